@@ -1,0 +1,44 @@
+"""The driver contract: one running ``claude`` process, seen as frames and permission asks."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Protocol
+
+from cctui.claude.frames import Frame, LaunchSpec, PermissionHandler
+
+
+class Driver(Protocol):
+    """One CLI process. ``connect`` and ``close`` must run in the same task (the SDK's rule)."""
+
+    async def connect(self) -> None:
+        """Start the process; raises ``CliNotFound`` if the binary is missing or broken."""
+
+    async def send(self, text: str) -> None:
+        """Queue a user message; the CLI runs queued messages as separate turns."""
+
+    async def interrupt(self) -> None:
+        """Stop the current turn with the control request; the process lives on."""
+
+    def frames(self) -> AsyncIterator[Frame]:
+        """Every frame until the process ends; the last one is ``ProcessExited``."""
+        ...
+
+    async def close(self, grace_s: float = 2.0) -> None:
+        """End the process: terminate, then kill after ``grace_s``. Idempotent."""
+
+    @property
+    def pid(self) -> int | None:
+        """The CLI's pid once known."""
+        ...
+
+
+DriverFactory = Callable[[LaunchSpec, PermissionHandler], Driver]
+"""Builds a driver; the core gets one injected (real in the app, fake in unit tests)."""
+
+
+def ClaudeDriver(spec: LaunchSpec, on_permission: PermissionHandler) -> Driver:  # noqa: N802
+    """The real driver over claude-agent-sdk (implemented in ``cctui.claude.sdk_driver``)."""
+    from cctui.claude.sdk_driver import SdkDriver
+
+    return SdkDriver(spec, on_permission)

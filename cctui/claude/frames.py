@@ -1,0 +1,163 @@
+"""cctui's own view of what a ``claude`` process says and asks.
+
+The SDK's message classes stay inside the adapter; the core only ever sees these frames,
+which is also what the fake driver in ``tests/fakes`` produces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PermissionModeName = Literal[
+    "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"
+]
+
+
+class LaunchSpec(BaseModel):
+    """Everything needed to start (or resume) one ``claude`` process."""
+
+    model_config = ConfigDict(frozen=True)
+
+    cwd: Path
+    """Working directory of the CLI (the session's project)."""
+    session_id: str | None = None
+    """Pre-assigned id for a new session (``--session-id``); must be unused."""
+    resume: str | None = None
+    """Resume this existing session (``--resume``); the id stays the same unless ``fork``."""
+    fork: bool = False
+    """With ``resume``: continue under a new session id (``--fork-session``)."""
+    model: str | None = None
+    """Model name passed to the CLI."""
+    permission_mode: PermissionModeName = "default"
+    """The CLI's permission mode; ``plan`` makes it ask for a plan review first."""
+    allowed_tools: tuple[str, ...] = ()
+    """Tools that run without asking."""
+    disallowed_tools: tuple[str, ...] = ()
+    """Tools the model may not use at all."""
+    max_turns: int | None = Field(default=None, ge=1)
+    """Cap on agentic turns per message."""
+    max_budget_usd: float | None = Field(default=None, gt=0)
+    """Cap on spend per process."""
+    append_system_prompt: str | None = None
+    """Appended to Claude Code's system prompt."""
+    skip_permissions: bool = False
+    """``bypassPermissions``: only when the caller asked for it explicitly."""
+    cli_path: Path | None = None
+    """The ``claude`` binary; ``None`` uses the SDK's bundled one."""
+    launch_prefix: tuple[str, ...] = ()
+    """Command words run before ``claude`` (e.g. ``doppler run --``)."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Extra environment for the CLI."""
+
+
+@dataclass(frozen=True)
+class Init:
+    """The CLI started a turn; repeated every turn, so not a 'new session' signal."""
+
+    session_id: str
+    model: str | None
+    cwd: str | None
+    permission_mode: str | None
+    tools: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A piece of assistant text as it streams (``--include-partial-messages``)."""
+
+    message_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class AssistantText:
+    """A complete assistant text block; authoritative over the deltas that preceded it."""
+
+    message_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """The model asked to run a tool."""
+
+    message_id: str
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """A tool's result came back (or its denial / interruption)."""
+
+    tool_use_id: str
+    content: str
+    is_error: bool
+
+
+@dataclass(frozen=True)
+class ModeChanged:
+    """The CLI's permission mode changed (e.g. after a plan was approved)."""
+
+    permission_mode: str
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """End of a turn. ``total_cost_usd`` is cumulative for the process, as the CLI reports it."""
+
+    session_id: str
+    is_error: bool
+    subtype: str
+    result: str | None
+    num_turns: int
+    duration_ms: int
+    total_cost_usd: float | None
+    terminal_reason: str | None = None
+    errors: tuple[str, ...] = ()
+    permission_denials: tuple[dict[str, Any], ...] = ()
+    usage: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ProcessExited:
+    """The CLI process ended; the last frame a driver yields. ``error`` is None on a clean exit."""
+
+    exit_code: int | None
+    error: str | None = None
+
+
+Frame = Init | TextDelta | AssistantText | ToolCall | ToolOutcome | ModeChanged | TurnResult | ProcessExited
+
+
+@dataclass(frozen=True)
+class PermissionAsk:
+    """The CLI asks whether a tool may run (also ExitPlanMode and AskUserQuestion)."""
+
+    tool_name: str
+    input: dict[str, Any]
+    tool_use_id: str | None = None
+    description: str | None = None
+    title: str | None = None
+    blocked_path: str | None = None
+    suggestions: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class PermissionAnswer:
+    """The host's reply. ``always`` also sends the CLI's own suggestions as permission updates."""
+
+    allow: bool
+    updated_input: dict[str, Any] | None = None
+    message: str = ""
+    always: bool = False
+    interrupt: bool = False
+
+
+PermissionHandler = Callable[[PermissionAsk], Awaitable[PermissionAnswer]]

@@ -1,0 +1,156 @@
+"""One frozen Settings model: the TOML file, then the environment, then flags.
+
+The environment keeps the seeds' variable names (``PERMISSION_TIMEOUT_MS`` and friends) so a
+setup written for any of them works unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from cctui import paths
+from cctui.errors import ConfigError
+
+PermissionMode = Literal[
+    "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"
+]
+ToolsProfile = Literal["full", "sessions", "menu"]
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+
+DEFAULT_HTTP_PORT = 47823
+
+
+class Settings(BaseModel):
+    """Everything cctui reads at start-up. Passed explicitly; never a global."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    claude_code_path: Path | None = None
+    """The ``claude`` binary; ``None`` uses the one bundled with claude-agent-sdk."""
+    permission_timeout_ms: int = Field(default=300_000, gt=0)
+    """An unanswered permission, plan review or question is denied after this long."""
+    max_sessions: int = Field(default=10, ge=1)
+    """Live ``claude`` processes at most; the next create is refused."""
+    log_level: LogLevel = "INFO"
+    """Level of cctui's log file (never the terminal, never stdout)."""
+    event_buffer_size: int = Field(default=500, ge=10)
+    """Events kept per session in the ring buffer that ``sinceSeq`` readers page through."""
+    default_cwd: Path | None = None
+    """Working directory for sessions created without one; ``None`` means cctui's cwd."""
+    max_execution_time_ms: int | None = Field(default=None, gt=0)
+    """A turn running longer than this is interrupted; ``None`` means no limit."""
+    default_permission_mode: PermissionMode = "default"
+    """Permission mode for sessions created without one."""
+    allowed_tools: tuple[str, ...] = ()
+    """Tools pre-approved for every session cctui starts (e.g. ``Read``, ``Grep``)."""
+    http_host: Literal["127.0.0.1"] = "127.0.0.1"
+    """The MCP HTTP server binds loopback only."""
+    http_port: int = Field(default=DEFAULT_HTTP_PORT, ge=0, le=65535)
+    """The MCP HTTP server's port; 0 picks any free port (the URL goes to server.json)."""
+    tools_profile: ToolsProfile = "full"
+    """Which MCP tools the server exposes."""
+    claude_config_dir: Path
+    """Claude Code's directory (``$CLAUDE_CONFIG_DIR`` or ``~/.claude``)."""
+    state_dir: Path
+    """cctui's own state: server.json, registry, audit log, log file."""
+
+    @property
+    def log_file(self) -> Path:
+        """cctui's log file."""
+        return self.state_dir / "cctui.log"
+
+    @property
+    def server_file(self) -> Path:
+        """Where the running server publishes its URL, token and pid (mode 0600)."""
+        return self.state_dir / "server.json"
+
+
+# Environment variable -> settings field. The names are the seeds' own.
+ENV_VARS: dict[str, str] = {
+    "CLAUDE_CODE_PATH": "claude_code_path",
+    "PERMISSION_TIMEOUT_MS": "permission_timeout_ms",
+    "MAX_SESSIONS": "max_sessions",
+    "LOG_LEVEL": "log_level",
+    "EVENT_BUFFER_SIZE": "event_buffer_size",
+    "CLAUDE_CODE_DEFAULT_CWD": "default_cwd",
+    "CLAUDE_CODE_MAX_EXECUTION_TIME": "max_execution_time_ms",
+    "CLAUDE_CODE_DEFAULT_PERMISSION_MODE": "default_permission_mode",
+    "CLAUDE_CODE_ALLOWED_TOOLS": "allowed_tools",
+    "CCTUI_HTTP_PORT": "http_port",
+    "CCTUI_TOOLS": "tools_profile",
+}
+
+
+def _from_env(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+    values: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    for var, field in ENV_VARS.items():
+        raw = env.get(var)
+        if raw is None or raw == "":
+            continue
+        value: Any = raw
+        if field == "allowed_tools":
+            value = tuple(t.strip() for t in raw.split(",") if t.strip())
+        elif field == "log_level":
+            value = raw.upper()
+        values[field] = value
+        origin[field] = f"environment variable {var}"
+    return values, origin
+
+
+def _from_file(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
+    return data
+
+
+def load_settings(
+    *,
+    env: Mapping[str, str] | None = None,
+    config_path: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Build Settings from the TOML file, then the environment, then ``overrides`` (flags).
+
+    Raises:
+        ConfigError: naming the key and where it came from, for any bad value.
+    """
+    env = os.environ if env is None else env
+    path = config_path or paths.config_file(env)
+    file_values = _from_file(path)
+    env_values, origin = _from_env(env)
+    origin = {k: f"{path} key {k!r}" for k in file_values} | origin
+    flag_values = {k: v for k, v in (overrides or {}).items() if v is not None}
+    origin |= {k: f"command-line flag for {k}" for k in flag_values}
+    merged: dict[str, Any] = {
+        "claude_config_dir": paths.claude_config_dir(env),
+        "state_dir": paths.state_dir(env),
+        **file_values,
+        **env_values,
+        **flag_values,
+    }
+    try:
+        return Settings(**merged)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            field = str(err["loc"][0]) if err["loc"] else "?"
+            where = origin.get(field, f"setting {field!r}")
+            if err["type"] == "extra_forbidden":
+                problems.append(f"{where}: unknown setting {field!r}")
+            else:
+                problems.append(f"{where}: {err['msg']} (got {err.get('input')!r})")
+        raise ConfigError("bad configuration: " + "; ".join(problems)) from None

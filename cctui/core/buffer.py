@@ -1,0 +1,66 @@
+"""A bounded ring of events with strictly increasing sequence numbers."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel
+
+E = TypeVar("E", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Page(Generic[E]):
+    """What a reader gets for "since seq N"."""
+
+    events: list[E]
+    next_seq: int
+    """Pass this as ``since`` next time: the last seq returned (or ``since`` if none)."""
+    missed: bool
+    """True when events after ``since`` were already dropped from the ring."""
+    oldest_seq: int
+    """The oldest seq still held (0 when empty)."""
+
+
+class EventBuffer(Generic[E]):
+    """Keeps the last ``size`` events. Seq numbers start at 1 and never repeat.
+
+    ``append(..., merge_key=k)`` replaces the newest event when it carries the same key
+    (streaming text merged per message): the merged event gets a new seq, so a reader
+    that already saw the shorter text sees the longer one again and replaces it.
+    """
+
+    def __init__(self, size: int) -> None:
+        self._events: deque[E] = deque(maxlen=size)
+        self._last_key: str | None = None
+        self._seq = 0
+        self._dropped_upto = 0  # highest seq that fell off the ring
+
+    @property
+    def last_seq(self) -> int:
+        """The newest seq handed out (0 before any event)."""
+        return self._seq
+
+    def append(self, event: E, merge_key: str | None = None) -> E:
+        """Store ``event`` with the next seq and return the stored copy."""
+        self._seq += 1
+        stored = event.model_copy(update={"seq": self._seq})
+        if merge_key is not None and merge_key == self._last_key and self._events:
+            self._events.pop()
+        elif len(self._events) == self._events.maxlen and self._events:
+            self._dropped_upto = self._events[0].seq  # type: ignore[attr-defined]
+        self._events.append(stored)
+        self._last_key = merge_key
+        return stored
+
+    def since(self, seq: int = 0, limit: int | None = None) -> Page[E]:
+        """Events with seq > ``seq``, oldest first, at most ``limit`` of them."""
+        events = [e for e in self._events if e.seq > seq]  # type: ignore[attr-defined]
+        if limit is not None:
+            events = events[:limit]
+        oldest = self._events[0].seq if self._events else 0  # type: ignore[attr-defined]
+        next_seq = events[-1].seq if events else max(seq, 0)  # type: ignore[attr-defined]
+        return Page(events=events, next_seq=next_seq, missed=seq < self._dropped_upto,
+                    oldest_seq=oldest)

@@ -1,0 +1,121 @@
+"""Domain events: what a session tells its readers, each with a sequence number.
+
+Every event lands in the session's ring buffer (``buffer.EventBuffer``) and is fanned out
+to subscribers. Text is merged per message: an ``AssistantTextEvent`` always carries the
+whole text of its message so far, and a reader replaces earlier ones with the same
+``message_id``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cctui.core.pending import PendingInput
+from cctui.core.states import SessionStatus
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    session_id: str
+    """The session this event belongs to."""
+    seq: int = 0
+    """Position in the session's buffer; set by the buffer, strictly increasing."""
+    at: datetime = Field(default_factory=_now)
+    """When it happened (UTC)."""
+
+
+class StatusChanged(_Event):
+    """The session moved to a new state."""
+
+    kind: Literal["status"] = "status"
+    status: SessionStatus
+    previous: SessionStatus | None = None
+    error: str | None = None
+    """Why, when the new state is ``error``."""
+
+
+class UserMessageEvent(_Event):
+    """A message was sent to the session (by the TUI, an MCP client, or as the first prompt)."""
+
+    kind: Literal["user"] = "user"
+    text: str
+
+
+class AssistantTextEvent(_Event):
+    """The whole text of one assistant message so far (deltas merged)."""
+
+    kind: Literal["text"] = "text"
+    message_id: str
+    text: str
+    complete: bool = False
+    """False while deltas still stream in."""
+
+
+class ToolUseEvent(_Event):
+    """A tool call and where it stands; a later event with the same id supersedes it."""
+
+    kind: Literal["tool"] = "tool"
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+    state: Literal["running", "completed", "denied", "failed"] = "running"
+    result: str | None = None
+    """The tool's output (truncated), once known."""
+
+
+class InputRequestedEvent(_Event):
+    """A pending input (permission, plan review, question) needs an answer."""
+
+    kind: Literal["input_requested"] = "input_requested"
+    input: PendingInput
+
+
+class InputResolvedEvent(_Event):
+    """A pending input was answered, timed out or withdrawn."""
+
+    kind: Literal["input_resolved"] = "input_resolved"
+    input_id: str
+    decision: Literal["allow", "deny", "withdrawn"]
+    decided_by: str
+    """``tui``, ``mcp:<client>``, ``timeout`` or ``session-ended``."""
+    message: str = ""
+
+
+class ResultEvent(_Event):
+    """A turn ended."""
+
+    kind: Literal["result"] = "result"
+    is_error: bool
+    result: str | None
+    num_turns: int
+    total_cost_usd: float | None
+    duration_ms: int
+    terminal_reason: str | None = None
+
+
+class ErrorEvent(_Event):
+    """Something went wrong that the reader should see (CLI crash, API error, bad resume)."""
+
+    kind: Literal["error"] = "error"
+    message: str
+
+
+SessionEvent = Annotated[
+    StatusChanged
+    | UserMessageEvent
+    | AssistantTextEvent
+    | ToolUseEvent
+    | InputRequestedEvent
+    | InputResolvedEvent
+    | ResultEvent
+    | ErrorEvent,
+    Field(discriminator="kind"),
+]

@@ -1,0 +1,85 @@
+"""Pydantic models the core hands to its front ends."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cctui.claude.frames import PermissionModeName
+from cctui.core.states import SessionStatus
+
+
+class SessionConfig(BaseModel):
+    """How to start a session; kept in the registry so a resume uses the same settings."""
+
+    model_config = ConfigDict(frozen=True)
+
+    cwd: Path
+    """Working directory (the project)."""
+    model: str | None = None
+    permission_mode: PermissionModeName = "default"
+    allowed_tools: tuple[str, ...] = ()
+    disallowed_tools: tuple[str, ...] = ()
+    max_turns: int | None = Field(default=None, ge=1)
+    max_budget_usd: float | None = Field(default=None, gt=0)
+    append_system_prompt: str | None = None
+    skip_permissions: bool = False
+    """Run with ``bypassPermissions``; only when a caller asks for it explicitly."""
+    launch_prefix: tuple[str, ...] = ()
+    """Words run before ``claude``, e.g. ``("doppler", "run", "--")``."""
+    project: str | None = None
+    """A project label (defaults to the cwd's name in listings)."""
+    team: str | None = None
+    teammate: str | None = None
+    tags: tuple[str, ...] = ()
+    title: str | None = None
+    """A human title; the first prompt is used when absent."""
+
+
+class ToolUseSummary(BaseModel):
+    """One tool call of a session, as status readers see it."""
+
+    tool_use_id: str
+    name: str
+    state: Literal["running", "completed", "denied", "failed"]
+    input_preview: str
+    """A short rendering of the input (command, file path, ...)."""
+
+
+class SessionInfo(BaseModel):
+    """A snapshot of one session cctui drives (live or registered)."""
+
+    session_id: str
+    status: SessionStatus
+    config: SessionConfig
+    created_at: datetime
+    last_activity: datetime
+    title: str | None = None
+    """The first prompt (or the configured title)."""
+    total_cost_usd: float = 0.0
+    """Summed over every process this session has had."""
+    num_turns: int = 0
+    last_result: str | None = None
+    error: str | None = None
+    pid: int | None = None
+    last_seq: int = 0
+    pending_input_ids: tuple[str, ...] = ()
+    is_active: bool = False
+    """A process is alive right now."""
+
+
+class SessionRecord(BaseModel):
+    """What the registry keeps per session cctui started; enough to list and resume it."""
+
+    session_id: str
+    config: SessionConfig
+    created_at: datetime
+    last_activity: datetime
+    title: str | None = None
+    status: SessionStatus = SessionStatus.COMPLETED
+    total_cost_usd: float = 0.0
+    num_turns: int = 0
+    forked_from: str | None = None

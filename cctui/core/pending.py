@@ -1,0 +1,169 @@
+"""Pending inputs: questions a session puts to a human or a client, answered exactly once.
+
+Whichever channel resolves an input first (TUI modal, MCP elicitation, ``claude_respond``,
+the timeout, or the session ending) wins; every later attempt gets ``InputAlreadyAnswered``.
+Everything here runs on the one event loop, so "first" is simply whoever calls first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections import OrderedDict
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cctui.errors import InputAlreadyAnswered, InputNotFound
+
+InputKind = Literal["permission", "plan_review", "user_question"]
+
+# How many answered ids we remember, so a late answer hears "already answered", not "unknown".
+_REMEMBERED = 1024
+
+
+class QuestionOption(BaseModel):
+    """One choice of an AskUserQuestion question."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    label: str
+    description: str = ""
+
+
+class Question(BaseModel):
+    """One AskUserQuestion question; ``multiSelect`` keeps the CLI's spelling."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+
+    question: str
+    header: str = ""
+    options: tuple[QuestionOption, ...] = ()
+    multi_select: bool = Field(default=False, alias="multiSelect")
+
+
+class PendingInput(BaseModel):
+    """A decision a session waits for."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = Field(default_factory=lambda: "in_" + uuid.uuid4().hex[:12])
+    """Stable id that every answering channel uses."""
+    session_id: str
+    kind: InputKind
+    tool_name: str
+    tool_input: dict[str, Any]
+    tool_use_id: str | None = None
+    description: str | None = None
+    """The CLI's one-line description of the tool use, when it gave one."""
+    plan: str | None = None
+    """For ``plan_review``: the plan as markdown."""
+    questions: tuple[Question, ...] = ()
+    """For ``user_question``: what to ask."""
+    created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    expires_at: datetime | None = None
+    """When the timeout will deny it."""
+    route: Literal["human", "client"] = "human"
+    """Who is being asked first: the human at the TUI, or an MCP client via elicitation."""
+    route_label: str | None = None
+    """Which client, when ``route`` is ``client``."""
+
+
+class Decision(BaseModel):
+    """An answer to a pending input."""
+
+    model_config = ConfigDict(frozen=True)
+
+    behavior: Literal["allow", "deny"]
+    message: str = ""
+    """Deny reason, or feedback for a rejected plan."""
+    updated_input: dict[str, Any] | None = None
+    """Replaces the tool input when allowing (the CLI runs this instead)."""
+    answers: dict[str, str] | None = None
+    """For questions: question text -> chosen label(s), several joined by ", "."""
+    always: bool = False
+    """Allow this tool for the rest of the session."""
+
+
+class Resolution(BaseModel):
+    """A decision and who made it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    input_id: str
+    decision: Decision
+    decided_by: str
+    """``tui``, ``mcp:<client>``, ``timeout`` or ``session-ended``."""
+    at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+
+class PendingInputs:
+    """All open inputs across sessions, and the futures their sessions await."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, tuple[PendingInput, asyncio.Future[Resolution]]] = {}
+        self._answered: OrderedDict[str, Resolution] = OrderedDict()
+
+    def open(self, item: PendingInput) -> asyncio.Future[Resolution]:
+        """Register ``item``; the returned future completes when anyone resolves it."""
+        future: asyncio.Future[Resolution] = asyncio.get_running_loop().create_future()
+        self._open[item.id] = (item, future)
+        return future
+
+    def get(self, input_id: str) -> PendingInput:
+        """The open input with this id."""
+        try:
+            return self._open[input_id][0]
+        except KeyError:
+            self._raise_missing(input_id)
+
+    def list(self, session_id: str | None = None) -> list[PendingInput]:
+        """Open inputs, oldest first, optionally for one session."""
+        items = [item for item, _ in self._open.values()]
+        if session_id is not None:
+            items = [i for i in items if i.session_id == session_id]
+        return sorted(items, key=lambda i: i.created_at)
+
+    def update(self, item: PendingInput) -> None:
+        """Replace an open input's record (e.g. its route), keeping its future."""
+        _, future = self._open[item.id]
+        self._open[item.id] = (item, future)
+
+    def resolve(self, input_id: str, decision: Decision, decided_by: str) -> Resolution:
+        """Answer an open input. The first call wins.
+
+        Raises:
+            InputAlreadyAnswered: someone answered first (the message says who).
+            InputNotFound: no input ever had this id (or it was long forgotten).
+        """
+        entry = self._open.pop(input_id, None)
+        if entry is None:
+            self._raise_missing(input_id)
+        _, future = entry
+        resolution = Resolution(input_id=input_id, decision=decision, decided_by=decided_by)
+        self._answered[input_id] = resolution
+        while len(self._answered) > _REMEMBERED:
+            self._answered.popitem(last=False)
+        if not future.done():
+            future.set_result(resolution)
+        return resolution
+
+    def withdraw_session(self, session_id: str) -> list[Resolution]:
+        """Deny every open input of a session that ended; returns what was withdrawn."""
+        ids = [i.id for i in self.list(session_id)]
+        deny = Decision(behavior="deny", message="The session ended before this was answered.")
+        return [self.resolve(i, deny, "session-ended") for i in ids]
+
+    def _raise_missing(self, input_id: str) -> Any:
+        done = self._answered.get(input_id)
+        if done is not None:
+            raise InputAlreadyAnswered(
+                f"Input {input_id} was already answered ({done.decision.behavior}) "
+                f"by {done.decided_by}.",
+                suggestion="Call claude_get_status to see what is still pending.",
+            )
+        raise InputNotFound(
+            f"No pending input has id {input_id!r}.",
+            suggestion="Pending input ids are listed by claude_get_status.",
+        )

@@ -1,0 +1,76 @@
+"""Errors every room can raise and every front end can render.
+
+Each error carries a stable ``code`` so the MCP server can turn it into
+``{code, message, retryable, suggestion}`` and the TUI into a one-line notice.
+"""
+
+from __future__ import annotations
+
+
+class CctuiError(Exception):
+    """Base for errors meant to be shown to a user or a client, never as a traceback."""
+
+    code = "internal_error"
+    retryable = False
+
+    def __init__(self, message: str, *, suggestion: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.suggestion = suggestion
+
+
+class ConfigError(CctuiError):
+    """A config file, environment variable or flag has a bad value; the message names the key."""
+
+    code = "config_error"
+
+
+class SessionNotFound(CctuiError):
+    """No live, registered or on-disk session has this id."""
+
+    code = "session_not_found"
+
+
+class SessionNotReady(CctuiError):
+    """The session exists but cannot take this request in its current state."""
+
+    code = "session_not_ready"
+    retryable = True
+
+
+class SessionLimitReached(CctuiError):
+    """``MAX_SESSIONS`` live processes already run."""
+
+    code = "session_limit"
+    retryable = True
+
+
+class InputNotFound(CctuiError):
+    """No pending input has this id (it may have been answered and forgotten)."""
+
+    code = "input_not_found"
+
+
+class InputAlreadyAnswered(CctuiError):
+    """Another channel answered this pending input first."""
+
+    code = "input_already_answered"
+
+
+class CliNotFound(CctuiError):
+    """The ``claude`` binary could not be found or does not run."""
+
+    code = "cli_not_found"
+
+
+class ValidationFailed(CctuiError):
+    """Arguments were well-typed but make no sense together."""
+
+    code = "validation_error"
+
+
+class OperationTimeout(CctuiError):
+    """A bounded wait ran out."""
+
+    code = "timeout"
+    retryable = True
