@@ -1,0 +1,29 @@
+"""The headless rooms load neither a UI nor an MCP server stack (import-linter checks the
+source; this checks what actually lands in ``sys.modules``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+HEADLESS = ["cctui.core", "cctui.history", "cctui.config", "cctui.claude"]
+
+
+@pytest.mark.parametrize("module", HEADLESS)
+def test_headless_module_does_not_load_textual_or_the_mcp_server(module: str) -> None:
+    code = (
+        f"import sys, {module}\n"
+        "bad = [m for m in ('textual', 'rich', 'uvicorn', 'starlette', 'mcp.server') "
+        "if m in sys.modules]\n"
+        "print(','.join(bad))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"{module} imported {out.stdout.strip()}"
+
+
+def test_the_mcp_server_does_not_load_textual() -> None:
+    code = "import sys, cctui.mcp_server.server\nprint('textual' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
