@@ -1,0 +1,1 @@
+"""cctui test suite."""
