@@ -2,4 +2,39 @@
 
 Incremental and lazy: remembers offsets, never parses whole transcripts to build a list.
 Imports ``config`` and claude-agent-sdk's transcript readers; never core, textual or mcp.
+
+Public API: ``HistoryIndex`` (the session list, ``refresh``/``arefresh``/``watch``),
+``read_transcript``/``aread_transcript`` (paged messages of one session), and the models.
 """
+
+from cctui.history.index import HistoryIndex
+from cctui.history.models import (
+    HistoryPrompt,
+    IndexChange,
+    Problems,
+    RunningProcess,
+    SessionSummary,
+    ToolCall,
+    ToolResult,
+    TranscriptMessage,
+    TranscriptPage,
+)
+from cctui.history.reader import TranscriptUnreadable, aread_transcript, read_transcript
+from cctui.history.watch import StopEvent
+
+__all__ = [
+    "HistoryIndex",
+    "HistoryPrompt",
+    "IndexChange",
+    "Problems",
+    "RunningProcess",
+    "SessionSummary",
+    "StopEvent",
+    "ToolCall",
+    "ToolResult",
+    "TranscriptMessage",
+    "TranscriptPage",
+    "TranscriptUnreadable",
+    "aread_transcript",
+    "read_transcript",
+]

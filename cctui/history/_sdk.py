@@ -1,0 +1,56 @@
+"""The one place the history room touches claude-agent-sdk's transcript readers.
+
+The SDK's public ``list_sessions`` / ``get_session_info`` / ``get_session_messages`` resolve the
+config directory from ``os.environ`` and swallow every error. cctui needs the directory from
+``Settings`` (tests and ``--config`` point elsewhere), per-file caching keyed on (mtime, size),
+and to *count* what it could not read. So we reuse the SDK's parsing helpers — the head/tail
+metadata extraction and the conversation-chain builder, which are the hard parts — and do the file
+I/O ourselves. These helpers are private: the dependency is pinned ``<0.3`` and the tests in
+``tests/history`` exercise every helper used here, so an SDK change that breaks them fails CI
+rather than a user's session list.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from claude_agent_sdk import SDKSessionInfo, SessionMessage
+from claude_agent_sdk._internal import sessions as _sessions
+
+LITE_READ_BUF_SIZE: int = _sessions.LITE_READ_BUF_SIZE
+"""Bytes the SDK reads from each end of a transcript for list metadata."""
+
+TRANSCRIPT_ENTRY_TYPES: frozenset[str] = _sessions._TRANSCRIPT_ENTRY_TYPES
+
+
+def validate_uuid(value: str) -> str | None:
+    """The value if it is a session UUID, else ``None``."""
+    return _sessions._validate_uuid(value)
+
+
+def sanitize_path(cwd: str) -> str:
+    """The CLI's directory name under ``projects/`` for a working directory."""
+    return _sessions._sanitize_path(cwd)
+
+
+def parse_lite(
+    session_id: str, *, mtime_ms: int, size: int, head: str, tail: str
+) -> SDKSessionInfo | None:
+    """The SDK's metadata extraction from a transcript's head and tail.
+
+    ``None`` for sidechain transcripts and metadata-only files (no prompt, title or summary).
+    """
+    lite = _sessions._LiteSessionFile(mtime=mtime_ms, size=size, head=head, tail=tail)
+    return _sessions._parse_session_info_from_lite(session_id, lite)
+
+
+def extract_last_string_field(text: str, key: str) -> str | None:
+    """The last ``"key":"value"`` in raw JSONL text, without parsing it."""
+    return _sessions._extract_last_json_string_field(text, key)
+
+
+def entries_to_messages(
+    entries: list[dict[str, Any]], limit: int | None = None, offset: int = 0
+) -> list[SessionMessage]:
+    """The SDK's ``get_session_messages`` minus the file read: chain, filter, page."""
+    return _sessions._entries_to_session_messages(entries, limit, offset)

@@ -1,0 +1,314 @@
+"""One incremental index of every Claude Code session on the machine.
+
+Three sources under Claude Code's directory, merged by session id:
+
+- ``projects/*/<uuid>.jsonl`` transcripts (every session, ``-p``/SDK ones included): cached
+  head/tail metadata, re-read only when a file's (mtime, size, inode) changes;
+- ``history.jsonl`` (interactive prompts): tailed from a remembered offset;
+- ``sessions/<pid>.json`` (running processes): re-read each refresh, dead pids ignored.
+
+A history line without ``sessionId`` (older CLIs) is attributed to the session of the same
+project whose transcript spans the prompt's time (first entry - slack .. last write + slack; the
+latest-started one wins when several do). A line that matches none is kept as an *orphan*: it
+is counted in ``Problems.orphan_prompts`` and retried when transcripts change, but it never
+becomes a session of its own, since nothing could resume it.
+
+Refreshes are synchronous and may run in a worker thread (``arefresh`` does that); readers
+(``sessions``, ``get``, ``problems``) may run concurrently on the event loop's thread.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TypeVar
+
+import anyio.to_thread
+
+from cctui.config import Settings
+from cctui.history.models import (
+    HistoryPrompt,
+    IndexChange,
+    Problems,
+    SessionSummary,
+    SourceName,
+)
+from cctui.history.processes import ProcessScanner, pid_alive
+from cctui.history.prompts import HistoryFileReader, HistoryRead
+from cctui.history.transcripts import ReadStats, TranscriptScanner
+from cctui.history.watch import StopEvent, watch_index
+
+logger = logging.getLogger(__name__)
+
+ATTRIBUTION_SLACK = timedelta(minutes=2)
+"""How far outside a transcript's time span an id-less prompt may fall and still belong to it."""
+
+
+@dataclass(slots=True)
+class _Prompts:
+    """The history.jsonl prompts of one session, folded."""
+
+    first: datetime
+    last: datetime
+    count: int = 0
+    project: str | None = None
+    title: str | None = None
+    """The first prompt that is not a slash command (else the first one)."""
+
+    def add(self, p: HistoryPrompt) -> None:
+        self.first, self.last = min(self.first, p.timestamp), max(self.last, p.timestamp)
+        self.count += 1
+        self.project = self.project or p.project
+        text = " ".join(p.display.split())
+        if text and (self.title is None or (self.title.startswith("/") and text[:1] != "/")):
+            self.title = text[:200]
+
+
+class HistoryIndex:
+    """Sessions known from Claude Code's files; call ``refresh`` (or ``watch``) to update."""
+
+    def __init__(
+        self,
+        config_dir: Path,
+        *,
+        is_alive: Callable[[int], bool] = pid_alive,
+        attribution_slack: timedelta = ATTRIBUTION_SLACK,
+    ) -> None:
+        self.config_dir = config_dir
+        self.transcripts = TranscriptScanner(config_dir / "projects")
+        self.history = HistoryFileReader(config_dir / "history.jsonl")
+        self.processes = ProcessScanner(config_dir / "sessions", is_alive=is_alive)
+        self._slack = attribution_slack
+        self._prompts: dict[str, _Prompts] = {}
+        self._orphans: list[HistoryPrompt] = []
+        self._history_skipped = 0
+        self._summaries: dict[str, SessionSummary] = {}
+        self._sorted: list[SessionSummary] | None = None
+        self._problems = Problems()
+        self._lock = threading.Lock()  # guards what readers see
+        self._refresh_lock = threading.Lock()  # one refresh at a time
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> HistoryIndex:
+        """The index of ``settings.claude_config_dir``."""
+        return cls(settings.claude_config_dir)
+
+    # -- reading -------------------------------------------------------------------------
+
+    def sessions(self) -> list[SessionSummary]:
+        """Every session, newest activity first."""
+        with self._lock:
+            if self._sorted is None:
+                self._sorted = sorted(
+                    self._summaries.values(), key=lambda s: s.last_activity, reverse=True
+                )
+            return list(self._sorted)
+
+    def get(self, session_id: str) -> SessionSummary | None:
+        """One session's summary, if any source mentions it."""
+        with self._lock:
+            return self._summaries.get(session_id)
+
+    @property
+    def problems(self) -> Problems:
+        """What the last refresh could not read."""
+        with self._lock:
+            return self._problems
+
+    @property
+    def read_stats(self) -> ReadStats:
+        """Transcript head/tail reads so far (for tests and the benchmark)."""
+        return self.transcripts.stats
+
+    # -- refreshing ----------------------------------------------------------------------
+
+    def refresh(self) -> IndexChange:
+        """Full refresh: stat every transcript, read history.jsonl's new lines, rescan processes."""
+        with self._refresh_lock:
+            return self._apply(self.transcripts.refresh())
+
+    def refresh_paths(self, paths: Iterable[Path]) -> IndexChange:
+        """Refresh after a watcher named these paths: only those transcripts are re-checked.
+
+        history.jsonl and the process files are always checked; both are cheap.
+        """
+        with self._refresh_lock:
+            return self._apply(self.transcripts.refresh_paths(paths))
+
+    async def arefresh(self, *, full: bool = True, paths: Iterable[Path] = ()) -> IndexChange:
+        """``refresh`` (or ``refresh_paths``) in a worker thread, so the event loop never waits."""
+        if full:
+            return await anyio.to_thread.run_sync(self.refresh)
+        todo = list(paths)
+        return await anyio.to_thread.run_sync(lambda: self.refresh_paths(todo))
+
+    def watch(
+        self,
+        stop_event: StopEvent,
+        *,
+        tick: float = 0.5,
+        full_sweep_every: float = 60.0,
+    ) -> AsyncIterator[IndexChange]:
+        """Live updates: see ``cctui.history.watch.watch_index``."""
+        return watch_index(self, stop_event, tick=tick, full_sweep_every=full_sweep_every)
+
+    def _apply(self, touched: set[str]) -> IndexChange:
+        touched = set(touched)
+        transcripts_changed = bool(touched)
+        read = self.history.read_new()
+        touched |= self._ingest(read)
+        if self._orphans and (transcripts_changed or read.prompts or read.reset):
+            touched |= self._attribute_orphans()
+        touched |= self.processes.refresh()
+
+        changed: set[str] = set()
+        removed: set[str] = set()
+        updates: dict[str, SessionSummary | None] = {}
+        for sid in touched:
+            new = self._compose(sid)
+            old = self._summaries.get(sid)
+            if new == old:
+                continue
+            updates[sid] = new
+            (changed if new is not None else removed).add(sid)
+        problems = self._collect_problems()
+        with self._lock:
+            for sid, summary in updates.items():
+                if summary is None:
+                    self._summaries.pop(sid, None)
+                else:
+                    self._summaries[sid] = summary
+            if updates:
+                self._sorted = None
+            self._problems = problems
+        return IndexChange(changed=frozenset(changed), removed=frozenset(removed))
+
+    def _ingest(self, read: HistoryRead) -> set[str]:
+        touched: set[str] = set()
+        if read.reset:
+            touched |= self._prompts.keys()
+            self._prompts.clear()
+            self._orphans.clear()
+            self._history_skipped = 0
+        self._history_skipped += read.skipped
+        for prompt in read.prompts:
+            if prompt.session_id is None:
+                self._orphans.append(prompt)
+            else:
+                self._add_prompt(prompt.session_id, prompt)
+                touched.add(prompt.session_id)
+        return touched
+
+    def _add_prompt(self, session_id: str, prompt: HistoryPrompt) -> None:
+        agg = self._prompts.get(session_id)
+        if agg is None:
+            agg = self._prompts[session_id] = _Prompts(prompt.timestamp, prompt.timestamp)
+        agg.add(prompt)
+
+    def _attribute_orphans(self) -> set[str]:
+        """Give id-less prompts to the transcript of their project that spans their time."""
+        spans: dict[str, list[tuple[datetime, datetime, str]]] = {}
+        for meta in self.transcripts.metas():
+            if meta.cwd and meta.created_at:
+                spans.setdefault(meta.cwd, []).append(
+                    (meta.created_at, max(meta.mtime, meta.last_entry_at), meta.session_id)
+                )
+        for items in spans.values():
+            items.sort()
+        touched: set[str] = set()
+        still: list[HistoryPrompt] = []
+        for prompt in self._orphans:
+            sid = self._match(spans.get(prompt.project or ""), prompt.timestamp)
+            if sid is None:
+                still.append(prompt)
+            else:
+                self._add_prompt(sid, prompt)
+                touched.add(sid)
+        self._orphans = still
+        return touched
+
+    def _match(
+        self, items: list[tuple[datetime, datetime, str]] | None, ts: datetime
+    ) -> str | None:
+        if not items:
+            return None
+        # Latest-started sessions first, looking back a few in case sessions overlapped.
+        i = bisect.bisect_right(items, (ts + self._slack, _MAX_DT, "\uffff"))
+        for created, last, sid in reversed(items[max(0, i - 8) : i]):
+            if created - self._slack <= ts <= last + self._slack:
+                return sid
+        return None
+
+    def _compose(self, sid: str) -> SessionSummary | None:
+        meta = self.transcripts.meta(sid)
+        prompts = self._prompts.get(sid)
+        proc = self.processes.by_session.get(sid)
+        if meta is None and prompts is None and proc is None:
+            return None
+        sources: set[SourceName] = set()
+        times: list[datetime] = []
+        if meta is not None:
+            sources.add("transcript")
+            times.append(meta.last_entry_at)
+        if prompts is not None:
+            sources.add("history")
+            times.append(prompts.last)
+        if proc is not None:
+            sources.add("process")
+            times += [t for t in (proc.updated_at, proc.started_at) if t is not None]
+        return SessionSummary(
+            session_id=sid,
+            cwd=_first(
+                meta.cwd if meta else None,
+                proc.cwd if proc else None,
+                prompts.project if prompts else None,
+            ),
+            title=_first(
+                meta.title if meta else None,
+                prompts.title if prompts else None,
+                proc.name if proc else None,
+            ),
+            first_prompt=_first(
+                meta.first_prompt if meta else None, prompts.title if prompts else None
+            ),
+            last_activity=max(times) if times else datetime.now(UTC),
+            created_at=_first(
+                meta.created_at if meta else None,
+                prompts.first if prompts else None,
+                proc.started_at if proc else None,
+            ),
+            git_branch=meta.git_branch if meta else None,
+            is_running=proc is not None,
+            pid=proc.pid if proc else None,
+            process_status=proc.status if proc else None,
+            sources=frozenset(sources),
+            total_cost_usd=meta.total_cost_usd if meta else None,
+            transcript_path=meta.path if meta else None,
+            file_size=meta.size if meta else None,
+            prompt_count=prompts.count if prompts else 0,
+        )
+
+    def _collect_problems(self) -> Problems:
+        unreadable = [str(p) for p in self.transcripts.unreadable]
+        unreadable += [str(p) for p in self.processes.unreadable]
+        if self.history.unreadable is not None:
+            unreadable.append(str(self.history.path))
+        return Problems(
+            skipped_lines=self._history_skipped + self.processes.skipped,
+            unreadable_files=tuple(sorted(unreadable)),
+            orphan_prompts=len(self._orphans),
+            config_dir_missing=not self.config_dir.is_dir(),
+        )
+
+
+_T = TypeVar("_T")
+_MAX_DT = datetime.max.replace(tzinfo=UTC)
+
+
+def _first(*values: _T | None) -> _T | None:
+    return next((v for v in values if v is not None), None)

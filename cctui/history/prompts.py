@@ -1,0 +1,145 @@
+"""Incremental reader of ``history.jsonl``, the interactive CLI's prompt log.
+
+The file is append-only, so we remember (inode, offset) and read only the bytes appended since.
+A new inode (rotation) or a size below our offset (truncation) starts over from byte 0; the
+caller is told so it can drop what it derived from the old content. A trailing line without a
+newline is a write in progress: it is kept and completed by the next read, not counted as corrupt.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from cctui.history.models import HistoryPrompt
+
+logger = logging.getLogger(__name__)
+
+_READ_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRead:
+    """What one read of history.jsonl produced."""
+
+    prompts: list[HistoryPrompt]
+    reset: bool = False
+    """The file was rotated, truncated or removed: forget prompts read before."""
+    skipped: int = 0
+    """Corrupt lines in this read."""
+
+
+def parse_history_line(raw: bytes) -> HistoryPrompt | None:
+    """One history.jsonl line as a prompt; ``None`` when it is not valid JSON of that shape."""
+    try:
+        data: Any = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    display, ts = data.get("display"), data.get("timestamp")
+    if not isinstance(display, str) or not isinstance(ts, int | float) or isinstance(ts, bool):
+        return None
+    try:
+        when = datetime.fromtimestamp(ts / 1000, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+    project = data.get("project")
+    session_id = data.get("sessionId")
+    return HistoryPrompt(
+        display=display,
+        timestamp=when,
+        project=project if isinstance(project, str) and project else None,
+        session_id=session_id if isinstance(session_id, str) and session_id else None,
+    )
+
+
+@dataclass
+class HistoryFileReader:
+    """Tails one history.jsonl across refreshes."""
+
+    path: Path
+    offset: int = 0
+    """Bytes of the file consumed so far (complete lines plus ``_partial``)."""
+    inode: int | None = None
+    bytes_read: int = 0
+    """Total bytes read over the reader's life (tests assert appends read only new bytes)."""
+    unreadable: str | None = None
+    """Why the file could not be read last time, if it could not."""
+    _partial: bytes = field(default=b"", repr=False)
+
+    def read_new(self) -> HistoryRead:
+        """Read what was appended since the last call."""
+        try:
+            st = self.path.stat()
+        except FileNotFoundError:
+            had = self.inode is not None
+            self._restart(None)
+            self.unreadable = None
+            return HistoryRead([], reset=had)
+        except OSError as exc:
+            return self._fail(exc)
+        reset = False
+        if self.inode is not None and (st.st_ino != self.inode or st.st_size < self.offset):
+            logger.info("history file %s was rotated or truncated; re-reading", self.path)
+            self._restart(st.st_ino)
+            reset = True
+        self.inode = st.st_ino
+        if st.st_size == self.offset:
+            return HistoryRead([], reset=reset)
+        try:
+            with self.path.open("rb") as fh:
+                fh.seek(self.offset)
+                chunks: list[bytes] = []
+                while chunk := fh.read(_READ_CHUNK):
+                    chunks.append(chunk)
+        except OSError as exc:
+            return self._fail(exc)
+        self.unreadable = None
+        data = b"".join(chunks)
+        self.bytes_read += len(data)
+        self.offset += len(data)
+        return self._parse(self._partial + data, reset)
+
+    def _parse(self, data: bytes, reset: bool) -> HistoryRead:
+        lines = data.split(b"\n")
+        self._partial = lines.pop()  # b"" when data ends with a newline
+        prompts: list[HistoryPrompt] = []
+        skipped = 0
+        for line in lines:
+            if not line.strip():
+                continue
+            prompt = parse_history_line(line)
+            if prompt is None:
+                skipped += 1
+            else:
+                prompts.append(prompt)
+        if skipped:
+            logger.warning("skipped %d corrupt line(s) in %s", skipped, self.path)
+        return HistoryRead(prompts, reset=reset, skipped=skipped)
+
+    def _restart(self, inode: int | None) -> None:
+        self.offset = 0
+        self.inode = inode
+        self._partial = b""
+
+    def _fail(self, exc: OSError) -> HistoryRead:
+        reason = exc.strerror or str(exc)
+        if self.unreadable != reason:
+            logger.warning("cannot read %s: %s", self.path, reason)
+        self.unreadable = reason
+        return HistoryRead([])
+
+
+def file_key(path: Path) -> tuple[int, int] | None:
+    """(inode, size) of a file, or ``None`` if it is missing; a cheap has-it-changed probe."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size)
