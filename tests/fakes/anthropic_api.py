@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import threading
 import time
@@ -68,6 +69,7 @@ from tests.fakes.api_script import (
     thinking,
     tool_use,
 )
+from tests.fakes.api_sse import SSEWriter
 
 __all__ = [
     "FakeAnthropicAPI",
@@ -327,110 +329,13 @@ class _Handler(BaseHTTPRequestHandler):
                 extra = {"x-should-retry": "true"} if reply.status in (429, 529) else {}
                 self._json(reply.status, reply.error_body(), extra)
                 return
-            _SSE(self, reply, req.model, max(1, size // 4)).run()
+            SSEWriter(self, reply, req.model, max(1, size // 4), self.api.sleep).run()
         except (ConnectionResetError, BrokenPipeError, ConnectionAbortedError, _Stopped):
             self.close_connection = True
 
 
-class _SSE:
-    """Writes one streamed message with HTTP/1.1 chunked transfer encoding."""
-
-    def __init__(self, h: _Handler, reply: Reply, model: str, input_tokens: int) -> None:
-        self.h, self.reply, self.model, self.input_tokens = h, reply, model, input_tokens
-
-    def chunk(self, data: bytes) -> None:
-        self.h.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-        self.h.wfile.flush()
-
-    def event(self, name: str, payload: dict[str, Any]) -> None:
-        self.chunk(f"event: {name}\ndata: {json.dumps(payload)}\n\n".encode())
-
-    def delta(self, index: int, delta: dict[str, Any]) -> None:
-        self.h.api.sleep(self.reply.chunk_delay)
-        self.event(
-            "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
-        )
-
-    def run(self) -> None:
-        h, reply = self.h, self.reply
-        h.send_response(200)
-        h.send_header("content-type", "text/event-stream")
-        h.send_header("cache-control", "no-cache")
-        h.send_header("transfer-encoding", "chunked")
-        h.send_header("request-id", f"req_fake_{uuid.uuid4().hex[:12]}")
-        h.end_headers()
-        msg_id = f"msg_fake_{uuid.uuid4().hex[:20]}"
-        usage = {
-            "input_tokens": self.input_tokens,
-            "output_tokens": 1,
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
-        }
-        self.event(
-            "message_start",
-            {
-                "type": "message_start",
-                "message": {
-                    "id": msg_id,
-                    "type": "message",
-                    "role": "assistant",
-                    "model": self.model,
-                    "content": [],
-                    "stop_reason": None,
-                    "stop_sequence": None,
-                    "usage": usage,
-                },
-            },
-        )
-        self.event("ping", {"type": "ping"})
-        out_tokens = 0
-        for index, block in enumerate(reply.content):
-            out_tokens += self.block(index, block)
-        self.event(
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": reply.final_stop_reason(), "stop_sequence": None},
-                "usage": {"output_tokens": max(1, out_tokens)},
-            },
-        )
-        self.event("message_stop", {"type": "message_stop"})
-        h.wfile.write(b"0\r\n\r\n")
-        h.wfile.flush()
-
-    def block(self, index: int, block: dict[str, Any]) -> int:
-        kind = block.get("type")
-        size = max(1, self.reply.chunk_size)
-        if kind == "tool_use":
-            start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
-        elif kind == "thinking":
-            start = {"type": "thinking", "thinking": "", "signature": ""}
-        else:
-            start = {"type": "text", "text": ""}
-        self.event(
-            "content_block_start",
-            {"type": "content_block_start", "index": index, "content_block": start},
-        )
-        if kind == "tool_use":
-            payload = json.dumps(block.get("input", {}))
-            step = max(1, len(payload) // 3 + 1)
-            for i in range(0, len(payload), step):
-                self.delta(
-                    index, {"type": "input_json_delta", "partial_json": payload[i : i + step]}
-                )
-        elif kind == "thinking":
-            value = str(block.get("thinking", ""))
-            for i in range(0, len(value), size):
-                self.delta(index, {"type": "thinking_delta", "thinking": value[i : i + size]})
-            self.delta(
-                index, {"type": "signature_delta", "signature": str(block.get("signature", "sig"))}
-            )
-        else:
-            value = str(block.get("text", ""))
-            for i in range(0, len(value), size):
-                self.delta(index, {"type": "text_delta", "text": value[i : i + size]})
-        self.event("content_block_stop", {"type": "content_block_stop", "index": index})
-        return len(json.dumps(block)) // 4
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -439,6 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log", help="append one JSON line per request to this file")
     args = parser.parse_args(argv)
     server = FakeAnthropicAPI(port=args.port, log_path=args.log).start()
+    signal.signal(signal.SIGTERM, _raise_interrupt)
     print(f"LISTENING {server.port}", flush=True)
     try:
         while True:
