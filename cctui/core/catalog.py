@@ -1,0 +1,272 @@
+"""The session catalog: Claude Code's sessions on disk merged with the ones cctui drives.
+
+The one place that decides a listed session's status, title, project and cost, and how a list
+is filtered. The TUI's session list, ``cctui sessions`` and the MCP ``claude_list_sessions`` tool
+all go through ``query_catalog`` (or ``list_catalog``), so they always agree.
+
+Status of an entry, first rule that applies:
+
+1. cctui drives it and its process is alive: cctui's own live status;
+2. a ``claude`` process has it open (``sessions/<pid>.json``, pid alive): ``idle`` if the CLI
+   says so, else ``running`` — a terminal or IDE session cctui only watches;
+3. cctui knows it (registry or manager): its last status, except that a live status with no
+   process behind it (cctui exited mid-turn) becomes ``interrupted``;
+4. otherwise it is a past session: ``completed``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from cctui.config import Settings
+from cctui.core.models import SessionInfo, SessionRecord
+from cctui.core.states import LIVE, SessionStatus
+from cctui.history import HistoryIndex, Problems, SessionSummary
+
+CatalogSource = Literal["cctui", "transcript", "history", "process"]
+
+STATUS_GROUPS: dict[str, frozenset[SessionStatus]] = {
+    "active": LIVE,
+    "live": LIVE,
+    "past": frozenset(SessionStatus) - LIVE,
+}
+"""Words a status filter accepts besides the states themselves."""
+
+
+class CatalogEntry(BaseModel):
+    """One row of the merged session list."""
+
+    model_config = ConfigDict(frozen=True)
+
+    session_id: str
+    status: SessionStatus
+    is_active: bool = False
+    """A ``claude`` process has this session open right now (cctui's or anyone's)."""
+    started_by_cctui: bool = False
+    """cctui started (or resumed) it, so its registry keeps its config."""
+    project: str | None = None
+    """A project label: the configured one, else the working directory's name."""
+    cwd: str | None = None
+    """The session's working directory (the project path)."""
+    title: str | None = None
+    """Configured or custom title, else the CLI's summary, else the first prompt."""
+    last_activity: datetime
+    created_at: datetime | None = None
+    total_cost_usd: float | None = None
+    """Known cost in USD: cctui's running total, else the transcript's last cost record."""
+    git_branch: str | None = None
+    team: str | None = None
+    teammate: str | None = None
+    tags: tuple[str, ...] = ()
+    pid: int | None = None
+    pending_inputs: int = 0
+    """Permissions, plan reviews or questions waiting for an answer (cctui's sessions only)."""
+    sources: frozenset[CatalogSource] = frozenset()
+    """Where this row came from."""
+    transcript_path: Path | None = None
+    file_size: int | None = None
+
+
+class CatalogQuery(BaseModel):
+    """A filter over the catalog; every field left ``None`` matches everything."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str | None = None
+    """Case-insensitive substring of title, project, directory, id, branch, team or tags."""
+    project: str | None = None
+    """A directory (matches it and everything under it) or a project name (exact, any case)."""
+    status: tuple[str, ...] | None = None
+    """States (``running``, ``completed``...) or groups (``active``/``live``, ``past``)."""
+    team: str | None = None
+    is_active: bool | None = None
+    started_by_cctui: bool | None = None
+    limit: int | None = Field(default=None, ge=1)
+    offset: int = Field(default=0, ge=0)
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _known_statuses(cls, value: object) -> object:
+        if value is None:
+            return None
+        if isinstance(value, str):
+            value = value.split(",")  # "running,idle" from a command line
+        if not isinstance(value, list | tuple | set | frozenset):
+            raise ValueError("status must be a word or a list of words")
+        words = tuple(str(v).strip().lower() for v in value if str(v).strip())
+        known = set(STATUS_GROUPS) | {s.value for s in SessionStatus}
+        bad = [w for w in words if w not in known]
+        if bad:
+            raise ValueError(f"unknown status {bad[0]!r}; use one of {sorted(known)}")
+        return words
+
+    def statuses(self) -> frozenset[SessionStatus] | None:
+        """The status filter as a set of states (groups expanded)."""
+        if self.status is None:
+            return None
+        out: set[SessionStatus] = set()
+        for word in self.status:
+            out |= STATUS_GROUPS[word] if word in STATUS_GROUPS else {SessionStatus(word)}
+        return frozenset(out)
+
+
+class CatalogPage(BaseModel):
+    """A filtered, limited slice of the catalog."""
+
+    model_config = ConfigDict(frozen=True)
+
+    entries: tuple[CatalogEntry, ...]
+    total: int
+    """Entries that matched before ``offset``/``limit``."""
+    truncated: bool
+    """More matched than were returned."""
+    problems: Problems = Problems()
+    """What the history index could not read (shown, never fatal)."""
+
+
+Own = SessionInfo | SessionRecord
+
+
+def _process_status(summary: SessionSummary) -> SessionStatus:
+    return SessionStatus.IDLE if summary.process_status == "idle" else SessionStatus.RUNNING
+
+
+def _merge_one(sid: str, summary: SessionSummary | None, own: Own | None) -> CatalogEntry:
+    own_active = isinstance(own, SessionInfo) and own.is_active
+    disk_running = summary is not None and summary.is_running
+    if own is not None and own_active:
+        status = own.status
+    elif summary is not None and disk_running:
+        status = _process_status(summary)
+    elif own is not None:
+        status = SessionStatus.INTERRUPTED if own.status in LIVE else own.status
+    else:
+        status = SessionStatus.COMPLETED
+    sources: set[CatalogSource] = set(summary.sources) if summary is not None else set()
+    config = own.config if own is not None else None
+    if own is not None:
+        sources.add("cctui")
+    cwd = str(config.cwd) if config is not None else (summary.cwd if summary else None)
+    times = [t for t in (own and own.last_activity, summary and summary.last_activity) if t]
+    own_cost = own.total_cost_usd if own is not None and own.total_cost_usd > 0 else None
+    pid = own.pid if isinstance(own, SessionInfo) and own_active else None
+    return CatalogEntry(
+        session_id=sid,
+        status=status,
+        is_active=own_active or disk_running,
+        started_by_cctui=own is not None,
+        project=(config.project if config else None) or (Path(cwd).name if cwd else None),
+        cwd=cwd,
+        title=(own.title if own else None) or (summary.title if summary else None),
+        last_activity=max(times),
+        created_at=own.created_at if own is not None else (summary and summary.created_at),
+        total_cost_usd=own_cost if own_cost is not None else (summary and summary.total_cost_usd),
+        git_branch=summary.git_branch if summary else None,
+        team=config.team if config else None,
+        teammate=config.teammate if config else None,
+        tags=config.tags if config else (),
+        pid=pid or (summary.pid if summary else None),
+        pending_inputs=len(own.pending_input_ids) if isinstance(own, SessionInfo) else 0,
+        sources=frozenset(sources),
+        transcript_path=summary.transcript_path if summary else None,
+        file_size=summary.file_size if summary else None,
+    )
+
+
+def build_catalog(
+    history: HistoryIndex | Iterable[SessionSummary], own: Iterable[Own] = ()
+) -> list[CatalogEntry]:
+    """Every session once, newest activity first.
+
+    ``own`` is what cctui knows of the sessions it started: ``SessionManager.list()`` (live
+    status) or the registry's records (``cctui sessions`` without a running manager).
+    """
+    summaries = history.sessions() if isinstance(history, HistoryIndex) else history
+    by_id: dict[str, SessionSummary] = {s.session_id: s for s in summaries}
+    mine: dict[str, Own] = {o.session_id: o for o in own}
+    entries = [_merge_one(sid, by_id.get(sid), mine.get(sid)) for sid in by_id.keys() | mine]
+    entries.sort(key=lambda e: (e.last_activity, e.session_id), reverse=True)
+    return entries
+
+
+def _under(cwd: str, root: str) -> bool:
+    root = root.rstrip("/") or "/"
+    return cwd == root or cwd.startswith(root if root.endswith("/") else root + "/")
+
+
+def matches(entry: CatalogEntry, query: CatalogQuery) -> bool:
+    """True when ``entry`` passes every filter of ``query`` (``limit`` aside)."""
+    return _matches(entry, query, query.statuses())
+
+
+def _matches(
+    entry: CatalogEntry, query: CatalogQuery, statuses: frozenset[SessionStatus] | None
+) -> bool:
+    if statuses is not None and entry.status not in statuses:
+        return False
+    if query.is_active is not None and entry.is_active != query.is_active:
+        return False
+    if query.started_by_cctui is not None and entry.started_by_cctui != query.started_by_cctui:
+        return False
+    if query.team is not None and (entry.team or "").casefold() != query.team.casefold():
+        return False
+    if query.project:
+        wanted = query.project.strip()
+        by_name = (entry.project or "").casefold() == wanted.casefold()
+        path = str(Path(wanted).expanduser()) if wanted.startswith(("/", "~")) else None
+        if not by_name and not (path and entry.cwd and _under(entry.cwd, path)):
+            return False
+    if query.text:
+        needle = query.text.casefold()
+        hay = (entry.title, entry.project, entry.cwd, entry.session_id, entry.git_branch,
+               entry.team, entry.teammate, *entry.tags)  # fmt: skip
+        if not any(needle in h.casefold() for h in hay if h):
+            return False
+    return True
+
+
+def query_catalog(
+    entries: Sequence[CatalogEntry], query: CatalogQuery, problems: Problems | None = None
+) -> CatalogPage:
+    """Filter, then apply ``offset`` and ``limit``; ``total`` counts every match."""
+    statuses = query.statuses()
+    hits = [e for e in entries if _matches(e, query, statuses)]
+    end = None if query.limit is None else query.offset + query.limit
+    page = hits[query.offset : end]
+    return CatalogPage(
+        entries=tuple(page),
+        total=len(hits),
+        truncated=query.offset + len(page) < len(hits),
+        problems=problems or Problems(),
+    )
+
+
+def list_catalog(
+    settings: Settings,
+    *,
+    text: str | None = None,
+    project: str | None = None,
+    status: Sequence[str] | str | None = None,
+    team: str | None = None,
+    limit: int | None = None,
+    own: Iterable[Own] | None = None,
+) -> list[CatalogEntry]:
+    """One-shot listing without a running app (``cctui sessions``): reads the disk once.
+
+    cctui's own sessions come from ``own`` when given, else from the registry file.
+    """
+    index = HistoryIndex.from_settings(settings)
+    index.refresh()
+    if own is None:
+        from cctui.core.registry import Registry  # only this one-shot path reads the file
+
+        own = list(Registry(settings.state_dir).load().values())
+    query = CatalogQuery.model_validate(
+        {"text": text, "project": project, "status": status, "team": team, "limit": limit}
+    )
+    return list(query_catalog(build_catalog(index, own), query).entries)
