@@ -46,7 +46,9 @@ def tool_turn(prompt: str, name: str, result: str, is_error: bool = False) -> di
     )
 
 
-def post(api: FakeAnthropicAPI, data: dict[str, Any], path: str = "/v1/messages?beta=true"):
+def post(
+    api: FakeAnthropicAPI, data: dict[str, Any], path: str = "/v1/messages?beta=true"
+) -> tuple[int, str]:
     conn = http.client.HTTPConnection("127.0.0.1", api.port, timeout=10)
     conn.request("POST", path, json.dumps(data), {"x-api-key": "sk-secret", "content-type": "x"})
     resp = conn.getresponse()
@@ -284,7 +286,11 @@ def test_client_hanging_up_mid_stream_is_harmless(api: FakeAnthropicAPI) -> None
             b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % len(data)
         )
         s.sendall(data)
-        assert b"message_start" in s.recv(4096)
+        seen = b""
+        while b"message_start" not in seen:
+            chunk = s.recv(4096)
+            assert chunk, seen
+            seen += chunk
     time.sleep(0.3)
     assert blocks(stream(api, body(user("still there?"))))[0]["text"] == "OK: still there?"
 
