@@ -5,6 +5,7 @@ the SDK's ``can_use_tool`` callback into a ``PermissionAsk``/``PermissionAnswer`
 and process lifetime (graceful, then forced). Must not import core, front ends or UI.
 """
 
+from cctui.claude.driver import ClaudeDriver, Driver, DriverFactory
 from cctui.claude.frames import (
     AssistantText,
     Frame,
@@ -20,7 +21,6 @@ from cctui.claude.frames import (
     ToolOutcome,
     TurnResult,
 )
-from cctui.claude.driver import ClaudeDriver, Driver, DriverFactory
 
 __all__ = [
     "AssistantText",

@@ -133,7 +133,10 @@ class ProcessExited:
     error: str | None = None
 
 
-Frame = Init | TextDelta | AssistantText | ToolCall | ToolOutcome | ModeChanged | TurnResult | ProcessExited
+Frame = (
+    Init | TextDelta | AssistantText | ToolCall | ToolOutcome | ModeChanged | TurnResult
+    | ProcessExited
+)
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ __all__ = [
     "SessionStatus",
     "StatusChanged",
     "ToolUseEvent",
+    "ToolUseSummary",
     "UserMessageEvent",
     "WaitOutcome",
 ]

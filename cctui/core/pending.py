@@ -8,10 +8,11 @@ Everything here runs on the one event loop, so "first" is simply whoever calls f
 from __future__ import annotations
 
 import asyncio
+import builtins
 import uuid
 from collections import OrderedDict
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -118,7 +119,7 @@ class PendingInputs:
         except KeyError:
             self._raise_missing(input_id)
 
-    def list(self, session_id: str | None = None) -> list[PendingInput]:
+    def list(self, session_id: str | None = None) -> builtins.list[PendingInput]:
         """Open inputs, oldest first, optionally for one session."""
         items = [item for item, _ in self._open.values()]
         if session_id is not None:
@@ -149,13 +150,13 @@ class PendingInputs:
             future.set_result(resolution)
         return resolution
 
-    def withdraw_session(self, session_id: str) -> list[Resolution]:
+    def withdraw_session(self, session_id: str) -> builtins.list[Resolution]:
         """Deny every open input of a session that ended; returns what was withdrawn."""
         ids = [i.id for i in self.list(session_id)]
         deny = Decision(behavior="deny", message="The session ended before this was answered.")
         return [self.resolve(i, deny, "session-ended") for i in ids]
 
-    def _raise_missing(self, input_id: str) -> Any:
+    def _raise_missing(self, input_id: str) -> NoReturn:
         done = self._answered.get(input_id)
         if done is not None:
             raise InputAlreadyAnswered(

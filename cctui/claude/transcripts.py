@@ -1,0 +1,88 @@
+"""Claude Code's files on disk that the engine needs: transcripts (to resume a session
+cctui did not start) and plan files (ExitPlanMode's plan text since CLI 2.1.330).
+
+Transcript lookup goes through claude-agent-sdk, which knows the file layout; the SDK
+reads ``CLAUDE_CONFIG_DIR`` from the environment, so when cctui's configured directory
+differs we scan it directly.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TranscriptInfo:
+    """What resuming an on-disk session needs."""
+
+    session_id: str
+    cwd: Path
+    title: str | None = None
+
+
+def find_session(session_id: str, config_dir: Path) -> TranscriptInfo | None:
+    """The transcript of ``session_id`` under ``config_dir``, or None if there is none."""
+    from claude_agent_sdk import get_session_info
+
+    env_dir = os.environ.get("CLAUDE_CONFIG_DIR")
+    if env_dir and Path(env_dir).resolve() == config_dir.resolve():
+        try:
+            info = get_session_info(session_id)
+        except Exception:  # the SDK reads user files; a bad one must not crash a send
+            log.exception("get_session_info(%s) failed", session_id)
+            info = None
+        if info is not None and info.cwd:
+            return TranscriptInfo(session_id, Path(info.cwd), info.summary or None)
+    return _scan(session_id, config_dir)
+
+
+def _scan(session_id: str, config_dir: Path) -> TranscriptInfo | None:
+    if "/" in session_id or session_id.startswith("."):
+        return None
+    projects = config_dir / "projects"
+    try:
+        candidates = [d / f"{session_id}.jsonl" for d in projects.iterdir() if d.is_dir()]
+    except OSError:
+        return None
+    for path in candidates:
+        try:
+            with path.open(encoding="utf-8") as fh:
+                for _, line in zip(range(200), fh, strict=False):
+                    try:
+                        entry = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(entry, dict) and isinstance(entry.get("cwd"), str):
+                        return TranscriptInfo(session_id, Path(entry["cwd"]))
+        except OSError:
+            continue
+    return None
+
+
+def newest_plan(config_dir: Path, since: float) -> str | None:
+    """Text of the newest ``plans/*.md`` modified at or after ``since`` (epoch seconds).
+
+    CLI 2.1.330 sends ExitPlanMode with an empty input; the model wrote the plan to this
+    directory first.
+    """
+    plans = config_dir / "plans"
+    best: tuple[float, Path] | None = None
+    try:
+        for path in plans.glob("*.md"):
+            mtime = path.stat().st_mtime
+            if mtime >= since and (best is None or mtime > best[0]):
+                best = (mtime, path)
+    except OSError:
+        return None
+    if best is None:
+        return None
+    try:
+        return best[1].read_text(encoding="utf-8")
+    except OSError:
+        return None

@@ -1,0 +1,61 @@
+"""The audit log: one JSON line per decision and per MCP tool call, secrets redacted.
+
+Lines are appended with ``O_APPEND`` in a single ``write`` so two cctui processes sharing a
+state directory (the TUI and ``serve``) never interleave half lines.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from cctui.redact import redact
+
+log = logging.getLogger(__name__)
+
+AUDIT_FILE = "audit.jsonl"
+
+
+class AuditLog:
+    """Appends redacted records to ``<state_dir>/audit.jsonl`` (mode 0600)."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.path = state_dir / AUDIT_FILE
+
+    def decision(self, *, session_id: str, input_id: str, tool: str, kind: str,
+                 decision: str, decided_by: str, message: str = "") -> None:
+        """Record who answered a pending input (``decision``: allow / deny / withdrawn)."""
+        self._write({"event": "decision", "session_id": session_id, "input_id": input_id,
+                     "tool": tool, "input_kind": kind, "decision": decision,
+                     "decided_by": decided_by, "message": message})
+
+    def tool_call(self, client: str, tool: str, arguments: dict[str, object]) -> None:
+        """Record an MCP tool call with its (redacted) arguments."""
+        self._write({"event": "tool_call", "client": client, "tool": tool,
+                     "arguments": arguments})
+
+    def _write(self, record: dict[str, Any]) -> None:
+        record = {"at": datetime.now(UTC).isoformat(), **redact(record)}
+        line = (json.dumps(record, default=str, ensure_ascii=False) + "\n").encode()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            try:
+                os.write(fd, line)
+            finally:
+                os.close(fd)
+        except OSError:
+            # Losing an audit line must not take a session down; the log says why.
+            log.exception("cannot append to the audit log %s", self.path)
+
+    def read(self) -> list[dict[str, Any]]:
+        """Every record so far (tests and diagnostics)."""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        return [json.loads(line) for line in text.splitlines() if line.strip()]

@@ -1,0 +1,457 @@
+"""SessionManager over FakeDriver: state machine, events, pending inputs, limits, registry."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from cctui.core import (
+    AssistantTextEvent,
+    Decision,
+    InputRequestedEvent,
+    InputResolvedEvent,
+    SessionEvent,
+    SessionManager,
+    SessionStatus,
+    StatusChanged,
+    ToolUseEvent,
+)
+from cctui.errors import (
+    CliNotFound,
+    InputAlreadyAnswered,
+    InputNotFound,
+    SessionLimitReached,
+    SessionNotFound,
+    ValidationFailed,
+)
+from tests.core.conftest import MakeManager
+from tests.fakes.fake_driver import (
+    FakeDriverFactory,
+    crash,
+    exit_clean,
+    fake_driver_factory,
+    sleep,
+    text,
+    tool,
+)
+
+S = SessionStatus
+
+
+def statuses(manager: SessionManager, sid: str) -> list[SessionStatus]:
+    return [e.status for e in manager.events(sid).events if isinstance(e, StatusChanged)]
+
+
+async def test_turn_completes_and_session_goes_idle(manager: SessionManager, project: Path
+                                                    ) -> None:
+    info = await manager.create("hello there", manager.default_config(project))
+    assert info.title == "hello there"
+    outcome = await manager.wait(info.session_id, 5)
+    assert outcome.reason == "turn_ended"
+    assert outcome.session.status == S.IDLE
+    assert outcome.session.last_result == "Echo: hello there"
+    assert statuses(manager, info.session_id) == [S.STARTING, S.RUNNING, S.IDLE]
+    assert outcome.session.total_cost_usd == pytest.approx(0.01)
+
+
+async def test_pre_assigned_session_id_is_used(manager: SessionManager, project: Path,
+                                               factory: FakeDriverFactory) -> None:
+    sid = "5117f92f-0000-4000-8000-000000000001"
+    info = await manager.create("hi", manager.default_config(project), session_id=sid)
+    assert info.session_id == sid
+    assert factory.specs[0].session_id == sid
+    with pytest.raises(ValidationFailed):
+        await manager.create("hi", manager.default_config(project), session_id=sid)
+
+
+async def test_text_deltas_merge_into_one_event_per_message(manager: SessionManager,
+                                                             project: Path) -> None:
+    info = await manager.create("a long echo message", manager.default_config(project))
+    await manager.wait(info.session_id, 5)
+    texts = [e for e in manager.events(info.session_id).events
+             if isinstance(e, AssistantTextEvent)]
+    assert len(texts) == 1
+    assert texts[0].text == "Echo: a long echo message"
+    assert texts[0].complete
+
+
+async def test_buffer_since_and_missed(make_manager: MakeManager, project: Path) -> None:
+    manager = make_manager(event_buffer_size=10)
+    info = await manager.create("write", manager.default_config(project))
+    sid = info.session_id
+    [item] = (await manager.wait(sid, 5)).pending
+    first = manager.events(sid)
+    manager.respond(item.id, Decision(behavior="allow"), "tui")
+    await manager.wait(sid, 5)
+    for i in range(6):
+        await manager.send(sid, f"msg {i}")
+        await manager.wait(sid, 5)
+    page = manager.events(sid, since=first.next_seq)
+    assert page.missed
+    seqs = [e.seq for e in page.events]
+    assert seqs == sorted(seqs) and len(seqs) <= 10
+    tail = manager.events(sid, since=page.next_seq)
+    assert tail.events == [] and not tail.missed
+    limited = manager.events(sid, since=page.oldest_seq - 1, limit=2)
+    assert len(limited.events) == 2 and not limited.missed
+
+
+async def test_write_permission_allowed(manager: SessionManager, project: Path,
+                                        factory: FakeDriverFactory) -> None:
+    seen: list[SessionEvent] = []
+    manager.subscribe(seen.append)
+    info = await manager.create("please write", manager.default_config(project))
+    outcome = await manager.wait(info.session_id, 5)
+    assert outcome.reason == "input_needed"
+    assert outcome.session.status == S.WAITING_FOR_INPUT
+    [item] = outcome.pending
+    assert item.kind == "permission" and item.tool_name == "Write"
+    assert item.expires_at is not None
+    assert any(isinstance(e, InputRequestedEvent) and e.input.id == item.id for e in seen)
+    manager.respond(item.id, Decision(behavior="allow"), "tui")
+    outcome = await manager.wait(info.session_id, 5)
+    assert outcome.reason == "turn_ended"
+    assert factory.drivers[0].answers[0].allow
+    tools = [e for e in seen if isinstance(e, ToolUseEvent)]
+    assert [t.state for t in tools] == ["running", "completed"]
+    assert manager.tool_uses(info.session_id)[0].state == "completed"
+    audit = manager.audit.read()
+    assert audit[-1]["decision"] == "allow" and audit[-1]["decided_by"] == "tui"
+    assert audit[-1]["tool"] == "Write" and audit[-1]["session_id"] == info.session_id
+
+
+async def test_denied_tool_is_marked_denied(manager: SessionManager, project: Path,
+                                            factory: FakeDriverFactory) -> None:
+    info = await manager.create("run bash", manager.default_config(project))
+    [item] = (await manager.wait(info.session_id, 5)).pending
+    manager.respond(item.id, Decision(behavior="deny", message="not now"), "mcp:test")
+    await manager.wait(info.session_id, 5)
+    answer = factory.drivers[0].answers[0]
+    assert not answer.allow and answer.message == "not now"
+    assert manager.tool_uses(info.session_id)[0].state == "denied"
+
+
+async def test_two_channels_answering_at_once_one_wins(manager: SessionManager,
+                                                       project: Path) -> None:
+    info = await manager.create("write", manager.default_config(project))
+    [item] = (await manager.wait(info.session_id, 5)).pending
+
+    async def answer(who: str, behavior: str) -> str:
+        await asyncio.sleep(0)
+        try:
+            manager.respond(item.id, Decision(behavior=behavior), who)  # type: ignore[arg-type]
+        except InputAlreadyAnswered as exc:
+            return "lost: " + exc.message
+        return "won"
+
+    results = await asyncio.gather(answer("tui", "allow"), answer("mcp:x", "deny"))
+    assert sorted(r.split(":")[0] for r in results) == ["lost", "won"]
+    assert "already answered" in next(r for r in results if r.startswith("lost"))
+    with pytest.raises(InputAlreadyAnswered):
+        manager.respond(item.id, Decision(behavior="allow"), "tui")
+    with pytest.raises(InputNotFound):
+        manager.respond("in_nope", Decision(behavior="allow"), "tui")
+    decisions = [r for r in manager.audit.read() if r["event"] == "decision"]
+    assert len(decisions) == 1
+
+
+async def test_unanswered_input_times_out_as_deny(make_manager: MakeManager, project: Path,
+                                                  factory: FakeDriverFactory) -> None:
+    manager = make_manager(permission_timeout_ms=100)
+    resolved: list[InputResolvedEvent] = []
+    manager.subscribe(lambda e: resolved.append(e) if isinstance(e, InputResolvedEvent)
+                      else None)
+    info = await manager.create("write", manager.default_config(project))
+    await asyncio.sleep(0.3)
+    outcome = await manager.wait(info.session_id, 5)
+    assert outcome.reason == "turn_ended"
+    assert not factory.drivers[0].answers[0].allow
+    assert resolved[0].decided_by == "timeout" and resolved[0].decision == "deny"
+    assert manager.audit.read()[-1]["decided_by"] == "timeout"
+
+
+async def test_inputs_are_withdrawn_when_the_session_ends(manager: SessionManager,
+                                                          project: Path) -> None:
+    info = await manager.create("write", manager.default_config(project))
+    [item] = (await manager.wait(info.session_id, 5)).pending
+    killed = await manager.kill(info.session_id)
+    assert killed.status == S.INTERRUPTED
+    assert manager.pending() == []
+    with pytest.raises(InputAlreadyAnswered, match="session-ended"):
+        manager.respond(item.id, Decision(behavior="allow"), "tui")
+    assert manager.audit.read()[-1]["decision"] == "withdrawn"
+
+
+async def test_always_allow_remembers_the_tool(manager: SessionManager, project: Path,
+                                               factory: FakeDriverFactory) -> None:
+    info = await manager.create("write", manager.default_config(project))
+    [item] = (await manager.wait(info.session_id, 5)).pending
+    manager.respond(item.id, Decision(behavior="allow", always=True), "tui")
+    await manager.wait(info.session_id, 5)
+    assert factory.drivers[0].answers[0].always
+    await manager.send(info.session_id, "write again")
+    outcome = await manager.wait(info.session_id, 5)
+    assert outcome.reason == "turn_ended" and outcome.pending == []
+    assert len(factory.drivers[0].answers) == 2 and factory.drivers[0].answers[1].allow
+
+
+async def test_plan_review_carries_the_plan_and_feedback(manager: SessionManager,
+                                                         project: Path,
+                                                         factory: FakeDriverFactory) -> None:
+    info = await manager.create("make a plan", manager.default_config(project))
+    [item] = (await manager.wait(info.session_id, 5)).pending
+    assert item.kind == "plan_review" and item.plan is not None
+    assert item.plan.startswith("# Plan")
+    manager.respond(item.id, Decision(behavior="deny", message="Add tests first"), "tui")
+    await manager.wait(info.session_id, 5)
+    assert factory.drivers[0].answers[0].message == "Add tests first"
+
+
+async def test_plan_falls_back_to_the_newest_plan_file(make_manager: MakeManager,
+                                                       project: Path, tmp_path: Path) -> None:
+    plans = tmp_path / "claude" / "plans"
+    plans.mkdir(parents=True)
+    script = {"*": [tool("ExitPlanMode", {}, output="approved")]}
+    manager = make_manager(fake_driver_factory(script))
+    (plans / "old-plan.md").write_text("# Stale\n")
+    os.utime(plans / "old-plan.md", (1, 1))
+    (plans / "glowing-thompson.md").write_text("# From the file\n")
+    info = await manager.create("x", manager.default_config(project))
+    [item] = (await manager.wait(info.session_id, 5)).pending
+    assert item.plan == "# From the file\n"
+
+
+async def test_question_answers_go_back_as_updated_input(manager: SessionManager,
+                                                         project: Path,
+                                                         factory: FakeDriverFactory) -> None:
+    info = await manager.create("ask me", manager.default_config(project))
+    [item] = (await manager.wait(info.session_id, 5)).pending
+    assert item.kind == "user_question"
+    assert item.questions[0].question == "Which color do you prefer?"
+    assert [o.label for o in item.questions[0].options] == ["Red", "Blue"]
+    manager.respond(item.id, Decision(behavior="allow",
+                                      answers={"Which color do you prefer?": "Blue"}), "tui")
+    await manager.wait(info.session_id, 5)
+    answer = factory.drivers[0].answers[0]
+    assert answer.updated_input is not None
+    assert answer.updated_input["answers"] == {"Which color do you prefer?": "Blue"}
+    assert answer.updated_input["questions"] == item.tool_input["questions"]
+
+
+async def test_input_router_and_route_to_human(manager: SessionManager, project: Path) -> None:
+    requested: list[InputRequestedEvent] = []
+    manager.subscribe(lambda e: requested.append(e) if isinstance(e, InputRequestedEvent)
+                      else None)
+    manager.set_input_router(lambda item: "claude-code")
+    info = await manager.create("write", manager.default_config(project))
+    [item] = (await manager.wait(info.session_id, 5)).pending
+    assert item.route == "client" and item.route_label == "claude-code"
+    human = manager.route_to_human(item.id)
+    assert human.route == "human" and human.route_label is None
+    assert manager.pending()[0].route == "human"
+    assert [e.input.route for e in requested] == ["client", "human"]
+    manager.set_input_router(None)
+
+
+async def test_interrupt_stops_the_turn(manager: SessionManager, project: Path) -> None:
+    info = await manager.create("slow please", manager.default_config(project))
+    await asyncio.sleep(0.15)
+    await manager.interrupt(info.session_id)
+    outcome = await manager.wait(info.session_id, 2)
+    assert outcome.reason == "turn_ended"
+    assert outcome.session.status == S.INTERRUPTED
+    await manager.send(info.session_id, "hi again")
+    outcome = await manager.wait(info.session_id, 2)
+    assert outcome.session.status == S.IDLE
+    assert outcome.session.last_result == "Echo: hi again"
+
+
+async def test_interrupt_cancels_a_pending_input(manager: SessionManager, project: Path
+                                                 ) -> None:
+    info = await manager.create("write", manager.default_config(project))
+    await manager.wait(info.session_id, 5)
+    await manager.interrupt(info.session_id)
+    outcome = await manager.wait(info.session_id, 2)
+    assert outcome.session.status == S.INTERRUPTED and manager.pending() == []
+
+
+async def test_queued_messages_each_get_a_result(make_manager: MakeManager,
+                                                 project: Path) -> None:
+    manager = make_manager(fake_driver_factory({"*": [sleep(0.05), text("ok")]}))
+    info = await manager.create("one", manager.default_config(project))
+    await manager.send(info.session_id, "two")
+    await manager.send(info.session_id, "three")
+    seen: list[SessionStatus] = []
+    manager.subscribe(lambda e: seen.append(e.status) if isinstance(e, StatusChanged) else None)
+    await asyncio.sleep(0.08)
+    assert manager.get(info.session_id).status == S.RUNNING
+    outcome = await manager.wait(info.session_id, 2)
+    assert outcome.reason == "turn_ended" and outcome.session.status == S.IDLE
+    assert seen.count(S.IDLE) == 1
+
+
+async def test_api_error_result_is_error_status(manager: SessionManager, project: Path) -> None:
+    info = await manager.create("error please", manager.default_config(project))
+    outcome = await manager.wait(info.session_id, 2)
+    assert outcome.session.status == S.ERROR
+    assert outcome.session.error == "API Error: 400 fake 400"
+    await manager.send(info.session_id, "again")
+    assert (await manager.wait(info.session_id, 2)).session.status == S.IDLE
+
+
+async def test_crash_is_error_and_resumable(manager: SessionManager, project: Path,
+                                            factory: FakeDriverFactory) -> None:
+    info = await manager.create("crash now", manager.default_config(project))
+    outcome = await manager.wait(info.session_id, 2)
+    assert outcome.reason == "session_ended"
+    assert outcome.session.status == S.ERROR and "killed" in (outcome.session.error or "")
+    assert not outcome.session.is_active
+    await manager.send(info.session_id, "hello again")
+    outcome = await manager.wait(info.session_id, 2)
+    assert outcome.session.status == S.IDLE
+    assert outcome.session.session_id == info.session_id
+    assert factory.specs[1].resume == info.session_id and factory.specs[1].session_id is None
+    assert outcome.session.total_cost_usd == pytest.approx(0.01)  # the crash had no result
+
+
+async def test_clean_exit_is_completed(make_manager: MakeManager, project: Path) -> None:
+    manager = make_manager(fake_driver_factory({"*": [text("bye"), exit_clean()]}))
+    info = await manager.create("x", manager.default_config(project))
+    outcome = await manager.wait(info.session_id, 2)
+    if outcome.reason == "turn_ended":
+        outcome = await manager.wait(info.session_id, 2)
+    assert outcome.reason == "session_ended" and outcome.session.status == S.COMPLETED
+
+
+async def test_max_sessions_limit(make_manager: MakeManager, project: Path) -> None:
+    manager = make_manager(max_sessions=2)
+    a = await manager.create(None, manager.default_config(project))
+    await manager.create(None, manager.default_config(project))
+    with pytest.raises(SessionLimitReached):
+        await manager.create(None, manager.default_config(project))
+    await manager.kill(a.session_id)
+    await manager.create(None, manager.default_config(project))
+    assert len(manager.list(active_only=True)) == 2
+
+
+async def test_create_errors(make_manager: MakeManager, project: Path, tmp_path: Path) -> None:
+    broken = make_manager(fake_driver_factory(connect_error=CliNotFound("no claude here")))
+    with pytest.raises(CliNotFound):
+        await broken.create("x", broken.default_config(project))
+    assert broken.list() == []
+    with pytest.raises(ValidationFailed):
+        await broken.create("x", broken.default_config(tmp_path / "missing"))
+    with pytest.raises(SessionNotFound):
+        await broken.send("00000000-0000-4000-8000-000000000000", "x")
+
+
+async def test_registry_survives_a_restart(make_manager: MakeManager, project: Path,
+                                           factory: FakeDriverFactory) -> None:
+    first = make_manager()
+    config = first.default_config(project, team="red", tags=("a",))
+    info = await first.create("remember me", config)
+    await first.wait(info.session_id, 2)
+    await first.shutdown()
+    assert first.get(info.session_id).status == S.COMPLETED
+
+    second = make_manager()
+    await second.start()
+    [old] = second.list()
+    assert old.session_id == info.session_id and old.config.team == "red"
+    assert old.title == "remember me" and old.total_cost_usd == pytest.approx(0.01)
+    await second.send(info.session_id, "back again")
+    outcome = await second.wait(info.session_id, 2)
+    assert outcome.session.status == S.IDLE
+    assert factory.specs[-1].resume == info.session_id
+    assert factory.specs[-1].cwd == project
+
+
+async def test_resume_unknown_session_from_transcript(make_manager: MakeManager, project: Path,
+                                                      tmp_path: Path,
+                                                      factory: FakeDriverFactory) -> None:
+    sid = "0c5e2f8e-1111-4222-8333-444455556666"
+    transcripts = tmp_path / "claude" / "projects" / "-proj"
+    transcripts.mkdir(parents=True)
+    (transcripts / f"{sid}.jsonl").write_text(
+        json.dumps({"type": "user", "cwd": str(project), "sessionId": sid}) + "\n")
+    manager = make_manager()
+    info = await manager.send(sid, "hello")
+    assert info.session_id == sid
+    assert factory.specs[0].resume == sid and factory.specs[0].cwd == project
+
+
+async def test_fork_gets_a_new_id(manager: SessionManager, project: Path,
+                                  factory: FakeDriverFactory) -> None:
+    info = await manager.create("original", manager.default_config(project))
+    await manager.wait(info.session_id, 2)
+    forked = await manager.fork(info.session_id, "go on")
+    assert forked.session_id != info.session_id
+    spec = factory.specs[-1]
+    assert spec.resume == info.session_id and spec.fork and spec.session_id == forked.session_id
+    assert (await manager.wait(forked.session_id, 2)).session.status == S.IDLE
+
+
+async def test_subscribe_fans_out_and_unsubscribes(manager: SessionManager, project: Path
+                                                   ) -> None:
+    a: list[SessionEvent] = []
+    b: list[SessionEvent] = []
+    manager.subscribe(a.append)
+    unsubscribe = manager.subscribe(b.append)
+
+    def broken(event: SessionEvent) -> None:
+        raise RuntimeError("listener bug")
+
+    manager.subscribe(broken)
+    info = await manager.create("hi", manager.default_config(project))
+    await manager.wait(info.session_id, 2)
+    assert a == b and a
+    unsubscribe()
+    await manager.send(info.session_id, "more")
+    await manager.wait(info.session_id, 2)
+    assert len(a) > len(b)
+    assert [e.seq for e in a] == sorted(e.seq for e in a)
+
+
+async def test_wait_times_out(make_manager: MakeManager, project: Path) -> None:
+    manager = make_manager(fake_driver_factory({"*": [sleep(2)]}))
+    info = await manager.create("x", manager.default_config(project))
+    outcome = await manager.wait(info.session_id, 0.05)
+    assert outcome.reason == "timeout" and outcome.session.status == S.RUNNING
+
+
+async def test_max_execution_time_interrupts(make_manager: MakeManager, project: Path) -> None:
+    manager = make_manager(fake_driver_factory({"*": [sleep(5)]}), max_execution_time_ms=100)
+    info = await manager.create("x", manager.default_config(project))
+    outcome = await manager.wait(info.session_id, 2)
+    assert outcome.session.status == S.INTERRUPTED
+
+
+async def test_shutdown_ends_every_process(manager: SessionManager, project: Path,
+                                           factory: FakeDriverFactory) -> None:
+    a = await manager.create("slow", manager.default_config(project))
+    b = await manager.create(None, manager.default_config(project))
+    await manager.shutdown()
+    assert all(d.closed for d in factory.drivers)
+    assert manager.get(a.session_id).status == S.INTERRUPTED
+    assert manager.get(b.session_id).status == S.COMPLETED
+    assert manager.list(active_only=True) == []
+
+
+async def test_audit_tool_call_is_redacted(manager: SessionManager) -> None:
+    manager.audit_tool_call("mcp:cli", "claude_send_message",
+                            {"message": "use ANTHROPIC_API_KEY=sk-ant-abcdefghijkl", "n": 1})
+    [record] = manager.audit.read()
+    assert record["tool"] == "claude_send_message" and record["client"] == "mcp:cli"
+    assert "sk-ant-abcdefghijkl" not in str(record)
+
+
+async def test_crash_script_step_with_custom_message(make_manager: MakeManager,
+                                                     project: Path) -> None:
+    manager = make_manager(fake_driver_factory({"*": [crash("boom", exit_code=1)]}))
+    info = await manager.create("x", manager.default_config(project))
+    outcome = await manager.wait(info.session_id, 2)
+    assert outcome.session.status == S.ERROR and outcome.session.error == "boom"

@@ -1,0 +1,419 @@
+"""A scriptable stand-in for the real ``claude`` driver (no process, no network).
+
+``FakeDriver`` implements ``cctui.claude.driver.Driver``: every message sent to it runs a
+*turn* made of scripted steps. A turn always starts with an ``Init`` frame and ends with a
+``TurnResult`` (cumulative cost, like the CLI), unless a step crashes the "process".
+
+Quick use::
+
+    from tests.fakes.fake_driver import fake_driver_factory, text, tool, DEFAULT_SCRIPT
+
+    factory = fake_driver_factory()                 # DEFAULT_SCRIPT (see below)
+    manager = SessionManager(settings, driver_factory=factory)
+    ...
+    factory.drivers[-1].sent                        # messages the session sent
+    factory.drivers[-1].answers                     # PermissionAnswers it got back
+
+A script is either a callable ``(message) -> list[Step]`` or a mapping whose keys are
+matched as case-insensitive *substrings* of the message, in order; the key ``"*"`` is the
+fallback. Without a match the turn echoes the message (``"Echo: <message>"``).
+
+Steps (build them with the helpers):
+
+- ``text("Hello")`` streams the text as ``TextDelta`` chunks, then an ``AssistantText``;
+- ``tool("Write", {"file_path": "a.txt", "content": "x"})`` emits a ``ToolCall``, asks for
+  permission (``ask=False`` skips the ask, as for an allowed tool), then emits the
+  ``ToolOutcome`` (``output`` on allow, the deny message on deny);
+- ``plan("# Plan\\n...")`` is an ExitPlanMode tool call carrying the plan;
+- ``question("Which color?", ["Red", "Blue"])`` is an AskUserQuestion tool call;
+- ``sleep(seconds)`` pauses (an interrupt cuts it short);
+- ``fail("API Error: 400")`` makes this turn's result ``is_error`` with that text;
+- ``crash("killed")`` ends the process with ``ProcessExited(error=...)`` mid-turn;
+- ``exit_clean()`` ends the process cleanly after the turn (exit code 0);
+- ``emit(frame)`` yields any frame verbatim.
+
+``DEFAULT_SCRIPT`` reacts to keywords in the message: ``write`` (Write permission),
+``bash`` (Bash permission), ``plan`` (plan review), ``ask`` (a question), ``slow``
+(5 s of streaming, interruptible), ``crash``, ``error`` (an API-error result); anything
+else is echoed. Good enough to build demo and snapshot apps quickly.
+
+Interrupts behave like the CLI's control request: the running step is cancelled (a pending
+permission callback too), and the turn ends with an ``error_during_execution`` result;
+queued messages then run as their own turns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cctui.claude.frames import (
+    AssistantText,
+    Frame,
+    Init,
+    LaunchSpec,
+    PermissionAnswer,
+    PermissionAsk,
+    PermissionHandler,
+    ProcessExited,
+    TextDelta,
+    ToolCall,
+    ToolOutcome,
+    TurnResult,
+)
+from cctui.errors import CliNotFound
+
+# --------------------------------------------------------------------------- steps
+
+
+@dataclass(frozen=True)
+class Text:
+    """Stream ``text`` in ``chunk``-sized deltas, ``delay`` seconds apart."""
+
+    text: str
+    chunk: int = 8
+    delay: float = 0.0
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool call, optionally gated by a permission ask."""
+
+    name: str
+    input: dict[str, Any]
+    ask: bool = True
+    output: str = "ok"
+    description: str | None = None
+    suggestions: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class Sleep:
+    """Pause the turn."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Fail:
+    """Make this turn's result an error (like an API 400)."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class Crash:
+    """The process dies mid-turn."""
+
+    message: str = "claude was killed"
+    exit_code: int = -9
+
+
+@dataclass(frozen=True)
+class ExitClean:
+    """The process exits with code 0 after this turn."""
+
+
+@dataclass(frozen=True)
+class Emit:
+    """Yield this frame as is."""
+
+    frame: Frame
+
+
+Step = Text | Tool | Sleep | Fail | Crash | ExitClean | Emit
+Script = Mapping[str, Sequence[Step]] | Callable[[str], Sequence[Step]]
+
+
+def text(value: str, chunk: int = 8, delay: float = 0.0) -> Text:
+    """Assistant text streamed in chunks."""
+    return Text(value, chunk, delay)
+
+
+def tool(name: str, input: dict[str, Any], *, ask: bool = True, output: str = "ok",
+         description: str | None = None,
+         suggestions: tuple[dict[str, Any], ...] = ()) -> Tool:
+    """A tool call (asks permission unless ``ask=False``)."""
+    return Tool(name, input, ask, output, description, suggestions)
+
+
+def plan(markdown: str) -> Tool:
+    """An ExitPlanMode call carrying the plan (what a 2.1.197-style CLI sends)."""
+    return Tool("ExitPlanMode", {"plan": markdown},
+                output="User has approved exiting plan mode. You can now proceed.")
+
+
+def question(q: str, options: Sequence[str], header: str = "Choice") -> Tool:
+    """An AskUserQuestion call with one single-select question."""
+    return Tool("AskUserQuestion", {"questions": [{
+        "question": q, "header": header, "multiSelect": False,
+        "options": [{"label": o, "description": ""} for o in options]}]},
+        output="answered")
+
+
+def sleep(seconds: float) -> Sleep:
+    """Pause (cut short by an interrupt)."""
+    return Sleep(seconds)
+
+
+def fail(message: str = "API Error: 400 fake") -> Fail:
+    """An API-error result for this turn."""
+    return Fail(message)
+
+
+def crash(message: str = "claude was killed (SIGKILL)", exit_code: int = -9) -> Crash:
+    """The process dies mid-turn."""
+    return Crash(message, exit_code)
+
+
+def exit_clean() -> ExitClean:
+    """The process ends cleanly after the turn."""
+    return ExitClean()
+
+
+def emit(frame: Frame) -> Emit:
+    """A raw frame."""
+    return Emit(frame)
+
+
+DEFAULT_SCRIPT: dict[str, list[Step]] = {
+    "crash": [text("Starting..."), crash()],
+    "error": [fail("API Error: 400 fake 400")],
+    "slow": [text("Working slowly " * 10, chunk=6, delay=0.1), sleep(5), text("done")],
+    "write": [text("I'll write the file."),
+              tool("Write", {"file_path": "hello.txt", "content": "hi\n"},
+                   description="hello.txt", output="File created successfully",
+                   suggestions=({"type": "setMode", "mode": "acceptEdits",
+                                 "destination": "session"},)),
+              text("Wrote hello.txt.")],
+    "bash": [text("Running a command."),
+             tool("Bash", {"command": "echo hi", "description": "Say hi"},
+                  description="Say hi", output="hi"),
+             text("Ran it.")],
+    "plan": [text("Here is my plan."),
+             plan("# Plan\n\n1. Read the code\n2. Change it\n3. Test it\n"),
+             text("Proceeding with the plan.")],
+    "ask": [question("Which color do you prefer?", ["Red", "Blue"], header="Color"),
+            text("Thanks for answering.")],
+}
+
+
+# --------------------------------------------------------------------------- driver
+
+_pids = itertools.count(41000)
+
+
+class FakeDriver:
+    """A scripted ``Driver``. Records what it was sent and answered for assertions."""
+
+    def __init__(self, spec: LaunchSpec, on_permission: PermissionHandler,
+                 script: Script | None = None, *, cost_per_turn: float = 0.01,
+                 connect_error: Exception | None = None, connect_delay: float = 0.0) -> None:
+        self.spec = spec
+        self.on_permission = on_permission
+        self.script: Script = DEFAULT_SCRIPT if script is None else script
+        self.cost_per_turn = cost_per_turn
+        self.connect_error = connect_error
+        self.connect_delay = connect_delay
+        if spec.resume and not spec.fork:
+            self.session_id = spec.resume
+        else:
+            self.session_id = spec.session_id or str(uuid.uuid4())
+        self.sent: list[str] = []
+        """Every message sent, in order."""
+        self.asks: list[PermissionAsk] = []
+        """Every permission ask the driver made."""
+        self.answers: list[PermissionAnswer] = []
+        """Every answer it got back (same order as ``asks``)."""
+        self.interrupts = 0
+        self.connected = False
+        self.closed = False
+        self._pid = next(_pids)
+        self._inbox: asyncio.Queue[str] = asyncio.Queue()
+        self._out: asyncio.Queue[Frame] = asyncio.Queue()
+        self._runner: asyncio.Task[None] | None = None
+        self._turn: asyncio.Task[None] | None = None
+        self._cost = 0.0
+        self._msg_ids = itertools.count(1)
+        self._tool_ids = itertools.count(1)
+        self._exited = False
+
+    # -- Driver protocol
+
+    async def connect(self) -> None:
+        """Start the fake process (or raise the configured error)."""
+        if self.connect_delay:
+            await asyncio.sleep(self.connect_delay)
+        if self.connect_error is not None:
+            raise self.connect_error
+        self.connected = True
+        self._runner = asyncio.create_task(self._run(), name=f"fake-claude-{self._pid}")
+
+    async def send(self, text: str) -> None:
+        """Queue a message; it runs as its own turn."""
+        if self._exited:
+            raise CliNotFound("the fake claude process has exited")
+        self.sent.append(text)
+        self._inbox.put_nowait(text)
+
+    async def interrupt(self) -> None:
+        """Cancel the running turn, if any."""
+        self.interrupts += 1
+        if self._turn is not None and not self._turn.done():
+            self._turn.cancel()
+
+    async def frames(self) -> AsyncIterator[Frame]:
+        """Frames until ``ProcessExited``."""
+        while True:
+            frame = await self._out.get()
+            yield frame
+            if isinstance(frame, ProcessExited):
+                return
+
+    async def close(self, grace_s: float = 2.0) -> None:
+        """Stop the fake process; the frame stream ends with a clean ``ProcessExited``."""
+        self.closed = True
+        if self._runner is not None and not self._runner.done():
+            self._runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._runner
+        self._exit(ProcessExited(exit_code=0))
+
+    @property
+    def pid(self) -> int | None:
+        """A made-up pid (never a real process)."""
+        return self._pid if self.connected else None
+
+    # -- internals
+
+    def _exit(self, frame: ProcessExited) -> None:
+        if not self._exited:
+            self._exited = True
+            self._out.put_nowait(frame)
+
+    def _steps_for(self, message: str) -> Sequence[Step]:
+        if callable(self.script):
+            return self.script(message)
+        lowered = message.lower()
+        for key, steps in self.script.items():
+            if key != "*" and key.lower() in lowered:
+                return steps
+        if "*" in self.script:
+            return self.script["*"]
+        return [text(f"Echo: {message}")]
+
+    async def _run(self) -> None:
+        while True:
+            message = await self._inbox.get()
+            state: dict[str, Any] = {"error": None, "exit": False, "crash": None}
+            self._out.put_nowait(Init(session_id=self.session_id, model=self.spec.model,
+                                      cwd=str(self.spec.cwd),
+                                      permission_mode=self.spec.permission_mode))
+            self._turn = asyncio.create_task(self._play(self._steps_for(message), state))
+            interrupted = False
+            try:
+                await asyncio.shield(self._turn)
+            except asyncio.CancelledError:
+                if not self._turn.cancelled():
+                    # The runner itself is being cancelled (close()).
+                    self._turn.cancel()
+                    raise
+                interrupted = True
+            if state["crash"] is not None:
+                crash_step: Crash = state["crash"]
+                self._exit(ProcessExited(exit_code=crash_step.exit_code,
+                                         error=crash_step.message))
+                return
+            self._cost += self.cost_per_turn
+            error: str | None = state["error"]
+            self._out.put_nowait(TurnResult(
+                session_id=self.session_id,
+                is_error=interrupted or error is not None,
+                subtype="error_during_execution" if interrupted else "success",
+                result=None if interrupted else (error or state.get("last_text")),
+                num_turns=1, duration_ms=1, total_cost_usd=round(self._cost, 6),
+                terminal_reason="aborted_streaming" if interrupted else "completed"))
+            if state["exit"]:
+                self._exit(ProcessExited(exit_code=0))
+                return
+
+    async def _play(self, steps: Sequence[Step], state: dict[str, Any]) -> None:
+        for step in steps:
+            if isinstance(step, Text):
+                mid = f"msg_fake_{self._pid}_{next(self._msg_ids)}"
+                for i in range(0, len(step.text), max(step.chunk, 1)):
+                    self._out.put_nowait(TextDelta(mid, step.text[i:i + step.chunk]))
+                    await asyncio.sleep(step.delay)
+                self._out.put_nowait(AssistantText(mid, step.text))
+                state["last_text"] = step.text
+            elif isinstance(step, Tool):
+                await self._play_tool(step)
+            elif isinstance(step, Sleep):
+                await asyncio.sleep(step.seconds)
+            elif isinstance(step, Fail):
+                state["error"] = step.message
+            elif isinstance(step, Crash):
+                state["crash"] = step
+                return
+            elif isinstance(step, ExitClean):
+                state["exit"] = True
+            else:
+                self._out.put_nowait(step.frame)
+            await asyncio.sleep(0)
+
+    async def _play_tool(self, step: Tool) -> None:
+        mid = f"msg_fake_{self._pid}_{next(self._msg_ids)}"
+        tid = f"toolu_fake_{self._pid}_{next(self._tool_ids)}"
+        self._out.put_nowait(ToolCall(mid, tid, step.name, dict(step.input)))
+        if not step.ask:
+            self._out.put_nowait(ToolOutcome(tid, step.output, is_error=False))
+            return
+        # The CLI strips ExitPlanMode's plan from the permission input (2.1.330).
+        ask_input = {} if step.name == "ExitPlanMode" else dict(step.input)
+        ask = PermissionAsk(tool_name=step.name, input=ask_input, tool_use_id=tid,
+                            description=step.description, suggestions=step.suggestions)
+        self.asks.append(ask)
+        answer = await self.on_permission(ask)
+        self.answers.append(answer)
+        if answer.allow:
+            out = step.output
+            if step.name == "AskUserQuestion" and answer.updated_input:
+                answers = answer.updated_input.get("answers", {})
+                out = "Your questions have been answered: " + ", ".join(
+                    f'"{k}"="{v}"' for k, v in answers.items())
+            self._out.put_nowait(ToolOutcome(tid, out, is_error=False))
+        else:
+            self._out.put_nowait(ToolOutcome(tid, answer.message or "Denied", is_error=True))
+
+
+@dataclass
+class FakeDriverFactory:
+    """A ``DriverFactory`` that builds ``FakeDriver``s and keeps them for inspection."""
+
+    script: Script | None = None
+    cost_per_turn: float = 0.01
+    connect_error: Exception | None = None
+    connect_delay: float = 0.0
+    drivers: list[FakeDriver] = field(default_factory=list)
+    """Every driver built, oldest first (one per process: resume makes a new one)."""
+
+    def __call__(self, spec: LaunchSpec, on_permission: PermissionHandler) -> FakeDriver:
+        driver = FakeDriver(spec, on_permission, self.script, cost_per_turn=self.cost_per_turn,
+                            connect_error=self.connect_error, connect_delay=self.connect_delay)
+        self.drivers.append(driver)
+        return driver
+
+    @property
+    def specs(self) -> list[LaunchSpec]:
+        """The launch specs, one per process started."""
+        return [d.spec for d in self.drivers]
+
+
+def fake_driver_factory(script: Script | None = None, **kwargs: Any) -> FakeDriverFactory:
+    """A factory for ``SessionManager(settings, driver_factory=...)``; see the module doc."""
+    return FakeDriverFactory(script=script, **kwargs)
