@@ -1,0 +1,214 @@
+"""Who answers a session's decision: the MCP client waiting on it (by elicitation) or the human.
+
+The router (installed with ``SessionManager.set_input_router``) sends an input to a client
+when that client has a call in flight on the session and can ask its user right then, or
+when the client created/last drove the session and declared elicitation (it is asked on
+its next waiting call). Otherwise the human at the TUI gets it, and ``claude_respond``
+always works. A client that declines or cancels is never asked again for that input: it
+goes to the human (``route_to_human``), and the tool result says how to answer it.
+A client-routed input nobody asks within a bound goes to the human too, so a silent
+client can never hold a decision.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from mcp.server.mcpserver import Context
+from mcp_types.version import is_version_at_least
+from pydantic import BaseModel, Field
+
+from cctui.core import Decision, PendingInput, SessionManager
+from cctui.errors import CctuiError
+
+log = logging.getLogger(__name__)
+
+MODERN = "2026-07-28"
+OWNER_GRACE_S = 10.0
+"""How long an input waits for its owning client to come and ask before the human gets it."""
+ELICIT_BOUND_S = 120.0
+"""How long a client may take to answer an elicitation before the human gets the input."""
+
+
+class DecisionForm(BaseModel):
+    """The elicitation form (flat primitives only, as elicitation requires)."""
+
+    decision: Literal["allow", "deny"] = Field(
+        description="allow lets Claude go ahead (approves a plan); deny stops it"
+    )
+    reason: str = Field(
+        default="", description="Shown to Claude: why it was denied, or feedback on a plan"
+    )
+    answer: str = Field(
+        default="",
+        description="For questions: the chosen option label; several questions: "
+        "answers in order separated by ' | '",
+    )
+
+
+def client_label(ctx: Context[Any, Any]) -> str:
+    """The client's name from its clientInfo (stable across 2026-07-28 retry rounds)."""
+    try:
+        params = ctx.session.client_params
+    except ValueError:  # no request (direct call)
+        return "client"
+    name = params.client_info.name if params is not None else ""
+    return (name or "client").strip()[:64]
+
+
+def is_modern(ctx: Context[Any, Any]) -> bool:
+    """True on 2026-07-28 connections, where a tool cannot ask mid-call."""
+    version = ctx.protocol_version
+    return version is not None and is_version_at_least(version, MODERN)
+
+
+def can_elicit(ctx: Context[Any, Any]) -> bool:
+    """The client declared form elicitation (a bare ``elicitation: {}`` counts)."""
+    try:
+        caps = ctx.client_capabilities
+    except ValueError:
+        return False
+    el = caps.elicitation if caps is not None else None
+    return el is not None and (el.form is not None or el.url is None)
+
+
+def question_text(item: PendingInput) -> str:
+    """The elicitation message, built only from the input so a retry words it identically."""
+    head = f"Claude Code session {item.session_id}"
+    if item.kind == "plan_review":
+        body = f"{head} finished a plan. Approve it (allow) or send feedback (deny + reason):\n\n"
+        body += item.plan or json.dumps(item.tool_input, sort_keys=True)[:4000]
+    elif item.kind == "user_question":
+        lines = [f"{head} asks:"]
+        for q in item.questions:
+            opts = ", ".join(o.label for o in q.options)
+            lines.append(f"- {q.question}" + (f" (options: {opts})" if opts else ""))
+        lines.append("Put your choice in 'answer' (several: separate with ' | ').")
+        body = "\n".join(lines)
+    else:
+        shown = json.dumps(item.tool_input, sort_keys=True, ensure_ascii=False)
+        if len(shown) > 2000:
+            shown = shown[:2000] + "..."
+        what = f" ({item.description})" if item.description else ""
+        body = f"{head} wants to use {item.tool_name}{what}: {shown}"
+    return f"{body}\n[input {item.id}]"
+
+
+def form_to_decision(item: PendingInput, form: DecisionForm) -> Decision:
+    """Turn the flat form into the core's Decision."""
+    answers = None
+    if item.kind == "user_question" and form.answer:
+        parts = [p.strip() for p in form.answer.split(" | ")]
+        answers = {q.question: parts[min(i, len(parts) - 1)] for i, q in enumerate(item.questions)}
+    return Decision(behavior=form.decision, message=form.reason, answers=answers)
+
+
+@dataclass
+class _Waiter:
+    label: str
+    can_ask: bool
+
+
+@dataclass
+class DecisionBroker:
+    """The router's state: who waits on which session, who was asked what."""
+
+    manager: SessionManager
+    owner_grace_s: float = OWNER_GRACE_S
+    elicit_bound_s: float = ELICIT_BOUND_S
+    _waiters: dict[str, list[_Waiter]] = field(default_factory=dict)
+    _owners: dict[str, str] = field(default_factory=dict)
+    _asked: dict[str, str] = field(default_factory=dict)
+    _gave_up: set[str] = field(default_factory=set)
+    _timers: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
+
+    def install(self) -> None:
+        """Become the manager's input router."""
+        self.manager.set_input_router(self.route)
+
+    def route(self, item: PendingInput) -> str | None:
+        """InputRouter: a client label to ask first, or None for the human."""
+        for waiter in self._waiters.get(item.session_id, []):
+            if waiter.can_ask:
+                self._arm(item.id, self.elicit_bound_s)
+                return waiter.label
+        owner = self._owners.get(item.session_id)
+        if owner is not None:
+            self._arm(item.id, self.owner_grace_s)
+            return owner
+        return None
+
+    def note_owner(self, session_id: str, label: str, elicits: bool) -> None:
+        """The client that creates or drives a session owns its decisions, if it can elicit."""
+        if elicits:
+            self._owners[session_id] = label
+        elif self._owners.get(session_id) != label:
+            self._owners.pop(session_id, None)
+
+    @contextlib.contextmanager
+    def waiting(self, session_id: str, label: str, can_ask: bool) -> Iterator[None]:
+        """Mark a call in flight on ``session_id`` for the router."""
+        waiter = _Waiter(label, can_ask)
+        self._waiters.setdefault(session_id, []).append(waiter)
+        try:
+            yield
+        finally:
+            waiters = self._waiters.get(session_id, [])
+            if waiter in waiters:
+                waiters.remove(waiter)
+            if not waiters:
+                self._waiters.pop(session_id, None)
+
+    def claim(self, pending: list[PendingInput], label: str) -> PendingInput | None:
+        """The oldest input routed to ``label`` that it may still be asked about."""
+        for item in pending:
+            if item.id in self._gave_up:
+                continue
+            if self._asked.get(item.id) == label or (
+                item.route == "client" and item.route_label == label
+            ):
+                self._asked[item.id] = label
+                self._arm(item.id, self.elicit_bound_s)
+                return item
+        return None
+
+    def asked_open(self, session_id: str, label: str) -> PendingInput | None:
+        """An open input this client was asked about (a 2026-07-28 retry answers it)."""
+        for item in self.manager.pending(session_id):
+            if self._asked.get(item.id) == label and item.id not in self._gave_up:
+                return item
+        return None
+
+    def to_human(self, input_id: str) -> None:
+        """The client could not decide: the human gets it, and the client is not asked again."""
+        self._gave_up.add(input_id)
+        self._disarm(input_id)
+        with contextlib.suppress(CctuiError):  # answered meanwhile: nothing to hand over
+            self.manager.route_to_human(input_id)
+
+    def done(self, input_id: str) -> None:
+        """The input was answered."""
+        self._disarm(input_id)
+        self._asked.pop(input_id, None)
+
+    def _arm(self, input_id: str, seconds: float) -> None:
+        self._disarm(input_id)
+        loop = asyncio.get_running_loop()
+        self._timers[input_id] = loop.call_later(seconds, self._expire, input_id)
+
+    def _disarm(self, input_id: str) -> None:
+        timer = self._timers.pop(input_id, None)
+        if timer is not None:
+            timer.cancel()
+
+    def _expire(self, input_id: str) -> None:
+        self._timers.pop(input_id, None)
+        if any(p.id == input_id for p in self.manager.pending()):
+            log.info("input %s: no client answer in time, handing it to the human", input_id)
+            self.to_human(input_id)

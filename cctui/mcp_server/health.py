@@ -1,0 +1,69 @@
+"""Find the ``claude`` binary the way sessions will, and ask it for its version."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import shutil
+from pathlib import Path
+
+from cctui.config import Settings
+from cctui.mcp_server.schemas import HealthOut
+
+SERVER_VERSION = "0.1.0"
+
+
+def locate_cli(settings: Settings) -> tuple[Path | None, str]:
+    """(path, where it came from): the setting, ``CLAUDE_CODE_PATH``, the SDK's bundled CLI, PATH.
+
+    The bundled binary is found by file location, so this never imports claude-agent-sdk.
+    """
+    if settings.claude_code_path is not None:
+        return settings.claude_code_path, "setting claude_code_path"
+    env = os.environ.get("CLAUDE_CODE_PATH")
+    if env:
+        return Path(env), "CLAUDE_CODE_PATH"
+    spec = importlib.util.find_spec("claude_agent_sdk")
+    if spec is not None and spec.origin:
+        bundled = Path(spec.origin).parent / "_bundled" / "claude"
+        if bundled.exists():
+            return bundled, "bundled with claude-agent-sdk"
+    found = shutil.which("claude")
+    return (Path(found), "PATH") if found else (None, "PATH")
+
+
+async def check_health(settings: Settings, active: int = 0) -> HealthOut:
+    """Run ``claude --version`` (bounded) and report."""
+    path, source = locate_cli(settings)
+    base = {"source": source, "active_sessions": active, "server_version": SERVER_VERSION}
+    if path is None:
+        return HealthOut(ok=False, problem="No claude binary found (setting, CLAUDE_CODE_PATH, "
+                         "bundled CLI, PATH).", suggestion="Install Claude Code or set "
+                         "CLAUDE_CODE_PATH to the claude binary.", **base)
+    if not path.exists():
+        return HealthOut(ok=False, cli_path=str(path), problem=f"{path} does not exist.",
+                         suggestion=f"Fix {source} or install Claude Code.", **base)
+    if not os.access(path, os.X_OK):
+        return HealthOut(ok=False, cli_path=str(path), problem=f"{path} is not executable.",
+                         suggestion=f"chmod +x {path}", **base)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            str(path), "--version", stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(), 15)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+            return HealthOut(ok=False, cli_path=str(path), problem="claude --version hung (15 s).",
+                             **base)
+    except OSError as exc:
+        return HealthOut(ok=False, cli_path=str(path), problem=f"cannot run {path}: {exc}",
+                         **base)
+    if proc.returncode != 0:
+        detail = (err or out).decode(errors="replace").strip()[:300]
+        return HealthOut(ok=False, cli_path=str(path),
+                         problem=f"claude --version exited {proc.returncode}: {detail}", **base)
+    version = out.decode(errors="replace").strip().splitlines()[0] if out.strip() else None
+    return HealthOut(ok=True, cli_path=str(path), version=version, **base)

@@ -1,0 +1,73 @@
+"""One-line renderings of core events, for ``sinceSeq`` readers and query notifications."""
+
+from __future__ import annotations
+
+import json
+
+from cctui.core import (
+    AssistantTextEvent,
+    ErrorEvent,
+    InputRequestedEvent,
+    InputResolvedEvent,
+    ResultEvent,
+    SessionEvent,
+    StatusChanged,
+    ToolUseEvent,
+    UserMessageEvent,
+)
+from cctui.mcp_server.schemas import EventOut, ToolUseOut
+
+
+def _short(value: object, limit: int = 300) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def event_text(ev: SessionEvent) -> str:
+    """A short human/model-readable line for one event."""
+    match ev:
+        case AssistantTextEvent():
+            return ev.text
+        case UserMessageEvent():
+            return f"> {ev.text}"
+        case ToolUseEvent():
+            tail = f" -> {_short(ev.result, 200)}" if ev.result else ""
+            return f"[{ev.state}] {ev.name} {_short(ev.input)}{tail}"
+        case InputRequestedEvent():
+            item = ev.input
+            shown = _short(item.tool_input)
+            return f"[needs {item.kind}] {item.tool_name} {shown} (inputId {item.id})"
+        case InputResolvedEvent():
+            return f"[{ev.decision} by {ev.decided_by}] input {ev.input_id} {ev.message}".rstrip()
+        case ResultEvent():
+            state = "error" if ev.is_error else "done"
+            return f"[turn {state}] {ev.result or ''}".rstrip()
+        case StatusChanged():
+            return f"[status] {ev.status}" + (f": {ev.error}" if ev.error else "")
+        case ErrorEvent():
+            return f"[error] {ev.message}"
+
+
+def event_out(ev: SessionEvent) -> EventOut:
+    """The wire form of one buffered event."""
+    return EventOut(seq=ev.seq, kind=ev.kind, text=event_text(ev), data=ev.model_dump(mode="json"))
+
+
+def output_lines(events: list[SessionEvent], limit: int) -> list[str]:
+    """The last ``limit`` lines of assistant text (merged messages, newest last)."""
+    lines: list[str] = []
+    for ev in events:
+        if isinstance(ev, AssistantTextEvent):
+            lines.extend(ev.text.splitlines() or [""])
+    return lines[-limit:] if limit > 0 else []
+
+
+def tool_uses(events: list[SessionEvent]) -> list[ToolUseOut]:
+    """Every tool call in the buffer, in its latest state."""
+    latest: dict[str, ToolUseOut] = {}
+    for ev in events:
+        if isinstance(ev, ToolUseEvent):
+            latest[ev.tool_use_id] = ToolUseOut(
+                tool_use_id=ev.tool_use_id, tool_name=ev.name, status=ev.state, input=ev.input
+            )
+    return list(latest.values())

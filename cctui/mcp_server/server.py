@@ -1,0 +1,111 @@
+"""The MCP server: cctui's tools over the session core, structured errors, an audit trail."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, InputRequiredResult
+from pydantic import ValidationError
+
+from cctui.config import Settings
+from cctui.core import SessionManager
+from cctui.errors import CctuiError
+from cctui.mcp_server import errors
+from cctui.mcp_server.decisions import DecisionBroker, client_label
+from cctui.mcp_server.health import SERVER_VERSION
+
+log = logging.getLogger(__name__)
+
+INSTRUCTIONS = """\
+cctui drives real Claude Code sessions. Start one with claude_create_session (returns at \
+once), then claude_wait until it needs a decision or finishes; claude_send_message continues \
+any session (ended ones are resumed). Decisions (tool permissions, plan reviews, questions) \
+are asked by elicitation when your client supports it; otherwise answer them with \
+claude_respond using the inputId from claude_wait or claude_get_status. claude_query runs \
+one task to completion in a single call."""
+
+CLIENT_WINDOW_S = 600.0
+"""A client counts as connected for the status line if it called a tool this recently."""
+
+
+class CctuiMCPServer(MCPServer):
+    """MCPServer whose every tool failure is ``{code, message, retryable, suggestion}``."""
+
+    def __init__(self, manager: SessionManager, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.manager = manager
+        self.broker = DecisionBroker(manager)
+        self.clients_seen: dict[str, float] = {}
+
+    def client_count(self) -> int:
+        """Distinct clients that called a tool in the last ten minutes."""
+        cutoff = time.monotonic() - CLIENT_WINDOW_S
+        return sum(1 for t in self.clients_seen.values() if t >= cutoff)
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """Audit, run, and map every failure to a structured error result."""
+        label = client_label(context) if context is not None else "direct"
+        self.clients_seen[label] = time.monotonic()
+        # Retries of one elicitation round carry the same arguments: audit the call once.
+        if context is None or context.input_responses is None:
+            try:
+                self.manager.audit_tool_call(f"mcp:{label}", name, dict(arguments))
+            except Exception:  # the audit log must never break a call
+                log.exception("audit of %s failed", name)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            return errors.error_result(self._describe(name, exc))
+
+    def _describe(self, name: str, exc: ToolError) -> errors.ToolErrorInfo:
+        cause = exc.__cause__
+        # A CctuiError may sit under one or two SDK wrappers (tool, then resolver).
+        while isinstance(cause, ToolError) and cause.__cause__ is not None:
+            cause = cause.__cause__
+        if isinstance(cause, CctuiError):
+            return errors.from_cctui_error(cause)
+        if isinstance(cause, ValidationError):
+            return errors.from_validation_error(name, cause)
+        if str(exc).startswith("Unknown tool"):
+            return errors.unknown_tool(name)
+        if cause is None or isinstance(cause, ToolError):
+            # An anticipated SDK failure (e.g. a resolver's elicitation went wrong).
+            text = str(exc).removeprefix(f"Error executing tool {name}: ")
+            return errors.ToolErrorInfo(code="tool_error", message=text, retryable=True)
+        log.error("tool %s crashed", name, exc_info=cause)
+        return errors.internal(name)
+
+
+def build_server(manager: SessionManager, settings: Settings) -> CctuiMCPServer:
+    """The server for ``settings.tools_profile``: full | sessions | menu."""
+    from cctui.mcp_server import tools_more, tools_sessions
+
+    root = logging.getLogger()
+    # MCPServer calls logging.basicConfig with a Rich stderr handler when the root logger
+    # has none; a placeholder makes that a no-op so stdout/stderr/the TUI stay clean.
+    placeholder = logging.NullHandler() if not root.handlers else None
+    if placeholder is not None:
+        root.addHandler(placeholder)
+    try:
+        server = CctuiMCPServer(
+            manager, name="cctui", title="cctui: Claude Code control room",
+            instructions=INSTRUCTIONS, version=SERVER_VERSION, log_level=settings.log_level,
+            warn_on_duplicate_tools=False,
+        )
+    finally:
+        if placeholder is not None:
+            root.removeHandler(placeholder)
+    server.broker.install()
+    if settings.tools_profile in ("full", "sessions"):
+        tools_sessions.register(server, manager, server.broker, settings)
+        tools_more.register(server, manager, server.broker, settings)
+    else:  # menu: the review tools arrive later; health is always there
+        tools_more.register_health(server, manager, settings)
+    return server

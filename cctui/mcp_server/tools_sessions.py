@@ -1,0 +1,238 @@
+"""Session tools: thin wrappers (validate -> core call -> model) over ``SessionManager``.
+
+No ``from __future__ import annotations`` here: the SDK reads ``Resolve`` markers from the
+evaluated annotations, and these resolvers are closures it could not look up by name.
+"""
+# ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seeds)
+
+import os
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context, ElicitationResult, Resolve
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from cctui.config import Settings
+from cctui.core import Decision, SessionConfig, SessionManager
+from cctui.errors import ValidationFailed
+from cctui.mcp_server.decisions import DecisionBroker, DecisionForm, can_elicit, client_label
+from cctui.mcp_server.render import event_out, output_lines, tool_uses
+from cctui.mcp_server.schemas import (
+    PendingInputOut,
+    RespondOut,
+    SessionOut,
+    StatusOut,
+    WaitOut,
+)
+from cctui.mcp_server.waiting import Checkpoint, checkpoint, finish, question
+
+MAX_WAIT_MS = 55_000
+"""Waiting tools return before common client timeouts (60 s)."""
+
+SessionId = Annotated[str, Field(min_length=1, max_length=200, description="The session ID")]
+TimeoutMs = Annotated[
+    int,
+    Field(ge=0, le=MAX_WAIT_MS, description="How long to wait, in ms (max 55000); "
+          "call again to keep waiting"),
+]
+
+READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
+ACT = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=True)
+STOP = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True,
+                       openWorldHint=False)
+
+
+def project_dir(working_directory: str | None, settings: Settings) -> Path:
+    """The session's directory: the argument, the configured default, or cctui's cwd."""
+    return Path(working_directory or settings.default_cwd or os.getcwd()).expanduser()
+
+
+def register(server: MCPServer, manager: SessionManager, broker: DecisionBroker,
+             settings: Settings) -> None:
+    """Add the session tools to ``server``."""
+
+    @server.tool(annotations=ACT)
+    async def claude_create_session(
+        ctx: Context,
+        prompt: Annotated[str | None, Field(
+            description="The initial task for Claude Code; omit to start idle")] = None,
+        workingDirectory: Annotated[str | None, Field(
+            description="Project directory the session works in (default: cctui's)")] = None,
+        model: Annotated[str | None, Field(
+            description="Model, e.g. 'sonnet', 'opus' or a full id")] = None,
+        permissionMode: Annotated[
+            Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"] | None,
+            Field(description="'plan' makes Claude plan first and ask for a plan review"),
+        ] = None,
+        allowedTools: Annotated[list[str] | None, Field(
+            description="Tools that run without asking, e.g. ['Read', 'Bash(git diff *)']")] = None,
+        disallowedTools: Annotated[list[str] | None, Field(
+            description="Tools Claude may not use")] = None,
+        maxTurns: Annotated[int | None, Field(ge=1, description="Cap on agentic turns")] = None,
+        maxBudgetUsd: Annotated[float | None, Field(gt=0, description="Cap on spend")] = None,
+        systemPrompt: Annotated[str | None, Field(
+            description="Text appended to Claude Code's system prompt")] = None,
+        dangerouslySkipPermissions: Annotated[bool, Field(
+            description="Run every tool without asking (bypassPermissions)")] = False,
+        team: Annotated[str | None, Field(description="Team label")] = None,
+        title: Annotated[str | None, Field(description="A title for listings")] = None,
+    ) -> SessionOut:
+        """Start a new Claude Code session in a project; returns its sessionId at once.
+
+        Follow with claude_wait (or claude_get_status) to see its progress and decisions.
+        """
+        cwd = project_dir(workingDirectory, settings)
+        config = SessionConfig(
+            cwd=cwd,
+            model=model,
+            permission_mode=permissionMode or settings.default_permission_mode,
+            allowed_tools=(*settings.allowed_tools, *(allowedTools or ())),
+            disallowed_tools=tuple(disallowedTools or ()),
+            max_turns=maxTurns,
+            max_budget_usd=maxBudgetUsd,
+            append_system_prompt=systemPrompt,
+            skip_permissions=dangerouslySkipPermissions,
+            team=team,
+            title=title,
+        )
+        info = await manager.create(prompt, config)
+        broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
+        return SessionOut.of(info)
+
+    async def send_checkpoint(sessionId: str, message: str, wait: bool, timeoutMs: int,
+                              ctx: Context) -> Checkpoint:
+        async def send() -> None:
+            broker.note_owner(sessionId, client_label(ctx), can_elicit(ctx))
+            await manager.send(sessionId, message)
+
+        return await checkpoint(ctx, manager, broker, sessionId, timeoutMs, send, wait)
+
+    async def send_question(cp: Annotated[Checkpoint, Resolve(send_checkpoint)]) -> Any:
+        return question(cp)
+
+    @server.tool(annotations=ACT)
+    async def claude_send_message(
+        sessionId: SessionId,
+        message: Annotated[str, Field(min_length=1, description="The message to send")],
+        ctx: Context,
+        cp: Annotated[Checkpoint, Resolve(send_checkpoint)],
+        answer: Annotated[ElicitationResult[DecisionForm], Resolve(send_question)],
+        wait: Annotated[bool, Field(
+            description="Wait for the reply (or a needed decision) up to timeoutMs")] = False,
+        timeoutMs: TimeoutMs = 30_000,
+    ) -> WaitOut:
+        """Send a message to a Claude Code session; an ended session is resumed automatically.
+
+        With wait=true, returns the reply when the turn ends (or when a decision is needed).
+        """
+        if cp.deferred:
+            broker.note_owner(sessionId, client_label(ctx), can_elicit(ctx))
+            await manager.send(sessionId, message)
+        if not wait:
+            info = manager.get(sessionId)
+            pending = [PendingInputOut.of(p) for p in manager.pending(sessionId)]
+            return WaitOut(reason="sent", session=SessionOut.of(info), pending_inputs=pending)
+        return await finish(ctx, manager, broker, sessionId, cp, answer)
+
+    async def wait_checkpoint(sessionId: str, timeoutMs: int, ctx: Context) -> Checkpoint:
+        return await checkpoint(ctx, manager, broker, sessionId, timeoutMs)
+
+    async def wait_question(cp: Annotated[Checkpoint, Resolve(wait_checkpoint)]) -> Any:
+        return question(cp)
+
+    @server.tool(annotations=READ)
+    async def claude_wait(
+        sessionId: SessionId,
+        ctx: Context,
+        cp: Annotated[Checkpoint, Resolve(wait_checkpoint)],
+        answer: Annotated[ElicitationResult[DecisionForm], Resolve(wait_question)],
+        timeoutMs: TimeoutMs = 30_000,
+    ) -> WaitOut:
+        """Wait until a Claude Code session needs a decision, ends its turn, or timeoutMs passes.
+
+        Decisions meant for you are asked by elicitation when your client supports it.
+        """
+        return await finish(ctx, manager, broker, sessionId, cp, answer)
+
+    @server.tool(annotations=READ)
+    async def claude_get_status(
+        sessionId: SessionId,
+        sinceSeq: Annotated[int, Field(ge=0, description=(
+            "Return events after this seq (0 = all buffered); pass the last nextSeq"))] = 0,
+        outputLines: Annotated[int, Field(ge=0, le=1000, description=(
+            "How many recent output lines to include"))] = 50,
+        limit: Annotated[int, Field(ge=1, le=1000, description="Events per page")] = 200,
+    ) -> StatusOut:
+        """Status of a Claude Code session: state, result, output, pending decisions, events.
+
+        Page through events with sinceSeq = the previous call's nextSeq.
+        """
+        info = manager.get(sessionId)
+        page = manager.events(sessionId, since=sinceSeq, limit=limit)
+        everything = manager.events(sessionId).events
+        return StatusOut(
+            session=SessionOut.of(info),
+            recent_output=output_lines(everything, outputLines),
+            events=[event_out(e) for e in page.events],
+            next_seq=page.next_seq,
+            missed=page.missed,
+            has_more=page.next_seq < info.last_seq,
+            pending_inputs=[PendingInputOut.of(p) for p in manager.pending(sessionId)],
+            tool_use_events=tool_uses(everything),
+        )
+
+    @server.tool(annotations=ACT)
+    async def claude_respond(
+        sessionId: SessionId,
+        inputId: Annotated[str, Field(min_length=1, description=(
+            "The pending input's id (pendingInputs[].inputId from claude_get_status)"))],
+        decision: Annotated[Literal["allow", "deny"], Field(description=(
+            "allow runs the tool / approves the plan / answers; deny refuses"))],
+        ctx: Context,
+        reason: Annotated[str, Field(description=(
+            "Shown to Claude: why denied, or feedback on a plan"))] = "",
+        updatedInput: Annotated[dict[str, Any] | None, Field(description=(
+            "Replacement tool input when allowing (e.g. a safer command)"))] = None,
+        answers: Annotated[dict[str, str] | None, Field(description=(
+            "For questions: question text -> chosen option label"))] = None,
+    ) -> RespondOut:
+        """Answer a pending permission request, plan review or question of a Claude Code session."""
+        if not any(p.id == inputId for p in manager.pending(sessionId)):
+            manager.get(sessionId)  # unknown session -> session_not_found
+            if any(p.id == inputId for p in manager.pending()):
+                raise ValidationFailed(
+                    f"Input {inputId} belongs to another session, not {sessionId}.",
+                    suggestion="Use the sessionId listed with the input in claude_get_status.")
+        res = manager.respond(
+            inputId,
+            Decision(behavior=decision, message=reason, updated_input=updatedInput,
+                     answers=answers),
+            f"mcp:{client_label(ctx)}",
+        )
+        broker.done(inputId)
+        return RespondOut(session_id=sessionId, input_id=inputId, decision=decision,
+                          decided_by=res.decided_by, status=manager.get(sessionId).status)
+
+    @server.tool(annotations=STOP)
+    async def claude_interrupt(sessionId: SessionId) -> SessionOut:
+        """Stop a Claude Code session's current turn (like pressing Escape); it stays resumable."""
+        return SessionOut.of(await manager.interrupt(sessionId))
+
+    @server.tool(annotations=STOP)
+    async def claude_kill_session(sessionId: SessionId) -> SessionOut:
+        """End a Claude Code session's process; a later claude_send_message resumes it."""
+        return SessionOut.of(await manager.kill(sessionId))
+
+    @server.tool(annotations=ACT)
+    async def claude_fork_session(
+        sessionId: SessionId,
+        ctx: Context,
+        prompt: Annotated[str | None, Field(
+            description="First message for the fork; omit to start idle")] = None,
+    ) -> SessionOut:
+        """Copy a Claude Code session's history into a new session (new sessionId) and run it."""
+        info = await manager.fork(sessionId, prompt)
+        broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
+        return SessionOut.of(info)

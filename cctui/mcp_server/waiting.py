@@ -1,0 +1,215 @@
+"""Waiting on a session, and asking the waiting client to decide (both protocol eras).
+
+2026-07-28: a tool cannot ask mid-call, so the waiting happens in a ``Resolve`` resolver
+(``checkpoint``) that ends the round with an ``Elicit`` when the session needs this client's
+decision; the SDK turns that into an ``InputRequiredResult`` and the client retries with the
+answer, when the resolver finds the same input again (``asked_open``) and words the same
+question. Handshake era: the tool body waits and asks with a bounded ``ctx.elicit``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, ElicitationResult
+
+from cctui.core import PendingInput, SessionManager, WaitOutcome
+from cctui.errors import InputAlreadyAnswered, InputNotFound
+from cctui.mcp_server.decisions import (
+    DecisionBroker,
+    DecisionForm,
+    can_elicit,
+    client_label,
+    form_to_decision,
+    is_modern,
+    question_text,
+)
+from cctui.mcp_server.schemas import AnsweredOut, PendingInputOut, SessionOut, WaitOut
+
+
+@dataclass
+class NoQuestion:
+    """A question resolver's "nothing to ask this round"."""
+
+
+@dataclass
+class Checkpoint:
+    """What the resolver saw: the wait's outcome, and the input to ask about (if any)."""
+
+    deadline: float
+    deferred: bool = False
+    """Handshake era: the body does the work (it can ask mid-call)."""
+    outcome: WaitOutcome | None = None
+    ask: PendingInput | None = None
+
+
+@dataclass
+class Tally:
+    """Decisions made and advice gathered during one call."""
+
+    answered: list[AnsweredOut] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _now() -> float:
+    return asyncio.get_running_loop().time()
+
+
+async def checkpoint(
+    ctx: Context[Any, Any],
+    manager: SessionManager,
+    broker: DecisionBroker,
+    session_id: str,
+    timeout_ms: int,
+    before: Callable[[], Awaitable[object]] | None = None,
+    wait: bool = True,
+) -> Checkpoint:
+    """The resolver half of a waiting tool (see the module docstring)."""
+    deadline = _now() + timeout_ms / 1000
+    if not is_modern(ctx):
+        return Checkpoint(deadline, deferred=True)
+    label = client_label(ctx)
+    if ctx.input_responses is not None:
+        # A retry carrying answers: re-ask exactly what was asked, never redo ``before``.
+        asked = broker.asked_open(session_id, label)
+        if asked is not None:
+            return Checkpoint(deadline, ask=asked)
+    elif before is not None:
+        await before()
+    if not wait:
+        return Checkpoint(deadline)
+    elicits = can_elicit(ctx)
+    with broker.waiting(session_id, label, elicits):
+        outcome = await manager.wait(session_id, max(0.0, deadline - _now()))
+    ask = None
+    if elicits and outcome.reason == "input_needed":
+        ask = broker.claim(outcome.pending, label)
+    return Checkpoint(deadline, outcome=outcome, ask=ask)
+
+
+def question(cp: Checkpoint) -> NoQuestion | Elicit[DecisionForm]:
+    """The question resolver: ask about ``cp.ask`` (worded only from the input)."""
+    if cp.ask is None:
+        return NoQuestion()
+    return Elicit(question_text(cp.ask), DecisionForm)
+
+
+def apply_answer(
+    manager: SessionManager,
+    broker: DecisionBroker,
+    label: str,
+    item: PendingInput,
+    result: ElicitationResult[Any],
+    tally: Tally,
+) -> None:
+    """Record the client's answer, or hand the input to the human if it could not decide."""
+    if isinstance(result, AcceptedElicitation) and isinstance(result.data, DecisionForm):
+        decision = form_to_decision(item, result.data)
+        try:
+            res = manager.respond(item.id, decision, f"mcp:{label}")
+        except (InputAlreadyAnswered, InputNotFound) as exc:
+            tally.notes.append(exc.message)
+        else:
+            tally.answered.append(
+                AnsweredOut(input_id=item.id, decision=decision.behavior,
+                            decided_by=res.decided_by)
+            )
+        broker.done(item.id)
+        return
+    broker.to_human(item.id)
+    tally.notes.append(
+        f"Input {item.id} was not decided by this client ({result.action}); it now waits "
+        f'for the human at cctui or claude_respond(sessionId="{item.session_id}", '
+        f'inputId="{item.id}", decision="allow"|"deny").'
+    )
+
+
+async def drive(
+    ctx: Context[Any, Any],
+    manager: SessionManager,
+    broker: DecisionBroker,
+    session_id: str,
+    deadline: float,
+    tally: Tally,
+) -> WaitOutcome:
+    """Wait until the turn ends, input is needed that this call cannot ask, or the deadline.
+
+    On handshake-era connections with elicitation, inputs routed to this client are asked
+    right here (bounded by the broker's elicitation bound).
+    """
+    label = client_label(ctx)
+    ask_midcall = can_elicit(ctx) and not is_modern(ctx)
+    while True:
+        with broker.waiting(session_id, label, ask_midcall):
+            outcome = await manager.wait(session_id, max(0.0, deadline - _now()))
+        if outcome.reason != "input_needed" or not ask_midcall:
+            return outcome
+        item = broker.claim(outcome.pending, label)
+        if item is None:
+            return outcome
+        result: ElicitationResult[Any] | None = None
+        with anyio.move_on_after(broker.elicit_bound_s):
+            result = await ctx.elicit(question_text(item), DecisionForm)
+        if result is None:
+            broker.to_human(item.id)
+            tally.notes.append(f"No elicitation answer for {item.id} in time; the human decides.")
+            continue
+        apply_answer(manager, broker, label, item, result, tally)
+
+
+async def finish(
+    ctx: Context[Any, Any],
+    manager: SessionManager,
+    broker: DecisionBroker,
+    session_id: str,
+    cp: Checkpoint,
+    answer: ElicitationResult[Any],
+) -> WaitOut:
+    """The body half of a waiting tool: apply the answer, keep waiting, report."""
+    label = client_label(ctx)
+    tally = Tally()
+    outcome = cp.outcome
+    if cp.ask is not None:
+        apply_answer(manager, broker, label, cp.ask, answer, tally)
+        outcome = None  # the session moved on; see what it does next
+    if outcome is None:
+        outcome = await drive(ctx, manager, broker, session_id, cp.deadline, tally)
+    return wait_out(manager, broker, label, outcome, tally)
+
+
+def wait_out(
+    manager: SessionManager,
+    broker: DecisionBroker,
+    label: str,
+    outcome: WaitOutcome,
+    tally: Tally,
+) -> WaitOut:
+    """Report the outcome with fresh session state and advice on open inputs."""
+    info = manager.get(outcome.session.session_id)
+    pending = manager.pending(info.session_id)
+    notes = list(tally.notes)
+    for item in pending:
+        if item.route == "client" and item.route_label == label:
+            notes.append(
+                f"Input {item.id} is for you: call claude_wait to be asked, or "
+                f'claude_respond(sessionId="{item.session_id}", inputId="{item.id}", ...).'
+            )
+        else:
+            notes.append(
+                f"Input {item.id} ({item.tool_name}) waits for a decision: the human at "
+                f'cctui, or claude_respond(sessionId="{item.session_id}", inputId="{item.id}", '
+                'decision="allow"|"deny").'
+            )
+    reason = outcome.reason
+    return WaitOut(
+        reason=reason,
+        session=SessionOut.of(info),
+        reply=info.last_result if reason in ("turn_ended", "session_ended") else None,
+        pending_inputs=[PendingInputOut.of(p) for p in pending],
+        answered=tally.answered,
+        note=" ".join(notes) or None,
+    )

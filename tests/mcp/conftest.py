@@ -1,0 +1,85 @@
+"""Fixtures for MCP tests: a FakeDriver-backed manager, the server, and client helpers."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.client import ClientRequestContext
+from mcp.types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult, Implementation
+
+from cctui.config import Settings
+from cctui.core import SessionManager
+from cctui.mcp_server.server import CctuiMCPServer, build_server
+from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory
+
+Elicitor = Callable[[ClientRequestContext, ElicitRequestParams], Awaitable[ElicitResult]]
+
+
+def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "claude_config_dir": tmp_path / "claude",
+        "state_dir": tmp_path / "state",
+        "permission_timeout_ms": 20_000,
+        "http_port": 0,
+    }
+    return Settings(**(values | overrides))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = tmp_path / "proj"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def factory() -> FakeDriverFactory:
+    return fake_driver_factory()
+
+
+@pytest.fixture
+def settings(tmp_path: Path, project: Path) -> Settings:
+    return make_settings(tmp_path, default_cwd=project)
+
+
+@pytest.fixture
+async def manager(settings: Settings, factory: FakeDriverFactory
+                  ) -> AsyncIterator[SessionManager]:
+    m = SessionManager(settings, driver_factory=factory)
+    await m.start()
+    yield m
+    await m.shutdown()
+
+
+@pytest.fixture
+def server(manager: SessionManager, settings: Settings) -> CctuiMCPServer:
+    return build_server(manager, settings)
+
+
+class Answers:
+    """A scripted elicitation callback that records what it was asked."""
+
+    def __init__(self, action: str = "accept", content: dict[str, Any] | None = None) -> None:
+        self.action = action
+        self.content = content if content is not None else {"decision": "allow"}
+        self.asked: list[str] = []
+
+    async def __call__(self, ctx: ClientRequestContext, params: ElicitRequestParams
+                       ) -> ElicitResult:
+        if isinstance(params, ElicitRequestURLParams):
+            return ElicitResult(action="decline")
+        self.asked.append(params.message)
+        if self.action == "accept":
+            return ElicitResult(action="accept", content=self.content)
+        return ElicitResult(action=self.action)  # type: ignore[arg-type]
+
+
+def client(target: Any, name: str = "tester", elicit: Elicitor | None = None,
+           **kwargs: Any) -> Client:
+    """An SDK client with a recognisable name (it becomes ``decided_by``)."""
+    return Client(target, client_info=Implementation(name=name, version="1"),
+                  elicitation_callback=elicit, **kwargs)
