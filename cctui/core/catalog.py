@@ -218,7 +218,7 @@ def _matches(
     if query.project:
         wanted = query.project.strip()
         by_name = (entry.project or "").casefold() == wanted.casefold()
-        path = str(Path(wanted).expanduser()) if wanted.startswith(("/", "~")) else None
+        path = str(Path(wanted).expanduser()) if "/" in wanted else None
         if not by_name and not (path and entry.cwd and _under(entry.cwd, path)):
             return False
     if query.text:

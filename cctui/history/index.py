@@ -216,7 +216,7 @@ class HistoryIndex:
         for meta in self.transcripts.metas():
             if meta.cwd and meta.created_at:
                 spans.setdefault(meta.cwd, []).append(
-                    (meta.created_at, max(meta.mtime, meta.last_entry_at), meta.session_id)
+                    (meta.created_at, meta.last_entry_at, meta.session_id)
                 )
         for items in spans.values():
             items.sort()
