@@ -1,0 +1,135 @@
+"""Streamable HTTP inside the app's event loop: loopback only, bearer token, Host/Origin checks."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import json
+import logging
+import os
+import socket
+from collections.abc import Iterator
+
+import uvicorn
+from mcp.server import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+
+from cctui.config import Settings
+from cctui.errors import CctuiError
+from cctui.mcp_server.auth import BearerAuth, load_or_create_token, read_server_file, write_private
+
+log = logging.getLogger(__name__)
+
+LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"]
+LOOPBACK_ORIGINS = [f"{scheme}://{host}:*" for scheme in ("http", "https")
+                    for host in ("localhost", "127.0.0.1", "[::1]")] + [
+    f"{scheme}://{host}" for scheme in ("http", "https") for host in ("localhost", "127.0.0.1",
+                                                                      "[::1]")]
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn that leaves signals to the host (Textual or ``serve``)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """Bind ``port``, or any free port if it is taken (the URL goes to server.json)."""
+    for candidate in (port, 0) if port else (0,):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, candidate))
+        except OSError as exc:
+            sock.close()
+            if exc.errno == errno.EADDRINUSE and candidate:
+                log.warning("port %d is taken; serving MCP on a free port instead", candidate)
+                continue
+            raise CctuiError(f"cannot listen on {host}:{candidate}: {exc.strerror}") from None
+        sock.listen(128)
+        sock.setblocking(False)
+        return sock
+    raise CctuiError(f"no free port on {host}")  # pragma: no cover
+
+
+class HttpService:
+    """The MCP server as a background ``Service`` of the app (or of ``serve --http``)."""
+
+    def __init__(self, server: MCPServer, settings: Settings) -> None:
+        self.server = server
+        self.settings = settings
+        self.token = ""
+        self._port = 0
+        self._uv: _Uvicorn | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:<port>/mcp`` once started."""
+        return f"http://{self.settings.http_host}:{self._port}/mcp"
+
+    @property
+    def client_count(self) -> int:
+        """Clients seen recently (2026-07-28 clients keep no session, so count callers)."""
+        count = getattr(self.server, "client_count", None)
+        return int(count()) if callable(count) else 0
+
+    def status_line(self) -> str:
+        """``MCP <url> · N clients`` (or that it is off)."""
+        if self._task is None or self._task.done():
+            return "MCP off"
+        n = self.client_count
+        return f"MCP {self.url} · {n} client{'' if n == 1 else 's'}"
+
+    async def start(self) -> None:
+        """Bind, serve in a task of the running loop, publish url+token in server.json."""
+        if self._task is not None and not self._task.done():
+            return
+        self.token = load_or_create_token(self.settings.state_dir)
+        app = self.server.streamable_http_app(
+            host=self.settings.http_host,
+            transport_security=TransportSecuritySettings(
+                enable_dns_rebinding_protection=True,
+                allowed_hosts=LOOPBACK_HOSTS,
+                allowed_origins=LOOPBACK_ORIGINS,
+            ),
+        )
+        sock = _bind(self.settings.http_host, self.settings.http_port)
+        self._port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            BearerAuth(app, self.token), log_config=None, log_level="warning",
+            access_log=False, lifespan="on", timeout_graceful_shutdown=2,
+        )
+        self._uv = _Uvicorn(config)
+        self._task = asyncio.create_task(self._uv.serve(sockets=[sock]), name="cctui-mcp-http")
+        while not self._uv.started:
+            if self._task.done():
+                sock.close()
+                exc = self._task.exception()
+                raise CctuiError(f"the MCP HTTP server did not start: {exc!r}")
+            await asyncio.sleep(0.01)
+        write_private(self.settings.server_file, json.dumps(
+            {"url": self.url, "token": self.token, "pid": os.getpid()}) + "\n")
+        log.info("MCP server listening on %s", self.url)
+
+    async def stop(self) -> None:
+        """Stop serving and remove server.json if it still describes us. Idempotent."""
+        task, uv = self._task, self._uv
+        self._task = self._uv = None
+        if task is not None and uv is not None:
+            uv.should_exit = True
+            try:
+                await asyncio.wait_for(asyncio.shield(task), 5)
+            except (TimeoutError, asyncio.CancelledError):
+                uv.force_exit = True
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+            except Exception:
+                log.exception("MCP HTTP server stopped with an error")
+        info = read_server_file(self.settings.server_file)
+        if info is not None and info.get("pid") == os.getpid() and info.get("url") == self.url:
+            self.settings.server_file.unlink(missing_ok=True)
