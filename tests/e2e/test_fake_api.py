@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -75,11 +75,13 @@ async def run_sdk(
     prompt: str,
     decide: Decide = allow,
     mode: PermissionMode = "default",
-    during: Callable[[ClaudeSDKClient], Awaitable[None]] | None = None,
+    during: Callable[[ClaudeSDKClient], Coroutine[Any, Any, None]] | None = None,
 ) -> Run:
     run = Run()
 
-    async def can_use_tool(name: str, tool_input: dict[str, Any], ctx: ToolPermissionContext):
+    async def can_use_tool(
+        name: str, tool_input: dict[str, Any], ctx: ToolPermissionContext
+    ) -> Decision:
         run.asks.append((name, tool_input))
         return decide(name, tool_input)
 

@@ -236,7 +236,9 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
-    def _record(self, summary: dict[str, Any] | None = None, body: Any = None) -> RequestRecord:
+    def _record(
+        self, summary: dict[str, Any] | None = None, body: Any = None, reply: str = ""
+    ) -> RequestRecord:
         parts = urlsplit(self.path)
         headers = {k.lower(): v for k, v in self.headers.items() if k.lower() not in SECRET_HEADERS}
         rec = RequestRecord(
@@ -247,6 +249,7 @@ class _Handler(BaseHTTPRequestHandler):
             time=time.time(),
             summary=summary or {},
             body=body if isinstance(body, dict) else {},
+            reply=reply,
         )
         self.api.record(rec)
         return rec
@@ -321,8 +324,7 @@ class _Handler(BaseHTTPRequestHandler):
             reply = self.api.decide(req)
         except Exception as exc:  # a broken rule must not hang the CLI
             reply = error_reply(500, f"fake rule failed: {exc!r}")
-        rec = self._record(summary=req.summary(), body=body)
-        rec.reply = reply.describe()
+        self._record(summary=req.summary(), body=body, reply=reply.describe())
         try:
             self.api.sleep(reply.delay)
             if reply.is_error:

@@ -171,10 +171,10 @@ def parse_request(body: dict[str, Any]) -> ParsedRequest:
             break
     parsed.is_tool_result = bool(parsed.tool_results) and prompt_idx != user_idx[-1]
     start = -1 if prompt_idx is None else prompt_idx
-    for m in messages[start + 1 :]:
-        if m.get("role") != "assistant":
+    for msg in messages[start + 1 :]:
+        if msg.get("role") != "assistant":
             continue
-        for b in blocks_of(m):
+        for b in blocks_of(msg):
             if b.get("type") == "tool_use":
                 raw_input = b.get("input")
                 parsed.tool_uses_since_prompt.append(

@@ -93,7 +93,7 @@ def blocks(evs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def stop_reason(evs: list[dict[str, Any]]) -> str:
-    return next(e for e in evs if e["type"] == "message_delta")["delta"]["stop_reason"]
+    return str(next(e for e in evs if e["type"] == "message_delta")["delta"]["stop_reason"])
 
 
 @pytest.fixture
@@ -122,7 +122,8 @@ def test_requests_are_recorded_without_the_key(api: FakeAnthropicAPI, tmp_path: 
     assert "x-api-key" not in rec.headers
     assert rec.prompt == "hi" and rec.summary["cwd"] == CWD and rec.reply == "text"
     assert "sk-secret" not in api.log_path.read_text()
-    assert json.loads(api.log_path.read_text())["summary"]["prompt"] == "hi"
+    logged = json.loads(api.log_path.read_text())
+    assert (logged["summary"]["prompt"], logged["reply"]) == ("hi", "text")
 
 
 def test_write_directive_streams_a_tool_use_in_pieces(api: FakeAnthropicAPI) -> None:
