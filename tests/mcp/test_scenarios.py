@@ -1,0 +1,245 @@
+"""Decision routing, paging, resume, query and errors through an in-memory client (FakeDriver)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp.types import LoggingMessageNotificationParams
+
+from cctui.config import Settings
+from cctui.core import SessionManager
+from cctui.mcp_server.server import CctuiMCPServer, build_server
+from tests.mcp.conftest import Answers, client
+
+
+async def ok(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    r = await c.call_tool(name, args)
+    assert not r.is_error, r.structured_content or r.content
+    assert r.structured_content is not None
+    return r.structured_content
+
+
+async def err(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    r = await c.call_tool(name, args)
+    assert r.is_error, r
+    assert r.structured_content is not None, r.content
+    assert set(r.structured_content) == {"code", "message", "retryable", "suggestion"}
+    return r.structured_content
+
+
+async def test_client_without_elicitation_answers_with_claude_respond(
+        server: CctuiMCPServer) -> None:
+    async with client(server, name="plain") as c:
+        sid = (await ok(c, "claude_create_session", {"prompt": "please write"}))["sessionId"]
+        w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        assert w["reason"] == "input_needed"
+        item = w["pendingInputs"][0]
+        assert item["toolName"] == "Write" and item["asked"] == "human"
+        assert "claude_respond" in w["note"]
+        r = await ok(c, "claude_respond", {"sessionId": sid, "inputId": item["inputId"],
+                                           "decision": "allow"})
+        assert r["decidedBy"] == "mcp:plain"
+        again = await err(c, "claude_respond", {"sessionId": sid, "inputId": item["inputId"],
+                                                "decision": "deny"})
+        assert again["code"] == "input_already_answered"
+        w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        assert w["reason"] == "turn_ended"
+
+
+async def test_deny_by_elicitation_reaches_the_session(server: CctuiMCPServer) -> None:
+    answers = Answers("accept", {"decision": "deny", "reason": "not today"})
+    async with client(server, elicit=answers) as c:
+        sid = (await ok(c, "claude_create_session", {"prompt": "run bash"}))["sessionId"]
+        w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        assert w["answered"][0]["decision"] == "deny"
+        status = await ok(c, "claude_get_status", {"sessionId": sid})
+        assert [t["status"] for t in status["toolUseEvents"]] == ["denied"]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_cancelled_elicitation_falls_back_to_the_human(
+        server: CctuiMCPServer, mode: str) -> None:
+    answers = Answers("cancel")
+    async with client(server, name="orchestrator", elicit=answers, mode=mode) as c:
+        sid = (await ok(c, "claude_create_session", {"prompt": "please write"}))["sessionId"]
+        w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        assert len(answers.asked) == 1
+        assert w["reason"] == "input_needed" and "claude_respond" in w["note"]
+        item = w["pendingInputs"][0]
+        assert item["asked"] == "human"
+        # Not asked again for the same input.
+        w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 300})
+        assert len(answers.asked) == 1
+        await ok(c, "claude_respond", {"sessionId": sid, "inputId": item["inputId"],
+                                       "decision": "allow"})
+        w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        assert w["reason"] == "turn_ended"
+
+
+async def test_send_message_waits_for_the_reply_and_resumes_ended_sessions(
+        server: CctuiMCPServer) -> None:
+    async with client(server) as c:
+        sid = (await ok(c, "claude_create_session", {"prompt": "hi"}))["sessionId"]
+        await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        killed = await ok(c, "claude_kill_session", {"sessionId": sid})
+        assert killed["isActive"] is False
+        w = await ok(c, "claude_send_message", {"sessionId": sid, "message": "second one",
+                                                "wait": True, "timeoutMs": 5000})
+        assert w["reason"] == "turn_ended" and "second one" in w["reply"]
+        sent = await ok(c, "claude_send_message", {"sessionId": sid, "message": "third"})
+        assert sent["reason"] == "sent"
+
+
+async def test_interrupt_stops_a_slow_turn(server: CctuiMCPServer) -> None:
+    async with client(server) as c:
+        sid = (await ok(c, "claude_create_session", {"prompt": "slow please"}))["sessionId"]
+        await asyncio.sleep(0.3)
+        out = await ok(c, "claude_interrupt", {"sessionId": sid})
+        assert out["sessionId"] == sid
+        w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        assert w["session"]["status"] in ("interrupted", "idle")
+
+
+async def test_since_seq_paging_misses_nothing(server: CctuiMCPServer) -> None:
+    async with client(server) as c:
+        sid = (await ok(c, "claude_create_session", {"prompt": "one"}))["sessionId"]
+        await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        await ok(c, "claude_send_message", {"sessionId": sid, "message": "two", "wait": True,
+                                            "timeoutMs": 5000})
+        full = await ok(c, "claude_get_status", {"sessionId": sid, "limit": 1000})
+        seqs: list[int] = []
+        since = 0
+        while True:
+            page = await ok(c, "claude_get_status", {"sessionId": sid, "sinceSeq": since,
+                                                     "limit": 3})
+            assert not page["missed"]
+            seqs += [e["seq"] for e in page["events"]]
+            since = page["nextSeq"]
+            if not page["hasMore"]:
+                break
+        assert seqs == [e["seq"] for e in full["events"]]
+        assert seqs == sorted(set(seqs))
+        assert any("Echo: two" in line for line in full["recentOutput"])
+
+
+async def test_query_streams_notifications_and_returns_the_bundle(
+        server: CctuiMCPServer) -> None:
+    logs: list[LoggingMessageNotificationParams] = []
+    progress: list[str | None] = []
+
+    async def on_log(params: LoggingMessageNotificationParams) -> None:
+        logs.append(params)
+
+    async def on_progress(p: float, total: float | None, message: str | None) -> None:
+        progress.append(message)
+
+    async with client(server, logging_callback=on_log, log_level="debug") as c:
+        r = await c.call_tool("claude_query", {"prompt": "hello query", "maxMessages": 2},
+                              progress_callback=on_progress)
+        out = r.structured_content
+        assert out is not None and not r.is_error, r
+        assert out["success"] and "hello query" in out["result"]
+        assert out["totalMessages"] >= len(out["messages"]) == 2
+        assert out["truncated"] is (out["totalMessages"] > 2)
+        assert out["executionTimeMs"] >= 0
+    assert progress and logs
+    assert logs[0].logger == "claude-code/messages"
+
+
+async def test_cancelled_query_interrupts_the_session(
+        server: CctuiMCPServer, manager: SessionManager) -> None:
+    async with client(server) as c:
+        with anyio.move_on_after(0.8):
+            await c.call_tool("claude_query", {"prompt": "slow please"})
+        await asyncio.sleep(0.5)
+        [info] = manager.list()
+        assert info.status in ("interrupted", "idle", "completed")
+
+
+async def test_health_reports_a_missing_cli(manager: SessionManager, settings: Settings,
+                                            tmp_path: Path) -> None:
+    broken = settings.model_copy(update={"claude_code_path": tmp_path / "nope" / "claude"})
+    async with client(build_server(manager, broken)) as c:
+        out = await ok(c, "claude_health", {})
+        assert out["ok"] is False and "does not exist" in out["problem"]
+        assert out["source"] == "setting claude_code_path"
+
+
+async def test_menu_profile_offers_only_health(manager: SessionManager,
+                                               settings: Settings) -> None:
+    menu = settings.model_copy(update={"tools_profile": "menu"})
+    async with client(build_server(manager, menu)) as c:
+        assert [t.name for t in (await c.list_tools()).tools] == ["claude_health"]
+        assert (await err(c, "claude_create_session", {}))["code"] == "unknown_tool"
+
+
+async def test_tools_have_descriptions_schemas_and_annotations(server: CctuiMCPServer) -> None:
+    async with client(server) as c:
+        tools = {t.name: t for t in (await c.list_tools()).tools}
+    assert set(tools) >= {
+        "claude_create_session", "claude_send_message", "claude_get_status", "claude_respond",
+        "claude_interrupt", "claude_kill_session", "claude_wait", "claude_list_sessions",
+        "claude_get_transcript", "claude_fork_session", "claude_query", "claude_health"}
+    for tool in tools.values():
+        assert tool.description and len(tool.description.splitlines()[0]) < 110
+        assert tool.output_schema is not None and tool.annotations is not None
+    assert "sessionId" in tools["claude_wait"].input_schema["properties"]
+    assert "cp" not in tools["claude_wait"].input_schema["properties"]
+    assert tools["claude_get_status"].annotations.read_only_hint is True  # type: ignore[union-attr]
+
+
+async def test_list_and_fork(server: CctuiMCPServer) -> None:
+    async with client(server) as c:
+        sid = (await ok(c, "claude_create_session", {"prompt": "x", "team": "red"}))["sessionId"]
+        await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        listed = await ok(c, "claude_list_sessions", {"team": "red"})
+        assert [s["sessionId"] for s in listed["sessions"]] == [sid]
+        assert listed["sessions"][0]["isActive"] is True
+        assert (await ok(c, "claude_list_sessions", {"team": "blue"}))["sessions"] == []
+
+
+MALFORMED: list[tuple[str, dict[str, Any]]] = [
+    ("claude_create_session", {"maxTurns": 0}),
+    ("claude_create_session", {"permissionMode": "yolo"}),
+    ("claude_create_session", {"allowedTools": "Read"}),
+    ("claude_send_message", {"sessionId": "x"}),
+    ("claude_send_message", {"sessionId": "", "message": "hi"}),
+    ("claude_send_message", {"sessionId": "x", "message": "hi", "timeoutMs": 999999}),
+    ("claude_get_status", {}),
+    ("claude_get_status", {"sessionId": "x", "sinceSeq": -1}),
+    ("claude_respond", {"sessionId": "x", "inputId": "y", "decision": "maybe"}),
+    ("claude_respond", {"sessionId": "x", "decision": "allow"}),
+    ("claude_interrupt", {"sessionId": 5}),
+    ("claude_kill_session", {}),
+    ("claude_wait", {"sessionId": "x", "timeoutMs": -5}),
+    ("claude_wait", {"sessionId": None}),
+    ("claude_list_sessions", {"limit": 0}),
+    ("claude_get_transcript", {"sessionId": "x", "offset": -1}),
+    ("claude_fork_session", {"sessionId": ["x"]}),
+    ("claude_query", {}),
+    ("claude_query", {"prompt": "x", "maxMessages": 0}),
+    ("claude_health", {"unexpected": object.__name__}),
+]
+
+
+async def test_malformed_arguments_get_structured_errors_and_the_server_keeps_serving(
+        server: CctuiMCPServer) -> None:
+    async with client(server) as c:
+        for name, args in MALFORMED:
+            r = await c.call_tool(name, args)
+            if name == "claude_health":  # extra arguments are ignored, not an error
+                assert not r.is_error
+                continue
+            assert r.is_error, (name, args)
+            body = r.structured_content
+            assert body is not None and body["code"] == "validation_error", (name, body)
+            assert name in body["message"]
+        for name in ("claude_get_status", "claude_interrupt", "claude_kill_session",
+                     "claude_wait", "claude_get_transcript", "claude_fork_session"):
+            body = await err(c, name, {"sessionId": "no-such-session"})
+            assert body["code"] == "session_not_found", (name, body)
+        assert not (await c.call_tool("claude_health", {})).is_error
