@@ -87,13 +87,16 @@ async def watch_index(
                 stop_event=stop_event,
                 recursive=True,
             )
+            swept = False
             async with aclosing(batches):
                 async for batch in batches:
                     paths = {Path(p) for _, p in batch}
-                    # A new project directory: files created before the OS watch was added to
-                    # it produce no events, so sweep.
+                    # Sweep on the first batch of each watch (changes made before the OS watch
+                    # existed produce no events) and on a new project directory (files created
+                    # before the watch was added to it produce none either).
                     new_dir = any(p.parent == projects_dir for p in paths)
-                    if new_dir or time.monotonic() - last_full >= full_sweep_every:
+                    if not swept or new_dir or time.monotonic() - last_full >= full_sweep_every:
+                        swept = True
                         change = await index.arefresh()
                         last_full = time.monotonic()
                     else:

@@ -43,8 +43,15 @@ def add_transcript(home: Path, session_id: str, sample: str | None = None, cwd: 
 def write_process(home: Path, pid: int, session_id: str, **extra: object) -> Path:
     d = home / "sessions"
     d.mkdir(parents=True, exist_ok=True)
-    body = {"pid": pid, "sessionId": session_id, "cwd": "/work/x", "status": "busy",
-            "startedAt": 1795332429033, "updatedAt": 1795332429245, "kind": "interactive"}
+    body = {
+        "pid": pid,
+        "sessionId": session_id,
+        "cwd": "/work/x",
+        "status": "busy",
+        "startedAt": 1795332429033,
+        "updatedAt": 1795332429245,
+        "kind": "interactive",
+    }
     body.update(extra)
     path = d / f"{pid}.json"
     path.write_text(json.dumps(body))
@@ -52,8 +59,12 @@ def write_process(home: Path, pid: int, session_id: str, **extra: object) -> Pat
 
 
 def history_line(display: str, ts_ms: int, project: str, session_id: str | None) -> str:
-    data: dict[str, object] = {"display": display, "pastedContents": {}, "timestamp": ts_ms,
-                               "project": project}
+    data: dict[str, object] = {
+        "display": display,
+        "pastedContents": {},
+        "timestamp": ts_ms,
+        "project": project,
+    }
     if session_id is not None:
         data["sessionId"] = session_id
     return json.dumps(data) + "\n"
@@ -75,8 +86,12 @@ def dead_pid() -> int:
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return int(proc.stdout)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from datetime import UTC, datetime
@@ -174,7 +175,8 @@ def test_unchanged_transcripts_are_not_reread_and_changed_ones_are(claude_home: 
 
     path = next((claude_home / "projects").glob(f"*/{MULTI_ID}.jsonl"))
     with path.open("a") as fh:
-        fh.write('{"type":"custom-title","customTitle":"Renamed","sessionId":"%s"}\n' % MULTI_ID)
+        title = {"type": "custom-title", "customTitle": "Renamed", "sessionId": MULTI_ID}
+        fh.write(json.dumps(title, separators=(",", ":")) + "\n")
     change = index.refresh()
 
     assert change.changed == {MULTI_ID}

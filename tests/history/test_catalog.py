@@ -1,0 +1,203 @@
+"""core.catalog: one merged, filtered list for the TUI, ``cctui sessions`` and MCP."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from cctui.config import load_settings
+from cctui.core.catalog import (
+    CatalogEntry,
+    CatalogQuery,
+    build_catalog,
+    list_catalog,
+    matches,
+    query_catalog,
+)
+from cctui.core.models import SessionConfig, SessionInfo, SessionRecord
+from cctui.core.registry import Registry
+from cctui.core.states import SessionStatus
+from cctui.history import HistoryIndex, SessionSummary
+from tests.history.conftest import INTERACTIVE_ID, MULTI_ID, WRITE_ID, write_process
+
+OWN_ID = "0f0f0f0f-1111-4222-8333-444455556666"
+NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+
+
+def _info(session_id: str, status: SessionStatus, *, active: bool, **config: object) -> SessionInfo:
+    return SessionInfo(
+        session_id=session_id,
+        status=status,
+        config=SessionConfig(cwd=Path("/work/app"), **config),  # type: ignore[arg-type]
+        created_at=NOW - timedelta(hours=1),
+        last_activity=NOW,
+        title="cctui title",
+        total_cost_usd=1.25,
+        pid=4242 if active else None,
+        pending_input_ids=("in-1",) if status == SessionStatus.WAITING_FOR_INPUT else (),
+        is_active=active,
+    )
+
+
+@pytest.fixture
+def index(claude_home: Path) -> HistoryIndex:
+    index = HistoryIndex(claude_home)
+    index.refresh()
+    return index
+
+
+def test_history_only_sessions_are_past_and_newest_first(index: HistoryIndex) -> None:
+    entries = build_catalog(index)
+
+    assert [e.session_id for e in entries] == [WRITE_ID, INTERACTIVE_ID, MULTI_ID]
+    assert all(e.status == SessionStatus.COMPLETED and not e.is_active for e in entries)
+    e = entries[1]
+    assert (e.project, e.cwd, e.title) == ("proj", "<tmp>/cci/proj", "hello interactive")
+    assert e.total_cost_usd == pytest.approx(0.024196, abs=1e-6)
+    assert not e.started_by_cctui and e.sources == {"transcript", "history"}
+
+
+def test_a_session_cctui_drives_keeps_its_live_status_and_config(index: HistoryIndex) -> None:
+    own = _info(MULTI_ID, SessionStatus.WAITING_FOR_INPUT, active=True, team="red", project="App")
+
+    entry = next(e for e in build_catalog(index, [own]) if e.session_id == MULTI_ID)
+
+    assert entry.status == SessionStatus.WAITING_FOR_INPUT and entry.is_active
+    assert entry.started_by_cctui and entry.sources == {"cctui", "transcript"}
+    assert (entry.project, entry.cwd, entry.team) == ("App", "/work/app", "red")
+    assert entry.title == "cctui title" and entry.total_cost_usd == 1.25
+    assert entry.pending_inputs == 1 and entry.pid == 4242
+    assert entry.last_activity == NOW  # newer than the transcript's last entry
+    assert entry.git_branch == "HEAD"  # still taken from the transcript
+
+
+def test_a_cctui_session_not_on_disk_yet_is_listed(index: HistoryIndex) -> None:
+    entries = build_catalog(index, [_info(OWN_ID, SessionStatus.STARTING, active=True)])
+
+    assert entries[0].session_id == OWN_ID and entries[0].sources == {"cctui"}
+    assert entries[0].transcript_path is None
+
+
+def test_an_external_running_process_makes_the_session_running(claude_home: Path) -> None:
+    write_process(claude_home, os.getpid(), MULTI_ID, status="busy")
+    write_process(claude_home, os.getppid(), WRITE_ID, status="idle")
+    index = HistoryIndex(claude_home)
+    index.refresh()
+    by_id = {e.session_id: e for e in build_catalog(index)}
+
+    assert by_id[MULTI_ID].status == SessionStatus.RUNNING and by_id[MULTI_ID].is_active
+    assert by_id[WRITE_ID].status == SessionStatus.IDLE
+    assert by_id[MULTI_ID].pid == os.getpid()
+
+
+def test_a_registered_session_resumed_in_a_terminal_shows_running(claude_home: Path) -> None:
+    write_process(claude_home, os.getpid(), MULTI_ID, status="busy")
+    index = HistoryIndex(claude_home)
+    index.refresh()
+    past = _info(MULTI_ID, SessionStatus.COMPLETED, active=False)
+
+    entry = next(e for e in build_catalog(index, [past]) if e.session_id == MULTI_ID)
+    assert entry.status == SessionStatus.RUNNING and entry.started_by_cctui
+
+
+def test_a_stale_live_record_without_a_process_is_interrupted(index: HistoryIndex) -> None:
+    record = SessionRecord(
+        session_id=OWN_ID,
+        config=SessionConfig(cwd=Path("/work/app")),
+        created_at=NOW,
+        last_activity=NOW,
+        status=SessionStatus.RUNNING,
+    )
+    entry = build_catalog(index, [record])[0]
+    assert entry.status == SessionStatus.INTERRUPTED and not entry.is_active
+
+
+def _summary(sid: str, cwd: str, title: str, minutes: int) -> SessionSummary:
+    return SessionSummary(
+        session_id=sid,
+        cwd=cwd,
+        title=title,
+        last_activity=NOW - timedelta(minutes=minutes),
+        sources=frozenset({"transcript"}),
+    )
+
+
+@pytest.fixture
+def entries() -> list[CatalogEntry]:
+    summaries = [
+        _summary("a0000000-0000-4000-8000-000000000001", "/home/u/api", "Fix login bug", 1),
+        _summary("a0000000-0000-4000-8000-000000000002", "/home/u/api/sub", "Refactor", 2),
+        _summary("a0000000-0000-4000-8000-000000000003", "/home/u/apiary", "Bees", 3),
+        _summary("a0000000-0000-4000-8000-000000000004", "/srv/web", "Deploy", 4),
+    ]
+    own = [_info(OWN_ID, SessionStatus.RUNNING, active=True, team="Blue", tags=("urgent",))]
+    return build_catalog(summaries, own)
+
+
+def _ids(page_entries: Iterable[CatalogEntry]) -> list[str]:
+    return [e.session_id[-1] for e in page_entries]
+
+
+def test_filter_by_project_directory_is_a_path_prefix(entries: list[CatalogEntry]) -> None:
+    page = query_catalog(entries, CatalogQuery(project="/home/u/api/"))
+    assert _ids(page.entries) == ["1", "2"]  # not /home/u/apiary
+
+
+def test_filter_by_project_name(entries: list[CatalogEntry]) -> None:
+    page = query_catalog(entries, CatalogQuery(project="WEB"))
+    assert _ids(page.entries) == ["4"]
+
+
+def test_filter_by_text_status_team_and_activity(entries: list[CatalogEntry]) -> None:
+    assert _ids(query_catalog(entries, CatalogQuery(text="LOGIN")).entries) == ["1"]
+    assert _ids(query_catalog(entries, CatalogQuery(text="urgent")).entries) == ["6"]
+    assert _ids(query_catalog(entries, CatalogQuery(status=("active",))).entries) == ["6"]
+    assert len(query_catalog(entries, CatalogQuery(status="past")).entries) == 4
+    assert _ids(query_catalog(entries, CatalogQuery(status="running,idle")).entries) == ["6"]
+    assert _ids(query_catalog(entries, CatalogQuery(team="blue")).entries) == ["6"]
+    assert len(query_catalog(entries, CatalogQuery(is_active=False)).entries) == 4
+    assert _ids(query_catalog(entries, CatalogQuery(started_by_cctui=True)).entries) == ["6"]
+
+
+def test_limit_and_offset_report_total_and_truncation(entries: list[CatalogEntry]) -> None:
+    page = query_catalog(entries, CatalogQuery(limit=2))
+    assert page.total == 5 and page.truncated and len(page.entries) == 2
+    rest = query_catalog(entries, CatalogQuery(limit=10, offset=2))
+    assert rest.total == 5 and not rest.truncated and len(rest.entries) == 3
+
+
+def test_unknown_status_is_rejected_with_the_choices() -> None:
+    with pytest.raises(ValidationError, match="unknown status 'sleeping'"):
+        CatalogQuery(status=("sleeping",))
+
+
+def test_matches_agrees_with_query(entries: list[CatalogEntry]) -> None:
+    query = CatalogQuery(text="e", is_active=False)
+    assert [e for e in entries if matches(e, query)] == list(query_catalog(entries, query).entries)
+
+
+def test_list_catalog_reads_disk_and_registry(claude_home: Path, tmp_path: Path) -> None:
+    settings = load_settings(
+        env={"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(claude_home)},
+        config_path=tmp_path / "none.toml",
+    )
+    record = SessionRecord(
+        session_id=OWN_ID,
+        config=SessionConfig(cwd=Path("/work/app"), team="red"),
+        created_at=NOW,
+        last_activity=NOW,
+        title="from the registry",
+    )
+    Registry(settings.state_dir).save([record])
+
+    everything = list_catalog(settings)
+    assert [e.session_id for e in everything][:1] == [OWN_ID]
+    assert len(everything) == 4
+    assert [e.title for e in list_catalog(settings, team="red")] == ["from the registry"]
+    assert [e.session_id for e in list_catalog(settings, text="WRITE", limit=5)] == [WRITE_ID]
+    assert list_catalog(settings, own=[]) and len(list_catalog(settings, own=[])) == 3
