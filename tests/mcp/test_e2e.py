@@ -1,0 +1,186 @@
+"""The real ``claude`` CLI behind every session, against the fake Anthropic API.
+
+Clients reach cctui over real Streamable HTTP (both protocol eras), over stdio
+(``python -m cctui serve --stdio``) and through ``cctui bridge``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import StdioServerParameters
+from mcp.types import LoggingMessageNotificationParams
+
+from cctui.config import Settings
+from cctui.core import SessionManager
+from cctui.mcp_server.http import HttpService
+from cctui.mcp_server.server import build_server
+from tests.mcp.conftest import Answers, client, make_settings
+from tests.mcp.test_http import authed
+
+pytestmark = pytest.mark.e2e
+
+WRITE = "[[write path=hello.txt content=hi]]"
+
+
+@pytest.fixture
+def real_settings(tmp_path: Path, claude_env: dict[str, str], project_dir: Path) -> Settings:
+    return make_settings(tmp_path, claude_config_dir=Path(claude_env["CLAUDE_CONFIG_DIR"]),
+                         state_dir=Path(claude_env["XDG_STATE_HOME"]) / "cctui",
+                         default_cwd=project_dir)
+
+
+@pytest.fixture
+async def real_http(real_settings: Settings) -> AsyncIterator[HttpService]:
+    manager = SessionManager(real_settings)
+    await manager.start()
+    service = HttpService(build_server(manager, real_settings), real_settings)
+    await service.start()
+    yield service
+    await service.stop()
+    await manager.shutdown()
+
+
+async def ok(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    r = await c.call_tool(name, args)
+    assert not r.is_error, r.structured_content or r.content
+    assert r.structured_content is not None
+    return r.structured_content
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_write_approved_by_elicitation(real_http: HttpService, project_dir: Path,
+                                             mode: str) -> None:
+    answers = Answers("accept", {"decision": "allow"})
+    async with client(authed(real_http), name="e2e", elicit=answers, mode=mode) as c:
+        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))[
+            "sessionId"]
+        out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
+        assert answers.asked and "Write" in answers.asked[0]
+        assert out["answered"][0]["decidedBy"] == "mcp:e2e"
+        assert out["reason"] == "turn_ended", out
+    assert (project_dir / "hello.txt").read_text().strip() == "hi"
+
+
+async def test_write_approved_with_claude_respond_then_resume_and_transcript(
+        real_http: HttpService, project_dir: Path) -> None:
+    async with client(authed(real_http), name="plain") as c:
+        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))[
+            "sessionId"]
+        out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
+        assert out["reason"] == "input_needed", out
+        item = out["pendingInputs"][0]
+        await ok(c, "claude_respond", {"sessionId": sid, "inputId": item["inputId"],
+                                       "decision": "allow"})
+        out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
+        assert out["reason"] == "turn_ended", out
+        assert (project_dir / "hello.txt").exists()
+        await ok(c, "claude_kill_session", {"sessionId": sid})
+        out = await ok(c, "claude_send_message", {"sessionId": sid, "message": "And now?",
+                                                  "wait": True, "timeoutMs": 30000})
+        assert out["reason"] == "turn_ended", out
+        page = await ok(c, "claude_get_transcript", {"sessionId": sid})
+        assert page["total"] >= 2 and any("And now?" in m["text"] for m in page["messages"])
+        listed = await ok(c, "claude_list_sessions", {"projectDirectory": str(project_dir)})
+        assert sid in [s["sessionId"] for s in listed["sessions"]]
+
+
+async def test_deny_and_interrupt(real_http: HttpService, project_dir: Path) -> None:
+    answers = Answers("accept", {"decision": "deny", "reason": "no files today"})
+    async with client(authed(real_http), name="denier", elicit=answers, mode="legacy") as c:
+        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))[
+            "sessionId"]
+        out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
+        assert out["answered"][0]["decision"] == "deny"
+        assert not (project_dir / "hello.txt").exists()
+        await ok(c, "claude_send_message", {"sessionId": sid, "message": "[[slow seconds=20]]"})
+        await anyio.sleep(1.0)
+        await ok(c, "claude_interrupt", {"sessionId": sid})
+        out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 20000})
+        assert out["session"]["status"] in ("interrupted", "idle"), out
+
+
+async def test_cancelling_client_falls_back_and_claude_respond_answers(
+        real_http: HttpService, project_dir: Path) -> None:
+    answers = Answers("cancel")
+    async with client(authed(real_http), name="claude-p", elicit=answers) as c:
+        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))[
+            "sessionId"]
+        out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
+        assert len(answers.asked) == 1 and out["reason"] == "input_needed"
+        item = out["pendingInputs"][0]
+        assert item["asked"] == "human" and "claude_respond" in out["note"]
+        await ok(c, "claude_respond", {"sessionId": sid, "inputId": item["inputId"],
+                                       "decision": "allow"})
+        out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
+        assert out["reason"] == "turn_ended" and len(answers.asked) == 1
+    assert (project_dir / "hello.txt").exists()
+
+
+async def test_query_notifies_and_cancel_interrupts(real_http: HttpService) -> None:
+    logs: list[LoggingMessageNotificationParams] = []
+
+    async def on_log(params: LoggingMessageNotificationParams) -> None:
+        logs.append(params)
+
+    async with client(authed(real_http), logging_callback=on_log, log_level="debug") as c:
+        out = await ok(c, "claude_query", {"prompt": "Say hello."})
+        assert out["success"] and out["messages"] and out["result"]
+        assert logs
+        with anyio.move_on_after(2.0):
+            await c.call_tool("claude_query", {"prompt": "[[slow seconds=30]]"})
+        await anyio.sleep(1.0)
+        listed = await ok(c, "claude_list_sessions", {"status": "running"})
+        assert listed["sessions"] == []
+
+
+async def test_stdio_serve_and_health_with_a_missing_cli(
+        claude_env: dict[str, str], project_dir: Path, tmp_path: Path) -> None:
+    env = {**claude_env, "CLAUDE_CODE_DEFAULT_CWD": str(project_dir)}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "cctui", "serve",
+                                                                 "--stdio"], env=env)
+    answers = Answers("accept", {"decision": "allow"})
+    async with client(params, name="stdio", elicit=answers, mode="legacy") as c:
+        health = await ok(c, "claude_health", {})
+        assert health["ok"] is True and health["version"]
+        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))[
+            "sessionId"]
+        out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
+        assert out["reason"] == "turn_ended", out
+    assert (project_dir / "hello.txt").exists()
+    missing = {**env, "CLAUDE_CODE_PATH": str(tmp_path / "missing" / "claude")}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "cctui", "serve",
+                                                                 "--stdio"], env=missing)
+    async with client(params, name="stdio") as c:
+        health = await ok(c, "claude_health", {})
+        assert health["ok"] is False and health["problem"]
+
+
+async def test_bridge_reaches_the_http_server_with_elicitation(
+        real_http: HttpService, claude_env: dict[str, str], real_settings: Settings,
+        project_dir: Path) -> None:
+    env = {**claude_env, "XDG_STATE_HOME": str(real_settings.state_dir.parent)}
+    assert json.loads(real_settings.server_file.read_text())["url"] == real_http.url
+    params = StdioServerParameters(command=sys.executable, args=["-m", "cctui", "bridge"],
+                                   env=env)
+    answers = Answers("accept", {"decision": "allow"})
+    async with client(params, name="desktop", elicit=answers, mode="legacy") as c:
+        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))[
+            "sessionId"]
+        out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
+        assert out["answered"][0]["decidedBy"] == "mcp:desktop", out
+    assert (project_dir / "hello.txt").exists()
+
+
+def test_bridge_without_a_running_cctui_fails_clearly(claude_env: dict[str, str]) -> None:
+    proc = subprocess.run([sys.executable, "-m", "cctui", "bridge"], env=claude_env,
+                          capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert proc.returncode != 0
+    assert "no running cctui" in proc.stderr and proc.stdout == ""
