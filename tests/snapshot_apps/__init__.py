@@ -1,0 +1,1 @@
+"""Apps for snapshot tests and screenshots: the real CctuiApp over the fake driver."""
