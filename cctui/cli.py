@@ -52,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     sessions.add_argument("--limit", type=int, default=50)
     sessions.add_argument("--text", help="only sessions whose title or project contains TEXT")
     sessions.add_argument("--project", help="only sessions under this directory")
+    sessions.add_argument("--status", help="e.g. running, idle, completed, live, past")
     sub.add_parser("mcp-config", parents=[common],
                    help="print how to connect Claude Code and other clients to the running cctui")
     return parser
@@ -138,7 +139,8 @@ async def _tui(settings: Settings) -> int:
 def _print_sessions(settings: Settings, args: argparse.Namespace) -> int:
     from cctui.core.catalog import list_catalog
 
-    entries = list_catalog(settings, text=args.text, project=args.project, limit=args.limit)
+    entries = list_catalog(settings, text=args.text, project=args.project, status=args.status,
+                           limit=args.limit)
     if args.json:
         print(json.dumps([e.model_dump(mode="json") for e in entries], indent=2))
         return 0

@@ -58,3 +58,27 @@ def test_logs_go_to_the_state_dir_not_the_terminal(tmp_path: Path) -> None:
     out = _run(tmp_path, "mcp-config")
     assert out.stdout == ""
     assert (tmp_path / ".local" / "state" / "cctui" / "cctui.log").exists()
+
+
+def test_sessions_on_a_machine_without_claude_is_an_empty_list(tmp_path: Path) -> None:
+    out = _run(tmp_path, "sessions", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == []
+
+
+def test_sessions_lists_a_transcript_and_skips_corrupt_lines(tmp_path: Path) -> None:
+    sid = "0b0c7c1e-1111-4222-8333-444455556666"
+    project = tmp_path / ".claude" / "projects" / "-work-demo"
+    project.mkdir(parents=True)
+    line = {"type": "user", "sessionId": sid, "cwd": "/work/demo",
+            "timestamp": "2026-11-20T10:00:00.000Z", "uuid": "u1",
+            "message": {"role": "user", "content": "fix the flaky test"}}
+    (project / f"{sid}.jsonl").write_text(json.dumps(line) + "\n{not json\n")
+    (tmp_path / ".claude" / "history.jsonl").write_text("garbage\n")
+    out = _run(tmp_path, "sessions", "--json")
+    assert out.returncode == 0, out.stderr
+    [entry] = json.loads(out.stdout)
+    assert entry["session_id"] == sid
+    assert entry["title"] == "fix the flaky test"
+    text = _run(tmp_path, "sessions", "--status", "past")
+    assert sid in text.stdout
