@@ -44,11 +44,6 @@ def parse_lite(
     return _sessions._parse_session_info_from_lite(session_id, lite)
 
 
-def extract_last_string_field(text: str, key: str) -> str | None:
-    """The last ``"key":"value"`` in raw JSONL text, without parsing it."""
-    return _sessions._extract_last_json_string_field(text, key)
-
-
 def entries_to_messages(
     entries: list[dict[str, Any]], limit: int | None = None, offset: int = 0
 ) -> list[SessionMessage]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -51,7 +50,8 @@ def parse_history_line(raw: bytes) -> HistoryPrompt | None:
         return None
     project = data.get("project")
     session_id = data.get("sessionId")
-    return HistoryPrompt(
+    # Fields are checked above; skipping validation halves the cost of a cold read of a long file.
+    return HistoryPrompt.model_construct(
         display=display,
         timestamp=when,
         project=project if isinstance(project, str) and project else None,
@@ -134,12 +134,3 @@ class HistoryFileReader:
             logger.warning("cannot read %s: %s", self.path, reason)
         self.unreadable = reason
         return HistoryRead([])
-
-
-def file_key(path: Path) -> tuple[int, int] | None:
-    """(inode, size) of a file, or ``None`` if it is missing; a cheap has-it-changed probe."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_ino, st.st_size)

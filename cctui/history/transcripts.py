@@ -70,6 +70,17 @@ def _iso(value: str | None) -> datetime | None:
     return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
+def _last_timestamp(tail: bytes) -> datetime | None:
+    """The last ISO ``"timestamp"`` in the tail (one rfind; the SDK's scan visits every one)."""
+    key = b'"timestamp":"'
+    pos = tail.rfind(key)
+    if pos < 0:
+        return None
+    start = pos + len(key)
+    end = tail.find(b'"', start, start + 40)
+    return _iso(tail[start:end].decode("ascii", "replace")) if end > start else None
+
+
 def _cost_from_tail(tail: bytes) -> float | None:
     """The last ``cost-state`` total in the tail, if one is there (cheap: no JSON parse)."""
     pos = tail.rfind(_COST_LINE)
@@ -228,7 +239,7 @@ class TranscriptScanner:
             session_id=session_id,
             path=path,
             mtime=mtime,
-            last_entry_at=_iso(_sdk.extract_last_string_field(tail_text, "timestamp")) or mtime,
+            last_entry_at=_last_timestamp(tail) or mtime,
             size=st.st_size,
             cwd=info.cwd,
             title=info.custom_title or info.first_prompt or info.summary,
