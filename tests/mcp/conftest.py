@@ -13,6 +13,7 @@ from mcp.types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult,
 
 from cctui.config import Settings
 from cctui.core import SessionManager
+from cctui.mcp_server.http import HttpService
 from cctui.mcp_server.server import CctuiMCPServer, build_server
 from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory
 
@@ -83,3 +84,21 @@ def client(target: Any, name: str = "tester", elicit: Elicitor | None = None,
     """An SDK client with a recognisable name (it becomes ``decided_by``)."""
     return Client(target, client_info=Implementation(name=name, version="1"),
                   elicitation_callback=elicit, **kwargs)
+
+
+@pytest.fixture
+def real_settings(tmp_path: Path, claude_env: dict[str, str], project_dir: Path) -> Settings:
+    return make_settings(tmp_path, claude_config_dir=Path(claude_env["CLAUDE_CONFIG_DIR"]),
+                         state_dir=Path(claude_env["XDG_STATE_HOME"]) / "cctui",
+                         default_cwd=project_dir)
+
+
+@pytest.fixture
+async def real_http(real_settings: Settings) -> AsyncIterator[HttpService]:
+    manager = SessionManager(real_settings)
+    await manager.start()
+    service = HttpService(build_server(manager, real_settings), real_settings)
+    await service.start()
+    yield service
+    await service.stop()
+    await manager.shutdown()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -19,33 +18,13 @@ from mcp import StdioServerParameters
 from mcp.types import LoggingMessageNotificationParams
 
 from cctui.config import Settings
-from cctui.core import SessionManager
 from cctui.mcp_server.http import HttpService
-from cctui.mcp_server.server import build_server
-from tests.mcp.conftest import Answers, client, make_settings
+from tests.mcp.conftest import Answers, client
 from tests.mcp.test_http import authed
 
 pytestmark = pytest.mark.e2e
 
 WRITE = "[[write path=hello.txt content=hi]]"
-
-
-@pytest.fixture
-def real_settings(tmp_path: Path, claude_env: dict[str, str], project_dir: Path) -> Settings:
-    return make_settings(tmp_path, claude_config_dir=Path(claude_env["CLAUDE_CONFIG_DIR"]),
-                         state_dir=Path(claude_env["XDG_STATE_HOME"]) / "cctui",
-                         default_cwd=project_dir)
-
-
-@pytest.fixture
-async def real_http(real_settings: Settings) -> AsyncIterator[HttpService]:
-    manager = SessionManager(real_settings)
-    await manager.start()
-    service = HttpService(build_server(manager, real_settings), real_settings)
-    await service.start()
-    yield service
-    await service.stop()
-    await manager.shutdown()
 
 
 async def ok(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
