@@ -100,6 +100,7 @@ def main() -> None:
         from claude_agent_sdk import list_sessions
 
         from cctui.history import HistoryIndex, read_transcript
+        from cctui.history.prompts import HistoryFileReader
 
         sweep = _timed(lambda: _stat_sweep(home / "projects"))
         sdk_list = _timed(list_sessions, repeat=3)
@@ -110,6 +111,7 @@ def main() -> None:
             return index
 
         cold_t = _timed(cold, repeat=3)
+        hist_only_t = _timed(lambda: HistoryFileReader(home / "history.jsonl").read_new(), repeat=3)
         index = cold()
         warm_t = _timed(index.refresh)
 
@@ -155,6 +157,7 @@ def main() -> None:
         )
         rows = [
             ("cold index build", cold_t),
+            ("  of which history.jsonl alone", hist_only_t),
             ("warm refresh, nothing changed", warm_t),
             ("refresh after 1 append to the big transcript", append_t),
             ("refresh after 1 history.jsonl line", hist_t),
