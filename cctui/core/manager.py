@@ -274,7 +274,7 @@ class SessionManager:
     def list(self, *, active_only: bool = False) -> list[SessionInfo]:
         """cctui's sessions (live and registered), newest activity first."""
         self._load()
-        infos = [s.info() for s in self._sessions.values() if s.busy or not active_only]
+        infos = [s.info() for s in self._sessions.values() if s.active or not active_only]
         return sorted(infos, key=lambda i: i.last_activity, reverse=True)
 
     def events(
@@ -342,7 +342,7 @@ class SessionManager:
         def check() -> Literal["input_needed", "turn_ended", "session_ended"] | None:
             if self.pending_inputs.list(session_id):
                 return "input_needed"
-            if not session.busy:
+            if not session.alive and session.status != S.STARTING:
                 return "session_ended"
             if session.alive and session.outstanding == 0:
                 return "turn_ended"

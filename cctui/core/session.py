@@ -125,6 +125,11 @@ class Session:
         """A process is starting or alive (the owner task has not finished)."""
         return self._owner is not None and not self._owner.done()
 
+    @property
+    def active(self) -> bool:
+        """A process is alive, or being spawned."""
+        return self.alive or (self.busy and self.status == S.STARTING)
+
     def info(self) -> SessionInfo:
         """A snapshot for front ends."""
         return SessionInfo(
@@ -134,7 +139,7 @@ class Session:
             last_result=self.last_result, error=self.error, pid=self.pid,
             last_seq=self.buffer.last_seq,
             pending_input_ids=tuple(i.id for i in self.host.pending_inputs.list(self.id)),
-            is_active=self.busy)
+            is_active=self.active)
 
     def record(self) -> SessionRecord:
         """What the registry keeps."""

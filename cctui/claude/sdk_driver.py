@@ -1,0 +1,276 @@
+"""The real driver: one ``claude`` process through claude-agent-sdk's ``ClaudeSDKClient``.
+
+What the SDK does (spawn, stream-json, control protocol, ``can_use_tool``, interrupt,
+resume/fork flags) stays in the SDK. This adds what cctui needs on top: frames instead
+of SDK messages, a fast and bounded shutdown (the SDK's disconnect waits 5 s after
+closing stdin, and a busy CLI keeps working meanwhile), an exit frame with the reason
+when the CLI dies, and the CLI's stderr in the log instead of on a terminal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import os
+import shutil
+import signal
+from collections.abc import AsyncIterator
+from typing import Any
+
+from claude_agent_sdk import (
+    ClaudeAgentOptions,
+    ClaudeSDKClient,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ToolPermissionContext,
+)
+from claude_agent_sdk.types import PermissionResult, SystemPromptPreset
+
+from cctui.claude.binary import find_cli, prefix_wrapper
+from cctui.claude.convert import FrameConverter
+from cctui.claude.frames import (
+    Frame,
+    LaunchSpec,
+    PermissionAsk,
+    PermissionHandler,
+    ProcessExited,
+    TurnResult,
+)
+from cctui.errors import CliNotFound
+from cctui.redact import redact_text
+
+log = logging.getLogger(__name__)
+cli_log = logging.getLogger("cctui.claude.stderr")
+
+# An idle CLI exits 35-65 ms after stdin closes; give it this long before SIGTERM.
+_IDLE_EXIT_S = 0.5
+_DISCONNECT_S = 10.0
+_STDERR_TAIL = 20
+
+
+class SdkDriver:
+    """``Driver`` over ``ClaudeSDKClient``; connect and close in the same task."""
+
+    def __init__(self, spec: LaunchSpec, on_permission: PermissionHandler) -> None:
+        self.spec = spec
+        self._on_permission = on_permission
+        self._client: ClaudeSDKClient | None = None
+        self._cli_pid: int | None = None
+        self._outstanding = 0
+        self._closing = False
+        self._closed = False
+        self._wrapper: Any = None
+        self._stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL)
+
+    # ------------------------------------------------------------------ options
+
+    def _options(self) -> ClaudeAgentOptions:
+        spec = self.spec
+        cli = find_cli(spec.cli_path)
+        if spec.launch_prefix:
+            self._wrapper = prefix_wrapper(spec.launch_prefix, cli)
+            cli = self._wrapper
+        system: SystemPromptPreset = {"type": "preset", "preset": "claude_code"}
+        if spec.append_system_prompt:
+            system["append"] = spec.append_system_prompt
+        return ClaudeAgentOptions(
+            cwd=spec.cwd,
+            cli_path=cli,
+            session_id=spec.session_id,
+            resume=spec.resume,
+            fork_session=spec.fork,
+            model=spec.model,
+            permission_mode="bypassPermissions" if spec.skip_permissions
+            else spec.permission_mode,
+            allowed_tools=list(spec.allowed_tools),
+            disallowed_tools=list(spec.disallowed_tools),
+            max_turns=spec.max_turns,
+            max_budget_usd=spec.max_budget_usd,
+            system_prompt=system,
+            include_partial_messages=True,
+            can_use_tool=self._can_use_tool,
+            stderr=self._on_stderr,
+            env=dict(spec.env),
+        )
+
+    # ------------------------------------------------------------------ Driver
+
+    async def connect(self) -> None:
+        """Spawn the CLI and complete the SDK's initialize handshake.
+
+        Raises:
+            CliNotFound: the binary is missing, or the CLI exited during start-up.
+        """
+        # The SDK warns (CanUseToolShadowedWarning & co.) through `warnings`; keep them
+        # out of the terminal the TUI owns and off `serve --stdio`'s stderr.
+        logging.captureWarnings(True)
+        options = self._options()
+        client = ClaudeSDKClient(options)
+        try:
+            await client.connect()
+        except Exception as exc:
+            self._cleanup_wrapper()
+            tail = self._stderr_tail()
+            raise CliNotFound(
+                redact_text(f"claude did not start: {exc}" + (f" ({tail})" if tail else "")),
+                suggestion="Check CLAUDE_CODE_PATH and the session's options.") from None
+        self._client = client
+        with contextlib.suppress(Exception):
+            info = await client.get_server_info()
+            if info and isinstance(info.get("pid"), int):
+                self._cli_pid = info["pid"]
+        log.info("claude started (pid %s, session %s, resume %s)", self.pid,
+                 self.spec.session_id, self.spec.resume)
+
+    async def send(self, text: str) -> None:
+        """Write a user message; the CLI queues it as its own turn."""
+        client = self._require()
+        self._outstanding += 1
+        await client.query(text)
+
+    async def interrupt(self) -> None:
+        """The control request ``interrupt``: the turn stops, the process lives."""
+        await self._require().interrupt()
+
+    async def frames(self) -> AsyncIterator[Frame]:
+        """Frames until the process ends; the last one is ``ProcessExited``."""
+        client = self._require()
+        converter = FrameConverter()
+        error: str | None = None
+        try:
+            async for message in client.receive_messages():
+                for frame in converter.convert(message):
+                    if isinstance(frame, TurnResult):
+                        self._outstanding = max(0, self._outstanding - 1)
+                    yield frame
+        except Exception as exc:
+            if not self._closing:
+                error = str(exc)
+        code = await self._exit_code()
+        if error is None and not self._closing and code not in (0, None):
+            error = f"claude exited with code {code}"
+        if error is not None:
+            tail = self._stderr_tail()
+            error = redact_text(error + (f": {tail}" if tail else ""))
+            log.warning("claude (pid %s) ended: %s", self.pid, error)
+        yield ProcessExited(exit_code=code, error=error)
+
+    async def close(self, grace_s: float = 2.0) -> None:
+        """End the process: stdin EOF if idle, then SIGTERM, then SIGKILL after ``grace_s``.
+
+        Idempotent; bounded (about ``grace_s`` + 2.5 s at worst).
+        """
+        if self._closed:
+            return
+        self._closing = True
+        self._closed = True
+        client = self._client
+        proc = self._process()
+        try:
+            if proc is not None and proc.returncode is None:
+                if self._outstanding == 0:
+                    # Idle: EOF lets the CLI flush its transcript and exit on its own.
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(self._transport().end_input(), 0.5)
+                    await _wait_exit(proc, min(_IDLE_EXIT_S, grace_s))
+                if proc.returncode is None:
+                    self._signal(proc, signal.SIGTERM)
+                    await _wait_exit(proc, grace_s)
+                if proc.returncode is None:
+                    self._signal(proc, signal.SIGKILL)
+                    await _wait_exit(proc, 2.0)
+            if client is not None:
+                try:
+                    await asyncio.wait_for(client.disconnect(), _DISCONNECT_S)
+                except Exception:
+                    log.exception("disconnecting from claude (pid %s) failed", self.pid)
+        finally:
+            self._cleanup_wrapper()
+
+    @property
+    def pid(self) -> int | None:
+        """The CLI's pid (from the initialize reply; else the spawned process)."""
+        if self._cli_pid is not None:
+            return self._cli_pid
+        proc = self._process()
+        return proc.pid if proc is not None else None
+
+    # ------------------------------------------------------------------ callbacks
+
+    async def _can_use_tool(self, tool_name: str, tool_input: dict[str, Any],
+                            context: ToolPermissionContext) -> PermissionResult:
+        ask = PermissionAsk(
+            tool_name=tool_name, input=dict(tool_input), tool_use_id=context.tool_use_id,
+            description=context.description, title=context.title,
+            blocked_path=context.blocked_path,
+            suggestions=tuple(s.to_dict() for s in context.suggestions))
+        answer = await self._on_permission(ask)
+        if self._closing or self._exited():
+            # No reply can be written to a dead CLI; the SDK cancels this handler when
+            # the client disconnects, so wait for that instead of raising in its task.
+            await asyncio.Event().wait()
+        if not answer.allow:
+            return PermissionResultDeny(message=answer.message or "Denied.",
+                                        interrupt=answer.interrupt)
+        updated = answer.updated_input if answer.updated_input is not None else tool_input
+        return PermissionResultAllow(
+            updated_input=updated,
+            updated_permissions=list(context.suggestions) if answer.always else None)
+
+    def _on_stderr(self, line: str) -> None:
+        line = redact_text(line.rstrip())
+        if line:
+            self._stderr.append(line)
+            cli_log.debug("[%s] %s", self.pid, line)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _require(self) -> ClaudeSDKClient:
+        if self._client is None:
+            raise CliNotFound("claude is not running (connect first).")
+        return self._client
+
+    def _transport(self) -> Any:
+        # The SDK has no public accessor for its process; the transport is the one place.
+        return getattr(self._client, "_transport", None)
+
+    def _process(self) -> Any:
+        return getattr(self._transport(), "_process", None)
+
+    def _exited(self) -> bool:
+        proc = self._process()
+        return proc is not None and proc.returncode is not None
+
+    async def _exit_code(self) -> int | None:
+        proc = self._process()
+        if proc is None:
+            return None
+        await _wait_exit(proc, 1.0)
+        code = proc.returncode
+        return code if isinstance(code, int) else None
+
+    def _signal(self, proc: Any, sig: signal.Signals) -> None:
+        pids = {proc.pid}
+        if self._cli_pid is not None:
+            pids.add(self._cli_pid)  # behind a launch prefix the CLI is a grandchild
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+
+    def _stderr_tail(self) -> str:
+        return " | ".join(list(self._stderr)[-3:])
+
+    def _cleanup_wrapper(self) -> None:
+        if self._wrapper is not None:
+            shutil.rmtree(self._wrapper.parent, ignore_errors=True)
+            self._wrapper = None
+
+
+async def _wait_exit(proc: Any, timeout_s: float) -> None:
+    """Poll ``proc.returncode`` (the SDK's own reader task owns ``wait()``)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while proc.returncode is None and loop.time() < deadline:  # noqa: ASYNC110 (no exit event to await: the SDK owns wait())
+        await asyncio.sleep(0.02)

@@ -1,0 +1,203 @@
+"""The session engine end to end: SessionManager + the real driver + the real bundled
+``claude`` CLI, offline against the fake Messages API (``tests/fakes``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from cctui.config import Settings
+from cctui.core import Decision, SessionManager, SessionStatus, WaitOutcome
+from tests.fakes.anthropic_api import FakeAnthropicAPI
+
+pytestmark = pytest.mark.e2e
+S = SessionStatus
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is as good as dead
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.fixture
+async def manager(claude_env: dict[str, str], claude_bin: Path, tmp_path: Path
+                  ) -> AsyncIterator[SessionManager]:
+    settings = Settings(claude_code_path=claude_bin,
+                        claude_config_dir=Path(claude_env["CLAUDE_CONFIG_DIR"]),
+                        state_dir=tmp_path / "state", permission_timeout_ms=30_000)
+    m = SessionManager(settings)
+    await m.start()
+    yield m
+    await m.shutdown()
+
+
+async def until(manager: SessionManager, sid: str, reason: str, timeout_s: float = 20
+                ) -> WaitOutcome:
+    outcome = await manager.wait(sid, timeout_s)
+    assert outcome.reason == reason, outcome
+    return outcome
+
+
+async def test_turn_completes(manager: SessionManager, project_dir: Path) -> None:
+    info = await manager.create("[[say text=Hello from fake]]",
+                                manager.default_config(project_dir))
+    assert info.pid is not None
+    outcome = await until(manager, info.session_id, "turn_ended")
+    assert outcome.session.status == S.IDLE
+    assert outcome.session.last_result == "Hello from fake"
+    assert outcome.session.total_cost_usd > 0
+    texts = [e for e in manager.events(info.session_id).events if e.kind == "text"]
+    assert texts and texts[-1].text == "Hello from fake"  # type: ignore[union-attr]
+
+
+async def test_write_allowed_and_bash_denied(manager: SessionManager, project_dir: Path
+                                             ) -> None:
+    info = await manager.create("[[write path=hello.txt content=hi]]",
+                                manager.default_config(project_dir))
+    [item] = (await until(manager, info.session_id, "input_needed")).pending
+    assert item.kind == "permission" and item.tool_name == "Write"
+    manager.respond(item.id, Decision(behavior="allow"), "tui")
+    await until(manager, info.session_id, "turn_ended")
+    assert (project_dir / "hello.txt").read_text() == "hi"
+
+    await manager.send(info.session_id, "[[bash cmd=echo no > bash_out.txt]]")
+    [item] = (await until(manager, info.session_id, "input_needed")).pending
+    assert item.tool_name == "Bash"
+    manager.respond(item.id, Decision(behavior="deny", message="Not this time"), "mcp:t")
+    outcome = await until(manager, info.session_id, "turn_ended")
+    assert not (project_dir / "bash_out.txt").exists()
+    assert "Not this time" in (outcome.session.last_result or "")
+    states = {t.name: t.state for t in manager.tool_uses(info.session_id)}
+    assert states == {"Write": "completed", "Bash": "denied"}
+    decisions = [r["decision"] for r in manager.audit.read() if r["event"] == "decision"]
+    assert decisions == ["allow", "deny"]
+
+
+async def test_plan_approved_and_rejected(manager: SessionManager, project_dir: Path) -> None:
+    config = manager.default_config(project_dir, permission_mode="plan")
+    info = await manager.create("[[plan text=# Rejected plan\\n1. nothing]]", config)
+    [item] = (await until(manager, info.session_id, "input_needed")).pending
+    assert item.kind == "plan_review" and "Rejected plan" in (item.plan or "")
+    manager.respond(item.id, Decision(behavior="deny", message="Add tests first"), "tui")
+    outcome = await until(manager, info.session_id, "turn_ended")
+    assert "Add tests first" in (outcome.session.last_result or "")
+
+    await manager.send(info.session_id, "[[plan text=# Good plan\\n1. tests]]")
+    [item] = (await until(manager, info.session_id, "input_needed")).pending
+    assert "Good plan" in (item.plan or "")
+    manager.respond(item.id, Decision(behavior="allow"), "tui")
+    outcome = await until(manager, info.session_id, "turn_ended")
+    assert "approved" in (outcome.session.last_result or "").lower()
+
+
+async def test_question_answer_reaches_the_model(manager: SessionManager, project_dir: Path,
+                                                 fake_api: FakeAnthropicAPI) -> None:
+    info = await manager.create("[[ask]]", manager.default_config(project_dir))
+    [item] = (await until(manager, info.session_id, "input_needed")).pending
+    assert item.kind == "user_question"
+    question = item.questions[0]
+    assert {o.label for o in question.options} >= {"Red", "Blue"}
+    manager.respond(item.id, Decision(behavior="allow", answers={question.question: "Blue"}),
+                    "tui")
+    outcome = await until(manager, info.session_id, "turn_ended")
+    assert "Blue" in (outcome.session.last_result or "")
+    bodies = json.dumps([r.body for r in fake_api.requests if r.body])
+    assert "Blue" in bodies
+
+
+async def test_interrupt_stops_a_slow_turn_quickly(manager: SessionManager,
+                                                   project_dir: Path) -> None:
+    info = await manager.create("[[slow seconds=20 chunks=200]]",
+                                manager.default_config(project_dir))
+    await asyncio.sleep(1.0)
+    assert manager.get(info.session_id).status == S.RUNNING
+    started = time.monotonic()
+    await manager.interrupt(info.session_id)
+    outcome = await until(manager, info.session_id, "turn_ended", 5)
+    assert time.monotonic() - started < 1.0
+    assert outcome.session.status == S.INTERRUPTED
+    await manager.send(info.session_id, "[[say text=after interrupt]]")
+    outcome = await until(manager, info.session_id, "turn_ended")
+    assert outcome.session.status == S.IDLE
+    assert outcome.session.last_result == "after interrupt"
+
+
+async def test_resume_after_the_process_ended_keeps_the_id(manager: SessionManager,
+                                                          project_dir: Path) -> None:
+    info = await manager.create("[[say text=first]]", manager.default_config(project_dir))
+    await until(manager, info.session_id, "turn_ended")
+    first_pid = info.pid
+    killed = await manager.kill(info.session_id)
+    assert not killed.is_active and first_pid is not None and not alive(first_pid)
+    resumed = await manager.send(info.session_id, "[[say text=second]]")
+    assert resumed.session_id == info.session_id and resumed.pid != first_pid
+    outcome = await until(manager, info.session_id, "turn_ended")
+    assert outcome.session.last_result == "second"
+    assert outcome.session.session_id == info.session_id
+
+
+async def test_sigkilled_cli_is_error_and_resumable(manager: SessionManager,
+                                                    project_dir: Path) -> None:
+    info = await manager.create("[[say text=warm up]]", manager.default_config(project_dir))
+    await until(manager, info.session_id, "turn_ended")
+    await manager.send(info.session_id, "[[slow seconds=20 chunks=100]]")
+    await asyncio.sleep(0.8)
+    assert info.pid is not None
+    os.kill(info.pid, signal.SIGKILL)
+    outcome = await until(manager, info.session_id, "session_ended", 10)
+    assert outcome.session.status == S.ERROR and outcome.session.error
+    await manager.send(info.session_id, "[[say text=back]]")
+    outcome = await until(manager, info.session_id, "turn_ended")
+    assert outcome.session.status == S.IDLE and outcome.session.last_result == "back"
+
+
+async def test_permission_timeout_denies(claude_env: dict[str, str], claude_bin: Path,
+                                         tmp_path: Path, project_dir: Path) -> None:
+    settings = Settings(claude_code_path=claude_bin,
+                        claude_config_dir=Path(claude_env["CLAUDE_CONFIG_DIR"]),
+                        state_dir=tmp_path / "state2", permission_timeout_ms=500)
+    manager = SessionManager(settings)
+    try:
+        info = await manager.create("[[bash cmd=echo x > timed_out.txt]]",
+                                    manager.default_config(project_dir))
+        await until(manager, info.session_id, "input_needed")
+        await asyncio.sleep(0.7)
+        await until(manager, info.session_id, "turn_ended")
+        assert not (project_dir / "timed_out.txt").exists()
+        assert manager.audit.read()[-1]["decided_by"] == "timeout"
+    finally:
+        await manager.shutdown()
+
+
+async def test_shutdown_leaves_no_claude_process(manager: SessionManager,
+                                                 project_dir: Path) -> None:
+    idle = await manager.create("[[say text=idle]]", manager.default_config(project_dir))
+    busy = await manager.create("[[slow seconds=30 chunks=100]]",
+                                manager.default_config(project_dir))
+    waiting = await manager.create("[[bash cmd=echo hi > w.txt]]",
+                                   manager.default_config(project_dir))
+    await until(manager, idle.session_id, "turn_ended")
+    await until(manager, waiting.session_id, "input_needed")
+    pids = [i.pid for i in (idle, busy, waiting)]
+    assert all(p is not None for p in pids)
+    started = time.monotonic()
+    await manager.shutdown()
+    assert time.monotonic() - started < 5
+    assert [p for p in pids if p is not None and alive(p)] == []
+    assert manager.pending() == []
+    assert manager.get(idle.session_id).status == S.COMPLETED
+    assert manager.get(busy.session_id).status == S.INTERRUPTED
