@@ -142,10 +142,14 @@ class HistoryIndex:
 
     async def arefresh(self, *, full: bool = True, paths: Iterable[Path] = ()) -> IndexChange:
         """``refresh`` (or ``refresh_paths``) in a worker thread, so the event loop never waits."""
+        # abandon_on_cancel: a cancelled caller (app quitting) need not wait for a cold sweep;
+        # the abandoned thread finishes under the refresh lock and leaves the index consistent.
         if full:
-            return await anyio.to_thread.run_sync(self.refresh)
+            return await anyio.to_thread.run_sync(self.refresh, abandon_on_cancel=True)
         todo = list(paths)
-        return await anyio.to_thread.run_sync(lambda: self.refresh_paths(todo))
+        return await anyio.to_thread.run_sync(
+            lambda: self.refresh_paths(todo), abandon_on_cancel=True
+        )
 
     def watch(
         self,
