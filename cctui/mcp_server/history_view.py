@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import contextlib
-from pathlib import Path
+import logging
+
+from pydantic import ValidationError
 
 from cctui.config import Settings
-from cctui.core import SessionInfo, SessionManager
-from cctui.errors import CctuiError
-from cctui.history import HistoryIndex, SessionSummary, aread_transcript
+from cctui.core import SessionManager
+from cctui.core.catalog import CatalogQuery, build_catalog, query_catalog
+from cctui.errors import CctuiError, ValidationFailed
+from cctui.history import HistoryIndex, aread_transcript
 from cctui.mcp_server.schemas import (
     SessionListEntry,
     SessionListOut,
@@ -16,13 +19,7 @@ from cctui.mcp_server.schemas import (
     TranscriptOut,
 )
 
-
-def _same_dir(a: str | None, b: str) -> bool:
-    if not a:
-        return False
-    with contextlib.suppress(OSError):
-        return Path(a).resolve() == Path(b).expanduser().resolve()
-    return a == b
+log = logging.getLogger(__name__)
 
 
 class HistoryView:
@@ -33,48 +30,35 @@ class HistoryView:
         self._manager = manager
         self._index: HistoryIndex | None = None
 
-    async def _disk(self) -> list[SessionSummary]:
+    async def _index_ready(self) -> HistoryIndex | None:
         try:
             if self._index is None:
                 self._index = HistoryIndex.from_settings(self._settings)
             await self._index.arefresh()
-            return self._index.sessions()
-        except CctuiError:
-            raise
+            return self._index
         except Exception:  # an unreadable history must not hide cctui's own sessions
-            return []
+            log.warning("history index unavailable", exc_info=True)
+            return None
 
     async def list(self, project: str | None, status: str | None, team: str | None,
                    text: str | None, limit: int) -> SessionListOut:
-        """Merged, filtered, newest first."""
-        ours: dict[str, SessionInfo] = {s.session_id: s for s in self._manager.list()}
-        rows: dict[str, tuple[float, SessionListEntry, str]] = {}
-        for s in await self._disk():
-            rows[s.session_id] = (s.last_activity.timestamp(), SessionListEntry(
-                session_id=s.session_id, project_directory=s.cwd, display_text=s.title,
-                timestamp=s.last_activity.isoformat(), is_active=s.is_running,
-                status="running" if s.is_running else "stored", cost_usd=s.total_cost_usd,
-            ), f"{s.title or ''} {s.first_prompt or ''}")
-        for sid, info in ours.items():
-            rows[sid] = (info.last_activity.timestamp(), SessionListEntry(
-                session_id=sid, project_directory=str(info.config.cwd),
-                display_text=info.title, timestamp=info.last_activity.isoformat(),
-                is_active=info.is_active, status=str(info.status), team=info.config.team,
-                cost_usd=info.total_cost_usd,
-            ), f"{info.title or ''}")
-        picked = []
-        for _, row, haystack in sorted(rows.values(), key=lambda r: r[0], reverse=True):
-            if project and not _same_dir(row.project_directory, project):
-                continue
-            if status and row.status != status:
-                continue
-            if team and row.team != team:
-                continue
-            if text and text.lower() not in haystack.lower():
-                continue
-            picked.append(row)
-        return SessionListOut(sessions=picked[:limit], total=len(picked),
-                              truncated=len(picked) > limit)
+        """Merged, filtered, newest first: the same catalog the TUI and `cctui sessions` show."""
+        index = await self._index_ready()
+        entries = build_catalog(index if index is not None else [], self._manager.list())
+        try:
+            query = CatalogQuery(project=project, status=status, team=team, text=text,
+                                 limit=limit)
+        except ValidationError as exc:
+            raise ValidationFailed(str(exc.errors()[0]["msg"]),
+                                   suggestion="status is e.g. running, idle, completed, "
+                                   "live or past") from None
+        page = query_catalog(entries, query, index.problems if index is not None else None)
+        rows = [SessionListEntry(
+            session_id=e.session_id, project_directory=e.cwd, display_text=e.title,
+            timestamp=e.last_activity.isoformat(), is_active=e.is_active, status=str(e.status),
+            team=e.team, cost_usd=e.total_cost_usd,
+        ) for e in page.entries]
+        return SessionListOut(sessions=rows, total=page.total, truncated=page.truncated)
 
     async def transcript(self, session_id: str, offset: int, limit: int) -> TranscriptOut:
         """One page of any session's conversation."""
