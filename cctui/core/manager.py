@@ -49,6 +49,8 @@ InputRouter = Callable[[PendingInput], str | None]
 that MCP client first (route ``client``), or None to leave it to the human (route ``human``)."""
 
 _TITLE_MAX = 80
+# Registry writes are batched: a turn's status changes cost one write, later.
+_SAVE_DELAY_S = 0.2
 # A session still spawning when a message arrives: how long send() waits for it.
 _STARTING_WAIT_S = 30.0
 
@@ -79,6 +81,8 @@ class SessionManager:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loaded = False
         self._shutting_down = False
+        self._dirty: set[str] = set()
+        self._flush_handle: asyncio.TimerHandle | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -112,9 +116,10 @@ class SessionManager:
             await asyncio.gather(*(s.stop() for s in busy), return_exceptions=True)
         for sid in {i.session_id for i in self.pending_inputs.list()}:
             session = self._sessions.get(sid)
-            for res in self.pending_inputs.withdraw_session(sid):
-                if session is not None:
-                    session._record_resolution(res)
+            if session is not None:
+                session.desk.withdraw("session-ended")
+            else:
+                self.pending_inputs.withdraw_session(sid)
         for task in list(self._tasks):
             task.cancel()
         self._save_all()
@@ -130,17 +135,28 @@ class SessionManager:
                 log.exception("event listener %r failed", listener)
 
     def save(self, session: Session) -> None:
-        """Persist one session's record."""
-        try:
-            self.registry.save([session.record()])
-        except OSError:
-            log.exception("cannot save the session registry")
+        """Persist one session's record soon (writes are coalesced off the turn's path)."""
+        self._dirty.add(session.id)
+        if self._flush_handle is None:
+            self._flush_handle = asyncio.get_running_loop().call_later(_SAVE_DELAY_S,
+                                                                       self.flush)
+
+    def flush(self) -> None:
+        """Write every changed record now."""
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        dirty, self._dirty = self._dirty, set()
+        records = [self._sessions[sid].record() for sid in dirty if sid in self._sessions]
+        if records:
+            try:
+                self.registry.save(records)
+            except OSError:
+                log.exception("cannot save the session registry")
 
     def _save_all(self) -> None:
-        try:
-            self.registry.save([s.record() for s in self._sessions.values()])
-        except OSError:
-            log.exception("cannot save the session registry")
+        self._dirty.update(self._sessions)
+        self.flush()
 
     def route(self, item: PendingInput) -> PendingInput:
         """Ask the installed router who should answer ``item`` first."""
@@ -201,8 +217,7 @@ class SessionManager:
             await session.start(self._spec(config, session_id=sid), prompt)
         except BaseException:
             self._sessions.pop(sid, None)
-            with contextlib.suppress(OSError):
-                self.registry.save([], removed=[sid])
+            self._dirty.discard(sid)
             raise
         return session.info()
 

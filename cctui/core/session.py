@@ -30,22 +30,17 @@ from cctui.claude.frames import (
     Init,
     LaunchSpec,
     ModeChanged,
-    PermissionAnswer,
-    PermissionAsk,
     ProcessExited,
     TextDelta,
     ToolCall,
     ToolOutcome,
     TurnResult,
 )
-from cctui.claude.transcripts import newest_plan
-from cctui.core import inputs
 from cctui.core.buffer import EventBuffer
+from cctui.core.desk import InputDesk
 from cctui.core.events import (
     AssistantTextEvent,
     ErrorEvent,
-    InputRequestedEvent,
-    InputResolvedEvent,
     ResultEvent,
     SessionEvent,
     StatusChanged,
@@ -53,9 +48,9 @@ from cctui.core.events import (
     UserMessageEvent,
 )
 from cctui.core.models import SessionConfig, SessionInfo, SessionRecord, ToolUseSummary
-from cctui.core.pending import Decision, PendingInput, Resolution
+from cctui.core.pending import Decision, Resolution
 from cctui.core.states import SessionStatus, can_transition
-from cctui.errors import CctuiError, CliNotFound, InputAlreadyAnswered, InputNotFound
+from cctui.errors import CctuiError, CliNotFound
 from cctui.redact import redact_text
 
 if TYPE_CHECKING:
@@ -100,12 +95,11 @@ class Session:
         self._stop_status: SessionStatus | None = None
         self._interrupting = False
         self._texts: dict[str, tuple[list[str], str]] = {}
-        self._denied: set[str] = set()
-        self._always: set[str] = set()
         self._turn_timer: asyncio.TimerHandle | None = None
-        self._process_started = 0.0
+        self.process_started = 0.0
         self._driver: Driver | None = None
-        self._items: dict[str, PendingInput] = {}
+        self.desk = InputDesk(self)
+        """This session's pending inputs: asks in, answers out."""
 
     # ------------------------------------------------------------------ snapshots
 
@@ -140,6 +134,10 @@ class Session:
             last_seq=self.buffer.last_seq,
             pending_input_ids=tuple(i.id for i in self.host.pending_inputs.list(self.id)),
             is_active=self.active)
+
+    def resolve(self, input_id: str, decision: Decision, decided_by: str) -> Resolution:
+        """Answer one of this session's inputs (first answer wins); published and audited."""
+        return self.desk.resolve(input_id, decision, decided_by)
 
     def record(self) -> SessionRecord:
         """What the registry keeps."""
@@ -203,7 +201,7 @@ class Session:
 
     async def _own(self, spec: LaunchSpec, connected: asyncio.Future[None],
                    first_message: str | None) -> None:
-        driver = self.host.driver_factory(spec, self._on_permission)
+        driver = self.host.driver_factory(spec, self.desk.ask)
         self._driver = driver
         try:
             await driver.connect()
@@ -223,7 +221,7 @@ class Session:
             return
         self.alive = True
         self._alive.set()
-        self._process_started = time.time()
+        self.process_started = time.time()
         pump = asyncio.create_task(self._pump(driver), name=f"session-{self.id}-frames")
         try:
             if first_message is not None:
@@ -296,11 +294,7 @@ class Session:
         if not self.alive or driver is None or self.outstanding == 0:
             return
         self._interrupting = True
-        # The CLI abandons a pending ask on interrupt; withdraw it now so readers agree.
-        for item in self.host.pending_inputs.list(self.id):
-            with contextlib.suppress(InputAlreadyAnswered, InputNotFound):
-                self.resolve(item.id, Decision(behavior="deny", message="Interrupted."),
-                             "interrupted")
+        self.desk.withdraw("interrupted")
         await driver.interrupt()
 
     async def stop(self, status: SessionStatus | None = None) -> None:
@@ -354,7 +348,7 @@ class Session:
     def _on_tool_outcome(self, frame: ToolOutcome) -> None:
         call = self.tools.get(frame.tool_use_id)
         name, tool_input = (call.name, call.input) if call else ("?", {})
-        if frame.tool_use_id in self._denied:
+        if frame.tool_use_id in self.desk.denied:
             state = "denied"
         elif frame.is_error:
             state = "failed"
@@ -401,8 +395,7 @@ class Session:
         self.outstanding = 0
         self.cost_base += self.process_cost
         self.process_cost = 0.0
-        for res in self.host.pending_inputs.withdraw_session(self.id):
-            self._record_resolution(res)
+        self.desk.withdraw("session-ended")
         if self._stop_status is not None:
             new = self._stop_status
         elif self._stop.is_set():
@@ -437,82 +430,6 @@ class Session:
                                 message=f"The turn ran longer than {limit} ms; interrupting."))
         task = asyncio.get_running_loop().create_task(self.interrupt())
         self.host.keep(task)
-
-    # ------------------------------------------------------------------ pending inputs
-
-    async def _on_permission(self, ask: PermissionAsk) -> PermissionAnswer:
-        """The driver's permission callback: open a pending input and await its answer."""
-        if ask.tool_name in self._always:
-            self.host.audit.decision(session_id=self.id, input_id="-", tool=ask.tool_name,
-                                     kind="permission", decision="allow",
-                                     decided_by="always-allow")
-            return PermissionAnswer(allow=True, updated_input=dict(ask.input))
-        plan = await self._find_plan(ask) if ask.tool_name == inputs.PLAN_TOOL else None
-        item = self.host.route(inputs.build_input(self.id, ask, plan).model_copy(update={
-            "expires_at": datetime.fromtimestamp(
-                time.time() + self.host.settings.permission_timeout_ms / 1000, UTC)}))
-        future = self.host.pending_inputs.open(item)
-        self._items[item.id] = item
-        self.set_status(S.WAITING_FOR_INPUT)
-        self.publish(InputRequestedEvent(session_id=self.id, input=item))
-        try:
-            try:
-                resolution = await asyncio.wait_for(
-                    asyncio.shield(future), self.host.settings.permission_timeout_ms / 1000)
-            except TimeoutError:
-                timeout_s = self.host.settings.permission_timeout_ms / 1000
-                deny = Decision(behavior="deny",
-                                message=f"No answer within {timeout_s:g} s; denied.")
-                try:
-                    resolution = self.resolve(item.id, deny, "timeout")
-                except (InputAlreadyAnswered, InputNotFound):
-                    resolution = future.result()
-        except asyncio.CancelledError:
-            # The CLI withdrew the request (interrupt) or the process is going away.
-            with contextlib.suppress(InputAlreadyAnswered, InputNotFound):
-                self.resolve(item.id, Decision(behavior="deny", message="Cancelled."),
-                             "interrupted")
-            raise
-        finally:
-            if self.status == S.WAITING_FOR_INPUT and not self.host.pending_inputs.list(self.id):
-                self.set_status(S.RUNNING if self.alive else self.status)
-        decision = resolution.decision
-        if decision.behavior == "allow" and decision.always:
-            self._always.add(ask.tool_name)
-        if decision.behavior == "deny" and ask.tool_use_id:
-            self._denied.add(ask.tool_use_id)
-        return inputs.to_answer(item, decision)
-
-    async def _find_plan(self, ask: PermissionAsk) -> str | None:
-        """The plan: the ask's own input, the model's ExitPlanMode call, or the plan file."""
-        if isinstance(ask.input.get("plan"), str):
-            return str(ask.input["plan"])
-        for _ in range(10):  # the tool_use frame may trail the ask by a few ms
-            call = self.tools.get(ask.tool_use_id or "")
-            if call is not None:
-                if isinstance(call.input.get("plan"), str):
-                    return str(call.input["plan"])
-                break
-            await asyncio.sleep(0.02)
-        return newest_plan(self.host.settings.claude_config_dir, self._process_started - 1)
-
-    def resolve(self, input_id: str, decision: Decision, decided_by: str) -> Resolution:
-        """Answer an input of this session (first answer wins), publish and audit it."""
-        resolution = self.host.pending_inputs.resolve(input_id, decision, decided_by)
-        self._record_resolution(resolution)
-        return resolution
-
-    def _record_resolution(self, res: Resolution) -> None:
-        item = self._items.pop(res.input_id, None)
-        withdrawn = res.decided_by in ("session-ended", "interrupted")
-        verdict = "withdrawn" if withdrawn else res.decision.behavior
-        self.publish(InputResolvedEvent(session_id=self.id, input_id=res.input_id,
-                                        decision=verdict, decided_by=res.decided_by,
-                                        message=res.decision.message))
-        self.host.audit.decision(
-            session_id=self.id, input_id=res.input_id,
-            tool=item.tool_name if item else "", kind=item.kind if item else "",
-            decision=verdict, decided_by=res.decided_by, message=res.decision.message)
 
 
 def _preview(tool_input: dict[str, object]) -> str:

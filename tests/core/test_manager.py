@@ -455,3 +455,16 @@ async def test_crash_script_step_with_custom_message(make_manager: MakeManager,
     info = await manager.create("x", manager.default_config(project))
     outcome = await manager.wait(info.session_id, 2)
     assert outcome.session.status == S.ERROR and outcome.session.error == "boom"
+
+
+async def test_send_while_starting_waits_for_the_process(make_manager: MakeManager,
+                                                         project: Path) -> None:
+    manager = make_manager(fake_driver_factory(connect_delay=0.2))
+    create = asyncio.create_task(manager.create(None, manager.default_config(project)))
+    await asyncio.sleep(0.05)
+    [starting] = manager.list()
+    assert starting.status == S.STARTING and starting.is_active
+    await manager.send(starting.session_id, "early")
+    await create
+    outcome = await manager.wait(starting.session_id, 2)
+    assert outcome.session.last_result == "Echo: early"

@@ -201,3 +201,27 @@ async def test_shutdown_leaves_no_claude_process(manager: SessionManager,
     assert manager.pending() == []
     assert manager.get(idle.session_id).status == S.COMPLETED
     assert manager.get(busy.session_id).status == S.INTERRUPTED
+
+
+async def test_fork_continues_under_a_new_id(manager: SessionManager, project_dir: Path,
+                                             fake_api: FakeAnthropicAPI) -> None:
+    info = await manager.create("[[say text=remember the word pelican]]",
+                                manager.default_config(project_dir))
+    await until(manager, info.session_id, "turn_ended")
+    forked = await manager.fork(info.session_id, "[[say text=forked]]")
+    assert forked.session_id != info.session_id
+    outcome = await until(manager, forked.session_id, "turn_ended")
+    assert outcome.session.last_result == "forked"
+    last = [r for r in fake_api.requests if r.body][-1]
+    assert "pelican" in json.dumps(last.body)  # the fork carried the history
+    assert last.headers.get("x-claude-code-session-id") == forked.session_id
+
+
+async def test_launch_prefix_wraps_the_cli(manager: SessionManager, project_dir: Path) -> None:
+    config = manager.default_config(project_dir, launch_prefix=("env", "CCTUI_PREFIXED=1"))
+    info = await manager.create("[[say text=prefixed]]", config)
+    assert info.pid is not None
+    with open(f"/proc/{info.pid}/environ", "rb") as fh:
+        assert b"CCTUI_PREFIXED=1" in fh.read()
+    outcome = await until(manager, info.session_id, "turn_ended")
+    assert outcome.session.last_result == "prefixed"
