@@ -1,5 +1,9 @@
-"""The headless rooms load neither a UI nor an MCP server stack (import-linter checks the
-source; this checks what actually lands in ``sys.modules``)."""
+"""The headless rooms never load the UI (import-linter checks the source; this checks what
+actually lands in ``sys.modules``).
+
+claude-agent-sdk itself imports ``mcp.server`` (for its in-process tool servers), so whether
+our headless code imports mcp is left to import-linter's static contracts.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +16,10 @@ HEADLESS = ["cctui.core", "cctui.history", "cctui.config", "cctui.claude"]
 
 
 @pytest.mark.parametrize("module", HEADLESS)
-def test_headless_module_does_not_load_textual_or_the_mcp_server(module: str) -> None:
+def test_headless_module_does_not_load_the_ui(module: str) -> None:
     code = (
         f"import sys, {module}\n"
-        "bad = [m for m in ('textual', 'rich', 'uvicorn', 'starlette', 'mcp.server') "
+        "bad = [m for m in ('textual', 'rich') "
         "if m in sys.modules]\n"
         "print(','.join(bad))"
     )
