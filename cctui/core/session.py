@@ -304,8 +304,17 @@ class Session:
             return
         self._stop_status = status
         self._stop.set()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
+        try:
             await asyncio.wait_for(asyncio.shield(owner), self.host.kill_grace_s + 5.0)
+        except TimeoutError:
+            # Stuck (e.g. still in the SDK's initialize): cancel; the owner's finally
+            # still closes the driver, and the SDK's atexit reaper is the last resort.
+            log.warning("session %s: process did not stop in time; cancelling", self.id)
+            owner.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(owner, 3.0)
+        except Exception:
+            log.exception("session %s: stopping failed", self.id)
 
     # ------------------------------------------------------------------ frames
 
