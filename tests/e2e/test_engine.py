@@ -221,7 +221,6 @@ async def test_launch_prefix_wraps_the_cli(manager: SessionManager, project_dir:
     config = manager.default_config(project_dir, launch_prefix=("env", "CCTUI_PREFIXED=1"))
     info = await manager.create("[[say text=prefixed]]", config)
     assert info.pid is not None
-    with open(f"/proc/{info.pid}/environ", "rb") as fh:
-        assert b"CCTUI_PREFIXED=1" in fh.read()
+    assert b"CCTUI_PREFIXED=1" in Path(f"/proc/{info.pid}/environ").read_bytes()
     outcome = await until(manager, info.session_id, "turn_ended")
     assert outcome.session.last_result == "prefixed"
