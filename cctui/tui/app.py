@@ -1,0 +1,314 @@
+"""CctuiApp: wiring only. Screens draw, the bridge feeds them, the core does the work."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections import deque
+from collections.abc import Iterable, Sequence
+from importlib.resources import files
+from pathlib import Path, PurePath
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from cctui.config import Settings
+from cctui.core import PendingInput, SessionManager
+from cctui.core.services import Service
+from cctui.errors import CctuiError
+from cctui.tui import format as fmt
+from cctui.tui.approvals import Approvals
+from cctui.tui.bridge import EventBridge
+from cctui.tui.messages import InputRequested, InputResolved, OpenSession, SessionsActivity
+from cctui.tui.notify import desktop_notification
+from cctui.tui.screens.help import HelpScreen
+from cctui.tui.screens.inbox import InboxScreen
+from cctui.tui.screens.main import MainScreen
+from cctui.tui.screens.new_session import NewSessionRequest, NewSessionScreen
+from cctui.tui.sources import SessionSource
+
+log = logging.getLogger(__name__)
+
+STYLESHEETS = ("app.tcss", "main.tcss", "approval.tcss", "inbox.tcss", "new_session.tcss",
+               "help.tcss")
+
+SHUTDOWN_TIMEOUT_S = 10.0
+"""Quitting never hangs longer than this on a stuck session or service."""
+
+
+def stylesheet_paths() -> list[str | PurePath]:
+    """The .tcss files, wherever the package is installed (``styles/`` maps to cctui.styles)."""
+    root = files("cctui.styles")
+    return [Path(str(root / name)) for name in STYLESHEETS]
+
+
+class CctuiApp(App[None]):
+    """The control room: a session list, live panes, approval modals and one inbox."""
+
+    TITLE = "cctui"
+    CSS_PATH = stylesheet_paths()
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "new_session", "New"),
+        Binding("a", "inbox", "Approvals"),
+        Binding("i", "interrupt", "Interrupt"),
+        Binding("k", "kill", "Kill"),
+        Binding("slash", "filter", "Filter"),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(self, settings: Settings, manager: SessionManager, *,
+                 services: Sequence[Service] = ()) -> None:
+        super().__init__()
+        self.settings = settings
+        self.manager = manager
+        self.services = tuple(services)
+        self.source = SessionSource(settings, manager)
+        self.approvals = Approvals(self)
+        self.alerts: deque[str] = deque(maxlen=50)
+        """Desktop notifications sent (newest last); tests read it, nothing else does."""
+        self._bridge = EventBridge(manager, self)
+        self._started: list[Service] = []
+        self._shut_down = False
+        self._stop_watching = asyncio.Event()
+
+    # -- life cycle ----------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen[None]:
+        return MainScreen(self)
+
+    @property
+    def main(self) -> MainScreen:
+        """The main screen (always at the bottom of the stack)."""
+        screen = self.screen_stack[0]
+        assert isinstance(screen, MainScreen)
+        return screen
+
+    async def on_mount(self) -> None:
+        self._bridge.start()
+        for service in self.services:
+            try:
+                await service.start()
+                self._started.append(service)
+            except CctuiError as exc:
+                self.notify(exc.message, title="Service not started", severity="error",
+                            timeout=15)
+            except Exception as exc:
+                log.exception("service failed to start")
+                self.notify(f"{type(exc).__name__}: {exc}", title="Service not started",
+                            severity="error", timeout=15)
+        # The main screen composes after this handler; queue what needs it for later.
+        self.call_after_refresh(self.approvals.enqueue_existing)
+        self.watch_history()
+        # Service status lines (e.g. MCP clients connecting) change without core events.
+        self.set_interval(1.0, self._tick)
+
+    @work(group="history", exit_on_error=False)
+    async def watch_history(self) -> None:
+        """Keep the list in step with Claude Code's files (new sessions, new activity)."""
+        async for _change in self.source.watch(self._stop_watching):
+            if self.main.is_mounted:
+                self.main.reload()
+
+    def _tick(self) -> None:
+        if self.main.is_mounted:
+            self.main.refresh_status()
+
+    async def action_quit(self) -> None:
+        """Sessions first (no claude child may outlive cctui), then services, then exit."""
+        self.notify("Stopping sessions…", timeout=SHUTDOWN_TIMEOUT_S)
+        await self._shutdown()
+        self.exit()
+
+    async def _shutdown(self) -> None:
+        if self._shut_down:
+            return
+        self._shut_down = True
+        self._bridge.stop()
+        self._stop_watching.set()
+        try:
+            await asyncio.wait_for(self.manager.shutdown(), SHUTDOWN_TIMEOUT_S)
+        except Exception:
+            log.exception("manager shutdown failed")
+        for service in reversed(self._started):
+            try:
+                await asyncio.wait_for(service.stop(), SHUTDOWN_TIMEOUT_S)
+            except Exception:
+                log.exception("service stop failed")
+
+    async def on_unmount(self) -> None:
+        # Exits that skip action_quit (signals, ctrl+c paths) still end every session.
+        await self._shutdown()
+
+    # -- what other parts of the TUI ask of the app ---------------------------------------
+
+    def main_screen_on_top(self) -> bool:
+        """True when nothing (modal, form, help) covers the main screen."""
+        return isinstance(self.screen, MainScreen)
+
+    def service_lines(self) -> list[str]:
+        """Each service's one-line status, never raising."""
+        lines = []
+        for service in self.services:
+            try:
+                lines.append(service.status_line())
+            except Exception:
+                log.exception("status_line failed")
+        return lines
+
+    def describe_session(self, session_id: str) -> str:
+        """``project · title`` of a session, for modal and inbox context."""
+        row = self.main.sessions.row(session_id)
+        if row is None:
+            try:
+                info = self.manager.get(session_id)
+            except CctuiError:
+                return session_id[:8]
+            return " · ".join(b for b in (fmt.project_name(info.config.cwd, info.config.project),
+                                         fmt.one_line(info.title or "", 60)) if b)
+        return " · ".join(b for b in (row.project, fmt.one_line(row.title, 60)) if b)
+
+    def alert_waiting(self, pending: PendingInput) -> None:
+        """Bell + desktop notification: a session now waits for the human."""
+        what = {"plan_review": "a plan to review", "user_question": "a question"}.get(
+            pending.kind, f"permission for {pending.tool_name}")
+        body = f"{self.describe_session(pending.session_id)} needs {what}"
+        sequence = desktop_notification("cctui", body)
+        self.alerts.append(body)
+        self.bell()
+        if not self.is_headless and self._driver is not None:
+            self._driver.write(sequence)
+
+    def refresh_inbox(self) -> None:
+        """Reload the inbox if it is open."""
+        for screen in self.screen_stack:
+            if isinstance(screen, InboxScreen):
+                screen.reload()
+
+    # -- bridge messages -----------------------------------------------------------------
+
+    @on(SessionsActivity)
+    def _activity(self, message: SessionsActivity) -> None:
+        self.main.activity(message)
+
+    @on(InputRequested)
+    def _input_requested(self, message: InputRequested) -> None:
+        self.approvals.requested(message.pending)
+        self.refresh_inbox()
+
+    @on(InputResolved)
+    def _input_resolved(self, message: InputResolved) -> None:
+        self.approvals.resolved(message)
+        self.refresh_inbox()
+
+    @on(OpenSession)
+    def _open(self, message: OpenSession) -> None:
+        self.main.open_session(message.session_id, focus_input=message.focus_input)
+
+    @on(InboxScreen.Answer)
+    def _inbox_answer(self, message: InboxScreen.Answer) -> None:
+        pending = {p.id: p for p in self.manager.pending()}.get(message.input_id)
+        if pending is None:
+            self.notify("That request was already answered.", severity="warning")
+            self.refresh_inbox()
+        elif message.decision is None:
+            self.approvals.open(pending)
+        else:
+            self.approvals.answer(pending.id, message.decision)
+            self.refresh_inbox()
+
+    # -- actions (keys and command palette) ----------------------------------------------
+
+    def action_new_session(self) -> None:
+        cwd = self.settings.default_cwd or Path(os.getcwd())
+        row = self.main.sessions.row(self.main.current_session_id or "")
+        if row is not None and row.cwd is not None and row.cwd.is_dir():
+            cwd = row.cwd  # most new sessions continue in the project already on screen
+        screen = NewSessionScreen(cwd=cwd, permission_mode=self.settings.default_permission_mode)
+        self.push_screen(screen, callback=self._create)
+
+    def _create(self, request: NewSessionRequest | None) -> None:
+        if request is not None:
+            self.create_session(request)
+        self.call_later(self.approvals.pump)
+
+    @work(group="sessions", exit_on_error=False)
+    async def create_session(self, request: NewSessionRequest) -> None:
+        """Start a session and show it."""
+        try:
+            info = await self.manager.create(request.prompt, request.config)
+        except CctuiError as exc:
+            self.notify(exc.message, title="Could not start the session", severity="error")
+            return
+        self.post_message(OpenSession(info.session_id))
+
+    @work(group="sessions", exit_on_error=False)
+    async def send_message(self, session_id: str, text: str) -> None:
+        """Send ``text``; an ended session is resumed by the core."""
+        try:
+            await self.manager.send(session_id, text)
+        except CctuiError as exc:
+            self.notify(exc.message, title="Not sent", severity="error")
+
+    def _current(self) -> str | None:
+        session_id = self.main.current_session_id
+        if session_id is None:
+            self.notify("Select a session first.", severity="warning")
+        return session_id
+
+    @work(group="sessions", exit_on_error=False)
+    async def action_interrupt(self) -> None:
+        session_id = self._current()
+        if session_id is None:
+            return
+        try:
+            await self.manager.interrupt(session_id)
+        except CctuiError as exc:
+            self.notify(exc.message, title="Not interrupted", severity="error")
+            return
+        self.notify("Interrupted the current turn.")
+
+    @work(group="sessions", exit_on_error=False)
+    async def action_kill(self) -> None:
+        session_id = self._current()
+        if session_id is None:
+            return
+        try:
+            await self.manager.kill(session_id)
+        except CctuiError as exc:
+            self.notify(exc.message, title="Not killed", severity="error")
+            return
+        self.notify("Session ended. Send it a message to resume it.")
+
+    def action_inbox(self) -> None:
+        if any(isinstance(s, InboxScreen) for s in self.screen_stack):
+            return
+        self.push_screen(InboxScreen(self.manager.pending, self.describe_session),
+                         callback=self._pump_after)
+
+    def action_filter(self) -> None:
+        self.main.start_filter()
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(), callback=self._pump_after)
+
+    def _pump_after(self, _result: None) -> None:
+        # A modal queued while a form or help page was open may pop now.
+        self.call_later(self.approvals.pump)
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield SystemCommand("New session", "Start a Claude Code session (n)",
+                            self.action_new_session)
+        yield SystemCommand("Approvals inbox", "Everything waiting for you (a)",
+                            self.action_inbox)
+        yield SystemCommand("Interrupt session", "Stop the current turn (i)",
+                            self.action_interrupt)
+        yield SystemCommand("Kill session", "End the session's process (k)", self.action_kill)
+        yield SystemCommand("Filter sessions", "By text, project:, status: (/)",
+                            self.action_filter)
+        yield SystemCommand("Keys", "Every key on one page (?)", self.action_help)
+        yield from (c for c in super().get_system_commands(screen) if c.title != "Keys")

@@ -1,0 +1,86 @@
+"""The one place core events become Textual messages.
+
+The manager calls our listener synchronously on the loop for every event of every session;
+a chatty session can emit hundreds per second (text deltas merge into new seqs). Posting one
+message per event would flood the app's queue, so activity is batched: ids collect in a set
+and one ``SessionsActivity`` goes out per tick. Approval events are rare and matter
+individually, so they go out at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+from textual.message_pump import MessagePump
+
+from cctui.core import (
+    InputRequestedEvent,
+    InputResolvedEvent,
+    ResultEvent,
+    SessionEvent,
+    SessionManager,
+    StatusChanged,
+    UserMessageEvent,
+)
+from cctui.tui.messages import InputRequested, InputResolved, SessionsActivity
+
+log = logging.getLogger(__name__)
+
+TICK_S = 1 / 20
+"""At most this often a batch of activity reaches the UI (20 Hz reads as live)."""
+
+_LIST_EVENTS = (StatusChanged, ResultEvent, UserMessageEvent, InputRequestedEvent,
+                InputResolvedEvent)
+
+
+class EventBridge:
+    """Subscribes once to the manager and posts messages to ``target`` (the app)."""
+
+    def __init__(self, manager: SessionManager, target: MessagePump) -> None:
+        self._manager = manager
+        self._target = target
+        self._dirty: set[str] = set()
+        self._list_changed = False
+        self._flush_handle: asyncio.TimerHandle | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def start(self) -> None:
+        """Begin listening; idempotent."""
+        if self._unsubscribe is None:
+            self._unsubscribe = self._manager.subscribe(self._on_event)
+
+    def stop(self) -> None:
+        """Stop listening and drop any batch not yet sent."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+
+    def _on_event(self, event: SessionEvent) -> None:
+        # Never raise into the manager: a UI bug must not break a session.
+        try:
+            if isinstance(event, InputRequestedEvent):
+                self._target.post_message(InputRequested(event.input))
+            elif isinstance(event, InputResolvedEvent):
+                self._target.post_message(InputResolved(
+                    event.input_id, event.session_id, event.decision, event.decided_by,
+                    event.message))
+            self._dirty.add(event.session_id)
+            self._list_changed |= isinstance(event, _LIST_EVENTS)
+            if self._flush_handle is None:
+                loop = asyncio.get_running_loop()
+                self._flush_handle = loop.call_later(TICK_S, self._flush)
+        except Exception:
+            log.exception("bridge failed on %s", type(event).__name__)
+
+    def _flush(self) -> None:
+        self._flush_handle = None
+        if not self._dirty:
+            return
+        ids, self._dirty = frozenset(self._dirty), set()
+        changed, self._list_changed = self._list_changed, False
+        self._target.post_message(SessionsActivity(ids, changed))

@@ -1,0 +1,93 @@
+"""Small text renderings shared by widgets: ages, costs, status badges, tool summaries."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from cctui.tui import clock
+
+# Glyph and theme variable per status; "past" is a session known only from disk.
+BADGES: dict[str, tuple[str, str, str]] = {
+    "starting": ("◌", "starting", "text-primary"),
+    "running": ("●", "running", "text-primary"),
+    "waiting_for_input": ("◆", "waiting", "text-warning"),
+    "idle": ("○", "idle", "text-success"),
+    "completed": ("✓", "done", "foreground-muted"),
+    "interrupted": ("■", "stopped", "text-secondary"),
+    "error": ("✗", "error", "text-error"),
+    "past": ("·", "past", "foreground-muted"),
+}
+
+
+def badge(status: str) -> tuple[str, str, str]:
+    """(glyph, label, theme variable) for a status value."""
+    return BADGES.get(status, ("?", status, "foreground-muted"))
+
+
+def age(when: datetime | None) -> str:
+    """A compact relative time: ``now``, ``42s``, ``5m``, ``3h``, ``2d``, else ``Nov 02``."""
+    if when is None:
+        return ""
+    seconds = (clock.now() - when).total_seconds()
+    if seconds < 10:
+        return "now"
+    if seconds < 60:
+        return f"{int(seconds)}s"
+    if seconds < 3600:
+        return f"{int(seconds // 60)}m"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)}h"
+    if seconds < 30 * 86400:
+        return f"{int(seconds // 86400)}d"
+    return when.astimezone(clock.now().tzinfo).strftime("%b %d")
+
+
+def cost(usd: float | None) -> str:
+    """``$0.042``-style cost; blank when unknown or zero."""
+    if not usd:
+        return ""
+    return f"${usd:.3f}" if usd < 1 else f"${usd:.2f}"
+
+
+def duration(ms: int) -> str:
+    """``850ms``, ``4.2s``, ``3m 05s``."""
+    if ms < 1000:
+        return f"{ms}ms"
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    return f"{int(seconds // 60)}m {int(seconds % 60):02d}s"
+
+
+def one_line(text: str, width: int = 80) -> str:
+    """First line of ``text``, cut to ``width`` with an ellipsis."""
+    line = " ".join(text.strip().split("\n", 1)[0].split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def project_name(cwd: Path | str | None, label: str | None = None) -> str:
+    """The label a user knows a project by: its configured name, else the directory's name."""
+    if label:
+        return label
+    if cwd is None:
+        return ""
+    return Path(cwd).name or str(cwd)
+
+
+def tool_summary(name: str, tool_input: dict[str, Any], width: int = 70) -> str:
+    """The one argument that says what a tool call does (command, path, pattern, url)."""
+    if name == "Edit" and isinstance(tool_input.get("file_path"), str):
+        old = str(tool_input.get("old_string", "")).count("\n") + 1
+        new = str(tool_input.get("new_string", "")).count("\n") + 1
+        return one_line(f"{tool_input['file_path']}  −{old} +{new}", width)
+    for key in ("command", "file_path", "notebook_path", "path", "pattern", "url", "query",
+                "description", "prompt"):
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            return one_line(value, width)
+    if not tool_input:
+        return ""
+    return one_line(json.dumps(tool_input, ensure_ascii=False), width)

@@ -1,0 +1,59 @@
+"""The keys, on one page."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("Sessions", (
+        ("n", "new session"),
+        ("enter", "open the highlighted session (then type a message)"),
+        ("i", "interrupt the current turn"),
+        ("k", "kill the session's process (it stays resumable)"),
+        ("/", "filter: words, project:NAME, status:live|waiting|error…"),
+        ("tab", "move between list, output and message line"),
+        ("esc", "leave the message line / clear the filter"),
+    )),
+    ("Approvals", (
+        ("a", "inbox of everything waiting, across sessions"),
+        ("y", "allow · approve a plan · send answers"),
+        ("n", "deny, with an optional reason"),
+        ("A", "allow this tool for the rest of the session"),
+        ("esc", "later (it stays in the inbox)"),
+    )),
+    ("App", (
+        ("ctrl+p", "command palette"),
+        ("?", "this help"),
+        ("q", "quit (ends every session cctui started)"),
+    )),
+)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key, grouped."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark,q", "close", "Close"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        lines: list[Content] = [Content.styled("cctui keys", "bold")]
+        for title, keys in SECTIONS:
+            lines.append(Content(""))
+            lines.append(Content.styled(title, "bold $text-primary"))
+            for key, what in keys:
+                lines.append(Content.assemble((f"  {key:>7}", "bold $text-accent"),
+                                              f"   {what}"))
+        lines += [Content(""), Content.styled("esc to close", "$text-muted")]
+        with Vertical(id="dialog"):
+            yield Static(Content("\n").join(lines), id="keys")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

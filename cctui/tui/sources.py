@@ -1,0 +1,68 @@
+"""Where the session list's rows come from: Claude Code's files merged with cctui's sessions.
+
+History rows are rebuilt only when the history index changes; cctui's own rows on every batch
+of activity. Merging thousands of past sessions 20 times a second would cost more than drawing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+
+from cctui.config import Settings
+from cctui.core import SessionManager
+from cctui.core.catalog import build_catalog
+from cctui.history import HistoryIndex, IndexChange, Problems
+from cctui.tui.rows import SessionRow
+
+log = logging.getLogger(__name__)
+
+
+class SessionSource:
+    """The session list's data; a session cctui drives wins over its history entry."""
+
+    def __init__(self, settings: Settings, manager: SessionManager,
+                 index: HistoryIndex | None = None) -> None:
+        self._settings = settings
+        self._manager = manager
+        self.index = index if index is not None else HistoryIndex.from_settings(settings)
+        self._history_rows: dict[str, SessionRow] = {}
+        self._problems = Problems()
+        self._failed = ""
+
+    def rows(self) -> list[SessionRow]:
+        """Every known session (unsorted; the list sorts)."""
+        try:
+            own = self._manager.list()
+        except Exception:
+            log.exception("manager.list failed")
+            own = []
+        summaries = [s for s in (self.index.get(o.session_id) for o in own) if s is not None]
+        merged = dict(self._history_rows)
+        for entry in build_catalog(summaries, own):
+            merged[entry.session_id] = SessionRow.from_entry(entry)
+        return list(merged.values())
+
+    def reload_history(self) -> None:
+        """Rebuild the history rows from the index (after it changed)."""
+        entries = build_catalog(self.index, ())
+        self._history_rows = {e.session_id: SessionRow.from_entry(e) for e in entries}
+        self._problems = self.index.problems
+
+    async def watch(self, stop: asyncio.Event) -> AsyncIterator[IndexChange]:
+        """Yield after each history change (the first one is the initial read)."""
+        try:
+            async for change in self.index.watch(stop):
+                self.reload_history()
+                yield change
+        except Exception as exc:  # a broken watcher must not take the list down
+            log.exception("history watch failed")
+            self._failed = f"history not watched ({type(exc).__name__})"
+
+    def problems(self) -> str:
+        """What reading the history skipped, in one line (empty when nothing)."""
+        parts = [self._problems.describe(), self._failed]
+        if self._problems.config_dir_missing:
+            parts.append(f"no {self._settings.claude_config_dir} yet")
+        return "; ".join(p for p in parts if p)

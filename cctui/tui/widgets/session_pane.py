@@ -1,0 +1,245 @@
+"""The right-hand pane: the selected session's header, its output, and a message line."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Button, Input, Static
+
+from cctui.config import Settings
+from cctui.core import SessionManager
+from cctui.errors import CctuiError
+from cctui.history import TranscriptMessage, TranscriptPage, aread_transcript
+from cctui.tui import format as fmt
+from cctui.tui.rows import SessionRow
+from cctui.tui.widgets.transcript import Transcript
+
+log = logging.getLogger(__name__)
+
+PAGE = 200
+"""Events read per call; a long backlog is drawn in a few mounts, not one huge one."""
+
+HISTORY_PAGE = 40
+"""Transcript messages per page of a past session (the newest page is shown first)."""
+
+EMPTY = """\
+[b]No session selected[/b]
+
+[$text-muted]Pick one on the left, or press [b]n[/b] to start a new session.
+Approvals from every session wait in the inbox: [b]a[/b]. Help: [b]?[/b][/]"""
+
+
+class SessionHeader(Static):
+    """Title, status, project and totals of the shown session."""
+
+
+class MessageInput(Input):
+    """The line that sends a message to the shown session."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "leave", "Back to list", show=False)]
+
+    class Leave(Message):
+        """The user is done typing; focus goes back to the list."""
+
+    def action_leave(self) -> None:
+        self.post_message(self.Leave())
+
+
+class LoadEarlier(Button):
+    """Loads the previous page of a past session's transcript."""
+
+    def __init__(self, label: str) -> None:
+        super().__init__(label, compact=True)
+
+
+class SessionPane(Vertical):
+    """Shows one session; pulls its events from the manager by seq so none are lost."""
+
+    class Send(Message):
+        """The user asked to send ``text`` to ``session_id``."""
+
+        def __init__(self, session_id: str, text: str) -> None:
+            super().__init__()
+            self.session_id = session_id
+            self.text = text
+
+    def __init__(self, manager: SessionManager, settings: Settings, *,
+                 id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._manager = manager
+        self._settings = settings
+        self.session_id: str | None = None
+        self._seq = 0
+        self._row: SessionRow | None = None
+        self._buffered = False
+        """The core holds events for the shown session (cctui drives or drove it this run)."""
+        self._first_event_at: datetime | None = None
+        self._history_start: int | None = None
+        """Index of the oldest transcript message drawn; None before any was."""
+
+    def compose(self) -> ComposeResult:
+        yield SessionHeader(id="pane-header")
+        yield Static(Content.from_markup(EMPTY), id="pane-empty")
+        yield Transcript(id="transcript")
+        yield MessageInput(placeholder="Message this session · enter sends · esc back to list",
+                           id="message")
+
+    def on_mount(self) -> None:
+        self._show_empty(True)
+
+    def _show_empty(self, empty: bool) -> None:
+        self.set_class(empty, "-empty")
+
+    def show(self, row: SessionRow | None) -> None:
+        """Show ``row``'s session (or the empty state), reading its output from the start."""
+        transcript = self.query_one(Transcript)
+        if row is None:
+            self.session_id, self._row = None, None
+            transcript.reset()
+            self._show_empty(True)
+            return
+        same = row.session_id == self.session_id
+        self._row = row
+        self._update_header()
+        if same:
+            self.pull()
+            return
+        self.session_id = row.session_id
+        self._seq = 0
+        self._buffered = False
+        self._first_event_at = None
+        self._history_start = None
+        transcript.reset()
+        self._show_empty(False)
+        self.pull()
+        if not self._buffered:
+            self.load_history(row.session_id)
+        elif self._resumed(row):
+            transcript.mount(LoadEarlier("▲ earlier conversation (from the transcript)"),
+                             before=0)
+
+    def update_row(self, row: SessionRow) -> None:
+        """New list data for the shown session (status, cost) without re-reading output."""
+        if row.session_id == self.session_id:
+            self._row = row
+            self._update_header()
+
+    def pull(self) -> None:
+        """Draw every event after the last one drawn."""
+        if self.session_id is None:
+            return
+        transcript = self.query_one(Transcript)
+        while True:
+            try:
+                page = self._manager.events(self.session_id, since=self._seq, limit=PAGE)
+            except CctuiError:
+                return  # a session known only from disk: its transcript is the history
+            if page.events and self._first_event_at is None:
+                self._first_event_at = page.events[0].at
+            self._buffered = self._buffered or bool(page.events) or page.next_seq > 0
+            if page.missed and self._seq > 0:
+                transcript.note(f"… output before seq {page.oldest_seq} was dropped "
+                                "(EVENT_BUFFER_SIZE)", classes="muted")
+            elif self._seq == 0 and page.oldest_seq > 1:
+                transcript.note("… earlier output is no longer buffered", classes="muted")
+            if not page.events:
+                return
+            transcript.apply(page.events)
+            self._seq = page.next_seq
+            if len(page.events) < PAGE:
+                return
+
+    def _resumed(self, row: SessionRow) -> bool:
+        # Created well before its first buffered event: it has a past in its transcript.
+        first, created = self._first_event_at, row.created_at
+        return (first is not None and created is not None
+                and first - created > timedelta(seconds=5))
+
+    @work(exclusive=True, group="transcript", exit_on_error=False)
+    async def load_history(self, session_id: str) -> None:
+        """Draw the newest page of a session's transcript, or the page before the oldest shown."""
+        transcript = self.query_one(Transcript)
+        row = self._row
+        cwd = str(row.cwd) if row is not None and row.cwd else None
+        path = row.transcript_path if row is not None else None
+        config_dir = self._settings.claude_config_dir
+        try:
+            end = self._history_start
+            if end is None:
+                probe = await aread_transcript(config_dir, session_id, offset=0, limit=1,
+                                               cwd=cwd, path=path)
+                end = probe.total
+            start = max(0, end - HISTORY_PAGE)
+            page = await aread_transcript(config_dir, session_id, offset=start,
+                                          limit=max(1, end - start), cwd=cwd, path=path)
+        except CctuiError as exc:
+            if session_id == self.session_id and not self._buffered:
+                transcript.note(f"No transcript to show: {exc.message}", classes="muted")
+            return
+        if session_id != self.session_id:
+            return  # the user moved on while we read
+        self._draw_history(page, start)
+
+    def _draw_history(self, page: TranscriptPage, start: int) -> None:
+        transcript = self.query_one(Transcript)
+        for old in self.query(LoadEarlier):
+            old.remove()
+        messages: list[TranscriptMessage] = list(page.messages)
+        if self._buffered and self._first_event_at is not None:
+            # Only what happened before this run's events, which are drawn already.
+            first = self._first_event_at
+            messages = [m for m in messages if m.timestamp is None or m.timestamp < first]
+        anchor = transcript.children[0] if transcript.children else None
+        transcript.history(messages, before=anchor)
+        self._history_start = start
+        if page.skipped_lines:
+            transcript.mount(Static(Content.styled(
+                f"… {page.skipped_lines} unreadable line(s) of the transcript skipped",
+                "$text-warning"), classes="note"), before=0)
+        if start > 0:
+            transcript.mount(LoadEarlier(f"▲ {start} earlier message(s) · load "
+                                         f"{min(start, HISTORY_PAGE)} more"), before=0)
+        elif not messages and not self._buffered:
+            transcript.note("This session has no messages yet.", classes="muted")
+
+    @on(Button.Pressed, "LoadEarlier")
+    def _load_earlier(self, event: Button.Pressed) -> None:
+        event.stop()
+        if self.session_id is not None:
+            event.button.disabled = True
+            self.load_history(self.session_id)
+
+    def _update_header(self) -> None:
+        row = self._row
+        if row is None:
+            return
+        glyph, label, var = fmt.badge(row.status)
+        bits = [row.project or "", str(row.cwd or ""), row.session_id[:8]]
+        if row.cost_usd:
+            bits.append(fmt.cost(row.cost_usd))
+        if row.pending:
+            bits.append(f"{row.pending} waiting for you")
+        header = Content.assemble(
+            (f"{glyph} {label}", f"bold ${var}"), "  ",
+            (fmt.one_line(row.title or "(untitled)", 200), "bold"), "\n",
+            (" · ".join(b for b in bits if b), "$text-muted"),
+        )
+        self.query_one(SessionHeader).update(header)
+
+    @on(Input.Submitted, "#message")
+    def _submit(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        if not text or self.session_id is None:
+            return
+        event.input.value = ""
+        self.post_message(self.Send(self.session_id, text))

@@ -1,0 +1,27 @@
+"""The line above the key footer: what waits for you, what runs, what the services say."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.content import Content
+from textual.widgets import Static
+
+
+class StatusBar(Static):
+    """Pending approvals, live sessions, service status lines, and what reading skipped."""
+
+    def show(self, *, pending: int, live: int, services: Sequence[str], problems: str) -> None:
+        """Redraw with the current counts."""
+        parts: list[Content] = []
+        if pending:
+            parts.append(Content.styled(f"◆ {pending} waiting for you · a", "bold $text-warning"))
+        else:
+            parts.append(Content.styled("◇ nothing waiting", "$text-muted"))
+        parts.append(Content.styled(f"● {live} live", "$text-primary" if live else "$text-muted"))
+        parts += [Content(s) for s in services if s]
+        if problems:
+            parts.append(Content.styled(f"⚠ {problems}", "$text-warning"))
+        sep = Content.styled("  │  ", "$text-muted")
+        self.update(sep.join(parts))
+        self.set_class(bool(pending), "-pending")

@@ -1,0 +1,225 @@
+"""The real CctuiApp over the fake driver, seeded with a scenario, at a frozen time.
+
+Used by the snapshot tests (``snap_compare(demo_app("main"), run_before=ready)``) and by
+``python -m tests.snapshot_apps.screenshots``. Paths are fixed (``/tmp/cctui-demo``) so what
+the pane shows does not change from run to run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from cctui.config import load_settings
+from cctui.core import SessionConfig, SessionManager
+from cctui.tui import clock
+from cctui.tui.app import CctuiApp
+from cctui.tui.screens.approval import ApprovalScreen
+from tests.fakes.fake_driver import fake_driver_factory, plan, text, tool
+from tests.snapshot_apps.history import write_history, write_transcript
+
+ROOT = Path("/tmp/cctui-demo")
+NOW = datetime.now(UTC).replace(microsecond=0)
+"""Frozen for the app; the fake core stamps real times, which all read as "now"."""
+SIZE = (130, 36)
+
+SUMMARY = """\
+The flaky test came from a **race** in `Session._pump`: the result frame could arrive
+before the status change was published.
+
+## What changed
+
+- `session.py`: publish `StatusChanged` *before* the `ResultEvent`
+- `test_session.py`: a regression test that delivers both frames in one read
+
+```python
+self._publish(StatusChanged(status=S.IDLE))
+self._publish(result)
+```
+
+All 42 core tests pass.
+"""
+
+PLAN = """\
+# Plan: split the session pane
+
+1. Move transcript rendering into `widgets/transcript.py`
+2. Keep `SessionPane` to the header, the output and the message line
+3. Add snapshot tests for a **long** transcript
+
+_Risk:_ the markdown widget re-renders on every delta; coalesce at 20 Hz.
+"""
+
+EDIT = {
+    "file_path": "cctui/core/session.py",
+    "old_string": ("    def _finish(self, result):\n        self._publish(result)\n"
+                   "        self._set_status(S.IDLE)\n"),
+    "new_string": ("    def _finish(self, result):\n        # Status first: readers of the result "
+                   "must see the session idle.\n        self._set_status(S.IDLE)\n"
+                   "        self._publish(result)\n"),
+}
+
+QUESTIONS = {"questions": [
+    {"question": "Which test runner should CI use?", "header": "Runner", "multiSelect": False,
+     "options": [{"label": "pytest", "description": "what the repo uses today"},
+                 {"label": "nox", "description": "sessions per Python version"}]},
+    {"question": "Which checks should block a merge?", "header": "Checks", "multiSelect": True,
+     "options": [{"label": "ruff", "description": ""}, {"label": "mypy", "description": ""},
+                 {"label": "snapshots", "description": ""}]},
+]}
+
+SCRIPT: dict[str, list[Any]] = {
+    "flaky": [text("Let me look at the session pump first."),
+              tool("Read", {"file_path": "cctui/core/session.py"}, ask=False,
+                   output="class Session:\n    ..."),
+              tool("Bash", {"command": "pytest -q tests/core -k flaky --count 50",
+                            "description": "Reproduce the flaky test"}, ask=False,
+                   output="1 failed, 49 passed in 3.2s"),
+              tool("Edit", EDIT, ask=False, output="ok"),
+              tool("Bash", {"command": "pytest -q tests/core"}, ask=False,
+                   output="42 passed in 1.3s"),
+              text(SUMMARY)],
+    "deploy": [text("I'll check the cluster before deploying."),
+               tool("Bash", {"command": "kubectl --context staging rollout status deploy/api "
+                             "&& kubectl --context staging get pods -l app=api",
+                             "description": "Check the staging rollout"})],
+    "race": [text("I found the race; here is the fix."), tool("Edit", EDIT)],
+    "split": [text("Here is my plan."), plan(PLAN)],
+    "ci": [tool("AskUserQuestion", QUESTIONS, output="answered")],
+    "readme": [text("The README now has a **Quick start** and a keys table.")],
+}
+
+_IDS = {
+    "flaky": "7f3c9a10-0000-4000-8000-000000000001",
+    "deploy": "b21e44c2-0000-4000-8000-000000000002",
+    "race": "c9d0e5f3-0000-4000-8000-000000000003",
+    "split": "d4a7b8e1-0000-4000-8000-000000000004",
+    "ci": "e5f6a7b8-0000-4000-8000-000000000005",
+    "readme": "a1b2c3d4-0000-4000-8000-000000000006",
+}
+
+PROMPTS = {
+    "flaky": ("api", "Fix the flaky test in tests/core/test_session.py"),
+    "deploy": ("infra", "Deploy the api to staging and check the rollout"),
+    "race": ("api", "Fix the race between result and status"),
+    "split": ("cctui", "Split the session pane into smaller widgets"),
+    "ci": ("cctui", "Set up CI for the project"),
+    "readme": ("docs", "Rewrite the README quick start"),
+}
+
+Scenario = Callable[["DemoApp"], Awaitable[None]]
+
+
+def _reset() -> dict[str, str]:
+    shutil.rmtree(ROOT, ignore_errors=True)
+    home = ROOT / "home"
+    for project in ("api", "infra", "cctui", "docs", "blog"):
+        (ROOT / project).mkdir(parents=True, exist_ok=True)
+    home.mkdir(parents=True)
+    return {"HOME": str(home)}
+
+
+def _history(claude_dir: Path, *, corrupt: int = 0) -> None:
+    blog = str(ROOT / "blog")
+    sid = "0a1b2c3d-0000-4000-8000-0000000000b1"
+    write_transcript(claude_dir, sid, blog, NOW - timedelta(hours=5), [
+        ("Draft a post about the release", [
+            {"type": "text", "text": "Here is a first draft with three sections."}]),
+    ])
+    sid2 = "0a1b2c3d-0000-4000-8000-0000000000b2"
+    write_transcript(claude_dir, sid2, str(ROOT / "docs"), NOW - timedelta(days=2), [
+        ("Fix the broken links in docs/", [
+            {"type": "tool_use", "id": "toolu_1", "name": "Bash",
+             "input": {"command": "grep -rn 'http://' docs/"}},
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "docs/a.md:3: http://x"},
+            {"type": "text", "text": "Fixed **3** links."}]),
+    ])
+    write_history(claude_dir, [
+        ("Draft a post about the release", NOW - timedelta(hours=5), blog, sid),
+        ("Fix the broken links in docs/", NOW - timedelta(days=2), str(ROOT / "docs"), sid2),
+    ], corrupt=corrupt)
+
+
+class DemoApp(CctuiApp):
+    """CctuiApp plus a scenario run on its own loop before the first screenshot."""
+
+    def __init__(self, scenario: str) -> None:
+        env = _reset()
+        settings = load_settings(env=env, config_path=ROOT / "none.toml")
+        self.factory = fake_driver_factory(SCRIPT)
+        super().__init__(settings, SessionManager(settings, driver_factory=self.factory))
+        self.scenario = scenario
+        self.ready = asyncio.Event()
+
+    async def on_mount(self) -> None:
+        # Runs before CctuiApp.on_mount (Textual calls handlers down the MRO).
+        clock.freeze(NOW)
+        if self.scenario != "empty":
+            _history(self.settings.claude_config_dir, corrupt=1)
+        await self.manager.start()
+
+    async def seed(self) -> None:
+        """Start the scenario's sessions and wait until each settles."""
+        wanted = {
+            "empty": [],
+            "main": ["readme", "flaky", "deploy"],
+            "bash": ["flaky", "deploy"],
+            "edit": ["flaky", "race"],
+            "plan": ["split"],
+            "question": ["ci"],
+            "inbox": ["deploy", "race", "split", "ci"],
+        }[self.scenario]
+        for name in wanted:
+            project, prompt = PROMPTS[name]
+            config = SessionConfig(cwd=ROOT / project, model="sonnet")
+            if name == "split":
+                config = config.model_copy(update={"permission_mode": "plan"})
+            await self.manager.create(prompt, config, session_id=_IDS[name])
+            await self.manager.wait(_IDS[name], 5)
+        self.ready.set()
+
+
+def demo_app(scenario: str) -> DemoApp:
+    """A fresh demo app for ``scenario`` (empty, main, bash, edit, plan, question, inbox)."""
+    return DemoApp(scenario)
+
+
+async def settle(pilot: Pilot[None], *, modal: bool = False) -> None:
+    """Seed, then wait for the screen to show what the scenario promises."""
+    app = pilot.app
+    assert isinstance(app, DemoApp)
+    await app.seed()
+    for _ in range(100):
+        await pilot.pause(0.05)
+        if not modal or isinstance(app.screen, ApprovalScreen):
+            break
+    for widget in app.query(Input):
+        widget.cursor_blink = False
+    await pilot.pause(0.3)
+
+
+def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
+    """A ``run_before`` for snap_compare."""
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot, modal=scenario in ("bash", "edit", "plan", "question"))
+        if scenario == "main":
+            await pilot.press("escape")  # the waiting deploy stays in the inbox
+            await pilot.pause(0.2)
+            app = pilot.app
+            assert isinstance(app, DemoApp)
+            app.main.open_session(_IDS["flaky"])
+            await pilot.pause(0.5)
+        if scenario == "inbox":
+            for _ in range(4):
+                await pilot.press("escape")
+                await pilot.pause(0.1)
+            await pilot.press("a")
+            await pilot.pause(0.3)
+    return run_before
