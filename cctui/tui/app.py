@@ -121,10 +121,10 @@ class CctuiApp(App[None]):
     async def action_quit(self) -> None:
         """Sessions first (no claude child may outlive cctui), then services, then exit."""
         self.notify("Stopping sessions…", timeout=SHUTDOWN_TIMEOUT_S)
-        await self._shutdown()
+        await self._stop_everything()
         self.exit()
 
-    async def _shutdown(self) -> None:
+    async def _stop_everything(self) -> None:
         if self._shut_down:
             return
         self._shut_down = True
@@ -142,7 +142,7 @@ class CctuiApp(App[None]):
 
     async def on_unmount(self) -> None:
         # Exits that skip action_quit (signals, ctrl+c paths) still end every session.
-        await self._shutdown()
+        await self._stop_everything()
 
     # -- what other parts of the TUI ask of the app ---------------------------------------
 

@@ -91,3 +91,14 @@ def tool_summary(name: str, tool_input: dict[str, Any], width: int = 70) -> str:
     if not tool_input:
         return ""
     return one_line(json.dumps(tool_input, ensure_ascii=False), width)
+
+
+def pending_summary(kind: str, tool_name: str, tool_input: dict[str, Any], plan: str | None,
+                    questions: tuple[str, ...], width: int = 60) -> str:
+    """One line saying what a pending input asks."""
+    if kind == "plan_review":
+        heading = next((ln.lstrip("# ") for ln in (plan or "").splitlines() if ln.strip()), "")
+        return one_line(heading or "(empty plan)", width)
+    if kind == "user_question":
+        return one_line(" · ".join(questions) or "(no question)", width)
+    return tool_summary(tool_name, tool_input, width)

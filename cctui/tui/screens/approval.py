@@ -67,9 +67,9 @@ class ApprovalScreen(ModalScreen[Decision | None]):
         p = self.pending
         with Vertical(id="dialog"):
             title = _TITLES.get(p.kind, p.kind)
+            tool = p.tool_name if p.kind == "permission" else ""
             yield Static(Content.assemble(("◆ ", "$text-warning"), (title, "bold"),
-                                          ("  " + p.tool_name, "bold $text-accent")),
-                         id="title")
+                                          (f"  {tool}", "bold $text-accent")), id="title")
             if self.context:
                 yield Static(Content.styled(self.context, "$text-muted"), id="context")
             if p.description and p.kind == "permission":

@@ -57,8 +57,8 @@ class InboxScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for key, label in (("age", "asked"), ("session", "session"), ("kind", "kind"),
-                           ("tool", "tool"), ("what", "what"), ("who", "asking")):
+        for key, label in (("age", "asked"), ("session", "session"), ("kind", "request"),
+                           ("what", "what"), ("who", "asks")):
             table.add_column(label, key=key)
         self.reload()
         table.focus()
@@ -73,10 +73,10 @@ class InboxScreen(ModalScreen[None]):
             who = (p.route_label or "client") if p.route == "client" else "you"
             table.add_row(
                 Text(fmt.age(p.created_at)),
-                Text(fmt.one_line(self._describe(p.session_id), 28)),
-                Text(_KIND.get(p.kind, p.kind)),
-                Text(p.tool_name),
-                Text(fmt.tool_summary(p.tool_name, p.tool_input, 40)),
+                Text(fmt.one_line(self._describe(p.session_id), 30)),
+                Text(p.tool_name if p.kind == "permission" else _KIND.get(p.kind, p.kind)),
+                Text(fmt.pending_summary(p.kind, p.tool_name, p.tool_input, p.plan,
+                                         tuple(q.question for q in p.questions), 48)),
                 Text(who),
                 key=p.id,
             )

@@ -1,0 +1,107 @@
+"""TUI fixtures: a real CctuiApp over a SessionManager driven by the fake driver.
+
+Autouse fixtures keep runs deterministic: approval modals are armed at once (no key guard
+delay), inputs do not blink, and the TUI clock is thawed after each test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from cctui.config import load_settings
+from cctui.core import SessionConfig, SessionManager
+from cctui.tui import clock
+from cctui.tui.app import CctuiApp
+from cctui.tui.screens.approval import ApprovalScreen
+from tests.fakes.fake_driver import FakeDriverFactory, Script, fake_driver_factory
+
+SIZE = (130, 36)
+
+
+@pytest.fixture(autouse=True)
+def armed_modals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Modals accept keys at once (the real app ignores keys for 0.4 s after one appears)."""
+    monkeypatch.setattr(ApprovalScreen, "ARM_DELAY_S", 0.0)
+
+
+@pytest.fixture(autouse=True)
+def no_cursor_blink(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Freeze every Input's cursor so snapshots never catch it mid-blink."""
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda _self: None)
+
+
+@pytest.fixture(autouse=True)
+def thawed_clock() -> Iterator[None]:
+    """Snapshot apps freeze the TUI clock; no test may leak that into the next."""
+    yield
+    clock.freeze(None)
+
+
+class Harness:
+    """A running app plus what a test needs to poke at."""
+
+    def __init__(self, app: CctuiApp, pilot: Pilot[None], factory: FakeDriverFactory,
+                 project: Path) -> None:
+        self.app = app
+        self.pilot = pilot
+        self.factory = factory
+        self.project = project
+
+    @property
+    def manager(self) -> SessionManager:
+        return self.app.manager
+
+    async def create(self, prompt: str, **config: Any) -> str:
+        """Start a session directly through the core and let the UI catch up."""
+        info = await self.manager.create(prompt, SessionConfig(cwd=self.project, **config))
+        await self.settle(info.session_id)
+        return info.session_id
+
+    async def settle(self, session_id: str | None = None, timeout: float = 3.0) -> None:
+        """Wait for a session to need input or finish its turn, then for the UI to draw."""
+        if session_id is not None:
+            await self.manager.wait(session_id, timeout)
+        await self.pilot.pause(0.15)
+
+    async def until(self, check: Callable[[], bool], timeout: float = 3.0) -> None:
+        """Pause until ``check()`` holds (fails the test after ``timeout``)."""
+        for _ in range(int(timeout / 0.02)):
+            if check():
+                return
+            await self.pilot.pause(0.02)
+        raise AssertionError("condition not met in time")
+
+
+RunApp = Callable[..., Any]
+
+
+@pytest.fixture
+def run_app(tmp_path: Path) -> RunApp:
+    """``async with run_app(script) as h:`` runs the app over a fresh manager."""
+
+    @asynccontextmanager
+    async def run(script: Script | None = None, **settings: Any) -> AsyncIterator[Harness]:
+        project = tmp_path / "proj"
+        project.mkdir(exist_ok=True)
+        env = {"HOME": str(tmp_path / "home")}
+        config = load_settings(env=env, config_path=tmp_path / "none.toml",
+                               overrides={"default_cwd": project, **settings})
+        factory = fake_driver_factory(script)
+        manager = SessionManager(config, driver_factory=factory)
+        await manager.start()
+        app = CctuiApp(config, manager)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause(0.05)
+            yield Harness(app, pilot, factory, project)
+        await manager.shutdown()
+
+    return run
+
+

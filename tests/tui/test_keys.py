@@ -1,0 +1,165 @@
+"""Every key of the main screen, driven through Pilot over the fake driver."""
+
+from __future__ import annotations
+
+from textual.widgets import Input
+
+from cctui.core import SessionStatus
+from cctui.tui.screens.help import HelpScreen
+from cctui.tui.screens.inbox import InboxScreen
+from cctui.tui.screens.main import MainScreen
+from cctui.tui.screens.new_session import NewSessionScreen
+from cctui.tui.widgets.session_list import SessionList
+from cctui.tui.widgets.session_pane import MessageInput
+from cctui.tui.widgets.transcript import AssistantBlock, ResultBlock, UserBlock
+from tests.fakes.fake_driver import sleep, text
+from tests.tui.conftest import RunApp
+
+
+async def test_session_list_has_focus_on_start(run_app: RunApp) -> None:
+    """A hidden input must not swallow the first keys (Textual 8.2.8)."""
+    async with run_app() as h:
+        assert isinstance(h.app.focused, SessionList)
+
+
+async def test_n_opens_the_form_and_enter_starts_a_session(run_app: RunApp) -> None:
+    async with run_app() as h:
+        await h.pilot.press("n")
+        assert isinstance(h.app.screen, NewSessionScreen)
+        h.app.screen.query_one("#prompt", Input).value = "hello there"
+        h.app.screen.query_one("#prompt", Input).focus()
+        await h.pilot.press("enter")
+        await h.until(lambda: bool(h.manager.list()))
+        session_id = h.manager.list()[0].session_id
+        await h.settle(session_id)
+        assert isinstance(h.app.screen, MainScreen)
+        assert h.factory.drivers[0].sent == ["hello there"]
+        assert h.factory.drivers[0].spec.cwd == h.project
+        assert h.app.main.pane.session_id == session_id
+        await h.until(lambda: bool(h.app.main.pane.query(ResultBlock)))
+        assert h.app.main.pane.query(UserBlock)
+        assert h.app.main.pane.query(AssistantBlock)
+
+
+async def test_new_session_form_refuses_a_missing_directory(run_app: RunApp) -> None:
+    async with run_app() as h:
+        await h.pilot.press("n")
+        screen = h.app.screen
+        screen.query_one("#prompt", Input).value = "hi"
+        screen.query_one("#cwd", Input).value = "/no/such/dir"
+        await h.pilot.press("enter")
+        assert h.app.screen is screen
+        assert not h.manager.list()
+        await h.pilot.press("escape")
+        assert isinstance(h.app.screen, MainScreen)
+
+
+async def test_enter_opens_the_session_and_the_message_line_sends(run_app: RunApp) -> None:
+    async with run_app() as h:
+        session_id = await h.create("first")
+        h.app.main.sessions.focus()
+        await h.pilot.press("enter")
+        assert isinstance(h.app.focused, MessageInput)
+        assert h.app.main.pane.session_id == session_id
+        h.app.focused.value = "second"
+        await h.pilot.press("enter")
+        await h.until(lambda: h.factory.drivers[-1].sent[-1:] == ["second"])
+        await h.pilot.press("escape")
+        assert isinstance(h.app.focused, SessionList)
+
+
+async def test_message_to_an_ended_session_resumes_it(run_app: RunApp) -> None:
+    async with run_app() as h:
+        session_id = await h.create("first")
+        await h.manager.kill(session_id)
+        h.app.send_message(session_id, "again")
+        await h.until(lambda: len(h.factory.drivers) == 2)
+        assert h.factory.drivers[1].spec.resume == session_id
+
+
+async def test_i_interrupts_the_current_turn(run_app: RunApp) -> None:
+    async with run_app({"*": [text("working"), sleep(10)]}) as h:
+        session_id = await h.create("long job")
+        await h.until(lambda: h.manager.get(session_id).status == SessionStatus.RUNNING)
+        h.app.main.open_session(session_id)
+        h.app.main.sessions.focus()
+        await h.pilot.press("i")
+        await h.until(lambda: h.factory.drivers[0].interrupts == 1)
+
+
+async def test_k_kills_the_session(run_app: RunApp) -> None:
+    async with run_app() as h:
+        session_id = await h.create("hi")
+        h.app.main.open_session(session_id)
+        h.app.main.sessions.focus()
+        await h.pilot.press("k")
+        await h.until(lambda: not h.manager.get(session_id).is_active)
+        assert h.factory.drivers[0].closed
+
+
+async def test_i_without_a_session_says_so(run_app: RunApp) -> None:
+    async with run_app() as h:
+        await h.pilot.press("i")
+        await h.pilot.pause(0.1)
+        assert any("Select a session" in n.message for n in h.app._notifications)
+
+
+async def test_slash_filters_by_text_and_escape_clears(run_app: RunApp) -> None:
+    async with run_app() as h:
+        await h.create("alpha one")
+        await h.create("beta two")
+        assert len(h.app.main.sessions.shown) == 2
+        await h.pilot.press("slash")
+        box = h.app.main.query_one("#filter", Input)
+        assert h.app.focused is box
+        box.value = "beta"
+        await h.pilot.pause(0.05)
+        assert [h.app.main.sessions.row(s).title for s in h.app.main.sessions.shown] == [
+            "beta two"]
+        box.value = "status:live alpha"
+        await h.pilot.pause(0.05)
+        assert len(h.app.main.sessions.shown) == 1
+        await h.pilot.press("escape")
+        assert len(h.app.main.sessions.shown) == 2
+        assert isinstance(h.app.focused, SessionList)
+
+
+async def test_question_mark_opens_help(run_app: RunApp) -> None:
+    async with run_app() as h:
+        await h.pilot.press("question_mark")
+        assert isinstance(h.app.screen, HelpScreen)
+        await h.pilot.press("escape")
+        assert isinstance(h.app.screen, MainScreen)
+
+
+async def test_a_opens_the_inbox(run_app: RunApp) -> None:
+    async with run_app() as h:
+        await h.pilot.press("a")
+        assert isinstance(h.app.screen, InboxScreen)
+        await h.pilot.press("escape")
+        assert isinstance(h.app.screen, MainScreen)
+
+
+async def test_q_quits_and_ends_every_session(run_app: RunApp) -> None:
+    async with run_app() as h:
+        await h.create("one")
+        await h.create("two")
+        await h.pilot.press("q")
+        await h.until(lambda: all(d.closed for d in h.factory.drivers))
+        await h.until(lambda: not h.app.is_running)
+
+
+async def test_sending_to_an_unknown_session_notifies_instead_of_crashing(
+        run_app: RunApp) -> None:
+    async with run_app() as h:
+        h.app.send_message("no-such-session", "hi")
+        await h.pilot.pause(0.2)
+        assert h.app.is_running
+        assert any(n.title == "Not sent" for n in h.app._notifications)
+
+
+async def test_command_palette_offers_the_same_commands(run_app: RunApp) -> None:
+    async with run_app() as h:
+        titles = {c.title for c in h.app.get_system_commands(h.app.screen)}
+        assert {"New session", "Approvals inbox", "Interrupt session", "Kill session",
+                "Filter sessions", "Keys", "Quit"} <= titles
