@@ -205,21 +205,29 @@ async def settle(pilot: Pilot[None], *, modal: bool = False) -> None:
     await pilot.pause(0.3)
 
 
+async def _dismiss_modals(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, DemoApp)
+    for _ in range(40):
+        await pilot.pause(0.1)
+        if isinstance(app.screen, ApprovalScreen):
+            await pilot.press("escape")
+        elif not app.approvals.queued:
+            return
+
+
 def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
     """A ``run_before`` for snap_compare."""
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot, modal=scenario in ("bash", "edit", "plan", "question"))
+        if scenario in ("main", "inbox"):
+            await _dismiss_modals(pilot)  # "later": they stay in the inbox
         if scenario == "main":
-            await pilot.press("escape")  # the waiting deploy stays in the inbox
-            await pilot.pause(0.2)
             app = pilot.app
             assert isinstance(app, DemoApp)
             app.main.open_session(_IDS["flaky"])
             await pilot.pause(0.5)
         if scenario == "inbox":
-            for _ in range(4):
-                await pilot.press("escape")
-                await pilot.pause(0.1)
             await pilot.press("a")
             await pilot.pause(0.3)
     return run_before

@@ -1,0 +1,213 @@
+"""Approval modals and the inbox: keys, queueing, answers from elsewhere, notifications."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, RadioSet, SelectionList
+
+from cctui.core import Decision
+from cctui.tui.screens.approval import ApprovalScreen
+from cctui.tui.screens.inbox import InboxScreen
+from cctui.tui.screens.main import MainScreen
+from tests.fakes.fake_driver import plan, text, tool
+from tests.tui.conftest import RunApp
+
+QUESTIONS = {"questions": [
+    {"question": "Which runner?", "header": "Runner", "multiSelect": False,
+     "options": [{"label": "pytest"}, {"label": "nox"}]},
+    {"question": "Which checks?", "header": "Checks", "multiSelect": True,
+     "options": [{"label": "ruff"}, {"label": "mypy"}, {"label": "snapshots"}]},
+]}
+
+
+async def _modal(h: object) -> ApprovalScreen:
+    from tests.tui.conftest import Harness
+
+    assert isinstance(h, Harness)
+    await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+    screen = h.app.screen
+    assert isinstance(screen, ApprovalScreen)
+    return screen
+
+
+async def test_y_allows_a_permission(run_app: RunApp) -> None:
+    async with run_app() as h:
+        session_id = await h.create("please bash")
+        screen = await _modal(h)
+        assert screen.pending.tool_name == "Bash"
+        assert "echo hi" in str(screen.query_one("#tool-input").render())
+        await h.pilot.press("y")
+        await h.settle(session_id)
+        answer = h.factory.drivers[0].answers[0]
+        assert answer.allow and not answer.always
+        assert isinstance(h.app.screen, MainScreen)
+
+
+async def test_n_denies_with_the_typed_reason(run_app: RunApp) -> None:
+    async with run_app() as h:
+        await h.create("please bash")
+        await _modal(h)
+        await h.pilot.press("n")
+        reason = h.app.screen.query_one("#reason", Input)
+        assert reason.display and h.app.focused is reason
+        reason.value = "not on prod"
+        await h.pilot.press("enter")
+        await h.until(lambda: bool(h.factory.drivers[0].answers))
+        answer = h.factory.drivers[0].answers[0]
+        assert not answer.allow and answer.message == "not on prod"
+
+
+async def test_capital_a_allows_for_the_rest_of_the_session(run_app: RunApp) -> None:
+    async with run_app() as h:
+        await h.create("please write")
+        screen = await _modal(h)
+        assert screen.pending.tool_name == "Write"
+        await h.pilot.press("A")
+        await h.until(lambda: bool(h.factory.drivers[0].answers))
+        assert h.factory.drivers[0].answers[0].always
+
+
+async def test_escape_leaves_it_for_the_inbox(run_app: RunApp) -> None:
+    async with run_app() as h:
+        await h.create("please bash")
+        await _modal(h)
+        await h.pilot.press("escape")
+        await h.pilot.pause(0.1)
+        assert isinstance(h.app.screen, MainScreen)
+        assert len(h.manager.pending()) == 1
+        await h.pilot.press("a")
+        assert isinstance(h.app.screen, InboxScreen)
+        await h.pilot.press("y")  # allow straight from the inbox
+        await h.until(lambda: not h.manager.pending())
+        assert h.factory.drivers[0].answers[0].allow
+
+
+async def test_inbox_enter_opens_the_modal(run_app: RunApp) -> None:
+    async with run_app() as h:
+        await h.create("please bash")
+        await _modal(h)
+        await h.pilot.press("escape")
+        await h.pilot.press("a")
+        await h.pilot.press("enter")
+        screen = await _modal(h)
+        await h.pilot.press("n", "enter")
+        await h.until(lambda: not h.manager.pending())
+        assert isinstance(h.app.screen, InboxScreen)
+        assert screen.pending.id not in {p.id for p in h.manager.pending()}
+
+
+async def test_several_requests_queue_one_modal_at_a_time(run_app: RunApp) -> None:
+    async with run_app() as h:
+        await h.create("bash one")
+        await h.create("bash two")
+        first = await _modal(h)
+        assert first.queued == 1
+        assert sum(isinstance(s, ApprovalScreen) for s in h.app.screen_stack) == 1
+        await h.pilot.press("y")
+        await h.until(lambda: isinstance(h.app.screen, ApprovalScreen)
+                      and h.app.screen is not first)
+        await h.pilot.press("n", "enter")
+        await h.until(lambda: not h.manager.pending())
+        answers = [d.answers[0].allow for d in h.factory.drivers]
+        assert sorted(answers) == [False, True]
+
+
+async def test_answered_elsewhere_closes_the_modal_and_says_who(run_app: RunApp) -> None:
+    async with run_app() as h:
+        await h.create("please bash")
+        screen = await _modal(h)
+        h.manager.respond(screen.pending.id, Decision(behavior="deny"), "mcp:claude-code")
+        await h.until(lambda: isinstance(h.app.screen, MainScreen))
+        assert screen.withdrawn_by == "mcp:claude-code"
+        notes = [n.message for n in h.app._notifications]
+        assert any("mcp:claude-code" in m for m in notes)
+
+
+async def test_client_routed_inputs_wait_in_the_inbox_without_a_modal(run_app: RunApp) -> None:
+    async with run_app() as h:
+        h.manager.set_input_router(lambda _pending: "claude-code")
+        await h.create("please bash")
+        await h.pilot.pause(0.2)
+        assert isinstance(h.app.screen, MainScreen)
+        assert not h.app.alerts
+        await h.pilot.press("a")
+        inbox = h.app.screen
+        assert isinstance(inbox, InboxScreen)
+        assert "claude-code" in str(inbox.query_one("#table").render_line(1))
+
+
+async def test_bell_and_desktop_notification_once_per_request(run_app: RunApp) -> None:
+    async with run_app() as h:
+        await h.create("please bash")
+        await _modal(h)
+        await h.pilot.press("escape")
+        h.app.approvals.enqueue_existing()  # the same request seen again
+        await h.pilot.pause(0.1)
+        assert len(h.app.alerts) == 1
+        assert "permission for Bash" in h.app.alerts[0]
+
+
+async def test_plan_review_y_approves(run_app: RunApp) -> None:
+    async with run_app({"*": [plan("# Plan\n\n1. do it"), text("ok")]}) as h:
+        await h.create("go", permission_mode="plan")
+        screen = await _modal(h)
+        assert screen.pending.kind == "plan_review"
+        assert screen.query("#plan")
+        await h.pilot.press("y")
+        await h.until(lambda: bool(h.factory.drivers[0].answers))
+        assert h.factory.drivers[0].answers[0].allow
+
+
+async def test_plan_review_n_rejects_with_feedback(run_app: RunApp) -> None:
+    async with run_app({"*": [plan("# Plan\n\n1. do it"), text("ok")]}) as h:
+        await h.create("go", permission_mode="plan")
+        await _modal(h)
+        await h.pilot.press("n")
+        h.app.screen.query_one("#reason", Input).value = "add tests first"
+        await h.pilot.press("enter")
+        await h.until(lambda: bool(h.factory.drivers[0].answers))
+        answer = h.factory.drivers[0].answers[0]
+        assert not answer.allow and "add tests first" in answer.message
+
+
+async def test_question_sends_single_multi_and_free_text_answers(run_app: RunApp) -> None:
+    async with run_app({"*": [tool("AskUserQuestion", QUESTIONS), text("thanks")]}) as h:
+        await h.create("go")
+        screen = await _modal(h)
+        radios = screen.query_one(RadioSet)
+        radios.focus()
+        await h.pilot.press("down", "enter")  # nox
+        checks = screen.query_one(SelectionList)
+        checks.select("ruff")
+        checks.select("mypy")
+        await h.pilot.press("y")
+        await h.until(lambda: bool(h.factory.drivers[0].answers))
+        answer = h.factory.drivers[0].answers[0]
+        assert answer.allow
+        assert answer.updated_input is not None
+        assert answer.updated_input["answers"] == {"Which runner?": "nox",
+                                                    "Which checks?": "ruff, mypy"}
+
+
+async def test_question_free_text_wins(run_app: RunApp) -> None:
+    async with run_app({"*": [tool("AskUserQuestion", QUESTIONS), text("thanks")]}) as h:
+        await h.create("go")
+        screen = await _modal(h)
+        others = screen.query(".other").results(Input)
+        first = next(others)
+        first.value = "tox"
+        screen.query_one(SelectionList).select("ruff")
+        screen.query_one(RadioSet).focus()
+        await h.pilot.press("y")
+        await h.until(lambda: bool(h.factory.drivers[0].answers))
+        answers = h.factory.drivers[0].answers[0].updated_input or {}
+        assert answers["answers"]["Which runner?"] == "tox"
+
+
+async def test_a_modal_waits_while_the_new_session_form_is_open(run_app: RunApp) -> None:
+    async with run_app() as h:
+        await h.pilot.press("n")
+        await h.create("please bash")
+        await h.pilot.pause(0.2)
+        assert not isinstance(h.app.screen, ApprovalScreen)  # never over a form being typed
+        await h.pilot.press("escape")
+        await _modal(h)

@@ -1,0 +1,25 @@
+"""Snapshots of every screen over the fake driver (``pytest --snapshot-update`` refreshes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.snapshot_apps.demo import SIZE, demo_app, ready
+
+SCENARIOS = {
+    "main": "the main screen: history and live sessions, a finished turn in the pane",
+    "empty": "no sessions anywhere and no ~/.claude: what to do next",
+    "bash": "a Bash permission shows the command as code",
+    "edit": "an Edit permission shows a coloured diff",
+    "plan": "a plan review renders the plan as markdown",
+    "question": "a question with single- and multi-select options and free text",
+    "inbox": "the inbox lists every pending input across sessions",
+}
+
+
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_snapshot(snap_compare: Any, scenario: str) -> None:
+    """Each screen looks as it did when the snapshot was reviewed."""
+    assert snap_compare(demo_app(scenario), terminal_size=SIZE, run_before=ready(scenario))
