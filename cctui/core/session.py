@@ -60,6 +60,8 @@ log = logging.getLogger(__name__)
 
 S = SessionStatus
 _TOOL_RESULT_MAX = 2000
+# Tool calls remembered per session for status readers; the ring buffer holds the rest.
+_TOOLS_KEPT = 200
 # How long to wait for the CLI to exit after close() before giving up on its last frame.
 _EXIT_WAIT_S = 3.0
 
@@ -337,7 +339,7 @@ class Session:
         elif isinstance(frame, ToolCall):
             event = ToolUseEvent(session_id=sid, tool_use_id=frame.tool_use_id,
                                  name=frame.name, input=frame.input)
-            self.tools[frame.tool_use_id] = event
+            self._remember_tool(event)
             self.publish(event)
         elif isinstance(frame, ToolOutcome):
             self._on_tool_outcome(frame)
@@ -366,8 +368,14 @@ class Session:
         event = ToolUseEvent(session_id=self.id, tool_use_id=frame.tool_use_id, name=name,
                              input=tool_input, state=state,
                              result=frame.content[:_TOOL_RESULT_MAX])
-        self.tools[frame.tool_use_id] = event
+        self._remember_tool(event)
         self.publish(event)
+
+    def _remember_tool(self, event: ToolUseEvent) -> None:
+        """Keep the newest ``_TOOLS_KEPT`` calls so a long session's memory stays bounded."""
+        self.tools[event.tool_use_id] = event  # an update keeps the call's place in order
+        while len(self.tools) > _TOOLS_KEPT:
+            del self.tools[next(iter(self.tools))]
 
     def _on_result(self, frame: TurnResult) -> None:
         self.outstanding = max(0, self.outstanding - 1)

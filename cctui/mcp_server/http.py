@@ -39,7 +39,10 @@ class _Uvicorn(uvicorn.Server):
 def _bind(host: str, port: int) -> socket.socket:
     """Bind ``port``, or any free port if it is taken (the URL goes to server.json)."""
     for candidate in (port, 0) if port else (0,):
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # IPPROTO_TCP explicitly: asyncio only sets TCP_NODELAY on accepted connections when
+        # the listening socket says it is TCP; without it every response waits ~40 ms
+        # (Nagle + delayed ACK on uvicorn's separate header and body writes).
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, candidate))

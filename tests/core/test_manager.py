@@ -468,3 +468,21 @@ async def test_send_while_starting_waits_for_the_process(make_manager: MakeManag
     await create
     outcome = await manager.wait(starting.session_id, 2)
     assert outcome.session.last_result == "Echo: early"
+
+
+
+async def test_tool_table_is_bounded_for_long_sessions(make_manager: MakeManager,
+                                                        project: Path) -> None:
+    """Status readers see the newest calls; a session with thousands of calls stays small."""
+    from cctui.core import session as session_module
+
+    kept = session_module._TOOLS_KEPT
+    calls = [tool("Read", {"file_path": f"/f{i}"}, ask=False) for i in range(kept + 50)]
+    manager = make_manager(fake_driver_factory({"*": [*calls, text("done")]}))
+    await manager.start()
+    info = await manager.create("read everything", manager.default_config(project))
+    outcome = await manager.wait(info.session_id, 10)
+    assert outcome.reason == "turn_ended"
+    uses = manager.tool_uses(info.session_id)
+    assert len(uses) == kept
+    assert uses[-1].input_preview.endswith(f"/f{kept + 49}")
