@@ -38,4 +38,6 @@ def configure_logging(log_file: Path, level: str) -> None:
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level)
+    # watchfiles logs every batch of file changes at INFO: noise in a file meant for people.
+    logging.getLogger("watchfiles").setLevel(max(logging.WARNING, root.level))
     logging.captureWarnings(True)

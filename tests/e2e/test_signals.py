@@ -1,0 +1,90 @@
+"""No `claude` child outlives cctui, however cctui is told to stop."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+pytestmark = pytest.mark.e2e
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead for our purposes (its parent just has not reaped it yet).
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat.split(")")[-1].split()[0] != "Z"
+
+
+def _wait_for(predicate: object, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():  # type: ignore[operator]
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+async def test_signal_to_serve_http_ends_every_claude_process(
+    claude_env: dict[str, str], claude_home: Path, project_dir: Path, sig: signal.Signals
+) -> None:
+    server = subprocess.Popen(
+        [sys.executable, "-m", "cctui", "serve", "--http", "--port", "0"],
+        env=claude_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    server_file = claude_home / ".local" / "state" / "cctui" / "server.json"
+    try:
+        assert _wait_for(server_file.exists, 30), server.stderr.read() if server.stderr else ""
+        info = json.loads(server_file.read_text())
+        headers = {"Authorization": f"Bearer {info['token']}"}
+        async with (
+            httpx2.AsyncClient(headers=headers) as http,
+            Client(streamable_http_client(info["url"], http_client=http)) as client,
+        ):
+            created = await client.call_tool("claude_create_session", {
+                "prompt": "[[slow seconds=30]]", "workingDirectory": str(project_dir)})
+            assert not created.is_error, created.structured_content
+            sid = created.structured_content["sessionId"]  # type: ignore[index]
+            status = await client.call_tool("claude_get_status", {"sessionId": sid})
+            assert status.structured_content is not None
+        pid = _session_pid(claude_home, sid)
+        assert _alive(pid)
+        server.send_signal(sig)
+        assert server.wait(timeout=15) == 0
+        assert _wait_for(lambda: not _alive(pid), 5), f"claude pid {pid} outlived cctui"
+        assert not server_file.exists()
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
+def _session_pid(home: Path, session_id: str) -> int:
+    """The CLI's pid, from the running-process file Claude Code writes for each session."""
+    sessions = home / ".claude" / "sessions"
+    found: list[int] = []
+
+    def look() -> bool:
+        for path in sessions.glob("*.json"):
+            data = json.loads(path.read_text())
+            if data.get("sessionId") == session_id:
+                found.append(int(data["pid"]))
+                return True
+        return False
+
+    assert _wait_for(look, 10), "no running-process file for the session"
+    return found[0]
