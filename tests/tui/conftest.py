@@ -64,15 +64,15 @@ class Harness:
         await self.settle(info.session_id)
         return info.session_id
 
-    async def settle(self, session_id: str | None = None, timeout: float = 3.0) -> None:
+    async def settle(self, session_id: str | None = None, wait_s: float = 3.0) -> None:
         """Wait for a session to need input or finish its turn, then for the UI to draw."""
         if session_id is not None:
-            await self.manager.wait(session_id, timeout)
+            await self.manager.wait(session_id, wait_s)
         await self.pilot.pause(0.15)
 
-    async def until(self, check: Callable[[], bool], timeout: float = 3.0) -> None:
-        """Pause until ``check()`` holds (fails the test after ``timeout``)."""
-        for _ in range(int(timeout / 0.02)):
+    async def until(self, check: Callable[[], bool], wait_s: float = 3.0) -> None:
+        """Pause until ``check()`` holds (fails the test after ``wait_s``)."""
+        for _ in range(int(wait_s / 0.02)):
             if check():
                 return
             await self.pilot.pause(0.02)

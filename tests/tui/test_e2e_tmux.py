@@ -1,0 +1,114 @@
+"""cctui in a real terminal (tmux) over the real claude CLI and the fake Anthropic API.
+
+Opens a session with ``n``, approves its Write with ``y`` in the modal, and sees the turn
+complete: the file exists and the pane shows the result. Then ``q`` ends cctui and its claude
+child. Runs in CI (tmux is a CI prerequisite, see .ci/run).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+WIDTH, HEIGHT = 140, 40
+
+
+class Tmux:
+    """One private tmux server running one window."""
+
+    def __init__(self, socket: str) -> None:
+        self.socket = socket
+
+    def run(self, *args: str) -> str:
+        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True,
+                              text=True, timeout=10, check=False)
+        return done.stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "cctui")
+
+    def keys(self, *keys: str, literal: bool = False) -> None:
+        self.run("send-keys", "-t", "cctui", *(["-l"] if literal else []), *keys)
+
+    def wait_for(self, check: Callable[[str], bool], what: str, timeout: float = 60) -> str:
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if check(screen):
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {what}; screen was:\n{screen}")
+
+    def alive(self) -> bool:
+        return "cctui" in self.run("list-sessions", "-F", "#{session_name}")
+
+
+@pytest.fixture
+def tmux(claude_env: dict[str, str], project_dir: Path, tmp_path: Path) -> Iterator[Tmux]:
+    env = dict(claude_env, CCTUI_HTTP_PORT="0", PYTHONPATH=str(Path(__file__).parents[2]),
+               TERM="xterm-256color")
+    for fixed_size in ("COLUMNS", "LINES"):
+        env.pop(fixed_size, None)
+    script = tmp_path / "run-cctui.sh"
+    exports = [f"export {k}={shlex.quote(v)}" for k, v in env.items() if k.isidentifier()]
+    # pytest exports COLUMNS/LINES, tmux passes them on, and Textual trusts them over the tty.
+    lines = ["#!/bin/sh", "unset COLUMNS LINES", *exports,
+             f"cd {shlex.quote(str(project_dir))}", f"exec {shlex.quote(sys.executable)} -m cctui"]
+    script.write_text("\n".join(lines) + "\n")
+    script.chmod(0o755)
+    t = Tmux(f"cctui-test-{uuid.uuid4().hex[:8]}")
+    t.run("new-session", "-d", "-s", "cctui", "-x", str(WIDTH), "-y", str(HEIGHT), str(script))
+    # Without a client attached some tmux builds fall back to 80x24; pin the size.
+    t.run("resize-window", "-t", "cctui", "-x", str(WIDTH), "-y", str(HEIGHT))
+    try:
+        yield t
+    finally:
+        t.run("kill-server")
+
+
+def test_open_a_session_approve_its_write_with_y_and_see_it_complete(
+        tmux: Tmux, project_dir: Path, claude_bin: Path) -> None:
+    tmux.wait_for(lambda s: "No session selected" in s and "MCP http://" in s, "cctui to start")
+    tmux.keys("n")
+    tmux.wait_for(lambda s: "New session" in s, "the new-session form")
+    tmux.keys("[[write path=hello.txt content=hi]]", literal=True)
+    tmux.keys("Enter")
+    modal = tmux.wait_for(lambda s: "Permission" in s and "allow for this session" in s,
+                          "the Write permission modal")
+    assert "Write" in modal and "hello.txt" in modal
+    time.sleep(0.6)  # the modal ignores keys for a moment after it appears
+    tmux.keys("y")
+    done = tmux.wait_for(lambda s: "turn complete" in s, "the turn to complete")
+    assert (project_dir / "hello.txt").read_text() == "hi"
+    assert "allowed by tui" in done
+    assert "✓ Write" in done
+    tmux.keys("q")
+    deadline = time.monotonic() + 20
+    while tmux.alive() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not tmux.alive(), "cctui did not exit on q"
+    assert not _running_in(project_dir), "a claude child outlived cctui"
+
+
+def _running_in(directory: Path) -> list[int]:
+    """Pids whose working directory is ``directory`` (the claude children cctui started)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if Path(os.readlink(proc / "cwd")) == directory:
+                    pids.append(int(proc.name))
+            except OSError:
+                continue
+    return pids
