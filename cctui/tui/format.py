@@ -83,11 +83,14 @@ def tool_summary(name: str, tool_input: dict[str, Any], width: int = 70) -> str:
         old = str(tool_input.get("old_string", "")).count("\n") + 1
         new = str(tool_input.get("new_string", "")).count("\n") + 1
         return one_line(f"{tool_input['file_path']}  −{old} +{new}", width)
+    questions = tool_input.get("questions")
+    if isinstance(questions, list) and questions and isinstance(questions[0], dict):
+        return one_line(str(questions[0].get("question", "")), width)
     for key in ("command", "file_path", "notebook_path", "path", "pattern", "url", "query",
-                "description", "prompt"):
+                "description", "prompt", "plan"):
         value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            return one_line(value, width)
+        if isinstance(value, str) and value.strip():
+            return one_line(value.lstrip("# \n"), width)
     if not tool_input:
         return ""
     return one_line(json.dumps(tool_input, ensure_ascii=False), width)

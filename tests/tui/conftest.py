@@ -70,7 +70,7 @@ class Harness:
             await self.manager.wait(session_id, wait_s)
         await self.pilot.pause(0.15)
 
-    async def until(self, check: Callable[[], bool], wait_s: float = 3.0) -> None:
+    async def until(self, check: Callable[[], bool], wait_s: float = 6.0) -> None:
         """Pause until ``check()`` holds (fails the test after ``wait_s``)."""
         for _ in range(int(wait_s / 0.02)):
             if check():

@@ -8,9 +8,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Input
+from textual.widgets import DataTable, Footer, Input, Static
 
 from cctui.tui.messages import SessionsActivity
 from cctui.tui.widgets.session_list import SessionList
@@ -19,6 +20,13 @@ from cctui.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from cctui.tui.app import CctuiApp
+
+EMPTY_LIST = """\
+[b]No sessions yet[/b]
+
+Press [b]n[/b] to start one.
+[$text-muted]Sessions you run with [b]claude[/b] anywhere on this
+machine show up here too, live.[/]"""
 
 PREVIEW_DELAY_S = 0.12
 """The pane follows the list cursor after this pause, so holding an arrow key stays smooth."""
@@ -49,6 +57,7 @@ class MainScreen(Screen[None]):
             with Vertical(id="left"):
                 yield FilterInput(placeholder="filter: words, project:x, status:live", id="filter")
                 yield SessionList(id="sessions")
+                yield Static(Content.from_markup(EMPTY_LIST), id="list-empty")
             yield SessionPane(self._cctui.manager, self._cctui.settings, id="pane")
         yield StatusBar(id="status")
         yield Footer()
