@@ -183,6 +183,14 @@ class DemoApp(CctuiApp):
                 config = config.model_copy(update={"permission_mode": "plan"})
             await self.manager.create(prompt, config, session_id=_IDS[name])
             await self.manager.wait(_IDS[name], 5)
+            if name == "flaky" and self.scenario in ("bash", "edit"):
+                # The pane follows the list cursor to this session; let it paint before the
+                # next session's modal pops, since a screen under a modal is not repainted.
+                for _ in range(200):
+                    if self.main.pane.session_id == _IDS[name]:
+                        break
+                    await asyncio.sleep(0.05)
+                await asyncio.sleep(0.3)
         self.ready.set()
 
 
@@ -228,6 +236,10 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             app.main.open_session(_IDS["flaky"])
             await pilot.pause(0.5)
         if scenario == "inbox":
+            app = pilot.app
+            assert isinstance(app, DemoApp)
+            app.main.open_session(_IDS["race"])  # painted before the inbox covers it
+            await pilot.pause(0.5)
             await pilot.press("a")
             await pilot.pause(0.3)
     return run_before
