@@ -1,12 +1,13 @@
 """Who answers a session's decision: the MCP client waiting on it (by elicitation) or the human.
 
 The router (installed with ``SessionManager.set_input_router``) sends an input to a client
-when that client has a call in flight on the session and can ask its user right then, or
-when the client created/last drove the session and declared elicitation (it is asked on
-its next waiting call). Otherwise the human at the TUI gets it, and ``claude_respond``
-always works. A client that declines or cancels is never asked again for that input: it
-goes to the human (``route_to_human``), and the tool result says how to answer it.
-A client-routed input nobody asks within a bound goes to the human too, so a silent
+when that client has a call in flight on the session and can ask its user right then.
+Otherwise the human at the TUI gets it at once, and ``claude_respond`` always works. The
+client that created or last drove a session (and declared elicitation) is still asked on
+its next waiting call about inputs the human has not answered yet: both channels are open
+and the first answer wins. A client that declines or cancels is never asked again for that
+input (it stays with the human, ``route_to_human``), and the tool result says how to answer
+it. A client-routed input left unanswered past a bound goes to the human too, so a silent
 client can never hold a decision.
 """
 
@@ -30,8 +31,6 @@ from cctui.errors import CctuiError
 log = logging.getLogger(__name__)
 
 MODERN = "2026-07-28"
-OWNER_GRACE_S = 10.0
-"""How long an input waits for its owning client to come and ask before the human gets it."""
 ELICIT_BOUND_S = 120.0
 """How long a client may take to answer an elicitation before the human gets the input."""
 
@@ -120,7 +119,6 @@ class DecisionBroker:
     """The router's state: who waits on which session, who was asked what."""
 
     manager: SessionManager
-    owner_grace_s: float = OWNER_GRACE_S
     elicit_bound_s: float = ELICIT_BOUND_S
     _waiters: dict[str, list[_Waiter]] = field(default_factory=dict)
     _owners: dict[str, str] = field(default_factory=dict)
@@ -138,10 +136,6 @@ class DecisionBroker:
             if waiter.can_ask:
                 self._arm(item.id, self.elicit_bound_s)
                 return waiter.label
-        owner = self._owners.get(item.session_id)
-        if owner is not None:
-            self._arm(item.id, self.owner_grace_s)
-            return owner
         return None
 
     def note_owner(self, session_id: str, label: str, elicits: bool) -> None:
@@ -170,8 +164,11 @@ class DecisionBroker:
         for item in pending:
             if item.id in self._gave_up:
                 continue
-            if self._asked.get(item.id) == label or (
-                item.route == "client" and item.route_label == label
+            owner = self._owners.get(item.session_id) == label
+            if (
+                self._asked.get(item.id) == label
+                or (item.route == "client" and item.route_label == label)
+                or (item.route == "human" and owner)
             ):
                 self._asked[item.id] = label
                 self._arm(item.id, self.elicit_bound_s)
@@ -189,8 +186,12 @@ class DecisionBroker:
         """The client could not decide: the human gets it, and the client is not asked again."""
         self._gave_up.add(input_id)
         self._disarm(input_id)
-        with contextlib.suppress(CctuiError):  # answered meanwhile: nothing to hand over
-            self.manager.route_to_human(input_id)
+        routed_to_client = any(
+            p.id == input_id and p.route == "client" for p in self.manager.pending()
+        )
+        if routed_to_client:  # the human may already have it (then it is on screen already)
+            with contextlib.suppress(CctuiError):  # answered meanwhile: nothing to hand over
+                self.manager.route_to_human(input_id)
 
     def done(self, input_id: str) -> None:
         """The input was answered."""

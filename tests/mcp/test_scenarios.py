@@ -243,3 +243,28 @@ async def test_malformed_arguments_get_structured_errors_and_the_server_keeps_se
             body = await err(c, name, {"sessionId": "no-such-session"})
             assert body["code"] == "session_not_found", (name, body)
         assert not (await c.call_tool("claude_health", {})).is_error
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_input_without_a_waiting_call_goes_to_the_human_and_the_owner_may_still_answer(
+        server: CctuiMCPServer, manager: SessionManager, mode: str) -> None:
+    """Nobody waits on the session: the human sees it at once; the creator, when it comes to
+    wait, is asked too, and the first answer wins."""
+    routes: list[str] = []
+    manager.subscribe(lambda e: routes.append(e.input.route)
+                      if e.kind == "input_requested" else None)
+    answers = Answers("accept", {"decision": "allow"})
+    async with client(server, name="owner", elicit=answers, mode=mode) as c:
+        sid = (await ok(c, "claude_create_session", {"prompt": "please write"}))["sessionId"]
+        for _ in range(100):
+            if manager.pending(sid):
+                break
+            await asyncio.sleep(0.02)
+        [item] = manager.pending(sid)
+        assert item.route == "human" and routes == ["human"]
+        w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        assert len(answers.asked) == 1
+        assert w["answered"][0]["decision"] == "allow"
+        assert routes == ["human"]  # the TUI was never told to pop a second modal
+        w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        assert w["reason"] == "turn_ended"
