@@ -75,7 +75,7 @@ class InputDesk:
             raise
         finally:
             if session.status == S.WAITING_FOR_INPUT and not host.pending_inputs.list(session.id):
-                session.set_status(S.RUNNING if session.alive else session.status)
+                session.set_status(S.RUNNING if session.process.alive else session.status)
         decision = resolution.decision
         if decision.behavior == "allow" and decision.always:
             self.always.add(ask.tool_name)
@@ -88,14 +88,14 @@ class InputDesk:
         if isinstance(ask.input.get("plan"), str):
             return str(ask.input["plan"])
         for _ in range(10):  # the tool_use frame may trail the ask by a few ms
-            call = self.session.tools.get(ask.tool_use_id or "")
+            call = self.session.translator.tools.get(ask.tool_use_id or "")
             if call is not None:
                 if isinstance(call.input.get("plan"), str):
                     return str(call.input["plan"])
                 break
             await asyncio.sleep(0.02)
         return newest_plan(self.session.host.settings.claude_config_dir,
-                           self.session.process_started - 1)
+                           self.session.process.started_at - 1)
 
     def resolve(self, input_id: str, decision: Decision, decided_by: str) -> Resolution:
         """Answer an input of this session (first answer wins), publish and audit it."""

@@ -111,9 +111,9 @@ class SessionManager:
         grace); an idle session ends ``completed``, a busy one ``interrupted``.
         """
         self._shutting_down = True
-        busy = [s for s in self._sessions.values() if s.busy]
+        busy = [s for s in self._sessions.values() if s.process.busy]
         if busy:
-            await asyncio.gather(*(s.stop() for s in busy), return_exceptions=True)
+            await asyncio.gather(*(s.process.stop() for s in busy), return_exceptions=True)
         for sid in {i.session_id for i in self.pending_inputs.list()}:
             session = self._sessions.get(sid)
             if session is not None:
@@ -214,7 +214,7 @@ class SessionManager:
         session = Session(self, sid, config)
         self._sessions[sid] = session
         try:
-            await session.start(self._spec(config, session_id=sid), prompt)
+            await session.process.start(self._spec(config, session_id=sid), prompt)
         except BaseException:
             self._sessions.pop(sid, None)
             self._dirty.discard(sid)
@@ -228,26 +228,26 @@ class SessionManager:
             SessionNotFound, SessionLimitReached.
         """
         session = self._session_or_transcript(session_id)
-        if session.busy and not session.alive:
+        if session.process.busy and not session.process.alive:
             # Still spawning (or just ending): wait for it to settle.
-            await session.settled(_STARTING_WAIT_S)
-        if session.alive:
+            await session.process.settled(_STARTING_WAIT_S)
+        if session.process.alive:
             session.publish(UserMessageEvent(session_id=session.id, text=text))
-            await session.send(text)
+            await session.process.send(text)
             return session.info()
-        if session.busy:
+        if session.process.busy:
             raise SessionNotReady(f"Session {session_id} is still starting; try again.")
         self._check_cwd(session.config.cwd)
         self._check_limit()
         if session.title is None:
             session.title = _title(text)
-        await session.start(self._spec(session.config, resume=session.id), text)
+        await session.process.start(self._spec(session.config, resume=session.id), text)
         return session.info()
 
     async def interrupt(self, session_id: str) -> SessionInfo:
         """Stop the current turn (control request); the process stays alive."""
         session = self._session(session_id)
-        await session.interrupt()
+        await session.process.interrupt()
         return session.info()
 
     async def kill(self, session_id: str) -> SessionInfo:
@@ -256,7 +256,7 @@ class SessionManager:
         A killed session ends ``interrupted``.
         """
         session = self._session(session_id)
-        await session.stop(S.INTERRUPTED)
+        await session.process.stop(S.INTERRUPTED)
         return session.info()
 
     async def fork(self, session_id: str, prompt: str | None = None) -> SessionInfo:
@@ -274,7 +274,7 @@ class SessionManager:
         self._sessions[new_id] = session
         spec = self._spec(config, resume=source.id, fork=True, session_id=new_id)
         try:
-            await session.start(spec, prompt)
+            await session.process.start(spec, prompt)
         except BaseException:
             self._sessions.pop(new_id, None)
             raise
@@ -300,7 +300,7 @@ class SessionManager:
 
     def tool_uses(self, session_id: str) -> builtins.list[ToolUseSummary]:
         """The session's tool calls (running / completed / denied / failed), oldest first."""
-        return self._session(session_id).tool_summaries()
+        return self._session(session_id).translator.tool_summaries()
 
     def pending(self, session_id: str | None = None) -> builtins.list[PendingInput]:
         """Open inputs, oldest first."""
@@ -319,7 +319,7 @@ class SessionManager:
         session = self._sessions.get(item.session_id)
         if session is None:
             return self.pending_inputs.resolve(input_id, decision, decided_by)
-        return session.resolve(input_id, decision, decided_by)
+        return session.desk.resolve(input_id, decision, decided_by)
 
     def route_to_human(self, input_id: str) -> PendingInput:
         """A client could not decide (declined/cancelled elicitation): hand it to the human.
@@ -357,9 +357,9 @@ class SessionManager:
         def check() -> Literal["input_needed", "turn_ended", "session_ended"] | None:
             if self.pending_inputs.list(session_id):
                 return "input_needed"
-            if not session.alive and session.status != S.STARTING:
+            if not session.process.alive and session.status != S.STARTING:
                 return "session_ended"
-            if session.alive and session.outstanding == 0:
+            if session.process.alive and session.outstanding == 0:
                 return "turn_ended"
             return None
 
@@ -424,7 +424,7 @@ class SessionManager:
     def _check_limit(self) -> None:
         if self._shutting_down:
             raise SessionNotReady("cctui is shutting down.")
-        live = sum(1 for s in self._sessions.values() if s.busy)
+        live = sum(1 for s in self._sessions.values() if s.process.busy)
         if live >= self.settings.max_sessions:
             raise SessionLimitReached(
                 f"{live} sessions are running; MAX_SESSIONS is {self.settings.max_sessions}.",

@@ -474,9 +474,9 @@ async def test_send_while_starting_waits_for_the_process(make_manager: MakeManag
 async def test_tool_table_is_bounded_for_long_sessions(make_manager: MakeManager,
                                                         project: Path) -> None:
     """Status readers see the newest calls; a session with thousands of calls stays small."""
-    from cctui.core import session as session_module
+    from cctui.core import translate
 
-    kept = session_module._TOOLS_KEPT
+    kept = translate._TOOLS_KEPT
     calls = [tool("Read", {"file_path": f"/f{i}"}, ask=False) for i in range(kept + 50)]
     manager = make_manager(fake_driver_factory({"*": [*calls, text("done")]}))
     await manager.start()

@@ -1,0 +1,254 @@
+"""The claude process behind a session: its owner task, and the verbs that reach it.
+
+The SDK requires a client to connect and disconnect in the same task, so each process
+gets one *owner task* that connects, pumps frames, and closes. Other tasks send,
+interrupt and request a stop through ``Process``; they never touch the driver's lifetime.
+How a process ends (stopped by cctui, killed, or dying on its own) decides the session's
+end status, so the exit is handled here rather than with the other frames.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from cctui.claude.driver import Driver
+from cctui.claude.frames import LaunchSpec, ProcessExited
+from cctui.core.events import ErrorEvent, UserMessageEvent
+from cctui.core.states import SessionStatus
+from cctui.errors import CctuiError, CliNotFound
+from cctui.redact import redact_text
+
+if TYPE_CHECKING:
+    from cctui.core.session import Session
+
+log = logging.getLogger(__name__)
+
+S = SessionStatus
+# How long to wait for the CLI to exit after close() before giving up on its last frame.
+_EXIT_WAIT_S = 3.0
+
+
+class Process:
+    """One session's current process (a resume starts a new one in the same object)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.alive = False
+        """Connected and not yet exited."""
+        self.started_at = 0.0
+        """Wall-clock time the current process connected."""
+        self.interrupting = False
+        """An interrupt was sent: the turn's error result is expected, not a failure."""
+        self._driver: Driver | None = None
+        self._owner: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._alive = asyncio.Event()
+        self._stop_status: SessionStatus | None = None
+        self._turn_timer: asyncio.TimerHandle | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The live CLI's pid."""
+        driver = self._driver
+        return driver.pid if self.alive and driver is not None else None
+
+    @property
+    def busy(self) -> bool:
+        """A process is starting or alive (the owner task has not finished)."""
+        return self._owner is not None and not self._owner.done()
+
+    async def start(self, spec: LaunchSpec, first_message: str | None) -> None:
+        """Spawn a process in a new owner task; returns once it is connected.
+
+        Raises:
+            CliNotFound (or another ``CctuiError``) when the process cannot start.
+        """
+        session = self.session
+        self._stop = asyncio.Event()
+        self._stop_status = None
+        self.interrupting = False
+        session.outstanding = 1 if first_message is not None else 0
+        session.set_status(S.STARTING, force=True)
+        if first_message is not None:
+            session.publish(UserMessageEvent(session_id=session.id, text=first_message))
+        connected: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._owner = asyncio.create_task(self._own(spec, connected, first_message),
+                                          name=f"session-{session.id}")
+        await connected
+
+    async def _own(self, spec: LaunchSpec, connected: asyncio.Future[None],
+                   first_message: str | None) -> None:
+        session = self.session
+        driver = session.host.driver_factory(spec, session.desk.ask)
+        self._driver = driver
+        try:
+            await driver.connect()
+        except BaseException as exc:
+            self._driver = None
+            session.outstanding = 0
+            err = exc if isinstance(exc, CctuiError) else CliNotFound(
+                f"claude could not be started: {redact_text(str(exc))}")
+            session.set_status(S.ERROR, error=err.message)
+            session.publish(ErrorEvent(session_id=session.id, message=err.message))
+            if not connected.done():
+                connected.set_exception(err)
+            with contextlib.suppress(Exception):
+                await driver.close(0.5)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            return
+        self.alive = True
+        self._alive.set()
+        self.started_at = time.time()
+        pump = asyncio.create_task(self._pump(driver), name=f"session-{session.id}-frames")
+        try:
+            if first_message is not None:
+                session.set_status(S.RUNNING)
+                self.arm_turn_timer()
+                await driver.send(first_message)
+            else:
+                session.set_status(S.IDLE)
+            if not connected.done():
+                connected.set_result(None)
+            stopper = asyncio.create_task(self._stop.wait())
+            try:
+                await asyncio.wait({pump, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stopper.cancel()
+        finally:
+            if not connected.done():
+                connected.set_result(None)
+            # Close in this task, the one that connected (the SDK's rule).
+            try:
+                await driver.close(session.host.kill_grace_s)
+            except Exception:
+                log.exception("session %s: closing the driver failed", session.id)
+            try:
+                await asyncio.wait_for(asyncio.shield(pump), _EXIT_WAIT_S)
+            except (TimeoutError, asyncio.CancelledError):
+                pump.cancel()
+            if self.alive:  # the driver never reported the exit; do it ourselves
+                self._on_exit(ProcessExited(exit_code=None))
+
+    async def _pump(self, driver: Driver) -> None:
+        try:
+            async for frame in driver.frames():
+                try:
+                    if isinstance(frame, ProcessExited):
+                        self._on_exit(frame)
+                    else:
+                        self.session.translator.handle(frame)
+                except Exception:
+                    log.exception("session %s: cannot handle frame %r", self.session.id, frame)
+                if isinstance(frame, ProcessExited):
+                    return
+        except Exception as exc:
+            log.exception("session %s: frame stream failed", self.session.id)
+            self._on_exit(ProcessExited(exit_code=None, error=redact_text(str(exc))))
+
+    async def settled(self, timeout_s: float) -> None:
+        """Wait until a spawning process is connected or its owner task has ended."""
+        owner = self._owner
+        if owner is None or owner.done() or self.alive:
+            return
+        alive = asyncio.create_task(self._alive.wait())
+        try:
+            await asyncio.wait({alive, owner}, timeout=timeout_s,
+                               return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            alive.cancel()
+
+    async def send(self, text: str) -> None:
+        """Write a user message to the live process."""
+        driver, session = self._driver, self.session
+        assert driver is not None and self.alive
+        session.outstanding += 1
+        if session.status != S.WAITING_FOR_INPUT:
+            session.set_status(S.RUNNING)
+        if session.outstanding == 1:
+            self.arm_turn_timer()
+        await driver.send(text)
+
+    async def interrupt(self) -> None:
+        """Stop the running turn (the process lives on)."""
+        driver = self._driver
+        if not self.alive or driver is None or self.session.outstanding == 0:
+            return
+        self.interrupting = True
+        self.session.desk.withdraw("interrupted")
+        await driver.interrupt()
+
+    async def stop(self, status: SessionStatus | None = None) -> None:
+        """End the process and wait for the owner task; ``status`` overrides the end state."""
+        owner = self._owner
+        if owner is None or owner.done():
+            return
+        self._stop_status = status
+        self._stop.set()
+        try:
+            await asyncio.wait_for(asyncio.shield(owner), self.session.host.kill_grace_s + 5.0)
+        except TimeoutError:
+            # Stuck (e.g. still in the SDK's initialize): cancel; the owner's finally
+            # still closes the driver, and the SDK's atexit reaper is the last resort.
+            log.warning("session %s: process did not stop in time; cancelling",
+                        self.session.id)
+            owner.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(owner, 3.0)
+        except Exception:
+            log.exception("session %s: stopping failed", self.session.id)
+
+    def _on_exit(self, frame: ProcessExited) -> None:
+        session = self.session
+        if not self.alive:
+            return
+        self.alive = False
+        self._alive.clear()
+        self.disarm_turn_timer()
+        busy = session.outstanding > 0
+        session.outstanding = 0
+        # The CLI's cost is per process: bank it before the next process starts at zero.
+        session.cost_base += session.process_cost
+        session.process_cost = 0.0
+        session.desk.withdraw("session-ended")
+        if self._stop_status is not None:
+            new = self._stop_status
+        elif self._stop.is_set():
+            new = S.INTERRUPTED if busy else S.COMPLETED
+        elif frame.error or frame.exit_code not in (0, None):
+            message = redact_text(frame.error or f"claude exited with code {frame.exit_code}")
+            session.publish(ErrorEvent(session_id=session.id, message=message))
+            session.set_status(S.ERROR, error=message)
+            return
+        else:
+            new = S.ERROR if session.status == S.ERROR else S.COMPLETED
+        session.set_status(new, error=session.error if new == S.ERROR else None)
+
+    # ------------------------------------------------------------------ turn timer
+
+    def arm_turn_timer(self) -> None:
+        """Interrupt the turn if it outlives ``max_execution_time_ms`` (no-op when armed)."""
+        limit = self.session.host.settings.max_execution_time_ms
+        if limit is None or self._turn_timer is not None:
+            return
+        self._turn_timer = asyncio.get_running_loop().call_later(
+            limit / 1000, self._turn_overran)
+
+    def disarm_turn_timer(self) -> None:
+        """Forget the running turn's deadline."""
+        if self._turn_timer is not None:
+            self._turn_timer.cancel()
+            self._turn_timer = None
+
+    def _turn_overran(self) -> None:
+        self._turn_timer = None
+        limit = self.session.host.settings.max_execution_time_ms
+        self.session.publish(ErrorEvent(
+            session_id=self.session.id,
+            message=f"The turn ran longer than {limit} ms; interrupting."))
+        task = asyncio.get_running_loop().create_task(self.interrupt())
+        self.session.host.keep(task)

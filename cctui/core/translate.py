@@ -1,0 +1,135 @@
+"""A session's frames become its state and events: merged text, the tool table, results.
+
+The owner task (``process.py``) feeds every frame here except the process exit, whose
+meaning depends on who stopped the process.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cctui.claude.frames import (
+    AssistantText,
+    Frame,
+    Init,
+    TextDelta,
+    ToolCall,
+    ToolOutcome,
+    TurnResult,
+)
+from cctui.core.events import AssistantTextEvent, ErrorEvent, ResultEvent, ToolUseEvent
+from cctui.core.models import ToolUseSummary
+from cctui.core.states import SessionStatus
+from cctui.redact import redact_text
+
+if TYPE_CHECKING:
+    from cctui.core.session import Session
+
+S = SessionStatus
+_TOOL_RESULT_MAX = 2000
+# Tool calls remembered per session for status readers; the ring buffer holds the rest.
+_TOOLS_KEPT = 200
+
+
+class FrameTranslator:
+    """Turns one session's driver frames into state changes and events."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.tools: dict[str, ToolUseEvent] = {}
+        """The newest tool calls, by tool_use id, oldest first."""
+        self._texts: dict[str, tuple[list[str], str]] = {}
+        """Per message id: its finished text blocks, and the block still streaming."""
+
+    def handle(self, frame: Frame) -> None:
+        """Apply one frame (anything but ``ProcessExited``)."""
+        session = self.session
+        if isinstance(frame, Init):
+            if session.outstanding == 0:  # a turn we did not count (queued before an interrupt)
+                session.outstanding = 1
+                session.set_status(S.RUNNING)
+        elif isinstance(frame, TextDelta):
+            done, current = self._texts.get(frame.message_id, ([], ""))
+            self._texts[frame.message_id] = (done, current + frame.text)
+            self._publish_text(frame.message_id, complete=False)
+        elif isinstance(frame, AssistantText):
+            done, _ = self._texts.get(frame.message_id, ([], ""))
+            self._texts[frame.message_id] = ([*done, frame.text], "")
+            self._publish_text(frame.message_id, complete=True)
+        elif isinstance(frame, ToolCall):
+            event = ToolUseEvent(session_id=session.id, tool_use_id=frame.tool_use_id,
+                                 name=frame.name, input=frame.input)
+            self._remember_tool(event)
+            session.publish(event)
+        elif isinstance(frame, ToolOutcome):
+            self._on_tool_outcome(frame)
+        elif isinstance(frame, TurnResult):
+            self._on_result(frame)
+
+    def tool_summaries(self) -> list[ToolUseSummary]:
+        """Tool calls of this session's current buffer lifetime, oldest first."""
+        return [ToolUseSummary(tool_use_id=t.tool_use_id, name=t.name, state=t.state,
+                               input_preview=_preview(t.input)) for t in self.tools.values()]
+
+    def _publish_text(self, message_id: str, complete: bool) -> None:
+        # The event carries the whole message so far; readers replace the earlier one.
+        done, current = self._texts[message_id]
+        text = "\n\n".join([*done, current] if current else done)
+        self.session.publish(AssistantTextEvent(
+            session_id=self.session.id, message_id=message_id, text=text, complete=complete),
+            merge_key="text:" + message_id)
+
+    def _on_tool_outcome(self, frame: ToolOutcome) -> None:
+        call = self.tools.get(frame.tool_use_id)
+        name, tool_input = (call.name, call.input) if call else ("?", {})
+        if frame.tool_use_id in self.session.desk.denied:
+            state = "denied"
+        elif frame.is_error:
+            state = "failed"
+        else:
+            state = "completed"
+        event = ToolUseEvent(session_id=self.session.id, tool_use_id=frame.tool_use_id,
+                             name=name, input=tool_input, state=state,
+                             result=frame.content[:_TOOL_RESULT_MAX])
+        self._remember_tool(event)
+        self.session.publish(event)
+
+    def _remember_tool(self, event: ToolUseEvent) -> None:
+        """Keep the newest ``_TOOLS_KEPT`` calls so a long session's memory stays bounded."""
+        self.tools[event.tool_use_id] = event  # an update keeps the call's place in order
+        while len(self.tools) > _TOOLS_KEPT:
+            del self.tools[next(iter(self.tools))]
+
+    def _on_result(self, frame: TurnResult) -> None:
+        session, process = self.session, self.session.process
+        session.outstanding = max(0, session.outstanding - 1)
+        session.process_cost = frame.total_cost_usd or session.process_cost
+        session.num_turns += frame.num_turns
+        session.last_result = frame.result
+        self._texts.clear()
+        process.disarm_turn_timer()
+        if session.outstanding:
+            process.arm_turn_timer()
+        interrupted, process.interrupting = process.interrupting, False
+        session.publish(ResultEvent(
+            session_id=session.id, is_error=frame.is_error, result=frame.result,
+            num_turns=frame.num_turns, total_cost_usd=session.total_cost,
+            duration_ms=frame.duration_ms, terminal_reason=frame.terminal_reason))
+        if frame.is_error and not interrupted:
+            message = redact_text(frame.result or "; ".join(frame.errors) or frame.subtype)
+            session.publish(ErrorEvent(session_id=session.id, message=message))
+            if not session.outstanding:
+                session.set_status(S.ERROR, error=message)
+                return
+        if session.outstanding:
+            session.set_status(S.RUNNING)
+        else:
+            session.set_status(S.INTERRUPTED if interrupted else S.IDLE)
+
+
+def _preview(tool_input: dict[str, object]) -> str:
+    for key in ("command", "file_path", "path", "pattern", "url", "description"):
+        value = tool_input.get(key)
+        if isinstance(value, str):
+            return value[:120]
+    return str(tool_input)[:120]
