@@ -24,11 +24,14 @@ class ToolErrorInfo(BaseModel):
 
 
 def error_result(info: ToolErrorInfo) -> CallToolResult:
-    """An is_error result carrying ``info`` both structured and as JSON text."""
-    body = info.model_dump(mode="json")
+    """An is_error result carrying ``info`` as JSON text.
+
+    Not as ``structuredContent``: that must match the tool's declared output schema, and
+    clients such as MCP Inspector reject an error result whose structured part does not,
+    hiding the error from their user. Claude Code hands the text to the model as is.
+    """
     return CallToolResult(
         content=[TextContent(type="text", text=info.model_dump_json())],
-        structured_content=body,
         is_error=True,
     )
 

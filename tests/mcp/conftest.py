@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -102,3 +103,13 @@ async def real_http(real_settings: Settings) -> AsyncIterator[HttpService]:
     yield service
     await service.stop()
     await manager.shutdown()
+
+
+def error_body(result: Any) -> dict[str, Any]:
+    """The ``{code, message, retryable, suggestion}`` of an error result (sent as JSON text,
+    with no ``structuredContent`` that would contradict the tool's output schema)."""
+    assert result.is_error, result
+    assert result.structured_content is None, result.structured_content
+    body: dict[str, Any] = json.loads(result.content[0].text)
+    assert set(body) == {"code", "message", "retryable", "suggestion"}, body
+    return body

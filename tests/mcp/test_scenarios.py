@@ -13,7 +13,7 @@ from mcp.types import LoggingMessageNotificationParams
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer, build_server
-from tests.mcp.conftest import Answers, client
+from tests.mcp.conftest import Answers, client, error_body
 
 
 async def ok(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -25,10 +25,7 @@ async def ok(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
 
 async def err(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
     r = await c.call_tool(name, args)
-    assert r.is_error, r
-    assert r.structured_content is not None, r.content
-    assert set(r.structured_content) == {"code", "message", "retryable", "suggestion"}
-    return r.structured_content
+    return error_body(r)
 
 
 async def test_client_without_elicitation_answers_with_claude_respond(
@@ -234,9 +231,8 @@ async def test_malformed_arguments_get_structured_errors_and_the_server_keeps_se
             if name == "claude_health":  # extra arguments are ignored, not an error
                 assert not r.is_error
                 continue
-            assert r.is_error, (name, args)
-            body = r.structured_content
-            assert body is not None and body["code"] == "validation_error", (name, body)
+            body = error_body(r)
+            assert body["code"] == "validation_error", (name, body)
             assert name in body["message"]
         for name in ("claude_get_status", "claude_interrupt", "claude_kill_session",
                      "claude_wait", "claude_get_transcript", "claude_fork_session"):
