@@ -1,27 +1,25 @@
 """SessionManager: the one object both front ends talk to.
 
-All methods run on the app's event loop. Sessions live in ``session.py``; this module
-keeps the table of sessions, the limits, the registry, the audit log and the subscribers.
+All methods run on the app's event loop. A session's state and process live in
+``session.py``; the table of sessions and its registry in ``table.py``; the fan-out and
+``wait`` in ``watch.py``. This module holds the verbs, the limits, input routing and the
+audit log, and is the ``SessionHost`` every session reports to.
 """
 
 from __future__ import annotations
 
 import asyncio
 import builtins
-import contextlib
 import logging
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel
+from typing import Any
 
 from cctui.claude.driver import ClaudeDriver, DriverFactory
-from cctui.claude.frames import LaunchSpec
-from cctui.claude.transcripts import find_session
 from cctui.config import Settings
+from cctui.core import launch
 from cctui.core.audit import AuditLog
 from cctui.core.buffer import Page
 from cctui.core.events import InputRequestedEvent, SessionEvent, UserMessageEvent
@@ -30,37 +28,21 @@ from cctui.core.pending import Decision, PendingInput, PendingInputs, Resolution
 from cctui.core.registry import Registry
 from cctui.core.session import Session
 from cctui.core.states import SessionStatus
-from cctui.errors import (
-    InputNotFound,
-    SessionLimitReached,
-    SessionNotFound,
-    SessionNotReady,
-    ValidationFailed,
-)
+from cctui.core.table import SessionTable
+from cctui.core.watch import Fanout, Listener, WaitOutcome, wait_for
+from cctui.errors import InputNotFound, SessionLimitReached, SessionNotReady, ValidationFailed
+
+__all__ = ["InputRouter", "Listener", "SessionManager", "WaitOutcome"]
 
 log = logging.getLogger(__name__)
 S = SessionStatus
-
-Listener = Callable[[SessionEvent], None]
-"""Called synchronously on the loop for every event of every session. Must not block."""
 
 InputRouter = Callable[[PendingInput], str | None]
 """Consulted when an input opens, before it is published: return a client label to ask
 that MCP client first (route ``client``), or None to leave it to the human (route ``human``)."""
 
-_TITLE_MAX = 80
-# Registry writes are batched: a turn's status changes cost one write, later.
-_SAVE_DELAY_S = 0.2
 # A session still spawning when a message arrives: how long send() waits for it.
 _STARTING_WAIT_S = 30.0
-
-
-class WaitOutcome(BaseModel):
-    """Why ``wait`` returned."""
-
-    reason: Literal["input_needed", "turn_ended", "timeout", "session_ended"]
-    session: SessionInfo
-    pending: list[PendingInput]
 
 
 class SessionManager:
@@ -75,34 +57,17 @@ class SessionManager:
         self.registry = Registry(settings.state_dir)
         self.kill_grace_s = 2.0
         """SIGTERM -> SIGKILL grace when ending a process."""
-        self._sessions: dict[str, Session] = {}
-        self._listeners: list[Listener] = []
+        self._sessions = SessionTable(self, self.registry)
+        self._fanout = Fanout()
         self._router: InputRouter | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._loaded = False
         self._shutting_down = False
-        self._dirty: set[str] = set()
-        self._flush_handle: asyncio.TimerHandle | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
         """Load the registry (sessions from earlier runs become listed and resumable)."""
-        self._load()
-
-    def _load(self) -> None:
-        if self._loaded:
-            return
-        self._loaded = True
-        for sid, rec in self.registry.load().items():
-            if sid in self._sessions:
-                continue
-            # No process survives a restart: a live status on disk means cctui died.
-            if rec.status == S.IDLE:
-                rec = rec.model_copy(update={"status": S.COMPLETED})
-            elif rec.status in (S.STARTING, S.RUNNING, S.WAITING_FOR_INPUT):
-                rec = rec.model_copy(update={"status": S.INTERRUPTED})
-            self._sessions[sid] = Session(self, sid, rec.config, record=rec)
+        self._sessions.load()
 
     async def shutdown(self) -> None:
         """End every process (no child outlives cctui), withdraw pending inputs, save.
@@ -111,7 +76,7 @@ class SessionManager:
         grace); an idle session ends ``completed``, a busy one ``interrupted``.
         """
         self._shutting_down = True
-        busy = [s for s in self._sessions.values() if s.process.busy]
+        busy = [s for s in self._sessions if s.process.busy]
         if busy:
             await asyncio.gather(*(s.process.stop() for s in busy), return_exceptions=True)
         for sid in {i.session_id for i in self.pending_inputs.list()}:
@@ -122,41 +87,21 @@ class SessionManager:
                 self.pending_inputs.withdraw_session(sid)
         for task in list(self._tasks):
             task.cancel()
-        self._save_all()
+        self._sessions.save_all()
 
     # ------------------------------------------------------------------ SessionHost
 
     def publish(self, event: SessionEvent) -> None:
         """Fan an event out to every subscriber (a failing listener is logged, not fatal)."""
-        for listener in list(self._listeners):
-            try:
-                listener(event)
-            except Exception:
-                log.exception("event listener %r failed", listener)
+        self._fanout.publish(event)
 
     def save(self, session: Session) -> None:
         """Persist one session's record soon (writes are coalesced off the turn's path)."""
-        self._dirty.add(session.id)
-        if self._flush_handle is None:
-            self._flush_handle = asyncio.get_running_loop().call_later(_SAVE_DELAY_S,
-                                                                       self.flush)
+        self._sessions.save(session)
 
     def flush(self) -> None:
         """Write every changed record now."""
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
-            self._flush_handle = None
-        dirty, self._dirty = self._dirty, set()
-        records = [self._sessions[sid].record() for sid in dirty if sid in self._sessions]
-        if records:
-            try:
-                self.registry.save(records)
-            except OSError:
-                log.exception("cannot save the session registry")
-
-    def _save_all(self) -> None:
-        self._dirty.update(self._sessions)
-        self.flush()
+        self._sessions.flush()
 
     def route(self, item: PendingInput) -> PendingInput:
         """Ask the installed router who should answer ``item`` first."""
@@ -180,12 +125,7 @@ class SessionManager:
 
     def default_config(self, cwd: Path | None = None, **fields: Any) -> SessionConfig:
         """A SessionConfig with the settings' defaults (cwd, permission mode, tools)."""
-        base: dict[str, Any] = {
-            "cwd": cwd or self.settings.default_cwd or Path.cwd(),
-            "permission_mode": self.settings.default_permission_mode,
-            "allowed_tools": self.settings.allowed_tools,
-        }
-        return SessionConfig(**(base | fields))
+        return launch.default_config(self.settings, cwd, **fields)
 
     async def create(
         self, prompt: str | None, config: SessionConfig, *, session_id: str | None = None
@@ -197,8 +137,8 @@ class SessionManager:
         Raises:
             SessionLimitReached, CliNotFound, ValidationFailed (e.g. cwd missing).
         """
-        self._load()
-        self._check_cwd(config.cwd)
+        self._sessions.load()
+        launch.check_cwd(config.cwd)
         if session_id is not None:
             try:
                 session_id = str(uuid.UUID(session_id))
@@ -210,15 +150,9 @@ class SessionManager:
         self._check_limit()
         sid = session_id or str(uuid.uuid4())
         if config.title is None and prompt:
-            config = config.model_copy(update={"title": _title(prompt)})
+            config = config.model_copy(update={"title": launch.title_of(prompt)})
         session = Session(self, sid, config)
-        self._sessions[sid] = session
-        try:
-            await session.process.start(self._spec(config, session_id=sid), prompt)
-        except BaseException:
-            self._sessions.pop(sid, None)
-            self._dirty.discard(sid)
-            raise
+        await self._start(session, prompt, session_id=sid)
         return session.info()
 
     async def send(self, session_id: str, text: str) -> SessionInfo:
@@ -227,26 +161,28 @@ class SessionManager:
         Raises:
             SessionNotFound, SessionLimitReached.
         """
-        session = self._session_or_transcript(session_id)
-        if session.process.busy and not session.process.alive:
+        session = self._sessions.find_or_adopt(session_id)
+        process = session.process
+        if process.busy and not process.alive:
             # Still spawning (or just ending): wait for it to settle.
-            await session.process.settled(_STARTING_WAIT_S)
-        if session.process.alive:
+            await process.settled(_STARTING_WAIT_S)
+        if process.alive:
             session.publish(UserMessageEvent(session_id=session.id, text=text))
-            await session.process.send(text)
+            await process.send(text)
             return session.info()
-        if session.process.busy:
+        if process.busy:
             raise SessionNotReady(f"Session {session_id} is still starting; try again.")
-        self._check_cwd(session.config.cwd)
+        launch.check_cwd(session.config.cwd)
         self._check_limit()
         if session.title is None:
-            session.title = _title(text)
-        await session.process.start(self._spec(session.config, resume=session.id), text)
+            session.title = launch.title_of(text)
+        await process.start(launch.launch_spec(self.settings, session.config,
+                                               resume=session.id), text)
         return session.info()
 
     async def interrupt(self, session_id: str) -> SessionInfo:
         """Stop the current turn (control request); the process stays alive."""
-        session = self._session(session_id)
+        session = self._sessions.find(session_id)
         await session.process.interrupt()
         return session.info()
 
@@ -255,52 +191,47 @@ class SessionManager:
 
         A killed session ends ``interrupted``.
         """
-        session = self._session(session_id)
+        session = self._sessions.find(session_id)
         await session.process.stop(S.INTERRUPTED)
         return session.info()
 
     async def fork(self, session_id: str, prompt: str | None = None) -> SessionInfo:
         """A new session with this one's history, under a new id."""
-        source = self._session_or_transcript(session_id)
-        self._check_cwd(source.config.cwd)
+        source = self._sessions.find_or_adopt(session_id)
+        launch.check_cwd(source.config.cwd)
         self._check_limit()
         new_id = str(uuid.uuid4())
         base = source.title or session_id[:8]
         config = source.config.model_copy(update={"title": f"{base} (fork)"})
-        record = SessionRecord(session_id=new_id, config=config, created_at=_now(),
-                               last_activity=_now(), title=config.title,
+        now = datetime.now(UTC)
+        record = SessionRecord(session_id=new_id, config=config, created_at=now,
+                               last_activity=now, title=config.title,
                                status=S.STARTING, forked_from=source.id)
         session = Session(self, new_id, config, record=record)
-        self._sessions[new_id] = session
-        spec = self._spec(config, resume=source.id, fork=True, session_id=new_id)
-        try:
-            await session.process.start(spec, prompt)
-        except BaseException:
-            self._sessions.pop(new_id, None)
-            raise
+        await self._start(session, prompt, resume=source.id, fork=True, session_id=new_id)
         return session.info()
 
     # ------------------------------------------------------------------ queries
 
     def get(self, session_id: str) -> SessionInfo:
         """Snapshot of a session cctui knows (live or registered). Raises SessionNotFound."""
-        return self._session(session_id).info()
+        return self._sessions.find(session_id).info()
 
     def list(self, *, active_only: bool = False) -> list[SessionInfo]:
         """cctui's sessions (live and registered), newest activity first."""
-        self._load()
-        infos = [s.info() for s in self._sessions.values() if s.active or not active_only]
+        self._sessions.load()
+        infos = [s.info() for s in self._sessions if s.active or not active_only]
         return sorted(infos, key=lambda i: i.last_activity, reverse=True)
 
     def events(
         self, session_id: str, since: int = 0, limit: int | None = None
     ) -> Page[SessionEvent]:
         """Buffered events after ``since``; ``missed`` tells a reader it fell behind."""
-        return self._session(session_id).buffer.since(since, limit)
+        return self._sessions.find(session_id).buffer.since(since, limit)
 
     def tool_uses(self, session_id: str) -> builtins.list[ToolUseSummary]:
         """The session's tool calls (running / completed / denied / failed), oldest first."""
-        return self._session(session_id).translator.tool_summaries()
+        return self._sessions.find(session_id).translator.tool_summaries()
 
     def pending(self, session_id: str | None = None) -> builtins.list[PendingInput]:
         """Open inputs, oldest first."""
@@ -342,47 +273,11 @@ class SessionManager:
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive every event; returns the unsubscribe function."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with contextlib.suppress(ValueError):
-                self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._fanout.subscribe(listener)
 
     async def wait(self, session_id: str, timeout_s: float) -> WaitOutcome:
         """Return when the session needs input, its turn ends, it ends, or the timeout passes."""
-        session = self._session(session_id)
-
-        def check() -> Literal["input_needed", "turn_ended", "session_ended"] | None:
-            if self.pending_inputs.list(session_id):
-                return "input_needed"
-            if not session.process.alive and session.status != S.STARTING:
-                return "session_ended"
-            if session.process.alive and session.outstanding == 0:
-                return "turn_ended"
-            return None
-
-        reason = check()
-        if reason is None:
-            done: asyncio.Future[Literal["input_needed", "turn_ended", "session_ended"]] = \
-                asyncio.get_running_loop().create_future()
-
-            def listener(event: SessionEvent) -> None:
-                if event.session_id == session_id and not done.done():
-                    found = check()
-                    if found is not None:
-                        done.set_result(found)
-
-            unsubscribe = self.subscribe(listener)
-            try:
-                reason = await asyncio.wait_for(done, timeout_s)
-            except TimeoutError:
-                reason = check() or "timeout"  # type: ignore[assignment]
-            finally:
-                unsubscribe()
-        return WaitOutcome(reason=reason, session=session.info(),
-                           pending=self.pending_inputs.list(session_id))
+        return await wait_for(self._sessions.find(session_id), self._fanout, timeout_s)
 
     def audit_tool_call(self, client: str, tool: str, arguments: dict[str, object]) -> None:
         """Record an MCP tool call in the audit log (secrets redacted)."""
@@ -390,64 +285,21 @@ class SessionManager:
 
     # ------------------------------------------------------------------ helpers
 
-    def _session(self, session_id: str) -> Session:
-        self._load()
-        session = self._sessions.get(session_id)
-        if session is None:
-            raise SessionNotFound(f"No session has id {session_id!r}.",
-                                  suggestion="claude_list_sessions lists the known ids.")
-        return session
-
-    def _session_or_transcript(self, session_id: str) -> Session:
-        self._load()
-        session = self._sessions.get(session_id)
-        if session is not None:
-            return session
-        found = find_session(session_id, self.settings.claude_config_dir)
-        if found is None:
-            raise SessionNotFound(
-                f"No session has id {session_id!r} (not started by cctui, no transcript "
-                f"under {self.settings.claude_config_dir}).",
-                suggestion="claude_list_sessions lists the known ids.")
-        config = self.default_config(found.cwd, title=found.title)
-        record = SessionRecord(session_id=session_id, config=config, created_at=_now(),
-                               last_activity=_now(), title=found.title, status=S.COMPLETED)
-        session = Session(self, session_id, config, record=record)
-        self._sessions[session_id] = session
-        return session
-
-    def _check_cwd(self, cwd: Path) -> None:
-        if not cwd.is_dir():
-            raise ValidationFailed(f"working directory {cwd} does not exist.",
-                                   suggestion="Pass an existing directory.")
+    async def _start(self, session: Session, prompt: str | None, **spec: Any) -> None:
+        """Track a new session and start its first process; untrack it if that fails."""
+        self._sessions.add(session)
+        try:
+            await session.process.start(launch.launch_spec(self.settings, session.config,
+                                                           **spec), prompt)
+        except BaseException:
+            self._sessions.drop(session.id)
+            raise
 
     def _check_limit(self) -> None:
         if self._shutting_down:
             raise SessionNotReady("cctui is shutting down.")
-        live = sum(1 for s in self._sessions.values() if s.process.busy)
+        live = sum(1 for s in self._sessions if s.process.busy)
         if live >= self.settings.max_sessions:
             raise SessionLimitReached(
                 f"{live} sessions are running; MAX_SESSIONS is {self.settings.max_sessions}.",
                 suggestion="Kill an idle session or raise MAX_SESSIONS.")
-
-    def _spec(self, config: SessionConfig, **launch: Any) -> LaunchSpec:
-        allowed = tuple(dict.fromkeys((*self.settings.allowed_tools, *config.allowed_tools)))
-        return LaunchSpec(
-            cwd=config.cwd, model=config.model,
-            permission_mode="bypassPermissions" if config.skip_permissions
-            else config.permission_mode,
-            allowed_tools=allowed, disallowed_tools=config.disallowed_tools,
-            max_turns=config.max_turns, max_budget_usd=config.max_budget_usd,
-            append_system_prompt=config.append_system_prompt,
-            skip_permissions=config.skip_permissions,
-            cli_path=self.settings.claude_code_path, launch_prefix=config.launch_prefix,
-            **launch)
-
-
-def _title(prompt: str) -> str:
-    line = " ".join(prompt.split())
-    return line if len(line) <= _TITLE_MAX else line[: _TITLE_MAX - 1] + "…"
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)

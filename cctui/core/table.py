@@ -1,0 +1,135 @@
+"""The sessions cctui knows, by id, kept in step with the registry.
+
+Loaded from the registry once, joined on demand by sessions Claude Code has a transcript
+of but cctui never ran (so they can be resumed or forked), and saved back in batches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from cctui.claude.transcripts import find_session
+from cctui.core.launch import default_config
+from cctui.core.models import SessionRecord
+from cctui.core.registry import Registry
+from cctui.core.session import Session
+from cctui.core.states import SessionStatus
+from cctui.errors import SessionNotFound
+
+if TYPE_CHECKING:
+    from cctui.core.host import SessionHost
+
+log = logging.getLogger(__name__)
+S = SessionStatus
+
+# Registry writes are batched: a turn's status changes cost one write, later.
+_SAVE_DELAY_S = 0.2
+
+
+class SessionTable:
+    """Every session of this cctui process, live or registered."""
+
+    def __init__(self, host: SessionHost, registry: Registry) -> None:
+        self.host = host
+        self.registry = registry
+        self._sessions: dict[str, Session] = {}
+        self._loaded = False
+        self._dirty: set[str] = set()
+        self._flush_handle: asyncio.TimerHandle | None = None
+
+    def __iter__(self) -> Iterator[Session]:
+        return iter(list(self._sessions.values()))
+
+    def __contains__(self, session_id: str) -> bool:
+        return session_id in self._sessions
+
+    def load(self) -> None:
+        """Read the registry, the first time only."""
+        if self._loaded:
+            return
+        self._loaded = True
+        for sid, rec in self.registry.load().items():
+            if sid in self._sessions:
+                continue
+            # No process survives a restart: a live status on disk means cctui died.
+            if rec.status == S.IDLE:
+                rec = rec.model_copy(update={"status": S.COMPLETED})
+            elif rec.status in (S.STARTING, S.RUNNING, S.WAITING_FOR_INPUT):
+                rec = rec.model_copy(update={"status": S.INTERRUPTED})
+            self._sessions[sid] = Session(self.host, sid, rec.config, record=rec)
+
+    def add(self, session: Session) -> None:
+        """Track a new session."""
+        self._sessions[session.id] = session
+
+    def drop(self, session_id: str) -> None:
+        """Forget a session that never started (it is not saved)."""
+        self._sessions.pop(session_id, None)
+        self._dirty.discard(session_id)
+
+    def get(self, session_id: str) -> Session | None:
+        """The session, if this process knows it (the registry is not read)."""
+        return self._sessions.get(session_id)
+
+    def find(self, session_id: str) -> Session:
+        """A session cctui knows (live or registered). Raises SessionNotFound."""
+        self.load()
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise SessionNotFound(f"No session has id {session_id!r}.",
+                                  suggestion="claude_list_sessions lists the known ids.")
+        return session
+
+    def find_or_adopt(self, session_id: str) -> Session:
+        """Like ``find``, but a session with only a transcript on disk joins as completed.
+
+        Raises:
+            SessionNotFound: neither cctui nor Claude Code's transcripts know the id.
+        """
+        self.load()
+        session = self._sessions.get(session_id)
+        if session is not None:
+            return session
+        settings = self.host.settings
+        found = find_session(session_id, settings.claude_config_dir)
+        if found is None:
+            raise SessionNotFound(
+                f"No session has id {session_id!r} (not started by cctui, no transcript "
+                f"under {settings.claude_config_dir}).",
+                suggestion="claude_list_sessions lists the known ids.")
+        config = default_config(settings, found.cwd, title=found.title)
+        now = datetime.now(UTC)
+        record = SessionRecord(session_id=session_id, config=config, created_at=now,
+                               last_activity=now, title=found.title, status=S.COMPLETED)
+        session = Session(self.host, session_id, config, record=record)
+        self._sessions[session_id] = session
+        return session
+
+    def save(self, session: Session) -> None:
+        """Persist one session's record soon (writes are coalesced off the turn's path)."""
+        self._dirty.add(session.id)
+        if self._flush_handle is None:
+            self._flush_handle = asyncio.get_running_loop().call_later(_SAVE_DELAY_S,
+                                                                       self.flush)
+
+    def save_all(self) -> None:
+        """Write every record now."""
+        self._dirty.update(self._sessions)
+        self.flush()
+
+    def flush(self) -> None:
+        """Write every changed record now."""
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        dirty, self._dirty = self._dirty, set()
+        records = [self._sessions[sid].record() for sid in dirty if sid in self._sessions]
+        if records:
+            try:
+                self.registry.save(records)
+            except OSError:
+                log.exception("cannot save the session registry")

@@ -1,0 +1,93 @@
+"""Watching sessions: the fan-out of every event to subscribers, and ``wait`` built on it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel
+
+from cctui.core.events import SessionEvent
+from cctui.core.models import SessionInfo
+from cctui.core.pending import PendingInput
+from cctui.core.states import SessionStatus
+
+if TYPE_CHECKING:
+    from cctui.core.session import Session
+
+log = logging.getLogger(__name__)
+
+Listener = Callable[[SessionEvent], None]
+"""Called synchronously on the loop for every event of every session. Must not block."""
+
+_Found = Literal["input_needed", "turn_ended", "session_ended"]
+
+
+class WaitOutcome(BaseModel):
+    """Why ``wait`` returned."""
+
+    reason: Literal["input_needed", "turn_ended", "timeout", "session_ended"]
+    session: SessionInfo
+    pending: list[PendingInput]
+
+
+class Fanout:
+    """The subscribers to every session's events."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Listener] = []
+
+    def publish(self, event: SessionEvent) -> None:
+        """Call every listener (a failing listener is logged, not fatal)."""
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:
+                log.exception("event listener %r failed", listener)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Receive every event; returns the unsubscribe function."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+
+async def wait_for(session: Session, fanout: Fanout, timeout_s: float) -> WaitOutcome:
+    """Return when ``session`` needs input, its turn ends, it ends, or the timeout passes."""
+    pending = session.host.pending_inputs
+
+    def check() -> _Found | None:
+        if pending.list(session.id):
+            return "input_needed"
+        if not session.process.alive and session.status != SessionStatus.STARTING:
+            return "session_ended"
+        if session.process.alive and session.outstanding == 0:
+            return "turn_ended"
+        return None
+
+    reason = check()
+    if reason is None:
+        done: asyncio.Future[_Found] = asyncio.get_running_loop().create_future()
+
+        def listener(event: SessionEvent) -> None:
+            if event.session_id == session.id and not done.done():
+                found = check()
+                if found is not None:
+                    done.set_result(found)
+
+        unsubscribe = fanout.subscribe(listener)
+        try:
+            reason = await asyncio.wait_for(done, timeout_s)
+        except TimeoutError:
+            reason = check() or "timeout"  # type: ignore[assignment]
+        finally:
+            unsubscribe()
+    return WaitOutcome(reason=reason, session=session.info(),
+                       pending=pending.list(session.id))
