@@ -18,6 +18,7 @@ run: $(BIN)/python
 
 lint:
 	$(BIN)/ruff check cctui tests
+	$(BIN)/ruff format --check cctui tests
 
 typecheck:
 	$(BIN)/mypy

@@ -23,17 +23,31 @@ from cctui.logs import configure_logging
 
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", metavar="PATH", help="config file (default: "
-                        "$XDG_CONFIG_HOME/cctui/config.toml)")
+    common.add_argument(
+        "--config", metavar="PATH", help="config file (default: $XDG_CONFIG_HOME/cctui/config.toml)"
+    )
     common.add_argument("--port", type=int, dest="http_port", help="MCP HTTP port (0 = any free)")
-    common.add_argument("--claude", dest="claude_code_path", metavar="PATH",
-                        help="the claude binary (default: the one bundled with claude-agent-sdk)")
-    common.add_argument("--tools", dest="tools_profile", choices=["full", "sessions", "menu"],
-                        help="which MCP tools to expose")
-    common.add_argument("--log-level", dest="log_level", type=str.upper,
-                        choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    common.add_argument(
+        "--claude",
+        dest="claude_code_path",
+        metavar="PATH",
+        help="the claude binary (default: the one bundled with claude-agent-sdk)",
+    )
+    common.add_argument(
+        "--tools",
+        dest="tools_profile",
+        choices=["full", "sessions", "menu"],
+        help="which MCP tools to expose",
+    )
+    common.add_argument(
+        "--log-level",
+        dest="log_level",
+        type=str.upper,
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+    )
     parser = argparse.ArgumentParser(
-        prog="cctui", parents=[common],
+        prog="cctui",
+        parents=[common],
         description="A control room for Claude Code: every session, every approval, one MCP "
         "server.",
     )
@@ -41,28 +55,46 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     serve = sub.add_parser("serve", parents=[common], help="the MCP server without a TUI")
     mode = serve.add_mutually_exclusive_group()
-    mode.add_argument("--stdio", action="store_const", const="stdio", dest="transport",
-                      help="serve MCP on stdin/stdout (default)")
-    mode.add_argument("--http", action="store_const", const="http", dest="transport",
-                      help="serve MCP on Streamable HTTP at 127.0.0.1")
-    sub.add_parser("bridge", parents=[common],
-                   help="stdio MCP server forwarding to the running cctui's HTTP server")
+    mode.add_argument(
+        "--stdio",
+        action="store_const",
+        const="stdio",
+        dest="transport",
+        help="serve MCP on stdin/stdout (default)",
+    )
+    mode.add_argument(
+        "--http",
+        action="store_const",
+        const="http",
+        dest="transport",
+        help="serve MCP on Streamable HTTP at 127.0.0.1",
+    )
+    sub.add_parser(
+        "bridge",
+        parents=[common],
+        help="stdio MCP server forwarding to the running cctui's HTTP server",
+    )
     sessions = sub.add_parser("sessions", parents=[common], help="print the merged session list")
     sessions.add_argument("--json", action="store_true", help="one JSON array")
     sessions.add_argument("--limit", type=int, default=50)
     sessions.add_argument("--text", help="only sessions whose title or project contains TEXT")
     sessions.add_argument("--project", help="only sessions under this directory")
     sessions.add_argument("--status", help="e.g. running, idle, completed, live, past")
-    sub.add_parser("mcp-config", parents=[common],
-                   help="print how to connect Claude Code and other clients to the running cctui")
+    sub.add_parser(
+        "mcp-config",
+        parents=[common],
+        help="print how to connect Claude Code and other clients to the running cctui",
+    )
     return parser
 
 
 def _settings(args: argparse.Namespace) -> Settings:
     from pathlib import Path
 
-    flags = {k: getattr(args, k, None) for k in
-             ("http_port", "claude_code_path", "tools_profile", "log_level")}
+    flags = {
+        k: getattr(args, k, None)
+        for k in ("http_port", "claude_code_path", "tools_profile", "log_level")
+    }
     return load_settings(config_path=Path(args.config) if args.config else None, overrides=flags)
 
 
@@ -98,8 +130,9 @@ async def _serve(settings: Settings, transport: str) -> int:
 
     manager = SessionManager(settings)
     await manager.start()
-    serving = serve_stdio(manager, settings) if transport == "stdio" else serve_http(
-        manager, settings)
+    serving = (
+        serve_stdio(manager, settings) if transport == "stdio" else serve_http(manager, settings)
+    )
     task = asyncio.ensure_future(serving)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -139,16 +172,19 @@ async def _tui(settings: Settings) -> int:
 def _print_sessions(settings: Settings, args: argparse.Namespace) -> int:
     from cctui.core.catalog import list_catalog
 
-    entries = list_catalog(settings, text=args.text, project=args.project, status=args.status,
-                           limit=args.limit)
+    entries = list_catalog(
+        settings, text=args.text, project=args.project, status=args.status, limit=args.limit
+    )
     if args.json:
         print(json.dumps([e.model_dump(mode="json") for e in entries], indent=2))
         return 0
     for e in entries:
         when = e.last_activity.astimezone().strftime("%Y-%m-%d %H:%M") if e.last_activity else "?"
         cost = f"${e.total_cost_usd:.2f}" if e.total_cost_usd else ""
-        print(f"{e.status:<18} {when}  {e.session_id}  {e.project or '':<20.20} "
-              f"{(e.title or '').replace(chr(10), ' '):<50.50} {cost}")
+        print(
+            f"{e.status:<18} {when}  {e.session_id}  {e.project or '':<20.20} "
+            f"{(e.title or '').replace(chr(10), ' '):<50.50} {cost}"
+        )
     return 0
 
 
@@ -156,14 +192,24 @@ def _print_mcp_config(settings: Settings) -> int:
     try:
         info: dict[str, Any] = json.loads(settings.server_file.read_text())
     except (OSError, ValueError):
-        print("cctui: no running cctui found (start `cctui` or `cctui serve --http` first)",
-              file=sys.stderr)
+        print(
+            "cctui: no running cctui found (start `cctui` or `cctui serve --http` first)",
+            file=sys.stderr,
+        )
         return 1
     url, token = info["url"], info["token"]
     print("# Claude Code")
     print(f'claude mcp add --transport http cctui {url} -H "Authorization: Bearer {token}"')
     print("\n# Any client that speaks Streamable HTTP (Cursor, Gemini CLI, ...)")
-    print(json.dumps({"mcpServers": {"cctui": {
-        "url": url, "headers": {"Authorization": f"Bearer {token}"}}}}, indent=2))
-    print("\n# stdio-only clients (Claude Desktop): command `cctui`, args [\"bridge\"]")
+    print(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "cctui": {"url": url, "headers": {"Authorization": f"Bearer {token}"}}
+                }
+            },
+            indent=2,
+        )
+    )
+    print('\n# stdio-only clients (Claude Desktop): command `cctui`, args ["bridge"]')
     return 0

@@ -17,9 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from cctui import paths
 from cctui.errors import ConfigError
 
-PermissionMode = Literal[
-    "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"
-]
+PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
 ToolsProfile = Literal["full", "sessions", "menu"]
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 

@@ -33,4 +33,3 @@ def state_dir(env: Mapping[str, str] | None = None) -> Path:
     """cctui's state (server.json, registry, audit log, logs): ``$XDG_STATE_HOME/cctui``."""
     base = _env(env).get("XDG_STATE_HOME")
     return (Path(base) if base else home(env) / ".local" / "state") / "cctui"
-

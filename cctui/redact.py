@@ -31,8 +31,9 @@ def redact(value: Any, extra_secrets: tuple[str, ...] = ()) -> Any:
         return redact_text(value, extra_secrets)
     if isinstance(value, dict):
         return {
-            k: REDACTED if isinstance(k, str) and _SECRET_KEYS.search(k) and v else
-            redact(v, extra_secrets)
+            k: REDACTED
+            if isinstance(k, str) and _SECRET_KEYS.search(k) and v
+            else redact(v, extra_secrets)
             for k, v in value.items()
         }
     if isinstance(value, list | tuple):

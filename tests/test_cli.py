@@ -12,8 +12,14 @@ from pathlib import Path
 def _run(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "XDG_"))}
     full_env.update(HOME=str(tmp_path), **env)
-    return subprocess.run([sys.executable, "-m", "cctui", *args], capture_output=True,
-                          text=True, env=full_env, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "cctui", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_version(tmp_path: Path) -> None:
@@ -46,11 +52,12 @@ def test_mcp_config_without_a_running_server_says_so(tmp_path: Path) -> None:
 def test_mcp_config_prints_client_setup_from_server_file(tmp_path: Path) -> None:
     state = tmp_path / ".local" / "state" / "cctui"
     state.mkdir(parents=True)
-    (state / "server.json").write_text(json.dumps(
-        {"url": "http://127.0.0.1:5555/mcp", "token": "tok123", "pid": 1}))
+    (state / "server.json").write_text(
+        json.dumps({"url": "http://127.0.0.1:5555/mcp", "token": "tok123", "pid": 1})
+    )
     out = _run(tmp_path, "mcp-config")
     assert out.returncode == 0
-    assert 'claude mcp add --transport http cctui http://127.0.0.1:5555/mcp' in out.stdout
+    assert "claude mcp add --transport http cctui http://127.0.0.1:5555/mcp" in out.stdout
     assert "Bearer tok123" in out.stdout
 
 
@@ -70,9 +77,14 @@ def test_sessions_lists_a_transcript_and_skips_corrupt_lines(tmp_path: Path) -> 
     sid = "0b0c7c1e-1111-4222-8333-444455556666"
     project = tmp_path / ".claude" / "projects" / "-work-demo"
     project.mkdir(parents=True)
-    line = {"type": "user", "sessionId": sid, "cwd": "/work/demo",
-            "timestamp": "2026-11-20T10:00:00.000Z", "uuid": "u1",
-            "message": {"role": "user", "content": "fix the flaky test"}}
+    line = {
+        "type": "user",
+        "sessionId": sid,
+        "cwd": "/work/demo",
+        "timestamp": "2026-11-20T10:00:00.000Z",
+        "uuid": "u1",
+        "message": {"role": "user", "content": "fix the flaky test"},
+    }
     (project / f"{sid}.jsonl").write_text(json.dumps(line) + "\n{not json\n")
     (tmp_path / ".claude" / "history.jsonl").write_text("garbage\n")
     out = _run(tmp_path, "sessions", "--json")

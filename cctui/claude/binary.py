@@ -29,12 +29,16 @@ def find_cli(cli_path: Path | None = None) -> Path:
     if cli_path is not None:
         if cli_path.is_file() and os.access(cli_path, os.X_OK):
             return cli_path
-        raise CliNotFound(f"claude binary not found or not executable: {cli_path}",
-                          suggestion="Fix CLAUDE_CODE_PATH or unset it to use the bundled CLI.")
+        raise CliNotFound(
+            f"claude binary not found or not executable: {cli_path}",
+            suggestion="Fix CLAUDE_CODE_PATH or unset it to use the bundled CLI.",
+        )
     found = bundled_cli() or (Path(w) if (w := shutil.which("claude")) else None)
     if found is None:
-        raise CliNotFound("no claude binary: claude-agent-sdk bundles none and none is on PATH",
-                          suggestion="Set CLAUDE_CODE_PATH to a claude binary.")
+        raise CliNotFound(
+            "no claude binary: claude-agent-sdk bundles none and none is on PATH",
+            suggestion="Set CLAUDE_CODE_PATH to a claude binary.",
+        )
     return found
 
 
@@ -46,8 +50,14 @@ def cli_version(cli_path: Path | None = None, timeout_s: float = 10.0) -> str:
     """
     path = find_cli(cli_path)
     try:
-        done = subprocess.run([str(path), "--version"], capture_output=True, text=True,
-                              timeout=timeout_s, stdin=subprocess.DEVNULL, check=False)
+        done = subprocess.run(
+            [str(path), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise CliNotFound(f"{path} does not run: {exc}") from None
     if done.returncode != 0:

@@ -83,16 +83,25 @@ class FrameConverter:
     def _user(self, message: UserMessage) -> list[Frame]:
         if message.parent_tool_use_id is not None or isinstance(message.content, str):
             return []
-        return [ToolOutcome(b.tool_use_id, _content_text(b.content), bool(b.is_error))
-                for b in message.content if isinstance(b, ToolResultBlock)]
+        return [
+            ToolOutcome(b.tool_use_id, _content_text(b.content), bool(b.is_error))
+            for b in message.content
+            if isinstance(b, ToolResultBlock)
+        ]
 
 
 def _system(message: SystemMessage) -> list[Frame]:
     data = message.data
     if message.subtype == "init":
-        return [Init(session_id=str(data.get("session_id", "")), model=data.get("model"),
-                     cwd=data.get("cwd"), permission_mode=data.get("permissionMode"),
-                     tools=tuple(data.get("tools") or ()))]
+        return [
+            Init(
+                session_id=str(data.get("session_id", "")),
+                model=data.get("model"),
+                cwd=data.get("cwd"),
+                permission_mode=data.get("permissionMode"),
+                tools=tuple(data.get("tools") or ()),
+            )
+        ]
     if message.subtype == "status" and isinstance(data.get("permissionMode"), str):
         return [ModeChanged(data["permissionMode"])]
     return []
@@ -100,13 +109,20 @@ def _system(message: SystemMessage) -> list[Frame]:
 
 def _result(message: ResultMessage) -> TurnResult:
     return TurnResult(
-        session_id=message.session_id, is_error=message.is_error, subtype=message.subtype,
-        result=message.result, num_turns=message.num_turns, duration_ms=message.duration_ms,
-        total_cost_usd=message.total_cost_usd, terminal_reason=message.terminal_reason,
+        session_id=message.session_id,
+        is_error=message.is_error,
+        subtype=message.subtype,
+        result=message.result,
+        num_turns=message.num_turns,
+        duration_ms=message.duration_ms,
+        total_cost_usd=message.total_cost_usd,
+        terminal_reason=message.terminal_reason,
         errors=tuple(message.errors or ()),
-        permission_denials=tuple(d for d in message.permission_denials or ()
-                                 if isinstance(d, dict)),
-        usage=dict(message.usage or {}))
+        permission_denials=tuple(
+            d for d in message.permission_denials or () if isinstance(d, dict)
+        ),
+        usage=dict(message.usage or {}),
+    )
 
 
 def _content_text(content: str | list[dict[str, Any]] | None) -> str:

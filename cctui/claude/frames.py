@@ -134,7 +134,13 @@ class ProcessExited:
 
 
 Frame = (
-    Init | TextDelta | AssistantText | ToolCall | ToolOutcome | ModeChanged | TurnResult
+    Init
+    | TextDelta
+    | AssistantText
+    | ToolCall
+    | ToolOutcome
+    | ModeChanged
+    | TurnResult
     | ProcessExited
 )
 

@@ -82,8 +82,7 @@ class SdkDriver:
             resume=spec.resume,
             fork_session=spec.fork,
             model=spec.model,
-            permission_mode="bypassPermissions" if spec.skip_permissions
-            else spec.permission_mode,
+            permission_mode="bypassPermissions" if spec.skip_permissions else spec.permission_mode,
             allowed_tools=list(spec.allowed_tools),
             disallowed_tools=list(spec.disallowed_tools),
             max_turns=spec.max_turns,
@@ -115,14 +114,19 @@ class SdkDriver:
             tail = self._stderr_tail()
             raise CliNotFound(
                 redact_text(f"claude did not start: {exc}" + (f" ({tail})" if tail else "")),
-                suggestion="Check CLAUDE_CODE_PATH and the session's options.") from None
+                suggestion="Check CLAUDE_CODE_PATH and the session's options.",
+            ) from None
         self._client = client
         with contextlib.suppress(Exception):
             info = await client.get_server_info()
             if info and isinstance(info.get("pid"), int):
                 self._cli_pid = info["pid"]
-        log.info("claude started (pid %s, session %s, resume %s)", self.pid,
-                 self.spec.session_id, self.spec.resume)
+        log.info(
+            "claude started (pid %s, session %s, resume %s)",
+            self.pid,
+            self.spec.session_id,
+            self.spec.resume,
+        )
 
     async def send(self, text: str) -> None:
         """Write a user message; the CLI queues it as its own turn."""
@@ -199,25 +203,32 @@ class SdkDriver:
 
     # ------------------------------------------------------------------ callbacks
 
-    async def _can_use_tool(self, tool_name: str, tool_input: dict[str, Any],
-                            context: ToolPermissionContext) -> PermissionResult:
+    async def _can_use_tool(
+        self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
+    ) -> PermissionResult:
         ask = PermissionAsk(
-            tool_name=tool_name, input=dict(tool_input), tool_use_id=context.tool_use_id,
-            description=context.description, title=context.title,
+            tool_name=tool_name,
+            input=dict(tool_input),
+            tool_use_id=context.tool_use_id,
+            description=context.description,
+            title=context.title,
             blocked_path=context.blocked_path,
-            suggestions=tuple(s.to_dict() for s in context.suggestions))
+            suggestions=tuple(s.to_dict() for s in context.suggestions),
+        )
         answer = await self._on_permission(ask)
         if self._closing or self._exited():
             # No reply can be written to a dead CLI; the SDK cancels this handler when
             # the client disconnects, so wait for that instead of raising in its task.
             await asyncio.Event().wait()
         if not answer.allow:
-            return PermissionResultDeny(message=answer.message or "Denied.",
-                                        interrupt=answer.interrupt)
+            return PermissionResultDeny(
+                message=answer.message or "Denied.", interrupt=answer.interrupt
+            )
         updated = answer.updated_input if answer.updated_input is not None else tool_input
         return PermissionResultAllow(
             updated_input=updated,
-            updated_permissions=list(context.suggestions) if answer.always else None)
+            updated_permissions=list(context.suggestions) if answer.always else None,
+        )
 
     def _on_stderr(self, line: str) -> None:
         line = redact_text(line.rstrip())

@@ -26,17 +26,34 @@ class AuditLog:
     def __init__(self, state_dir: Path) -> None:
         self.path = state_dir / AUDIT_FILE
 
-    def decision(self, *, session_id: str, input_id: str, tool: str, kind: str,
-                 decision: str, decided_by: str, message: str = "") -> None:
+    def decision(
+        self,
+        *,
+        session_id: str,
+        input_id: str,
+        tool: str,
+        kind: str,
+        decision: str,
+        decided_by: str,
+        message: str = "",
+    ) -> None:
         """Record who answered a pending input (``decision``: allow / deny / withdrawn)."""
-        self._write({"event": "decision", "session_id": session_id, "input_id": input_id,
-                     "tool": tool, "input_kind": kind, "decision": decision,
-                     "decided_by": decided_by, "message": message})
+        self._write(
+            {
+                "event": "decision",
+                "session_id": session_id,
+                "input_id": input_id,
+                "tool": tool,
+                "input_kind": kind,
+                "decision": decision,
+                "decided_by": decided_by,
+                "message": message,
+            }
+        )
 
     def tool_call(self, client: str, tool: str, arguments: dict[str, object]) -> None:
         """Record an MCP tool call with its (redacted) arguments."""
-        self._write({"event": "tool_call", "client": client, "tool": tool,
-                     "arguments": arguments})
+        self._write({"event": "tool_call", "client": client, "tool": tool, "arguments": arguments})
 
     def _write(self, record: dict[str, Any]) -> None:
         record = {"at": datetime.now(UTC).isoformat(), **redact(record)}

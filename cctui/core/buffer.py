@@ -62,5 +62,6 @@ class EventBuffer(Generic[E]):
             events = events[:limit]
         oldest = self._events[0].seq if self._events else 0  # type: ignore[attr-defined]
         next_seq = events[-1].seq if events else max(seq, 0)  # type: ignore[attr-defined]
-        return Page(events=events, next_seq=next_seq, missed=seq < self._dropped_upto,
-                    oldest_seq=oldest)
+        return Page(
+            events=events, next_seq=next_seq, missed=seq < self._dropped_upto, oldest_seq=oldest
+        )

@@ -45,13 +45,20 @@ class InputDesk:
         """The driver's permission callback: open a pending input and await its answer."""
         session, host = self.session, self.session.host
         if ask.tool_name in self.always:
-            host.audit.decision(session_id=session.id, input_id="-", tool=ask.tool_name,
-                                kind="permission", decision="allow", decided_by="always-allow")
+            host.audit.decision(
+                session_id=session.id,
+                input_id="-",
+                tool=ask.tool_name,
+                kind="permission",
+                decision="allow",
+                decided_by="always-allow",
+            )
             return PermissionAnswer(allow=True, updated_input=dict(ask.input))
         timeout_s = host.settings.permission_timeout_ms / 1000
         plan = await self._find_plan(ask) if ask.tool_name == inputs.PLAN_TOOL else None
         item = inputs.build_input(session.id, ask, plan).model_copy(
-            update={"expires_at": datetime.fromtimestamp(time.time() + timeout_s, UTC)})
+            update={"expires_at": datetime.fromtimestamp(time.time() + timeout_s, UTC)}
+        )
         item = host.route(item)
         future = host.pending_inputs.open(item)
         self.items[item.id] = item
@@ -61,8 +68,9 @@ class InputDesk:
             try:
                 resolution = await asyncio.wait_for(asyncio.shield(future), timeout_s)
             except TimeoutError:
-                deny = Decision(behavior="deny",
-                                message=f"No answer within {timeout_s:g} s; denied.")
+                deny = Decision(
+                    behavior="deny", message=f"No answer within {timeout_s:g} s; denied."
+                )
                 try:
                     resolution = self.resolve(item.id, deny, "timeout")
                 except (InputAlreadyAnswered, InputNotFound):
@@ -70,8 +78,9 @@ class InputDesk:
         except asyncio.CancelledError:
             # The CLI withdrew the request (interrupt) or the process is going away.
             with contextlib.suppress(InputAlreadyAnswered, InputNotFound):
-                self.resolve(item.id, Decision(behavior="deny", message="Cancelled."),
-                             "interrupted")
+                self.resolve(
+                    item.id, Decision(behavior="deny", message="Cancelled."), "interrupted"
+                )
             raise
         finally:
             if session.status == S.WAITING_FOR_INPUT and not host.pending_inputs.list(session.id):
@@ -94,8 +103,9 @@ class InputDesk:
                     return str(call.input["plan"])
                 break
             await asyncio.sleep(0.02)
-        return newest_plan(self.session.host.settings.claude_config_dir,
-                           self.session.process.started_at - 1)
+        return newest_plan(
+            self.session.host.settings.claude_config_dir, self.session.process.started_at - 1
+        )
 
     def resolve(self, input_id: str, decision: Decision, decided_by: str) -> Resolution:
         """Answer an input of this session (first answer wins), publish and audit it."""
@@ -107,18 +117,32 @@ class InputDesk:
         item = self.items.pop(res.input_id, None)
         withdrawn = res.decided_by in WITHDRAWN_BY
         verdict = "withdrawn" if withdrawn else res.decision.behavior
-        self.session.publish(InputResolvedEvent(session_id=self.session.id, input_id=res.input_id,
-                                        decision=verdict, decided_by=res.decided_by,
-                                        message=res.decision.message))
+        self.session.publish(
+            InputResolvedEvent(
+                session_id=self.session.id,
+                input_id=res.input_id,
+                decision=verdict,
+                decided_by=res.decided_by,
+                message=res.decision.message,
+            )
+        )
         self.session.host.audit.decision(
-            session_id=self.session.id, input_id=res.input_id,
-            tool=item.tool_name if item else "", kind=item.kind if item else "",
-            decision=verdict, decided_by=res.decided_by, message=res.decision.message)
+            session_id=self.session.id,
+            input_id=res.input_id,
+            tool=item.tool_name if item else "",
+            kind=item.kind if item else "",
+            decision=verdict,
+            decided_by=res.decided_by,
+            message=res.decision.message,
+        )
 
     def withdraw(self, decided_by: str) -> None:
         """Close every open input of the session without an answer (interrupt, exit)."""
-        message = "Interrupted." if decided_by == "interrupted" else \
-            "The session ended before this was answered."
+        message = (
+            "Interrupted."
+            if decided_by == "interrupted"
+            else "The session ended before this was answered."
+        )
         for item in self.session.host.pending_inputs.list(self.session.id):
             with contextlib.suppress(InputAlreadyAnswered, InputNotFound):
                 self.resolve(item.id, Decision(behavior="deny", message=message), decided_by)

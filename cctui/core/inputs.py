@@ -63,11 +63,17 @@ def to_answer(item: PendingInput, decision: Decision) -> PermissionAnswer:
     a denied plan sends the feedback as the deny message, which the model receives.
     """
     if decision.behavior == "deny":
-        default = ("The user rejected the plan." if item.kind == "plan_review"
-                   else "The user denied this tool use.")
+        default = (
+            "The user rejected the plan."
+            if item.kind == "plan_review"
+            else "The user denied this tool use."
+        )
         return PermissionAnswer(allow=False, message=decision.message or default)
-    updated = dict(decision.updated_input) if decision.updated_input is not None \
+    updated = (
+        dict(decision.updated_input)
+        if decision.updated_input is not None
         else dict(item.tool_input)
+    )
     if item.kind == "user_question":
         answers = dict(updated.get("answers") or {})
         answers.update(decision.answers or {})

@@ -28,22 +28,27 @@ def launch_spec(settings: Settings, config: SessionConfig, **launch: Any) -> Lau
     """The spec for a process of ``config``; ``launch`` adds session_id / resume / fork."""
     allowed = tuple(dict.fromkeys((*settings.allowed_tools, *config.allowed_tools)))
     return LaunchSpec(
-        cwd=config.cwd, model=config.model,
-        permission_mode="bypassPermissions" if config.skip_permissions
-        else config.permission_mode,
-        allowed_tools=allowed, disallowed_tools=config.disallowed_tools,
-        max_turns=config.max_turns, max_budget_usd=config.max_budget_usd,
+        cwd=config.cwd,
+        model=config.model,
+        permission_mode="bypassPermissions" if config.skip_permissions else config.permission_mode,
+        allowed_tools=allowed,
+        disallowed_tools=config.disallowed_tools,
+        max_turns=config.max_turns,
+        max_budget_usd=config.max_budget_usd,
         append_system_prompt=config.append_system_prompt,
         skip_permissions=config.skip_permissions,
-        cli_path=settings.claude_code_path, launch_prefix=config.launch_prefix,
-        **launch)
+        cli_path=settings.claude_code_path,
+        launch_prefix=config.launch_prefix,
+        **launch,
+    )
 
 
 def check_cwd(cwd: Path) -> None:
     """Raise ``ValidationFailed`` unless ``cwd`` is an existing directory."""
     if not cwd.is_dir():
-        raise ValidationFailed(f"working directory {cwd} does not exist.",
-                               suggestion="Pass an existing directory.")
+        raise ValidationFailed(
+            f"working directory {cwd} does not exist.", suggestion="Pass an existing directory."
+        )
 
 
 def title_of(prompt: str) -> str:

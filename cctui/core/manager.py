@@ -145,8 +145,10 @@ class SessionManager:
             except ValueError:
                 raise ValidationFailed(f"session id {session_id!r} is not a UUID.") from None
             if session_id in self._sessions:
-                raise ValidationFailed(f"session id {session_id} is already in use.",
-                                       suggestion="Send to it instead, or omit the id.")
+                raise ValidationFailed(
+                    f"session id {session_id} is already in use.",
+                    suggestion="Send to it instead, or omit the id.",
+                )
         self._check_limit()
         sid = session_id or str(uuid.uuid4())
         if config.title is None and prompt:
@@ -176,8 +178,9 @@ class SessionManager:
         self._check_limit()
         if session.title is None:
             session.title = launch.title_of(text)
-        await process.start(launch.launch_spec(self.settings, session.config,
-                                               resume=session.id), text)
+        await process.start(
+            launch.launch_spec(self.settings, session.config, resume=session.id), text
+        )
         return session.info()
 
     async def interrupt(self, session_id: str) -> SessionInfo:
@@ -204,9 +207,15 @@ class SessionManager:
         base = source.title or session_id[:8]
         config = source.config.model_copy(update={"title": f"{base} (fork)"})
         now = datetime.now(UTC)
-        record = SessionRecord(session_id=new_id, config=config, created_at=now,
-                               last_activity=now, title=config.title,
-                               status=S.STARTING, forked_from=source.id)
+        record = SessionRecord(
+            session_id=new_id,
+            config=config,
+            created_at=now,
+            last_activity=now,
+            title=config.title,
+            status=S.STARTING,
+            forked_from=source.id,
+        )
         session = Session(self, new_id, config, record=record)
         await self._start(session, prompt, resume=source.id, fork=True, session_id=new_id)
         return session.info()
@@ -289,8 +298,9 @@ class SessionManager:
         """Track a new session and start its first process; untrack it if that fails."""
         self._sessions.add(session)
         try:
-            await session.process.start(launch.launch_spec(self.settings, session.config,
-                                                           **spec), prompt)
+            await session.process.start(
+                launch.launch_spec(self.settings, session.config, **spec), prompt
+            )
         except BaseException:
             self._sessions.drop(session.id)
             raise
@@ -302,4 +312,5 @@ class SessionManager:
         if live >= self.settings.max_sessions:
             raise SessionLimitReached(
                 f"{live} sessions are running; MAX_SESSIONS is {self.settings.max_sessions}.",
-                suggestion="Kill an idle session or raise MAX_SESSIONS.")
+                suggestion="Kill an idle session or raise MAX_SESSIONS.",
+            )

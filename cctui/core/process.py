@@ -76,12 +76,14 @@ class Process:
         if first_message is not None:
             session.publish(UserMessageEvent(session_id=session.id, text=first_message))
         connected: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._owner = asyncio.create_task(self._own(spec, connected, first_message),
-                                          name=f"session-{session.id}")
+        self._owner = asyncio.create_task(
+            self._own(spec, connected, first_message), name=f"session-{session.id}"
+        )
         await connected
 
-    async def _own(self, spec: LaunchSpec, connected: asyncio.Future[None],
-                   first_message: str | None) -> None:
+    async def _own(
+        self, spec: LaunchSpec, connected: asyncio.Future[None], first_message: str | None
+    ) -> None:
         session = self.session
         driver = session.host.driver_factory(spec, session.desk.ask)
         self._driver = driver
@@ -90,8 +92,11 @@ class Process:
         except BaseException as exc:
             self._driver = None
             session.outstanding = 0
-            err = exc if isinstance(exc, CctuiError) else CliNotFound(
-                f"claude could not be started: {redact_text(str(exc))}")
+            err = (
+                exc
+                if isinstance(exc, CctuiError)
+                else CliNotFound(f"claude could not be started: {redact_text(str(exc))}")
+            )
             session.set_status(S.ERROR, error=err.message)
             session.publish(ErrorEvent(session_id=session.id, message=err.message))
             if not connected.done():
@@ -157,8 +162,9 @@ class Process:
             return
         alive = asyncio.create_task(self._alive.wait())
         try:
-            await asyncio.wait({alive, owner}, timeout=timeout_s,
-                               return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(
+                {alive, owner}, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED
+            )
         finally:
             alive.cancel()
 
@@ -194,8 +200,7 @@ class Process:
         except TimeoutError:
             # Stuck (e.g. still in the SDK's initialize): cancel; the owner's finally
             # still closes the driver, and the SDK's atexit reaper is the last resort.
-            log.warning("session %s: process did not stop in time; cancelling",
-                        self.session.id)
+            log.warning("session %s: process did not stop in time; cancelling", self.session.id)
             owner.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await asyncio.wait_for(owner, 3.0)
@@ -235,8 +240,7 @@ class Process:
         limit = self.session.host.settings.max_execution_time_ms
         if limit is None or self._turn_timer is not None:
             return
-        self._turn_timer = asyncio.get_running_loop().call_later(
-            limit / 1000, self._turn_overran)
+        self._turn_timer = asyncio.get_running_loop().call_later(limit / 1000, self._turn_overran)
 
     def disarm_turn_timer(self) -> None:
         """Forget the running turn's deadline."""
@@ -247,8 +251,11 @@ class Process:
     def _turn_overran(self) -> None:
         self._turn_timer = None
         limit = self.session.host.settings.max_execution_time_ms
-        self.session.publish(ErrorEvent(
-            session_id=self.session.id,
-            message=f"The turn ran longer than {limit} ms; interrupting."))
+        self.session.publish(
+            ErrorEvent(
+                session_id=self.session.id,
+                message=f"The turn ran longer than {limit} ms; interrupting.",
+            )
+        )
         task = asyncio.get_running_loop().create_task(self.interrupt())
         self.session.host.keep(task)

@@ -38,8 +38,14 @@ S = SessionStatus
 class Session:
     """State and process of one session id."""
 
-    def __init__(self, host: SessionHost, session_id: str, config: SessionConfig, *,
-                 record: SessionRecord | None = None) -> None:
+    def __init__(
+        self,
+        host: SessionHost,
+        session_id: str,
+        config: SessionConfig,
+        *,
+        record: SessionRecord | None = None,
+    ) -> None:
         self.host = host
         self.id = session_id
         self.config = config
@@ -81,21 +87,35 @@ class Session:
     def info(self) -> SessionInfo:
         """A snapshot for front ends."""
         return SessionInfo(
-            session_id=self.id, status=self.status, config=self.config,
-            created_at=self.created_at, last_activity=self.last_activity, title=self.title,
-            total_cost_usd=self.total_cost, num_turns=self.num_turns,
-            last_result=self.last_result, error=self.error, pid=self.process.pid,
+            session_id=self.id,
+            status=self.status,
+            config=self.config,
+            created_at=self.created_at,
+            last_activity=self.last_activity,
+            title=self.title,
+            total_cost_usd=self.total_cost,
+            num_turns=self.num_turns,
+            last_result=self.last_result,
+            error=self.error,
+            pid=self.process.pid,
             last_seq=self.buffer.last_seq,
             pending_input_ids=tuple(i.id for i in self.host.pending_inputs.list(self.id)),
-            is_active=self.active)
+            is_active=self.active,
+        )
 
     def record(self) -> SessionRecord:
         """What the registry keeps."""
         return SessionRecord(
-            session_id=self.id, config=self.config, created_at=self.created_at,
-            last_activity=self.last_activity, title=self.title, status=self.status,
-            total_cost_usd=self.total_cost, num_turns=self.num_turns,
-            forked_from=self.forked_from)
+            session_id=self.id,
+            config=self.config,
+            created_at=self.created_at,
+            last_activity=self.last_activity,
+            title=self.title,
+            status=self.status,
+            total_cost_usd=self.total_cost,
+            num_turns=self.num_turns,
+            forked_from=self.forked_from,
+        )
 
     # ------------------------------------------------------------------ events
 
@@ -106,8 +126,9 @@ class Session:
         self.host.publish(stored)
         return stored
 
-    def set_status(self, new: SessionStatus, error: str | None = None, *,
-                   force: bool = False) -> None:
+    def set_status(
+        self, new: SessionStatus, error: str | None = None, *, force: bool = False
+    ) -> None:
         """Move to ``new`` (no event when nothing changes, unless ``force``)."""
         old = self.status
         if old == new and error is None and not force:
@@ -119,7 +140,10 @@ class Session:
             self.error = error
         elif new in (S.RUNNING, S.STARTING):
             self.error = None
-        self.publish(StatusChanged(session_id=self.id, status=new,
-                                   previous=None if old == new else old, error=error))
+        self.publish(
+            StatusChanged(
+                session_id=self.id, status=new, previous=None if old == new else old, error=error
+            )
+        )
         if new not in (S.RUNNING, S.WAITING_FOR_INPUT):
             self.host.save(self)

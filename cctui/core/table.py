@@ -80,8 +80,10 @@ class SessionTable:
         self.load()
         session = self._sessions.get(session_id)
         if session is None:
-            raise SessionNotFound(f"No session has id {session_id!r}.",
-                                  suggestion="claude_list_sessions lists the known ids.")
+            raise SessionNotFound(
+                f"No session has id {session_id!r}.",
+                suggestion="claude_list_sessions lists the known ids.",
+            )
         return session
 
     def find_or_adopt(self, session_id: str) -> Session:
@@ -100,11 +102,18 @@ class SessionTable:
             raise SessionNotFound(
                 f"No session has id {session_id!r} (not started by cctui, no transcript "
                 f"under {settings.claude_config_dir}).",
-                suggestion="claude_list_sessions lists the known ids.")
+                suggestion="claude_list_sessions lists the known ids.",
+            )
         config = default_config(settings, found.cwd, title=found.title)
         now = datetime.now(UTC)
-        record = SessionRecord(session_id=session_id, config=config, created_at=now,
-                               last_activity=now, title=found.title, status=S.COMPLETED)
+        record = SessionRecord(
+            session_id=session_id,
+            config=config,
+            created_at=now,
+            last_activity=now,
+            title=found.title,
+            status=S.COMPLETED,
+        )
         session = Session(self.host, session_id, config, record=record)
         self._sessions[session_id] = session
         return session
@@ -113,8 +122,7 @@ class SessionTable:
         """Persist one session's record soon (writes are coalesced off the turn's path)."""
         self._dirty.add(session.id)
         if self._flush_handle is None:
-            self._flush_handle = asyncio.get_running_loop().call_later(_SAVE_DELAY_S,
-                                                                       self.flush)
+            self._flush_handle = asyncio.get_running_loop().call_later(_SAVE_DELAY_S, self.flush)
 
     def save_all(self) -> None:
         """Write every record now."""

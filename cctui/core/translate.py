@@ -57,8 +57,12 @@ class FrameTranslator:
             self._texts[frame.message_id] = ([*done, frame.text], "")
             self._publish_text(frame.message_id, complete=True)
         elif isinstance(frame, ToolCall):
-            event = ToolUseEvent(session_id=session.id, tool_use_id=frame.tool_use_id,
-                                 name=frame.name, input=frame.input)
+            event = ToolUseEvent(
+                session_id=session.id,
+                tool_use_id=frame.tool_use_id,
+                name=frame.name,
+                input=frame.input,
+            )
             self._remember_tool(event)
             session.publish(event)
         elif isinstance(frame, ToolOutcome):
@@ -68,16 +72,26 @@ class FrameTranslator:
 
     def tool_summaries(self) -> list[ToolUseSummary]:
         """Tool calls of this session's current buffer lifetime, oldest first."""
-        return [ToolUseSummary(tool_use_id=t.tool_use_id, name=t.name, state=t.state,
-                               input_preview=_preview(t.input)) for t in self.tools.values()]
+        return [
+            ToolUseSummary(
+                tool_use_id=t.tool_use_id,
+                name=t.name,
+                state=t.state,
+                input_preview=_preview(t.input),
+            )
+            for t in self.tools.values()
+        ]
 
     def _publish_text(self, message_id: str, complete: bool) -> None:
         # The event carries the whole message so far; readers replace the earlier one.
         done, current = self._texts[message_id]
         text = "\n\n".join([*done, current] if current else done)
-        self.session.publish(AssistantTextEvent(
-            session_id=self.session.id, message_id=message_id, text=text, complete=complete),
-            merge_key="text:" + message_id)
+        self.session.publish(
+            AssistantTextEvent(
+                session_id=self.session.id, message_id=message_id, text=text, complete=complete
+            ),
+            merge_key="text:" + message_id,
+        )
 
     def _on_tool_outcome(self, frame: ToolOutcome) -> None:
         call = self.tools.get(frame.tool_use_id)
@@ -88,9 +102,14 @@ class FrameTranslator:
             state = "failed"
         else:
             state = "completed"
-        event = ToolUseEvent(session_id=self.session.id, tool_use_id=frame.tool_use_id,
-                             name=name, input=tool_input, state=state,
-                             result=frame.content[:_TOOL_RESULT_MAX])
+        event = ToolUseEvent(
+            session_id=self.session.id,
+            tool_use_id=frame.tool_use_id,
+            name=name,
+            input=tool_input,
+            state=state,
+            result=frame.content[:_TOOL_RESULT_MAX],
+        )
         self._remember_tool(event)
         self.session.publish(event)
 
@@ -111,10 +130,17 @@ class FrameTranslator:
         if session.outstanding:
             process.arm_turn_timer()
         interrupted, process.interrupting = process.interrupting, False
-        session.publish(ResultEvent(
-            session_id=session.id, is_error=frame.is_error, result=frame.result,
-            num_turns=frame.num_turns, total_cost_usd=session.total_cost,
-            duration_ms=frame.duration_ms, terminal_reason=frame.terminal_reason))
+        session.publish(
+            ResultEvent(
+                session_id=session.id,
+                is_error=frame.is_error,
+                result=frame.result,
+                num_turns=frame.num_turns,
+                total_cost_usd=session.total_cost,
+                duration_ms=frame.duration_ms,
+                terminal_reason=frame.terminal_reason,
+            )
+        )
         if frame.is_error and not interrupted:
             message = redact_text(frame.result or "; ".join(frame.errors) or frame.subtype)
             session.publish(ErrorEvent(session_id=session.id, message=message))

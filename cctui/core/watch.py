@@ -89,5 +89,4 @@ async def wait_for(session: Session, fanout: Fanout, timeout_s: float) -> WaitOu
             reason = check() or "timeout"  # type: ignore[assignment]
         finally:
             unsubscribe()
-    return WaitOutcome(reason=reason, session=session.info(),
-                       pending=pending.list(session.id))
+    return WaitOutcome(reason=reason, session=session.info(), pending=pending.list(session.id))

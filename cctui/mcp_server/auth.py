@@ -67,12 +67,24 @@ class BearerAuth:
         if scope["type"] == "http":
             given = dict(scope["headers"]).get(b"authorization", b"")
             if not hmac.compare_digest(given, self.expected):
-                await send({"type": "http.response.start", "status": 401, "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"www-authenticate", b'Bearer error="invalid_token"'),
-                ]})
-                await send({"type": "http.response.body", "body": (
-                    b'{"error":"unauthorized","message":"Missing or wrong bearer token; '
-                    b'see cctui mcp-config."}')})
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"www-authenticate", b'Bearer error="invalid_token"'),
+                        ],
+                    }
+                )
+                await send(
+                    {
+                        "type": "http.response.body",
+                        "body": (
+                            b'{"error":"unauthorized","message":"Missing or wrong bearer token; '
+                            b'see cctui mcp-config."}'
+                        ),
+                    }
+                )
                 return
         await self.app(scope, receive, send)

@@ -30,8 +30,9 @@ async def _pump(src: Any, dst: Any, label: str) -> None:
 
 async def bridge(url: str, token: str) -> None:
     """Serve stdio until the client closes stdin or the HTTP side goes away."""
-    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"},
-                              timeout=httpx2.Timeout(30, read=None))
+    http = httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=None)
+    )
     async with (
         http,
         stdio_server() as (stdin_read, stdout_write),

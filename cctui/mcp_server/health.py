@@ -38,32 +38,53 @@ async def check_health(settings: Settings, active: int = 0) -> HealthOut:
     path, source = locate_cli(settings)
     base = {"source": source, "active_sessions": active, "server_version": SERVER_VERSION}
     if path is None:
-        return HealthOut(ok=False, problem="No claude binary found (setting, CLAUDE_CODE_PATH, "
-                         "bundled CLI, PATH).", suggestion="Install Claude Code or set "
-                         "CLAUDE_CODE_PATH to the claude binary.", **base)
+        return HealthOut(
+            ok=False,
+            problem="No claude binary found (setting, CLAUDE_CODE_PATH, bundled CLI, PATH).",
+            suggestion="Install Claude Code or set CLAUDE_CODE_PATH to the claude binary.",
+            **base,
+        )
     if not path.exists():
-        return HealthOut(ok=False, cli_path=str(path), problem=f"{path} does not exist.",
-                         suggestion=f"Fix {source} or install Claude Code.", **base)
+        return HealthOut(
+            ok=False,
+            cli_path=str(path),
+            problem=f"{path} does not exist.",
+            suggestion=f"Fix {source} or install Claude Code.",
+            **base,
+        )
     if not os.access(path, os.X_OK):
-        return HealthOut(ok=False, cli_path=str(path), problem=f"{path} is not executable.",
-                         suggestion=f"chmod +x {path}", **base)
+        return HealthOut(
+            ok=False,
+            cli_path=str(path),
+            problem=f"{path} is not executable.",
+            suggestion=f"chmod +x {path}",
+            **base,
+        )
     try:
         proc = await asyncio.create_subprocess_exec(
-            str(path), "--version", stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            str(path),
+            "--version",
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
         try:
             out, err = await asyncio.wait_for(proc.communicate(), 15)
         except TimeoutError:
             proc.kill()
             await proc.wait()
-            return HealthOut(ok=False, cli_path=str(path), problem="claude --version hung (15 s).",
-                             **base)
+            return HealthOut(
+                ok=False, cli_path=str(path), problem="claude --version hung (15 s).", **base
+            )
     except OSError as exc:
-        return HealthOut(ok=False, cli_path=str(path), problem=f"cannot run {path}: {exc}",
-                         **base)
+        return HealthOut(ok=False, cli_path=str(path), problem=f"cannot run {path}: {exc}", **base)
     if proc.returncode != 0:
         detail = (err or out).decode(errors="replace").strip()[:300]
-        return HealthOut(ok=False, cli_path=str(path),
-                         problem=f"claude --version exited {proc.returncode}: {detail}", **base)
+        return HealthOut(
+            ok=False,
+            cli_path=str(path),
+            problem=f"claude --version exited {proc.returncode}: {detail}",
+            **base,
+        )
     version = out.decode(errors="replace").strip().splitlines()[0] if out.strip() else None
     return HealthOut(ok=True, cli_path=str(path), version=version, **base)

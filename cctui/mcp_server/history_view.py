@@ -40,24 +40,38 @@ class HistoryView:
             log.warning("history index unavailable", exc_info=True)
             return None
 
-    async def list(self, project: str | None, status: str | None, team: str | None,
-                   text: str | None, limit: int) -> SessionListOut:
+    async def list(
+        self,
+        project: str | None,
+        status: str | None,
+        team: str | None,
+        text: str | None,
+        limit: int,
+    ) -> SessionListOut:
         """Merged, filtered, newest first: the same catalog the TUI and `cctui sessions` show."""
         index = await self._index_ready()
         entries = build_catalog(index if index is not None else [], self._manager.list())
         try:
-            query = CatalogQuery(project=project, status=status, team=team, text=text,
-                                 limit=limit)
+            query = CatalogQuery(project=project, status=status, team=team, text=text, limit=limit)
         except ValidationError as exc:
-            raise ValidationFailed(str(exc.errors()[0]["msg"]),
-                                   suggestion="status is e.g. running, idle, completed, "
-                                   "live or past") from None
+            raise ValidationFailed(
+                str(exc.errors()[0]["msg"]),
+                suggestion="status is e.g. running, idle, completed, live or past",
+            ) from None
         page = query_catalog(entries, query, index.problems if index is not None else None)
-        rows = [SessionListEntry(
-            session_id=e.session_id, project_directory=e.cwd, display_text=e.title,
-            timestamp=e.last_activity.isoformat(), is_active=e.is_active, status=str(e.status),
-            team=e.team, cost_usd=e.total_cost_usd,
-        ) for e in page.entries]
+        rows = [
+            SessionListEntry(
+                session_id=e.session_id,
+                project_directory=e.cwd,
+                display_text=e.title,
+                timestamp=e.last_activity.isoformat(),
+                is_active=e.is_active,
+                status=str(e.status),
+                team=e.team,
+                cost_usd=e.total_cost_usd,
+            )
+            for e in page.entries
+        ]
         return SessionListOut(sessions=rows, total=page.total, truncated=page.truncated)
 
     async def transcript(self, session_id: str, offset: int, limit: int) -> TranscriptOut:
@@ -65,17 +79,29 @@ class HistoryView:
         cwd = None
         with contextlib.suppress(CctuiError):
             cwd = str(self._manager.get(session_id).config.cwd)
-        page = await aread_transcript(self._settings.claude_config_dir, session_id,
-                                      offset=offset, limit=limit, cwd=cwd)
+        page = await aread_transcript(
+            self._settings.claude_config_dir, session_id, offset=offset, limit=limit, cwd=cwd
+        )
         messages = []
         for m in page.messages:
             parts = [m.text] if m.text else []
             parts += [f"[tool {c.name}] {c.input_preview}" for c in m.tool_calls]
-            parts += [f"[result{' error' if r.is_error else ''}] {r.preview}"
-                      for r in m.tool_results]
-            messages.append(TranscriptMessage(
-                index=m.index, role=m.role, text="\n".join(parts),
-                timestamp=m.timestamp.isoformat() if m.timestamp else None))
+            parts += [
+                f"[result{' error' if r.is_error else ''}] {r.preview}" for r in m.tool_results
+            ]
+            messages.append(
+                TranscriptMessage(
+                    index=m.index,
+                    role=m.role,
+                    text="\n".join(parts),
+                    timestamp=m.timestamp.isoformat() if m.timestamp else None,
+                )
+            )
         end = page.offset + len(page.messages)
-        return TranscriptOut(session_id=session_id, messages=messages, offset=page.offset,
-                             total=page.total, next_offset=end if page.has_more else None)
+        return TranscriptOut(
+            session_id=session_id,
+            messages=messages,
+            offset=page.offset,
+            total=page.total,
+            next_offset=end if page.has_more else None,
+        )

@@ -22,10 +22,15 @@ from cctui.mcp_server.auth import BearerAuth, load_or_create_token, read_server_
 log = logging.getLogger(__name__)
 
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"]
-LOOPBACK_ORIGINS = [f"{scheme}://{host}:*" for scheme in ("http", "https")
-                    for host in ("localhost", "127.0.0.1", "[::1]")] + [
-    f"{scheme}://{host}" for scheme in ("http", "https") for host in ("localhost", "127.0.0.1",
-                                                                      "[::1]")]
+LOOPBACK_ORIGINS = [
+    f"{scheme}://{host}:*"
+    for scheme in ("http", "https")
+    for host in ("localhost", "127.0.0.1", "[::1]")
+] + [
+    f"{scheme}://{host}"
+    for scheme in ("http", "https")
+    for host in ("localhost", "127.0.0.1", "[::1]")
+]
 
 
 class _Uvicorn(uvicorn.Server):
@@ -103,8 +108,12 @@ class HttpService:
         sock = _bind(self.settings.http_host, self.settings.http_port)
         self._port = sock.getsockname()[1]
         config = uvicorn.Config(
-            BearerAuth(app, self.token), log_config=None, log_level="warning",
-            access_log=False, lifespan="on", timeout_graceful_shutdown=2,
+            BearerAuth(app, self.token),
+            log_config=None,
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+            timeout_graceful_shutdown=2,
         )
         self._uv = _Uvicorn(config)
         self._task = asyncio.create_task(self._uv.serve(sockets=[sock]), name="cctui-mcp-http")
@@ -114,8 +123,10 @@ class HttpService:
                 exc = self._task.exception()
                 raise CctuiError(f"the MCP HTTP server did not start: {exc!r}")
             await asyncio.sleep(0.01)
-        write_private(self.settings.server_file, json.dumps(
-            {"url": self.url, "token": self.token, "pid": os.getpid()}) + "\n")
+        write_private(
+            self.settings.server_file,
+            json.dumps({"url": self.url, "token": self.token, "pid": os.getpid()}) + "\n",
+        )
         log.info("MCP server listening on %s", self.url)
 
     async def stop(self) -> None:

@@ -53,8 +53,10 @@ async def run_bridge(settings: Settings) -> int:
     """Forward a stdio client to the running cctui's HTTP server; 1 if none runs."""
     info = read_server_file(settings.server_file)
     if info is None or not _pid_alive(info.get("pid")):
-        say(f"no running cctui found ({settings.server_file} is missing or stale). "
-            "Start `cctui` or `cctui serve --http` first.")
+        say(
+            f"no running cctui found ({settings.server_file} is missing or stale). "
+            "Start `cctui` or `cctui serve --http` first."
+        )
         return 1
     url, token = str(info["url"]), str(info["token"])
     try:

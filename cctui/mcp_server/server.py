@@ -95,8 +95,12 @@ def build_server(manager: SessionManager, settings: Settings) -> CctuiMCPServer:
         root.addHandler(placeholder)
     try:
         server = CctuiMCPServer(
-            manager, name="cctui", title="cctui: Claude Code control room",
-            instructions=INSTRUCTIONS, version=SERVER_VERSION, log_level=settings.log_level,
+            manager,
+            name="cctui",
+            title="cctui: Claude Code control room",
+            instructions=INSTRUCTIONS,
+            version=SERVER_VERSION,
+            log_level=settings.log_level,
             warn_on_duplicate_tools=False,
         )
     finally:

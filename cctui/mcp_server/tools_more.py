@@ -56,13 +56,22 @@ async def _notify(ctx: Context, session_id: str, msg: QueryMessage) -> None:
         await ctx.report_progress(msg.seq, None, f"[{msg.type}] {msg.text[:500]}")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)
-            await ctx.log("info", {"type": "claude_code_message", "sessionId": session_id,
-                                   "sequence": msg.seq, "messageType": msg.type,
-                                   "text": msg.text}, logger_name="claude-code/messages")
+            await ctx.log(
+                "info",
+                {
+                    "type": "claude_code_message",
+                    "sessionId": session_id,
+                    "sequence": msg.seq,
+                    "messageType": msg.type,
+                    "text": msg.text,
+                },
+                logger_name="claude-code/messages",
+            )
 
 
-def register(server: MCPServer, manager: SessionManager, broker: DecisionBroker,
-             settings: Settings) -> None:
+def register(
+    server: MCPServer, manager: SessionManager, broker: DecisionBroker, settings: Settings
+) -> None:
     """Add claude_query, the history tools and claude_health to ``server``."""
     history = history_view.HistoryView(settings, manager)
 
@@ -70,18 +79,23 @@ def register(server: MCPServer, manager: SessionManager, broker: DecisionBroker,
     async def claude_query(
         prompt: Annotated[str, Field(min_length=1, description="The task for Claude Code")],
         ctx: Context,
-        workingDirectory: Annotated[str | None, Field(
-            description="Project directory (default: cctui's)")] = None,
+        workingDirectory: Annotated[
+            str | None, Field(description="Project directory (default: cctui's)")
+        ] = None,
         model: Annotated[str | None, Field(description="Model override")] = None,
         maxTurns: Annotated[int | None, Field(ge=1, description="Cap on agentic turns")] = None,
-        appendSystemPrompt: Annotated[str | None, Field(
-            description="Text appended to the system prompt")] = None,
-        allowedTools: Annotated[list[str] | None, Field(
-            description="Tools that run without asking")] = None,
-        maxMessages: Annotated[int, Field(ge=1, le=1000, description=(
-            "Return at most this many of the last messages"))] = 100,
-        maxTimeMs: Annotated[int, Field(ge=1000, le=3_600_000, description=(
-            "Interrupt the run after this long"))] = QUERY_DEFAULT_MAX_MS,
+        appendSystemPrompt: Annotated[
+            str | None, Field(description="Text appended to the system prompt")
+        ] = None,
+        allowedTools: Annotated[
+            list[str] | None, Field(description="Tools that run without asking")
+        ] = None,
+        maxMessages: Annotated[
+            int, Field(ge=1, le=1000, description=("Return at most this many of the last messages"))
+        ] = 100,
+        maxTimeMs: Annotated[
+            int, Field(ge=1000, le=3_600_000, description=("Interrupt the run after this long"))
+        ] = QUERY_DEFAULT_MAX_MS,
     ) -> QueryOut:
         """Run one Claude Code task to completion, streaming each message as a notification.
 
@@ -91,7 +105,9 @@ def register(server: MCPServer, manager: SessionManager, broker: DecisionBroker,
         started = time.monotonic()
         config = SessionConfig(
             cwd=project_dir(workingDirectory, settings),
-            model=model, max_turns=maxTurns, append_system_prompt=appendSystemPrompt,
+            model=model,
+            max_turns=maxTurns,
+            append_system_prompt=appendSystemPrompt,
             permission_mode=settings.default_permission_mode,
             allowed_tools=(*settings.allowed_tools, *(allowedTools or ())),
         )
@@ -102,7 +118,8 @@ def register(server: MCPServer, manager: SessionManager, broker: DecisionBroker,
             broker.note_owner(sid, label, True)
         queue: asyncio.Queue[SessionEvent] = asyncio.Queue()
         unsubscribe = manager.subscribe(
-            lambda ev: queue.put_nowait(ev) if ev.session_id == sid else None)
+            lambda ev: queue.put_nowait(ev) if ev.session_id == sid else None
+        )
         messages: list[QueryMessage] = []
         last_result: ResultEvent | None = None
         tally = Tally()
@@ -159,14 +176,20 @@ def register(server: MCPServer, manager: SessionManager, broker: DecisionBroker,
 
     @server.tool(annotations=READ)
     async def claude_list_sessions(
-        projectDirectory: Annotated[str | None, Field(
-            description="Only sessions whose working directory is this path")] = None,
-        status: Annotated[str | None, Field(
-            description="Only sessions in this state, e.g. running, waiting_for_input, idle, "
-            "completed")] = None,
+        projectDirectory: Annotated[
+            str | None, Field(description="Only sessions whose working directory is this path")
+        ] = None,
+        status: Annotated[
+            str | None,
+            Field(
+                description="Only sessions in this state, e.g. running, waiting_for_input, idle, "
+                "completed"
+            ),
+        ] = None,
         team: Annotated[str | None, Field(description="Only sessions of this team")] = None,
-        text: Annotated[str | None, Field(
-            description="Only sessions whose title or prompt contains this text")] = None,
+        text: Annotated[
+            str | None, Field(description="Only sessions whose title or prompt contains this text")
+        ] = None,
         limit: Annotated[int, Field(ge=1, le=500, description="Most recent first")] = 50,
     ) -> SessionListOut:
         """List Claude Code sessions (cctui's and any on this machine), newest first.
@@ -194,4 +217,3 @@ def register_health(server: MCPServer, manager: SessionManager, settings: Settin
     async def claude_health() -> HealthOut:
         """Check that Claude Code can run here: CLI found, its version and path, or why not."""
         return await check_health(settings, active=len(manager.list(active_only=True)))
-

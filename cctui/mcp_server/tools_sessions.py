@@ -34,14 +34,18 @@ MAX_WAIT_MS = 55_000
 SessionId = Annotated[str, Field(min_length=1, max_length=200, description="The session ID")]
 TimeoutMs = Annotated[
     int,
-    Field(ge=0, le=MAX_WAIT_MS, description="How long to wait, in ms (max 55000); "
-          "call again to keep waiting"),
+    Field(
+        ge=0,
+        le=MAX_WAIT_MS,
+        description="How long to wait, in ms (max 55000); call again to keep waiting",
+    ),
 ]
 
 READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
 ACT = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=True)
-STOP = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True,
-                       openWorldHint=False)
+STOP = ToolAnnotations(
+    readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False
+)
 
 
 def project_dir(working_directory: str | None, settings: Settings) -> Path:
@@ -49,33 +53,43 @@ def project_dir(working_directory: str | None, settings: Settings) -> Path:
     return Path(working_directory or settings.default_cwd or os.getcwd()).expanduser()
 
 
-def register(server: MCPServer, manager: SessionManager, broker: DecisionBroker,
-             settings: Settings) -> None:
+def register(
+    server: MCPServer, manager: SessionManager, broker: DecisionBroker, settings: Settings
+) -> None:
     """Add the session tools to ``server``."""
 
     @server.tool(annotations=ACT)
     async def claude_create_session(
         ctx: Context,
-        prompt: Annotated[str | None, Field(
-            description="The initial task for Claude Code; omit to start idle")] = None,
-        workingDirectory: Annotated[str | None, Field(
-            description="Project directory the session works in (default: cctui's)")] = None,
-        model: Annotated[str | None, Field(
-            description="Model, e.g. 'sonnet', 'opus' or a full id")] = None,
+        prompt: Annotated[
+            str | None, Field(description="The initial task for Claude Code; omit to start idle")
+        ] = None,
+        workingDirectory: Annotated[
+            str | None,
+            Field(description="Project directory the session works in (default: cctui's)"),
+        ] = None,
+        model: Annotated[
+            str | None, Field(description="Model, e.g. 'sonnet', 'opus' or a full id")
+        ] = None,
         permissionMode: Annotated[
             Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"] | None,
             Field(description="'plan' makes Claude plan first and ask for a plan review"),
         ] = None,
-        allowedTools: Annotated[list[str] | None, Field(
-            description="Tools that run without asking, e.g. ['Read', 'Bash(git diff *)']")] = None,
-        disallowedTools: Annotated[list[str] | None, Field(
-            description="Tools Claude may not use")] = None,
+        allowedTools: Annotated[
+            list[str] | None,
+            Field(description="Tools that run without asking, e.g. ['Read', 'Bash(git diff *)']"),
+        ] = None,
+        disallowedTools: Annotated[
+            list[str] | None, Field(description="Tools Claude may not use")
+        ] = None,
         maxTurns: Annotated[int | None, Field(ge=1, description="Cap on agentic turns")] = None,
         maxBudgetUsd: Annotated[float | None, Field(gt=0, description="Cap on spend")] = None,
-        systemPrompt: Annotated[str | None, Field(
-            description="Text appended to Claude Code's system prompt")] = None,
-        dangerouslySkipPermissions: Annotated[bool, Field(
-            description="Run every tool without asking (bypassPermissions)")] = False,
+        systemPrompt: Annotated[
+            str | None, Field(description="Text appended to Claude Code's system prompt")
+        ] = None,
+        dangerouslySkipPermissions: Annotated[
+            bool, Field(description="Run every tool without asking (bypassPermissions)")
+        ] = False,
         team: Annotated[str | None, Field(description="Team label")] = None,
         title: Annotated[str | None, Field(description="A title for listings")] = None,
     ) -> SessionOut:
@@ -101,8 +115,9 @@ def register(server: MCPServer, manager: SessionManager, broker: DecisionBroker,
         broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
         return SessionOut.of(info)
 
-    async def send_checkpoint(sessionId: str, message: str, wait: bool, timeoutMs: int,
-                              ctx: Context) -> Checkpoint:
+    async def send_checkpoint(
+        sessionId: str, message: str, wait: bool, timeoutMs: int, ctx: Context
+    ) -> Checkpoint:
         async def send() -> None:
             broker.note_owner(sessionId, client_label(ctx), can_elicit(ctx))
             await manager.send(sessionId, message)
@@ -119,8 +134,9 @@ def register(server: MCPServer, manager: SessionManager, broker: DecisionBroker,
         ctx: Context,
         cp: Annotated[Checkpoint, Resolve(send_checkpoint)],
         answer: Annotated[ElicitationResult[DecisionForm], Resolve(send_question)],
-        wait: Annotated[bool, Field(
-            description="Wait for the reply (or a needed decision) up to timeoutMs")] = False,
+        wait: Annotated[
+            bool, Field(description="Wait for the reply (or a needed decision) up to timeoutMs")
+        ] = False,
         timeoutMs: TimeoutMs = 30_000,
     ) -> WaitOut:
         """Send a message to a Claude Code session; an ended session is resumed automatically.
@@ -159,10 +175,18 @@ def register(server: MCPServer, manager: SessionManager, broker: DecisionBroker,
     @server.tool(annotations=READ)
     async def claude_get_status(
         sessionId: SessionId,
-        sinceSeq: Annotated[int, Field(ge=0, description=(
-            "Return events after this seq (0 = all buffered); pass the last nextSeq"))] = 0,
-        outputLines: Annotated[int, Field(ge=0, le=1000, description=(
-            "How many recent output lines to include"))] = 50,
+        sinceSeq: Annotated[
+            int,
+            Field(
+                ge=0,
+                description=(
+                    "Return events after this seq (0 = all buffered); pass the last nextSeq"
+                ),
+            ),
+        ] = 0,
+        outputLines: Annotated[
+            int, Field(ge=0, le=1000, description=("How many recent output lines to include"))
+        ] = 50,
         limit: Annotated[int, Field(ge=1, le=1000, description="Events per page")] = 200,
     ) -> StatusOut:
         """Status of a Claude Code session: state, result, output, pending decisions, events.
@@ -186,17 +210,31 @@ def register(server: MCPServer, manager: SessionManager, broker: DecisionBroker,
     @server.tool(annotations=ACT)
     async def claude_respond(
         sessionId: SessionId,
-        inputId: Annotated[str, Field(min_length=1, description=(
-            "The pending input's id (pendingInputs[].inputId from claude_get_status)"))],
-        decision: Annotated[Literal["allow", "deny"], Field(description=(
-            "allow runs the tool / approves the plan / answers; deny refuses"))],
+        inputId: Annotated[
+            str,
+            Field(
+                min_length=1,
+                description=(
+                    "The pending input's id (pendingInputs[].inputId from claude_get_status)"
+                ),
+            ),
+        ],
+        decision: Annotated[
+            Literal["allow", "deny"],
+            Field(description=("allow runs the tool / approves the plan / answers; deny refuses")),
+        ],
         ctx: Context,
-        reason: Annotated[str, Field(description=(
-            "Shown to Claude: why denied, or feedback on a plan"))] = "",
-        updatedInput: Annotated[dict[str, Any] | None, Field(description=(
-            "Replacement tool input when allowing (e.g. a safer command)"))] = None,
-        answers: Annotated[dict[str, str] | None, Field(description=(
-            "For questions: question text -> chosen option label"))] = None,
+        reason: Annotated[
+            str, Field(description=("Shown to Claude: why denied, or feedback on a plan"))
+        ] = "",
+        updatedInput: Annotated[
+            dict[str, Any] | None,
+            Field(description=("Replacement tool input when allowing (e.g. a safer command)")),
+        ] = None,
+        answers: Annotated[
+            dict[str, str] | None,
+            Field(description=("For questions: question text -> chosen option label")),
+        ] = None,
     ) -> RespondOut:
         """Answer a pending permission request, plan review or question of a Claude Code session."""
         if not any(p.id == inputId for p in manager.pending(sessionId)):
@@ -204,16 +242,23 @@ def register(server: MCPServer, manager: SessionManager, broker: DecisionBroker,
             if any(p.id == inputId for p in manager.pending()):
                 raise ValidationFailed(
                     f"Input {inputId} belongs to another session, not {sessionId}.",
-                    suggestion="Use the sessionId listed with the input in claude_get_status.")
+                    suggestion="Use the sessionId listed with the input in claude_get_status.",
+                )
         res = manager.respond(
             inputId,
-            Decision(behavior=decision, message=reason, updated_input=updatedInput,
-                     answers=answers),
+            Decision(
+                behavior=decision, message=reason, updated_input=updatedInput, answers=answers
+            ),
             f"mcp:{client_label(ctx)}",
         )
         broker.done(inputId)
-        return RespondOut(session_id=sessionId, input_id=inputId, decision=decision,
-                          decided_by=res.decided_by, status=manager.get(sessionId).status)
+        return RespondOut(
+            session_id=sessionId,
+            input_id=inputId,
+            decision=decision,
+            decided_by=res.decided_by,
+            status=manager.get(sessionId).status,
+        )
 
     @server.tool(annotations=STOP)
     async def claude_interrupt(sessionId: SessionId) -> SessionOut:
@@ -229,8 +274,9 @@ def register(server: MCPServer, manager: SessionManager, broker: DecisionBroker,
     async def claude_fork_session(
         sessionId: SessionId,
         ctx: Context,
-        prompt: Annotated[str | None, Field(
-            description="First message for the fork; omit to start idle")] = None,
+        prompt: Annotated[
+            str | None, Field(description="First message for the fork; omit to start idle")
+        ] = None,
     ) -> SessionOut:
         """Copy a Claude Code session's history into a new session (new sessionId) and run it."""
         info = await manager.fork(sessionId, prompt)

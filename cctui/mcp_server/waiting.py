@@ -115,8 +115,7 @@ def apply_answer(
             tally.notes.append(exc.message)
         else:
             tally.answered.append(
-                AnsweredOut(input_id=item.id, decision=decision.behavior,
-                            decided_by=res.decided_by)
+                AnsweredOut(input_id=item.id, decision=decision.behavior, decided_by=res.decided_by)
             )
         broker.done(item.id)
         return

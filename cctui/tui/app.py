@@ -33,8 +33,14 @@ from cctui.tui.sources import SessionSource
 
 log = logging.getLogger(__name__)
 
-STYLESHEETS = ("app.tcss", "main.tcss", "approval.tcss", "inbox.tcss", "new_session.tcss",
-               "help.tcss")
+STYLESHEETS = (
+    "app.tcss",
+    "main.tcss",
+    "approval.tcss",
+    "inbox.tcss",
+    "new_session.tcss",
+    "help.tcss",
+)
 
 SHUTDOWN_TIMEOUT_S = 10.0
 """Quitting never hangs longer than this on a stuck session or service."""
@@ -61,8 +67,9 @@ class CctuiApp(App[None]):
         Binding("q", "quit", "Quit"),
     ]
 
-    def __init__(self, settings: Settings, manager: SessionManager, *,
-                 services: Sequence[Service] = ()) -> None:
+    def __init__(
+        self, settings: Settings, manager: SessionManager, *, services: Sequence[Service] = ()
+    ) -> None:
         super().__init__()
         self.settings = settings
         self.manager = manager
@@ -95,12 +102,15 @@ class CctuiApp(App[None]):
                 await service.start()
                 self._started.append(service)
             except CctuiError as exc:
-                self.notify(exc.message, title="Service not started", severity="error",
-                            timeout=15)
+                self.notify(exc.message, title="Service not started", severity="error", timeout=15)
             except Exception as exc:
                 log.exception("service failed to start")
-                self.notify(f"{type(exc).__name__}: {exc}", title="Service not started",
-                            severity="error", timeout=15)
+                self.notify(
+                    f"{type(exc).__name__}: {exc}",
+                    title="Service not started",
+                    severity="error",
+                    timeout=15,
+                )
         # The main screen composes after this handler; queue what needs it for later.
         self.call_after_refresh(self.approvals.enqueue_existing)
         self.watch_history()
@@ -168,14 +178,21 @@ class CctuiApp(App[None]):
                 info = self.manager.get(session_id)
             except CctuiError:
                 return session_id[:8]
-            return " · ".join(b for b in (fmt.project_name(info.config.cwd, info.config.project),
-                                         fmt.one_line(info.title or "", 60)) if b)
+            return " · ".join(
+                b
+                for b in (
+                    fmt.project_name(info.config.cwd, info.config.project),
+                    fmt.one_line(info.title or "", 60),
+                )
+                if b
+            )
         return " · ".join(b for b in (row.project, fmt.one_line(row.title, 60)) if b)
 
     def alert_waiting(self, pending: PendingInput) -> None:
         """Bell + desktop notification: a session now waits for the human."""
         what = {"plan_review": "a plan to review", "user_question": "a question"}.get(
-            pending.kind, f"permission for {pending.tool_name}")
+            pending.kind, f"permission for {pending.tool_name}"
+        )
         body = f"{self.describe_session(pending.session_id)} needs {what}"
         sequence = desktop_notification("cctui", body)
         self.alerts.append(body)
@@ -287,8 +304,9 @@ class CctuiApp(App[None]):
     def action_inbox(self) -> None:
         if any(isinstance(s, InboxScreen) for s in self.screen_stack):
             return
-        self.push_screen(InboxScreen(self.manager.pending, self.describe_session),
-                         callback=self._pump_after)
+        self.push_screen(
+            InboxScreen(self.manager.pending, self.describe_session), callback=self._pump_after
+        )
 
     def action_filter(self) -> None:
         self.main.start_filter()
@@ -301,14 +319,12 @@ class CctuiApp(App[None]):
         self.call_later(self.approvals.pump)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        yield SystemCommand("New session", "Start a Claude Code session (n)",
-                            self.action_new_session)
-        yield SystemCommand("Approvals inbox", "Everything waiting for you (a)",
-                            self.action_inbox)
-        yield SystemCommand("Interrupt session", "Stop the current turn (i)",
-                            self.action_interrupt)
+        yield SystemCommand(
+            "New session", "Start a Claude Code session (n)", self.action_new_session
+        )
+        yield SystemCommand("Approvals inbox", "Everything waiting for you (a)", self.action_inbox)
+        yield SystemCommand("Interrupt session", "Stop the current turn (i)", self.action_interrupt)
         yield SystemCommand("Kill session", "End the session's process (k)", self.action_kill)
-        yield SystemCommand("Filter sessions", "By text, project:, status: (/)",
-                            self.action_filter)
+        yield SystemCommand("Filter sessions", "By text, project:, status: (/)", self.action_filter)
         yield SystemCommand("Keys", "Every key on one page (?)", self.action_help)
         yield from (c for c in super().get_system_commands(screen) if c.title != "Keys")

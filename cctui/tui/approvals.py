@@ -20,8 +20,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_WHAT = {"permission": "permission request", "plan_review": "plan review",
-         "user_question": "question"}
+_WHAT = {
+    "permission": "permission request",
+    "plan_review": "plan review",
+    "user_question": "question",
+}
 
 
 class Approvals:
@@ -60,12 +63,17 @@ class Approvals:
         self._queue = [i for i in self._queue if i != message.input_id]
         self._later.discard(message.input_id)
         current = self.current
-        if (current is not None and current.pending.id == message.input_id
-                and message.decided_by != "tui"):
+        if (
+            current is not None
+            and current.pending.id == message.input_id
+            and message.decided_by != "tui"
+        ):
             what = _WHAT.get(current.pending.kind, "request")
             verb = {"allow": "allowed", "deny": "denied"}.get(message.decision, message.decision)
-            self._app.notify(f"{current.pending.tool_name} {what} was {verb} by "
-                             f"{message.decided_by}.", title="Answered elsewhere")
+            self._app.notify(
+                f"{current.pending.tool_name} {what} was {verb} by {message.decided_by}.",
+                title="Answered elsewhere",
+            )
             current.withdraw(message.decided_by)
         self._update_counter()
 
@@ -90,8 +98,9 @@ class Approvals:
         if self.current is not None:
             return
         self._queue = [i for i in self._queue if i != pending.id]
-        screen = ApprovalScreen(pending, context=self._app.describe_session(pending.session_id),
-                                queued=len(self._queue))
+        screen = ApprovalScreen(
+            pending, context=self._app.describe_session(pending.session_id), queued=len(self._queue)
+        )
         self.current = screen
 
         def done(decision: Decision | None) -> None:

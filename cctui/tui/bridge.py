@@ -31,8 +31,13 @@ log = logging.getLogger(__name__)
 TICK_S = 1 / 20
 """At most this often a batch of activity reaches the UI (20 Hz reads as live)."""
 
-_LIST_EVENTS = (StatusChanged, ResultEvent, UserMessageEvent, InputRequestedEvent,
-                InputResolvedEvent)
+_LIST_EVENTS = (
+    StatusChanged,
+    ResultEvent,
+    UserMessageEvent,
+    InputRequestedEvent,
+    InputResolvedEvent,
+)
 
 
 class EventBridge:
@@ -66,9 +71,15 @@ class EventBridge:
             if isinstance(event, InputRequestedEvent):
                 self._target.post_message(InputRequested(event.input))
             elif isinstance(event, InputResolvedEvent):
-                self._target.post_message(InputResolved(
-                    event.input_id, event.session_id, event.decision, event.decided_by,
-                    event.message))
+                self._target.post_message(
+                    InputResolved(
+                        event.input_id,
+                        event.session_id,
+                        event.decision,
+                        event.decided_by,
+                        event.message,
+                    )
+                )
             self._dirty.add(event.session_id)
             self._list_changed |= isinstance(event, _LIST_EVENTS)
             if self._flush_handle is None:

@@ -86,8 +86,18 @@ def tool_summary(name: str, tool_input: dict[str, Any], width: int = 70) -> str:
     questions = tool_input.get("questions")
     if isinstance(questions, list) and questions and isinstance(questions[0], dict):
         return one_line(str(questions[0].get("question", "")), width)
-    for key in ("command", "file_path", "notebook_path", "path", "pattern", "url", "query",
-                "description", "prompt", "plan"):
+    for key in (
+        "command",
+        "file_path",
+        "notebook_path",
+        "path",
+        "pattern",
+        "url",
+        "query",
+        "description",
+        "prompt",
+        "plan",
+    ):
         value = tool_input.get(key)
         if isinstance(value, str) and value.strip():
             return one_line(value.lstrip("# \n"), width)
@@ -96,8 +106,14 @@ def tool_summary(name: str, tool_input: dict[str, Any], width: int = 70) -> str:
     return one_line(json.dumps(tool_input, ensure_ascii=False), width)
 
 
-def pending_summary(kind: str, tool_name: str, tool_input: dict[str, Any], plan: str | None,
-                    questions: tuple[str, ...], width: int = 60) -> str:
+def pending_summary(
+    kind: str,
+    tool_name: str,
+    tool_input: dict[str, Any],
+    plan: str | None,
+    questions: tuple[str, ...],
+    width: int = 60,
+) -> str:
     """One line saying what a pending input asks."""
     if kind == "plan_review":
         heading = next((ln.lstrip("# ") for ln in (plan or "").splitlines() if ln.strip()), "")

@@ -78,23 +78,28 @@ def tool_input(name: str, data: dict[str, Any]) -> Content:
         parts.append(code(data["command"], language="bash"))
     elif name == "Edit" and "old_string" in data:
         parts.append(_field("file", path))
-        parts.append(diff(str(data.get("old_string", "")), str(data.get("new_string", "")),
-                          path=path))
+        parts.append(
+            diff(str(data.get("old_string", "")), str(data.get("new_string", "")), path=path)
+        )
         if data.get("replace_all"):
             parts.append(Content.styled("(every occurrence)", _MUTED))
     elif name == "MultiEdit" and isinstance(data.get("edits"), list):
         parts.append(_field("file", path))
         for edit in data["edits"]:
             if isinstance(edit, dict):
-                parts.append(diff(str(edit.get("old_string", "")),
-                                  str(edit.get("new_string", "")), path=path))
+                parts.append(
+                    diff(
+                        str(edit.get("old_string", "")), str(edit.get("new_string", "")), path=path
+                    )
+                )
     elif name == "Write" and "content" in data:
         parts.append(_field("file", path))
         parts.append(code(str(data["content"]), path=path or None))
     else:
         for key, value in data.items():
-            text = value if isinstance(value, str) else json.dumps(value, indent=2,
-                                                                   ensure_ascii=False)
+            text = (
+                value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+            )
             if "\n" in text:
                 parts.append(_field(key, ""))
                 parts.append(code(text, language="text"))

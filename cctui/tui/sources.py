@@ -22,8 +22,9 @@ log = logging.getLogger(__name__)
 class SessionSource:
     """The session list's data; a session cctui drives wins over its history entry."""
 
-    def __init__(self, settings: Settings, manager: SessionManager,
-                 index: HistoryIndex | None = None) -> None:
+    def __init__(
+        self, settings: Settings, manager: SessionManager, index: HistoryIndex | None = None
+    ) -> None:
         self._settings = settings
         self._manager = manager
         self.index = index if index is not None else HistoryIndex.from_settings(settings)

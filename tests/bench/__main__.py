@@ -25,8 +25,13 @@ _ROW = re.compile(r"^(?P<name>\S.*?)\s+(?P<a>\d+\.\d+)\s+(?P<b>\d+\.\d+)$")
 
 def history() -> list[tuple[str, float]]:
     """Run bench_history in a child process; its ratio table as rows."""
-    out = subprocess.run([sys.executable, "-m", "tests.bench.bench_history", *HISTORY_ARGS],
-                         cwd=REPO, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "tests.bench.bench_history", *HISTORY_ARGS],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     print(out, end="")
     rows: list[tuple[str, float]] = []
     in_table = False

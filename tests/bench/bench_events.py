@@ -55,8 +55,9 @@ def many_messages(deltas: int) -> Workload:
     """``deltas`` deltas in messages of MESSAGE_DELTAS each (+1 final event per message)."""
     messages = max(1, deltas // MESSAGE_DELTAS)
     body = DELTA * MESSAGE_DELTAS
-    return Workload([text(body, chunk=len(DELTA)) for _ in range(messages)],
-                    messages * (MESSAGE_DELTAS + 1))
+    return Workload(
+        [text(body, chunk=len(DELTA)) for _ in range(messages)], messages * (MESSAGE_DELTAS + 1)
+    )
 
 
 def one_message(deltas: int) -> Workload:
@@ -66,14 +67,20 @@ def one_message(deltas: int) -> Workload:
 
 def short_messages(count: int) -> Workload:
     """``count`` complete messages (no deltas): one event and one ring slot each."""
-    return Workload([emit(AssistantText(f"msg_bench_{i}", f"hello there {i}"))
-                     for i in range(count)], count)
+    return Workload(
+        [emit(AssistantText(f"msg_bench_{i}", f"hello there {i}")) for i in range(count)], count
+    )
 
 
 def tool_calls(count: int) -> Workload:
     """``count`` allowed tool calls: two events (call, outcome), two ring slots each."""
-    return Workload([tool("Read", {"file_path": f"/tmp/f{i}.txt"}, ask=False, output="x" * 200)
-                     for i in range(count)], 2 * count)
+    return Workload(
+        [
+            tool("Read", {"file_path": f"/tmp/f{i}.txt"}, ask=False, output="x" * 200)
+            for i in range(count)
+        ],
+        2 * count,
+    )
 
 
 # --------------------------------------------------------------------------- harness
@@ -88,8 +95,12 @@ async def idle_session(steps: Sequence[Step]) -> AsyncIterator[tuple[Any, str]]:
     with tempfile.TemporaryDirectory(prefix="cctui-bench-events-") as tmp:
         root = Path(tmp)
         (root / "proj").mkdir()
-        settings = Settings(claude_config_dir=root / "claude", state_dir=root / "state",
-                            default_cwd=root / "proj", event_buffer_size=BUFFER_SIZE)
+        settings = Settings(
+            claude_config_dir=root / "claude",
+            state_dir=root / "state",
+            default_cwd=root / "proj",
+            event_buffer_size=BUFFER_SIZE,
+        )
         manager = SessionManager(settings, driver_factory=fake_driver_factory(lambda _m: steps))
         await manager.start()
         try:
@@ -240,8 +251,7 @@ class Results:
     """(name, ratio) for the summary table."""
 
 
-async def run(deltas: int, big: int, small: int, repeat: int = 7,
-              quiet: bool = False) -> Results:
+async def run(deltas: int, big: int, small: int, repeat: int = 7, quiet: bool = False) -> Results:
     def say(line: str = "") -> None:
         if not quiet:
             print(line)
@@ -261,22 +271,31 @@ async def run(deltas: int, big: int, small: int, repeat: int = 7,
     base, driver, driver_one = medians["deque"], medians["driver"], medians["driver_one"]
     t_many, t_wait, t_one = medians["many"], medians["wait"], medians["one"]
 
-    say(f"\nthroughput: one turn of {deltas} text deltas, buffer {BUFFER_SIZE}, "
-        f"one subscriber (median of {repeat} interleaved rounds)")
-    say(f"  baseline deque.append + no-op callback  {base * 1e3:8.1f} ms "
-        f"({many.events / base / 1e6:.1f} M/s)")
+    say(
+        f"\nthroughput: one turn of {deltas} text deltas, buffer {BUFFER_SIZE}, "
+        f"one subscriber (median of {repeat} interleaved rounds)"
+    )
+    say(
+        f"  baseline deque.append + no-op callback  {base * 1e3:8.1f} ms "
+        f"({many.events / base / 1e6:.1f} M/s)"
+    )
     say(f"{'':42} {'ms':>8} {'events/s':>10} {'x deque':>8} {'x driver':>9}")
     rows: list[tuple[str, float]] = []
     for name, t, drv, events in (
-            ("FakeDriver frames alone", driver, None, many.events),
-            (f"session, {MESSAGE_DELTAS}-delta messages", t_many, driver, many.events),
-            ("  same, with a wait() running", t_wait, driver, many.events),
-            (f"session, one {deltas}-delta message", t_one, driver_one, one.events)):
+        ("FakeDriver frames alone", driver, None, many.events),
+        (f"session, {MESSAGE_DELTAS}-delta messages", t_many, driver, many.events),
+        ("  same, with a wait() running", t_wait, driver, many.events),
+        (f"session, one {deltas}-delta message", t_one, driver_one, one.events),
+    ):
         x_drv = f"{t / drv:9.2f}" if drv else f"{'':9}"
         say(f"  {name:40} {t * 1e3:8.1f} {events / t:10.0f} {t / base:8.1f} {x_drv}")
         rows.append((f"events: {name.strip()} / deque", t / base))
-    rows.append(("events: one long message / many messages (per delta)",
-                 (t_one / one.events) / (t_many / many.events)))
+    rows.append(
+        (
+            "events: one long message / many messages (per delta)",
+            (t_one / one.events) / (t_many / many.events),
+        )
+    )
 
     say(f"\nmemory: tracemalloc peak, EVENT_BUFFER_SIZE={BUFFER_SIZE}, events spread over turns")
     say(f"  {'':28} {'events':>8} {'peak KB':>9} {'end KB':>8}")

@@ -60,8 +60,12 @@ class Variant:
 @contextlib.contextmanager
 def fake_api() -> Iterator[str]:
     """The fake Messages API in a child process (its threads stay off our GIL); yields the URL."""
-    proc = subprocess.Popen([sys.executable, "-m", "tests.fakes.anthropic_api", "--port", "0"],
-                            cwd=REPO, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.fakes.anthropic_api", "--port", "0"],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline().split()
@@ -126,9 +130,13 @@ def sdk_options(env: Offline) -> Any:
         return PermissionResultAllow()
 
     return ClaudeAgentOptions(
-        cwd=env.project, cli_path=env.cli, permission_mode="default",
+        cwd=env.project,
+        cli_path=env.cli,
+        permission_mode="default",
         system_prompt={"type": "preset", "preset": "claude_code"},
-        include_partial_messages=True, can_use_tool=allow, stderr=lambda _line: None,
+        include_partial_messages=True,
+        can_use_tool=allow,
+        stderr=lambda _line: None,
     )
 
 
@@ -165,8 +173,13 @@ async def sdk_session(env: Offline) -> AsyncIterator[tuple[Any, float]]:
 def cctui_settings(env: Offline) -> Any:
     from cctui.config import Settings
 
-    return Settings(claude_code_path=env.cli, claude_config_dir=env.home / ".claude",
-                    state_dir=env.state, default_cwd=env.project, http_port=0)
+    return Settings(
+        claude_code_path=env.cli,
+        claude_config_dir=env.home / ".claude",
+        state_dir=env.state,
+        default_cwd=env.project,
+        http_port=0,
+    )
 
 
 def check_turn(reason: str, what: str) -> None:
@@ -203,8 +216,7 @@ async def call(client: Any, tool: str, args: dict[str, Any]) -> dict[str, Any]:
 async def mcp_spawn(client: Any) -> tuple[str, float]:
     """``claude_create_session`` + ``claude_wait``: the id and spawn-to-first-result time."""
     start = time.perf_counter()
-    sid = (await call(client, "claude_create_session", {"prompt": "Warm up, please."}))[
-        "sessionId"]
+    sid = (await call(client, "claude_create_session", {"prompt": "Warm up, please."}))["sessionId"]
     out = await call(client, "claude_wait", {"sessionId": sid, "timeoutMs": 55_000})
     elapsed = time.perf_counter() - start
     check_turn(out["reason"], "claude_wait")
@@ -213,9 +225,11 @@ async def mcp_spawn(client: Any) -> tuple[str, float]:
 
 def mcp_turn(client: Any, sid: str, what: str) -> Turn:
     async def turn(prompt: str) -> None:
-        out = await call(client, "claude_send_message",
-                         {"sessionId": sid, "message": prompt, "wait": True,
-                          "timeoutMs": 55_000})
+        out = await call(
+            client,
+            "claude_send_message",
+            {"sessionId": sid, "message": prompt, "wait": True, "timeoutMs": 55_000},
+        )
         check_turn(out["reason"], what)
 
     return turn
@@ -232,8 +246,10 @@ def http_target(service: Any) -> Any:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
-    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {service.token}"},
-                              timeout=httpx2.Timeout(30, read=TURN_TIMEOUT_S))
+    http = httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {service.token}"},
+        timeout=httpx2.Timeout(30, read=TURN_TIMEOUT_S),
+    )
     return streamable_http_client(service.url, http_client=http)
 
 
@@ -265,17 +281,18 @@ class Results:
         rows = [(f"turn {k} / SDK", v / base) for k, v in self.turns.items() if k != "sdk"]
         if self.spawn:
             sbase = self.spawn["sdk"]
-            rows += [(f"spawn {k} / SDK", v / sbase) for k, v in self.spawn.items()
-                     if k != "sdk"]
+            rows += [(f"spawn {k} / SDK", v / sbase) for k, v in self.spawn.items() if k != "sdk"]
         if self.fake:
             fbase = self.fake["manager"]
-            rows += [(f"FakeDriver turn {k} / manager", v / fbase) for k, v in self.fake.items()
-                     if k != "manager"]
+            rows += [
+                (f"FakeDriver turn {k} / manager", v / fbase)
+                for k, v in self.fake.items()
+                if k != "manager"
+            ]
         return rows
 
 
-async def spawn_rounds(env: Offline, manager: Any, client: Any, rounds: int
-                       ) -> dict[str, float]:
+async def spawn_rounds(env: Offline, manager: Any, client: Any, rounds: int) -> dict[str, float]:
     """Spawn-to-first-result, interleaved: SDK, create(), claude_create_session; medians."""
     spawns: dict[str, list[float]] = {"sdk": [], "manager": [], "mcp": []}
 
@@ -289,8 +306,10 @@ async def spawn_rounds(env: Offline, manager: Any, client: Any, rounds: int
         await manager.kill(sid)
 
     order: list[Callable[[], Awaitable[None]]] = [
-        sdk, lambda: via("manager", lambda: manager_spawn(manager)),
-        lambda: via("mcp", lambda: mcp_spawn(client))]
+        sdk,
+        lambda: via("manager", lambda: manager_spawn(manager)),
+        lambda: via("mcp", lambda: mcp_spawn(client)),
+    ]
     for i in range(rounds):
         for k in range(len(order)):
             await order[(i + k) % len(order)]()
@@ -320,8 +339,12 @@ async def cctui_only(calls: int, http: bool) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="cctui-bench-fake-") as tmp:
         root = Path(tmp)
         (root / "proj").mkdir()
-        settings = Settings(claude_config_dir=root / "claude", state_dir=root / "state",
-                            default_cwd=root / "proj", http_port=0)
+        settings = Settings(
+            claude_config_dir=root / "claude",
+            state_dir=root / "state",
+            default_cwd=root / "proj",
+            http_port=0,
+        )
         manager = SessionManager(settings, driver_factory=fake_driver_factory())
         await manager.start()
         server = build_server(manager, settings)
@@ -338,7 +361,8 @@ async def cctui_only(calls: int, http: bool) -> dict[str, float]:
                     stack.push_async_callback(service.stop)
                     for name, mode in (("http", "auto"), ("http-legacy", "legacy")):
                         remote = await stack.enter_async_context(
-                            mcp_client(http_target(service), mode))
+                            mcp_client(http_target(service), mode)
+                        )
                         sid, _ = await mcp_spawn(remote)
                         variants.append(Variant(name, mcp_turn(remote, sid, f"{name} MCP")))
                 await interleaved(variants, calls)
@@ -347,8 +371,7 @@ async def cctui_only(calls: int, http: bool) -> dict[str, float]:
     return {v.name: v.median for v in variants}
 
 
-async def run(turns: int, spawns: int, http: bool, fake_calls: int,
-              quiet: bool = False) -> Results:
+async def run(turns: int, spawns: int, http: bool, fake_calls: int, quiet: bool = False) -> Results:
     from cctui.core import SessionManager
     from cctui.mcp_server.http import HttpService
     from cctui.mcp_server.server import build_server
@@ -375,7 +398,8 @@ async def run(turns: int, spawns: int, http: bool, fake_calls: int,
                 if service is not None:
                     for name, mode in (("http", "auto"), ("http-legacy", "legacy")):
                         remote = await stack.enter_async_context(
-                            mcp_client(http_target(service), mode))
+                            mcp_client(http_target(service), mode)
+                        )
                         sid, _ = await mcp_spawn(remote)
                         variants.append(Variant(name, mcp_turn(remote, sid, f"{name} MCP")))
                 await interleaved(variants, turns)
@@ -383,8 +407,10 @@ async def run(turns: int, spawns: int, http: bool, fake_calls: int,
         finally:
             await manager.shutdown()
     base = variants[0].times
-    extra = {v.name: statistics.median(t - b for t, b in zip(v.times, base, strict=True))
-             for v in variants[1:]}
+    extra = {
+        v.name: statistics.median(t - b for t, b in zip(v.times, base, strict=True))
+        for v in variants[1:]
+    }
     results = Results({v.name: v.median for v in variants}, extra, spawn, fake)
     if not quiet:
         report(results, turns, variants)
@@ -393,22 +419,30 @@ async def run(turns: int, spawns: int, http: bool, fake_calls: int,
 
 def report(results: Results, turns: int, variants: list[Variant]) -> None:
     base = results.turns["sdk"]
-    print(f"\nper turn, real CLI + fake API, {turns} interleaved turns each "
-          "(median / p90 ms; extra = median per-round difference to the baseline):")
+    print(
+        f"\nper turn, real CLI + fake API, {turns} interleaved turns each "
+        "(median / p90 ms; extra = median per-round difference to the baseline):"
+    )
     for v in variants:
         p90 = statistics.quantiles(v.times, n=10)[-1] if len(v.times) > 1 else v.times[0]
         extra = results.extra.get(v.name)
         more = f"   extra {extra * 1e3:+6.1f} ms" if extra is not None else ""
-        print(f"  {LABELS[v.name]:34} {v.median * 1e3:7.1f} / {p90 * 1e3:6.1f}"
-              f"   x baseline {v.median / base:5.2f}{more}")
+        print(
+            f"  {LABELS[v.name]:34} {v.median * 1e3:7.1f} / {p90 * 1e3:6.1f}"
+            f"   x baseline {v.median / base:5.2f}{more}"
+        )
     if results.spawn:
         sbase = results.spawn["sdk"]
         print("\nspawn to first result (median ms):")
-        for name, label in (("sdk", "SDK connect + query (baseline)"),
-                            ("manager", "(a) create + wait"),
-                            ("mcp", "(b) claude_create_session + wait")):
-            print(f"  {label:34} {results.spawn[name] * 1e3:7.1f}"
-                  f"            x baseline {results.spawn[name] / sbase:5.2f}")
+        for name, label in (
+            ("sdk", "SDK connect + query (baseline)"),
+            ("manager", "(a) create + wait"),
+            ("mcp", "(b) claude_create_session + wait"),
+        ):
+            print(
+                f"  {label:34} {results.spawn[name] * 1e3:7.1f}"
+                f"            x baseline {results.spawn[name] / sbase:5.2f}"
+            )
     if results.fake:
         mbase = results.fake["manager"]
         print("\ncctui's own cost per turn, FakeDriver instead of the CLI (median ms):")
@@ -417,17 +451,23 @@ def report(results: Results, turns: int, variants: list[Variant]) -> None:
     mcp = [results.turns[k] / base for k in ("mcp", "http") if k in results.turns]
     worst = max(mcp)
     verdict = "meets" if worst <= TARGET_MCP else "MISSES"
-    print(f"\nMCP path up to {worst:.2f}x the direct SDK: {verdict} the <= {TARGET_MCP:.2f}x "
-          "target")
+    print(
+        f"\nMCP path up to {worst:.2f}x the direct SDK: {verdict} the <= {TARGET_MCP:.2f}x target"
+    )
 
 
 def main(argv: list[str] | None = None) -> Results:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=30, help="timed turns per variant")
-    parser.add_argument("--spawns", type=int, default=3,
-                        help="spawn-to-first-result rounds (0 skips)")
-    parser.add_argument("--fake-calls", type=int, default=100,
-                        help="FakeDriver calls per variant for cctui's own cost (0 skips)")
+    parser.add_argument(
+        "--spawns", type=int, default=3, help="spawn-to-first-result rounds (0 skips)"
+    )
+    parser.add_argument(
+        "--fake-calls",
+        type=int,
+        default=100,
+        help="FakeDriver calls per variant for cctui's own cost (0 skips)",
+    )
     parser.add_argument("--no-http", action="store_true", help="skip (c), Streamable HTTP")
     args = parser.parse_args(argv)
     return asyncio.run(run(args.turns, args.spawns, not args.no_http, args.fake_calls))

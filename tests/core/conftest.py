@@ -38,13 +38,13 @@ MakeManager = Callable[..., SessionManager]
 
 
 @pytest.fixture
-async def make_manager(tmp_path: Path, factory: FakeDriverFactory
-                       ) -> AsyncIterator[MakeManager]:
+async def make_manager(tmp_path: Path, factory: FakeDriverFactory) -> AsyncIterator[MakeManager]:
     made: list[SessionManager] = []
 
     def make(driver_factory: Any = None, **overrides: Any) -> SessionManager:
-        manager = SessionManager(make_settings(tmp_path, **overrides),
-                                 driver_factory=driver_factory or factory)
+        manager = SessionManager(
+            make_settings(tmp_path, **overrides), driver_factory=driver_factory or factory
+        )
         made.append(manager)
         return manager
 

@@ -46,8 +46,7 @@ def statuses(manager: SessionManager, sid: str) -> list[SessionStatus]:
     return [e.status for e in manager.events(sid).events if isinstance(e, StatusChanged)]
 
 
-async def test_turn_completes_and_session_goes_idle(manager: SessionManager, project: Path
-                                                    ) -> None:
+async def test_turn_completes_and_session_goes_idle(manager: SessionManager, project: Path) -> None:
     info = await manager.create("hello there", manager.default_config(project))
     assert info.title == "hello there"
     outcome = await manager.wait(info.session_id, 5)
@@ -58,8 +57,9 @@ async def test_turn_completes_and_session_goes_idle(manager: SessionManager, pro
     assert outcome.session.total_cost_usd == pytest.approx(0.01)
 
 
-async def test_pre_assigned_session_id_is_used(manager: SessionManager, project: Path,
-                                               factory: FakeDriverFactory) -> None:
+async def test_pre_assigned_session_id_is_used(
+    manager: SessionManager, project: Path, factory: FakeDriverFactory
+) -> None:
     sid = "5117f92f-0000-4000-8000-000000000001"
     info = await manager.create("hi", manager.default_config(project), session_id=sid)
     assert info.session_id == sid
@@ -68,12 +68,12 @@ async def test_pre_assigned_session_id_is_used(manager: SessionManager, project:
         await manager.create("hi", manager.default_config(project), session_id=sid)
 
 
-async def test_text_deltas_merge_into_one_event_per_message(manager: SessionManager,
-                                                             project: Path) -> None:
+async def test_text_deltas_merge_into_one_event_per_message(
+    manager: SessionManager, project: Path
+) -> None:
     info = await manager.create("a long echo message", manager.default_config(project))
     await manager.wait(info.session_id, 5)
-    texts = [e for e in manager.events(info.session_id).events
-             if isinstance(e, AssistantTextEvent)]
+    texts = [e for e in manager.events(info.session_id).events if isinstance(e, AssistantTextEvent)]
     assert len(texts) == 1
     assert texts[0].text == "Echo: a long echo message"
     assert texts[0].complete
@@ -100,8 +100,9 @@ async def test_buffer_since_and_missed(make_manager: MakeManager, project: Path)
     assert len(limited.events) == 2 and not limited.missed
 
 
-async def test_write_permission_allowed(manager: SessionManager, project: Path,
-                                        factory: FakeDriverFactory) -> None:
+async def test_write_permission_allowed(
+    manager: SessionManager, project: Path, factory: FakeDriverFactory
+) -> None:
     seen: list[SessionEvent] = []
     manager.subscribe(seen.append)
     info = await manager.create("please write", manager.default_config(project))
@@ -124,8 +125,9 @@ async def test_write_permission_allowed(manager: SessionManager, project: Path,
     assert audit[-1]["tool"] == "Write" and audit[-1]["session_id"] == info.session_id
 
 
-async def test_denied_tool_is_marked_denied(manager: SessionManager, project: Path,
-                                            factory: FakeDriverFactory) -> None:
+async def test_denied_tool_is_marked_denied(
+    manager: SessionManager, project: Path, factory: FakeDriverFactory
+) -> None:
     info = await manager.create("run bash", manager.default_config(project))
     [item] = (await manager.wait(info.session_id, 5)).pending
     manager.respond(item.id, Decision(behavior="deny", message="not now"), "mcp:test")
@@ -135,8 +137,9 @@ async def test_denied_tool_is_marked_denied(manager: SessionManager, project: Pa
     assert manager.tool_uses(info.session_id)[0].state == "denied"
 
 
-async def test_two_channels_answering_at_once_one_wins(manager: SessionManager,
-                                                       project: Path) -> None:
+async def test_two_channels_answering_at_once_one_wins(
+    manager: SessionManager, project: Path
+) -> None:
     info = await manager.create("write", manager.default_config(project))
     [item] = (await manager.wait(info.session_id, 5)).pending
 
@@ -159,12 +162,12 @@ async def test_two_channels_answering_at_once_one_wins(manager: SessionManager,
     assert len(decisions) == 1
 
 
-async def test_unanswered_input_times_out_as_deny(make_manager: MakeManager, project: Path,
-                                                  factory: FakeDriverFactory) -> None:
+async def test_unanswered_input_times_out_as_deny(
+    make_manager: MakeManager, project: Path, factory: FakeDriverFactory
+) -> None:
     manager = make_manager(permission_timeout_ms=100)
     resolved: list[InputResolvedEvent] = []
-    manager.subscribe(lambda e: resolved.append(e) if isinstance(e, InputResolvedEvent)
-                      else None)
+    manager.subscribe(lambda e: resolved.append(e) if isinstance(e, InputResolvedEvent) else None)
     info = await manager.create("write", manager.default_config(project))
     await asyncio.sleep(0.3)
     outcome = await manager.wait(info.session_id, 5)
@@ -174,8 +177,9 @@ async def test_unanswered_input_times_out_as_deny(make_manager: MakeManager, pro
     assert manager.audit.read()[-1]["decided_by"] == "timeout"
 
 
-async def test_inputs_are_withdrawn_when_the_session_ends(manager: SessionManager,
-                                                          project: Path) -> None:
+async def test_inputs_are_withdrawn_when_the_session_ends(
+    manager: SessionManager, project: Path
+) -> None:
     info = await manager.create("write", manager.default_config(project))
     [item] = (await manager.wait(info.session_id, 5)).pending
     killed = await manager.kill(info.session_id)
@@ -186,8 +190,9 @@ async def test_inputs_are_withdrawn_when_the_session_ends(manager: SessionManage
     assert manager.audit.read()[-1]["decision"] == "withdrawn"
 
 
-async def test_always_allow_remembers_the_tool(manager: SessionManager, project: Path,
-                                               factory: FakeDriverFactory) -> None:
+async def test_always_allow_remembers_the_tool(
+    manager: SessionManager, project: Path, factory: FakeDriverFactory
+) -> None:
     info = await manager.create("write", manager.default_config(project))
     [item] = (await manager.wait(info.session_id, 5)).pending
     manager.respond(item.id, Decision(behavior="allow", always=True), "tui")
@@ -199,9 +204,9 @@ async def test_always_allow_remembers_the_tool(manager: SessionManager, project:
     assert len(factory.drivers[0].answers) == 2 and factory.drivers[0].answers[1].allow
 
 
-async def test_plan_review_carries_the_plan_and_feedback(manager: SessionManager,
-                                                         project: Path,
-                                                         factory: FakeDriverFactory) -> None:
+async def test_plan_review_carries_the_plan_and_feedback(
+    manager: SessionManager, project: Path, factory: FakeDriverFactory
+) -> None:
     info = await manager.create("make a plan", manager.default_config(project))
     [item] = (await manager.wait(info.session_id, 5)).pending
     assert item.kind == "plan_review" and item.plan is not None
@@ -211,8 +216,9 @@ async def test_plan_review_carries_the_plan_and_feedback(manager: SessionManager
     assert factory.drivers[0].answers[0].message == "Add tests first"
 
 
-async def test_plan_falls_back_to_the_newest_plan_file(make_manager: MakeManager,
-                                                       project: Path, tmp_path: Path) -> None:
+async def test_plan_falls_back_to_the_newest_plan_file(
+    make_manager: MakeManager, project: Path, tmp_path: Path
+) -> None:
     plans = tmp_path / "claude" / "plans"
     plans.mkdir(parents=True)
     script = {"*": [tool("ExitPlanMode", {}, output="approved")]}
@@ -225,16 +231,17 @@ async def test_plan_falls_back_to_the_newest_plan_file(make_manager: MakeManager
     assert item.plan == "# From the file\n"
 
 
-async def test_question_answers_go_back_as_updated_input(manager: SessionManager,
-                                                         project: Path,
-                                                         factory: FakeDriverFactory) -> None:
+async def test_question_answers_go_back_as_updated_input(
+    manager: SessionManager, project: Path, factory: FakeDriverFactory
+) -> None:
     info = await manager.create("ask me", manager.default_config(project))
     [item] = (await manager.wait(info.session_id, 5)).pending
     assert item.kind == "user_question"
     assert item.questions[0].question == "Which color do you prefer?"
     assert [o.label for o in item.questions[0].options] == ["Red", "Blue"]
-    manager.respond(item.id, Decision(behavior="allow",
-                                      answers={"Which color do you prefer?": "Blue"}), "tui")
+    manager.respond(
+        item.id, Decision(behavior="allow", answers={"Which color do you prefer?": "Blue"}), "tui"
+    )
     await manager.wait(info.session_id, 5)
     answer = factory.drivers[0].answers[0]
     assert answer.updated_input is not None
@@ -244,8 +251,7 @@ async def test_question_answers_go_back_as_updated_input(manager: SessionManager
 
 async def test_input_router_and_route_to_human(manager: SessionManager, project: Path) -> None:
     requested: list[InputRequestedEvent] = []
-    manager.subscribe(lambda e: requested.append(e) if isinstance(e, InputRequestedEvent)
-                      else None)
+    manager.subscribe(lambda e: requested.append(e) if isinstance(e, InputRequestedEvent) else None)
     manager.set_input_router(lambda item: "claude-code")
     info = await manager.create("write", manager.default_config(project))
     [item] = (await manager.wait(info.session_id, 5)).pending
@@ -270,8 +276,7 @@ async def test_interrupt_stops_the_turn(manager: SessionManager, project: Path) 
     assert outcome.session.last_result == "Echo: hi again"
 
 
-async def test_interrupt_cancels_a_pending_input(manager: SessionManager, project: Path
-                                                 ) -> None:
+async def test_interrupt_cancels_a_pending_input(manager: SessionManager, project: Path) -> None:
     info = await manager.create("write", manager.default_config(project))
     await manager.wait(info.session_id, 5)
     await manager.interrupt(info.session_id)
@@ -279,8 +284,7 @@ async def test_interrupt_cancels_a_pending_input(manager: SessionManager, projec
     assert outcome.session.status == S.INTERRUPTED and manager.pending() == []
 
 
-async def test_queued_messages_each_get_a_result(make_manager: MakeManager,
-                                                 project: Path) -> None:
+async def test_queued_messages_each_get_a_result(make_manager: MakeManager, project: Path) -> None:
     manager = make_manager(fake_driver_factory({"*": [sleep(0.05), text("ok")]}))
     info = await manager.create("one", manager.default_config(project))
     await manager.send(info.session_id, "two")
@@ -303,8 +307,9 @@ async def test_api_error_result_is_error_status(manager: SessionManager, project
     assert (await manager.wait(info.session_id, 2)).session.status == S.IDLE
 
 
-async def test_crash_is_error_and_resumable(manager: SessionManager, project: Path,
-                                            factory: FakeDriverFactory) -> None:
+async def test_crash_is_error_and_resumable(
+    manager: SessionManager, project: Path, factory: FakeDriverFactory
+) -> None:
     info = await manager.create("crash now", manager.default_config(project))
     outcome = await manager.wait(info.session_id, 2)
     assert outcome.reason == "session_ended"
@@ -349,8 +354,9 @@ async def test_create_errors(make_manager: MakeManager, project: Path, tmp_path:
         await broken.send("00000000-0000-4000-8000-000000000000", "x")
 
 
-async def test_registry_survives_a_restart(make_manager: MakeManager, project: Path,
-                                           factory: FakeDriverFactory) -> None:
+async def test_registry_survives_a_restart(
+    make_manager: MakeManager, project: Path, factory: FakeDriverFactory
+) -> None:
     first = make_manager()
     config = first.default_config(project, team="red", tags=("a",))
     info = await first.create("remember me", config)
@@ -370,22 +376,24 @@ async def test_registry_survives_a_restart(make_manager: MakeManager, project: P
     assert factory.specs[-1].cwd == project
 
 
-async def test_resume_unknown_session_from_transcript(make_manager: MakeManager, project: Path,
-                                                      tmp_path: Path,
-                                                      factory: FakeDriverFactory) -> None:
+async def test_resume_unknown_session_from_transcript(
+    make_manager: MakeManager, project: Path, tmp_path: Path, factory: FakeDriverFactory
+) -> None:
     sid = "0c5e2f8e-1111-4222-8333-444455556666"
     transcripts = tmp_path / "claude" / "projects" / "-proj"
     transcripts.mkdir(parents=True)
     (transcripts / f"{sid}.jsonl").write_text(
-        json.dumps({"type": "user", "cwd": str(project), "sessionId": sid}) + "\n")
+        json.dumps({"type": "user", "cwd": str(project), "sessionId": sid}) + "\n"
+    )
     manager = make_manager()
     info = await manager.send(sid, "hello")
     assert info.session_id == sid
     assert factory.specs[0].resume == sid and factory.specs[0].cwd == project
 
 
-async def test_fork_gets_a_new_id(manager: SessionManager, project: Path,
-                                  factory: FakeDriverFactory) -> None:
+async def test_fork_gets_a_new_id(
+    manager: SessionManager, project: Path, factory: FakeDriverFactory
+) -> None:
     info = await manager.create("original", manager.default_config(project))
     await manager.wait(info.session_id, 2)
     forked = await manager.fork(info.session_id, "go on")
@@ -395,8 +403,7 @@ async def test_fork_gets_a_new_id(manager: SessionManager, project: Path,
     assert (await manager.wait(forked.session_id, 2)).session.status == S.IDLE
 
 
-async def test_subscribe_fans_out_and_unsubscribes(manager: SessionManager, project: Path
-                                                   ) -> None:
+async def test_subscribe_fans_out_and_unsubscribes(manager: SessionManager, project: Path) -> None:
     a: list[SessionEvent] = []
     b: list[SessionEvent] = []
     manager.subscribe(a.append)
@@ -430,8 +437,9 @@ async def test_max_execution_time_interrupts(make_manager: MakeManager, project:
     assert outcome.session.status == S.INTERRUPTED
 
 
-async def test_shutdown_ends_every_process(manager: SessionManager, project: Path,
-                                           factory: FakeDriverFactory) -> None:
+async def test_shutdown_ends_every_process(
+    manager: SessionManager, project: Path, factory: FakeDriverFactory
+) -> None:
     a = await manager.create("slow", manager.default_config(project))
     b = await manager.create(None, manager.default_config(project))
     await manager.shutdown()
@@ -442,23 +450,28 @@ async def test_shutdown_ends_every_process(manager: SessionManager, project: Pat
 
 
 async def test_audit_tool_call_is_redacted(manager: SessionManager) -> None:
-    manager.audit_tool_call("mcp:cli", "claude_send_message",
-                            {"message": "use ANTHROPIC_API_KEY=sk-ant-abcdefghijkl", "n": 1})
+    manager.audit_tool_call(
+        "mcp:cli",
+        "claude_send_message",
+        {"message": "use ANTHROPIC_API_KEY=sk-ant-abcdefghijkl", "n": 1},
+    )
     [record] = manager.audit.read()
     assert record["tool"] == "claude_send_message" and record["client"] == "mcp:cli"
     assert "sk-ant-abcdefghijkl" not in str(record)
 
 
-async def test_crash_script_step_with_custom_message(make_manager: MakeManager,
-                                                     project: Path) -> None:
+async def test_crash_script_step_with_custom_message(
+    make_manager: MakeManager, project: Path
+) -> None:
     manager = make_manager(fake_driver_factory({"*": [crash("boom", exit_code=1)]}))
     info = await manager.create("x", manager.default_config(project))
     outcome = await manager.wait(info.session_id, 2)
     assert outcome.session.status == S.ERROR and outcome.session.error == "boom"
 
 
-async def test_send_while_starting_waits_for_the_process(make_manager: MakeManager,
-                                                         project: Path) -> None:
+async def test_send_while_starting_waits_for_the_process(
+    make_manager: MakeManager, project: Path
+) -> None:
     manager = make_manager(fake_driver_factory(connect_delay=0.2))
     create = asyncio.create_task(manager.create(None, manager.default_config(project)))
     await asyncio.sleep(0.05)
@@ -470,9 +483,9 @@ async def test_send_while_starting_waits_for_the_process(make_manager: MakeManag
     assert outcome.session.last_result == "Echo: early"
 
 
-
-async def test_tool_table_is_bounded_for_long_sessions(make_manager: MakeManager,
-                                                        project: Path) -> None:
+async def test_tool_table_is_bounded_for_long_sessions(
+    make_manager: MakeManager, project: Path
+) -> None:
     """Status readers see the newest calls; a session with thousands of calls stays small."""
     from cctui.core import translate
 

@@ -34,27 +34,31 @@ def alive(pid: int) -> bool:
 
 
 @pytest.fixture
-async def manager(claude_env: dict[str, str], claude_bin: Path, tmp_path: Path
-                  ) -> AsyncIterator[SessionManager]:
-    settings = Settings(claude_code_path=claude_bin,
-                        claude_config_dir=Path(claude_env["CLAUDE_CONFIG_DIR"]),
-                        state_dir=tmp_path / "state", permission_timeout_ms=30_000)
+async def manager(
+    claude_env: dict[str, str], claude_bin: Path, tmp_path: Path
+) -> AsyncIterator[SessionManager]:
+    settings = Settings(
+        claude_code_path=claude_bin,
+        claude_config_dir=Path(claude_env["CLAUDE_CONFIG_DIR"]),
+        state_dir=tmp_path / "state",
+        permission_timeout_ms=30_000,
+    )
     m = SessionManager(settings)
     await m.start()
     yield m
     await m.shutdown()
 
 
-async def until(manager: SessionManager, sid: str, reason: str, timeout_s: float = 20
-                ) -> WaitOutcome:
+async def until(
+    manager: SessionManager, sid: str, reason: str, timeout_s: float = 20
+) -> WaitOutcome:
     outcome = await manager.wait(sid, timeout_s)
     assert outcome.reason == reason, outcome
     return outcome
 
 
 async def test_turn_completes(manager: SessionManager, project_dir: Path) -> None:
-    info = await manager.create("[[say text=Hello from fake]]",
-                                manager.default_config(project_dir))
+    info = await manager.create("[[say text=Hello from fake]]", manager.default_config(project_dir))
     assert info.pid is not None
     outcome = await until(manager, info.session_id, "turn_ended")
     assert outcome.session.status == S.IDLE
@@ -64,10 +68,10 @@ async def test_turn_completes(manager: SessionManager, project_dir: Path) -> Non
     assert texts and texts[-1].text == "Hello from fake"  # type: ignore[union-attr]
 
 
-async def test_write_allowed_and_bash_denied(manager: SessionManager, project_dir: Path
-                                             ) -> None:
-    info = await manager.create("[[write path=hello.txt content=hi]]",
-                                manager.default_config(project_dir))
+async def test_write_allowed_and_bash_denied(manager: SessionManager, project_dir: Path) -> None:
+    info = await manager.create(
+        "[[write path=hello.txt content=hi]]", manager.default_config(project_dir)
+    )
     [item] = (await until(manager, info.session_id, "input_needed")).pending
     assert item.kind == "permission" and item.tool_name == "Write"
     manager.respond(item.id, Decision(behavior="allow"), "tui")
@@ -104,25 +108,27 @@ async def test_plan_approved_and_rejected(manager: SessionManager, project_dir: 
     assert "approved" in (outcome.session.last_result or "").lower()
 
 
-async def test_question_answer_reaches_the_model(manager: SessionManager, project_dir: Path,
-                                                 fake_api: FakeAnthropicAPI) -> None:
+async def test_question_answer_reaches_the_model(
+    manager: SessionManager, project_dir: Path, fake_api: FakeAnthropicAPI
+) -> None:
     info = await manager.create("[[ask]]", manager.default_config(project_dir))
     [item] = (await until(manager, info.session_id, "input_needed")).pending
     assert item.kind == "user_question"
     question = item.questions[0]
     assert {o.label for o in question.options} >= {"Red", "Blue"}
-    manager.respond(item.id, Decision(behavior="allow", answers={question.question: "Blue"}),
-                    "tui")
+    manager.respond(item.id, Decision(behavior="allow", answers={question.question: "Blue"}), "tui")
     outcome = await until(manager, info.session_id, "turn_ended")
     assert "Blue" in (outcome.session.last_result or "")
     bodies = json.dumps([r.body for r in fake_api.requests if r.body])
     assert "Blue" in bodies
 
 
-async def test_interrupt_stops_a_slow_turn_quickly(manager: SessionManager,
-                                                   project_dir: Path) -> None:
-    info = await manager.create("[[slow seconds=20 chunks=200]]",
-                                manager.default_config(project_dir))
+async def test_interrupt_stops_a_slow_turn_quickly(
+    manager: SessionManager, project_dir: Path
+) -> None:
+    info = await manager.create(
+        "[[slow seconds=20 chunks=200]]", manager.default_config(project_dir)
+    )
     await asyncio.sleep(1.0)
     assert manager.get(info.session_id).status == S.RUNNING
     started = time.monotonic()
@@ -136,8 +142,9 @@ async def test_interrupt_stops_a_slow_turn_quickly(manager: SessionManager,
     assert outcome.session.last_result == "after interrupt"
 
 
-async def test_resume_after_the_process_ended_keeps_the_id(manager: SessionManager,
-                                                          project_dir: Path) -> None:
+async def test_resume_after_the_process_ended_keeps_the_id(
+    manager: SessionManager, project_dir: Path
+) -> None:
     info = await manager.create("[[say text=first]]", manager.default_config(project_dir))
     await until(manager, info.session_id, "turn_ended")
     first_pid = info.pid
@@ -150,8 +157,9 @@ async def test_resume_after_the_process_ended_keeps_the_id(manager: SessionManag
     assert outcome.session.session_id == info.session_id
 
 
-async def test_sigkilled_cli_is_error_and_resumable(manager: SessionManager,
-                                                    project_dir: Path) -> None:
+async def test_sigkilled_cli_is_error_and_resumable(
+    manager: SessionManager, project_dir: Path
+) -> None:
     info = await manager.create("[[say text=warm up]]", manager.default_config(project_dir))
     await until(manager, info.session_id, "turn_ended")
     await manager.send(info.session_id, "[[slow seconds=20 chunks=100]]")
@@ -165,15 +173,20 @@ async def test_sigkilled_cli_is_error_and_resumable(manager: SessionManager,
     assert outcome.session.status == S.IDLE and outcome.session.last_result == "back"
 
 
-async def test_permission_timeout_denies(claude_env: dict[str, str], claude_bin: Path,
-                                         tmp_path: Path, project_dir: Path) -> None:
-    settings = Settings(claude_code_path=claude_bin,
-                        claude_config_dir=Path(claude_env["CLAUDE_CONFIG_DIR"]),
-                        state_dir=tmp_path / "state2", permission_timeout_ms=500)
+async def test_permission_timeout_denies(
+    claude_env: dict[str, str], claude_bin: Path, tmp_path: Path, project_dir: Path
+) -> None:
+    settings = Settings(
+        claude_code_path=claude_bin,
+        claude_config_dir=Path(claude_env["CLAUDE_CONFIG_DIR"]),
+        state_dir=tmp_path / "state2",
+        permission_timeout_ms=500,
+    )
     manager = SessionManager(settings)
     try:
-        info = await manager.create("[[bash cmd=echo x > timed_out.txt]]",
-                                    manager.default_config(project_dir))
+        info = await manager.create(
+            "[[bash cmd=echo x > timed_out.txt]]", manager.default_config(project_dir)
+        )
         await until(manager, info.session_id, "input_needed")
         await asyncio.sleep(0.7)
         await until(manager, info.session_id, "turn_ended")
@@ -183,13 +196,16 @@ async def test_permission_timeout_denies(claude_env: dict[str, str], claude_bin:
         await manager.shutdown()
 
 
-async def test_shutdown_leaves_no_claude_process(manager: SessionManager,
-                                                 project_dir: Path) -> None:
+async def test_shutdown_leaves_no_claude_process(
+    manager: SessionManager, project_dir: Path
+) -> None:
     idle = await manager.create("[[say text=idle]]", manager.default_config(project_dir))
-    busy = await manager.create("[[slow seconds=30 chunks=100]]",
-                                manager.default_config(project_dir))
-    waiting = await manager.create("[[bash cmd=echo hi > w.txt]]",
-                                   manager.default_config(project_dir))
+    busy = await manager.create(
+        "[[slow seconds=30 chunks=100]]", manager.default_config(project_dir)
+    )
+    waiting = await manager.create(
+        "[[bash cmd=echo hi > w.txt]]", manager.default_config(project_dir)
+    )
     await until(manager, idle.session_id, "turn_ended")
     await until(manager, waiting.session_id, "input_needed")
     pids = [i.pid for i in (idle, busy, waiting)]
@@ -203,10 +219,12 @@ async def test_shutdown_leaves_no_claude_process(manager: SessionManager,
     assert manager.get(busy.session_id).status == S.INTERRUPTED
 
 
-async def test_fork_continues_under_a_new_id(manager: SessionManager, project_dir: Path,
-                                             fake_api: FakeAnthropicAPI) -> None:
-    info = await manager.create("[[say text=remember the word pelican]]",
-                                manager.default_config(project_dir))
+async def test_fork_continues_under_a_new_id(
+    manager: SessionManager, project_dir: Path, fake_api: FakeAnthropicAPI
+) -> None:
+    info = await manager.create(
+        "[[say text=remember the word pelican]]", manager.default_config(project_dir)
+    )
     await until(manager, info.session_id, "turn_ended")
     forked = await manager.fork(info.session_id, "[[say text=forked]]")
     assert forked.session_id != info.session_id

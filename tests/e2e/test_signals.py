@@ -43,7 +43,9 @@ async def test_signal_to_serve_http_ends_every_claude_process(
 ) -> None:
     server = subprocess.Popen(
         [sys.executable, "-m", "cctui", "serve", "--http", "--port", "0"],
-        env=claude_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        env=claude_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
     server_file = claude_home / ".local" / "state" / "cctui" / "server.json"
@@ -55,8 +57,10 @@ async def test_signal_to_serve_http_ends_every_claude_process(
             httpx2.AsyncClient(headers=headers) as http,
             Client(streamable_http_client(info["url"], http_client=http)) as client,
         ):
-            created = await client.call_tool("claude_create_session", {
-                "prompt": "[[slow seconds=30]]", "workingDirectory": str(project_dir)})
+            created = await client.call_tool(
+                "claude_create_session",
+                {"prompt": "[[slow seconds=30]]", "workingDirectory": str(project_dir)},
+            )
             assert not created.is_error, created.structured_content
             sid = created.structured_content["sessionId"]  # type: ignore[index]
             status = await client.call_tool("claude_get_status", {"sessionId": sid})

@@ -135,25 +135,44 @@ def text(value: str, chunk: int = 8, delay: float = 0.0) -> Text:
     return Text(value, chunk, delay)
 
 
-def tool(name: str, input: dict[str, Any], *, ask: bool = True, output: str = "ok",
-         description: str | None = None,
-         suggestions: tuple[dict[str, Any], ...] = ()) -> Tool:
+def tool(
+    name: str,
+    input: dict[str, Any],
+    *,
+    ask: bool = True,
+    output: str = "ok",
+    description: str | None = None,
+    suggestions: tuple[dict[str, Any], ...] = (),
+) -> Tool:
     """A tool call (asks permission unless ``ask=False``)."""
     return Tool(name, input, ask, output, description, suggestions)
 
 
 def plan(markdown: str) -> Tool:
     """An ExitPlanMode call carrying the plan (what a 2.1.197-style CLI sends)."""
-    return Tool("ExitPlanMode", {"plan": markdown},
-                output="User has approved exiting plan mode. You can now proceed.")
+    return Tool(
+        "ExitPlanMode",
+        {"plan": markdown},
+        output="User has approved exiting plan mode. You can now proceed.",
+    )
 
 
 def question(q: str, options: Sequence[str], header: str = "Choice") -> Tool:
     """An AskUserQuestion call with one single-select question."""
-    return Tool("AskUserQuestion", {"questions": [{
-        "question": q, "header": header, "multiSelect": False,
-        "options": [{"label": o, "description": ""} for o in options]}]},
-        output="answered")
+    return Tool(
+        "AskUserQuestion",
+        {
+            "questions": [
+                {
+                    "question": q,
+                    "header": header,
+                    "multiSelect": False,
+                    "options": [{"label": o, "description": ""} for o in options],
+                }
+            ]
+        },
+        output="answered",
+    )
 
 
 def sleep(seconds: float) -> Sleep:
@@ -185,21 +204,36 @@ DEFAULT_SCRIPT: dict[str, list[Step]] = {
     "crash": [text("Starting..."), crash()],
     "error": [fail("API Error: 400 fake 400")],
     "slow": [text("Working slowly " * 10, chunk=6, delay=0.1), sleep(5), text("done")],
-    "write": [text("I'll write the file."),
-              tool("Write", {"file_path": "hello.txt", "content": "hi\n"},
-                   description="hello.txt", output="File created successfully",
-                   suggestions=({"type": "setMode", "mode": "acceptEdits",
-                                 "destination": "session"},)),
-              text("Wrote hello.txt.")],
-    "bash": [text("Running a command."),
-             tool("Bash", {"command": "echo hi", "description": "Say hi"},
-                  description="Say hi", output="hi"),
-             text("Ran it.")],
-    "plan": [text("Here is my plan."),
-             plan("# Plan\n\n1. Read the code\n2. Change it\n3. Test it\n"),
-             text("Proceeding with the plan.")],
-    "ask": [question("Which color do you prefer?", ["Red", "Blue"], header="Color"),
-            text("Thanks for answering.")],
+    "write": [
+        text("I'll write the file."),
+        tool(
+            "Write",
+            {"file_path": "hello.txt", "content": "hi\n"},
+            description="hello.txt",
+            output="File created successfully",
+            suggestions=({"type": "setMode", "mode": "acceptEdits", "destination": "session"},),
+        ),
+        text("Wrote hello.txt."),
+    ],
+    "bash": [
+        text("Running a command."),
+        tool(
+            "Bash",
+            {"command": "echo hi", "description": "Say hi"},
+            description="Say hi",
+            output="hi",
+        ),
+        text("Ran it."),
+    ],
+    "plan": [
+        text("Here is my plan."),
+        plan("# Plan\n\n1. Read the code\n2. Change it\n3. Test it\n"),
+        text("Proceeding with the plan."),
+    ],
+    "ask": [
+        question("Which color do you prefer?", ["Red", "Blue"], header="Color"),
+        text("Thanks for answering."),
+    ],
 }
 
 
@@ -211,9 +245,16 @@ _pids = itertools.count(41000)
 class FakeDriver:
     """A scripted ``Driver``. Records what it was sent and answered for assertions."""
 
-    def __init__(self, spec: LaunchSpec, on_permission: PermissionHandler,
-                 script: Script | None = None, *, cost_per_turn: float = 0.01,
-                 connect_error: Exception | None = None, connect_delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        spec: LaunchSpec,
+        on_permission: PermissionHandler,
+        script: Script | None = None,
+        *,
+        cost_per_turn: float = 0.01,
+        connect_error: Exception | None = None,
+        connect_delay: float = 0.0,
+    ) -> None:
         self.spec = spec
         self.on_permission = on_permission
         self.script: Script = DEFAULT_SCRIPT if script is None else script
@@ -311,9 +352,14 @@ class FakeDriver:
         while True:
             message = await self._inbox.get()
             state: dict[str, Any] = {"error": None, "exit": False, "crash": None}
-            self._out.put_nowait(Init(session_id=self.session_id, model=self.spec.model,
-                                      cwd=str(self.spec.cwd),
-                                      permission_mode=self.spec.permission_mode))
+            self._out.put_nowait(
+                Init(
+                    session_id=self.session_id,
+                    model=self.spec.model,
+                    cwd=str(self.spec.cwd),
+                    permission_mode=self.spec.permission_mode,
+                )
+            )
             self._turn = asyncio.create_task(self._play(self._steps_for(message), state))
             interrupted = False
             try:
@@ -326,18 +372,22 @@ class FakeDriver:
                 interrupted = True
             if state["crash"] is not None:
                 crash_step: Crash = state["crash"]
-                self._exit(ProcessExited(exit_code=crash_step.exit_code,
-                                         error=crash_step.message))
+                self._exit(ProcessExited(exit_code=crash_step.exit_code, error=crash_step.message))
                 return
             self._cost += self.cost_per_turn
             error: str | None = state["error"]
-            self._out.put_nowait(TurnResult(
-                session_id=self.session_id,
-                is_error=interrupted or error is not None,
-                subtype="error_during_execution" if interrupted else "success",
-                result=None if interrupted else (error or state.get("last_text")),
-                num_turns=1, duration_ms=1, total_cost_usd=round(self._cost, 6),
-                terminal_reason="aborted_streaming" if interrupted else "completed"))
+            self._out.put_nowait(
+                TurnResult(
+                    session_id=self.session_id,
+                    is_error=interrupted or error is not None,
+                    subtype="error_during_execution" if interrupted else "success",
+                    result=None if interrupted else (error or state.get("last_text")),
+                    num_turns=1,
+                    duration_ms=1,
+                    total_cost_usd=round(self._cost, 6),
+                    terminal_reason="aborted_streaming" if interrupted else "completed",
+                )
+            )
             if state["exit"]:
                 self._exit(ProcessExited(exit_code=0))
                 return
@@ -347,7 +397,7 @@ class FakeDriver:
             if isinstance(step, Text):
                 mid = f"msg_fake_{self._pid}_{next(self._msg_ids)}"
                 for i in range(0, len(step.text), max(step.chunk, 1)):
-                    self._out.put_nowait(TextDelta(mid, step.text[i:i + step.chunk]))
+                    self._out.put_nowait(TextDelta(mid, step.text[i : i + step.chunk]))
                     await asyncio.sleep(step.delay)
                 self._out.put_nowait(AssistantText(mid, step.text))
                 state["last_text"] = step.text
@@ -375,8 +425,13 @@ class FakeDriver:
             return
         # The CLI strips ExitPlanMode's plan from the permission input (2.1.330).
         ask_input = {} if step.name == "ExitPlanMode" else dict(step.input)
-        ask = PermissionAsk(tool_name=step.name, input=ask_input, tool_use_id=tid,
-                            description=step.description, suggestions=step.suggestions)
+        ask = PermissionAsk(
+            tool_name=step.name,
+            input=ask_input,
+            tool_use_id=tid,
+            description=step.description,
+            suggestions=step.suggestions,
+        )
         self.asks.append(ask)
         answer = await self.on_permission(ask)
         self.answers.append(answer)
@@ -385,7 +440,8 @@ class FakeDriver:
             if step.name == "AskUserQuestion" and answer.updated_input:
                 answers = answer.updated_input.get("answers", {})
                 out = "Your questions have been answered: " + ", ".join(
-                    f'"{k}"="{v}"' for k, v in answers.items())
+                    f'"{k}"="{v}"' for k, v in answers.items()
+                )
             self._out.put_nowait(ToolOutcome(tid, out, is_error=False))
         else:
             self._out.put_nowait(ToolOutcome(tid, answer.message or "Denied", is_error=True))
@@ -403,8 +459,14 @@ class FakeDriverFactory:
     """Every driver built, oldest first (one per process: resume makes a new one)."""
 
     def __call__(self, spec: LaunchSpec, on_permission: PermissionHandler) -> FakeDriver:
-        driver = FakeDriver(spec, on_permission, self.script, cost_per_turn=self.cost_per_turn,
-                            connect_error=self.connect_error, connect_delay=self.connect_delay)
+        driver = FakeDriver(
+            spec,
+            on_permission,
+            self.script,
+            cost_per_turn=self.cost_per_turn,
+            connect_error=self.connect_error,
+            connect_delay=self.connect_delay,
+        )
         self.drivers.append(driver)
         return driver
 

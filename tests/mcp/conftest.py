@@ -49,8 +49,7 @@ def settings(tmp_path: Path, project: Path) -> Settings:
 
 
 @pytest.fixture
-async def manager(settings: Settings, factory: FakeDriverFactory
-                  ) -> AsyncIterator[SessionManager]:
+async def manager(settings: Settings, factory: FakeDriverFactory) -> AsyncIterator[SessionManager]:
     m = SessionManager(settings, driver_factory=factory)
     await m.start()
     yield m
@@ -70,8 +69,9 @@ class Answers:
         self.content = content if content is not None else {"decision": "allow"}
         self.asked: list[str] = []
 
-    async def __call__(self, ctx: ClientRequestContext, params: ElicitRequestParams
-                       ) -> ElicitResult:
+    async def __call__(
+        self, ctx: ClientRequestContext, params: ElicitRequestParams
+    ) -> ElicitResult:
         if isinstance(params, ElicitRequestURLParams):
             return ElicitResult(action="decline")
         self.asked.append(params.message)
@@ -80,18 +80,26 @@ class Answers:
         return ElicitResult(action=self.action)  # type: ignore[arg-type]
 
 
-def client(target: Any, name: str = "tester", elicit: Elicitor | None = None,
-           **kwargs: Any) -> Client:
+def client(
+    target: Any, name: str = "tester", elicit: Elicitor | None = None, **kwargs: Any
+) -> Client:
     """An SDK client with a recognisable name (it becomes ``decided_by``)."""
-    return Client(target, client_info=Implementation(name=name, version="1"),
-                  elicitation_callback=elicit, **kwargs)
+    return Client(
+        target,
+        client_info=Implementation(name=name, version="1"),
+        elicitation_callback=elicit,
+        **kwargs,
+    )
 
 
 @pytest.fixture
 def real_settings(tmp_path: Path, claude_env: dict[str, str], project_dir: Path) -> Settings:
-    return make_settings(tmp_path, claude_config_dir=Path(claude_env["CLAUDE_CONFIG_DIR"]),
-                         state_dir=Path(claude_env["XDG_STATE_HOME"]) / "cctui",
-                         default_cwd=project_dir)
+    return make_settings(
+        tmp_path,
+        claude_config_dir=Path(claude_env["CLAUDE_CONFIG_DIR"]),
+        state_dir=Path(claude_env["XDG_STATE_HOME"]) / "cctui",
+        default_cwd=project_dir,
+    )
 
 
 @pytest.fixture

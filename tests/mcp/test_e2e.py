@@ -35,12 +35,12 @@ async def ok(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_write_approved_by_elicitation(real_http: HttpService, project_dir: Path,
-                                             mode: str) -> None:
+async def test_write_approved_by_elicitation(
+    real_http: HttpService, project_dir: Path, mode: str
+) -> None:
     answers = Answers("accept", {"decision": "allow"})
     async with client(authed(real_http), name="e2e", elicit=answers, mode=mode) as c:
-        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))[
-            "sessionId"]
+        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))["sessionId"]
         out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
         assert answers.asked and "Write" in answers.asked[0]
         assert out["answered"][0]["decidedBy"] == "mcp:e2e"
@@ -49,21 +49,25 @@ async def test_write_approved_by_elicitation(real_http: HttpService, project_dir
 
 
 async def test_write_approved_with_claude_respond_then_resume_and_transcript(
-        real_http: HttpService, project_dir: Path) -> None:
+    real_http: HttpService, project_dir: Path
+) -> None:
     async with client(authed(real_http), name="plain") as c:
-        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))[
-            "sessionId"]
+        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))["sessionId"]
         out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
         assert out["reason"] == "input_needed", out
         item = out["pendingInputs"][0]
-        await ok(c, "claude_respond", {"sessionId": sid, "inputId": item["inputId"],
-                                       "decision": "allow"})
+        await ok(
+            c, "claude_respond", {"sessionId": sid, "inputId": item["inputId"], "decision": "allow"}
+        )
         out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
         assert out["reason"] == "turn_ended", out
         assert (project_dir / "hello.txt").exists()
         await ok(c, "claude_kill_session", {"sessionId": sid})
-        out = await ok(c, "claude_send_message", {"sessionId": sid, "message": "And now?",
-                                                  "wait": True, "timeoutMs": 30000})
+        out = await ok(
+            c,
+            "claude_send_message",
+            {"sessionId": sid, "message": "And now?", "wait": True, "timeoutMs": 30000},
+        )
         assert out["reason"] == "turn_ended", out
         page = await ok(c, "claude_get_transcript", {"sessionId": sid})
         assert page["total"] >= 2 and any("And now?" in m["text"] for m in page["messages"])
@@ -74,8 +78,7 @@ async def test_write_approved_with_claude_respond_then_resume_and_transcript(
 async def test_deny_and_interrupt(real_http: HttpService, project_dir: Path) -> None:
     answers = Answers("accept", {"decision": "deny", "reason": "no files today"})
     async with client(authed(real_http), name="denier", elicit=answers, mode="legacy") as c:
-        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))[
-            "sessionId"]
+        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))["sessionId"]
         out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
         assert out["answered"][0]["decision"] == "deny"
         assert not (project_dir / "hello.txt").exists()
@@ -87,17 +90,18 @@ async def test_deny_and_interrupt(real_http: HttpService, project_dir: Path) -> 
 
 
 async def test_cancelling_client_falls_back_and_claude_respond_answers(
-        real_http: HttpService, project_dir: Path) -> None:
+    real_http: HttpService, project_dir: Path
+) -> None:
     answers = Answers("cancel")
     async with client(authed(real_http), name="claude-p", elicit=answers) as c:
-        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))[
-            "sessionId"]
+        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))["sessionId"]
         out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
         assert len(answers.asked) == 1 and out["reason"] == "input_needed"
         item = out["pendingInputs"][0]
         assert item["asked"] == "human" and "claude_respond" in out["note"]
-        await ok(c, "claude_respond", {"sessionId": sid, "inputId": item["inputId"],
-                                       "decision": "allow"})
+        await ok(
+            c, "claude_respond", {"sessionId": sid, "inputId": item["inputId"], "decision": "allow"}
+        )
         out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
         assert out["reason"] == "turn_ended" and len(answers.asked) == 1
     assert (project_dir / "hello.txt").exists()
@@ -121,45 +125,51 @@ async def test_query_notifies_and_cancel_interrupts(real_http: HttpService) -> N
 
 
 async def test_stdio_serve_and_health_with_a_missing_cli(
-        claude_env: dict[str, str], project_dir: Path, tmp_path: Path) -> None:
+    claude_env: dict[str, str], project_dir: Path, tmp_path: Path
+) -> None:
     env = {**claude_env, "CLAUDE_CODE_DEFAULT_CWD": str(project_dir)}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "cctui", "serve",
-                                                                 "--stdio"], env=env)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "cctui", "serve", "--stdio"], env=env
+    )
     answers = Answers("accept", {"decision": "allow"})
     async with client(params, name="stdio", elicit=answers, mode="legacy") as c:
         health = await ok(c, "claude_health", {})
         assert health["ok"] is True and health["version"]
-        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))[
-            "sessionId"]
+        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))["sessionId"]
         out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
         assert out["reason"] == "turn_ended", out
     assert (project_dir / "hello.txt").exists()
     missing = {**env, "CLAUDE_CODE_PATH": str(tmp_path / "missing" / "claude")}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "cctui", "serve",
-                                                                 "--stdio"], env=missing)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "cctui", "serve", "--stdio"], env=missing
+    )
     async with client(params, name="stdio") as c:
         health = await ok(c, "claude_health", {})
         assert health["ok"] is False and health["problem"]
 
 
 async def test_bridge_reaches_the_http_server_with_elicitation(
-        real_http: HttpService, claude_env: dict[str, str], real_settings: Settings,
-        project_dir: Path) -> None:
+    real_http: HttpService, claude_env: dict[str, str], real_settings: Settings, project_dir: Path
+) -> None:
     env = {**claude_env, "XDG_STATE_HOME": str(real_settings.state_dir.parent)}
     assert json.loads(real_settings.server_file.read_text())["url"] == real_http.url
-    params = StdioServerParameters(command=sys.executable, args=["-m", "cctui", "bridge"],
-                                   env=env)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "cctui", "bridge"], env=env)
     answers = Answers("accept", {"decision": "allow"})
     async with client(params, name="desktop", elicit=answers, mode="legacy") as c:
-        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))[
-            "sessionId"]
+        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))["sessionId"]
         out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
         assert out["answered"][0]["decidedBy"] == "mcp:desktop", out
     assert (project_dir / "hello.txt").exists()
 
 
 def test_bridge_without_a_running_cctui_fails_clearly(claude_env: dict[str, str]) -> None:
-    proc = subprocess.run([sys.executable, "-m", "cctui", "bridge"], env=claude_env,
-                          capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [sys.executable, "-m", "cctui", "bridge"],
+        env=claude_env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
     assert proc.returncode != 0
     assert "no running cctui" in proc.stderr and proc.stdout == ""

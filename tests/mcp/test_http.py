@@ -17,9 +17,16 @@ from cctui.mcp_server.http import HttpService
 from cctui.mcp_server.server import CctuiMCPServer
 from tests.mcp.conftest import Answers, client
 
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-11-25", "capabilities": {},
-    "clientInfo": {"name": "raw", "version": "0"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
 DISCOVER = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {}}}
 ACCEPT = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 MODERN = {**ACCEPT, "MCP-Protocol-Version": "2026-07-28"}
@@ -34,13 +41,15 @@ async def http(server: CctuiMCPServer, settings: Settings) -> AsyncIterator[Http
 
 
 def authed(service: HttpService) -> Any:
-    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {service.token}"},
-                              timeout=httpx2.Timeout(30, read=60))
+    http = httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {service.token}"}, timeout=httpx2.Timeout(30, read=60)
+    )
     return streamable_http_client(service.url, http_client=http)
 
 
 async def test_server_file_is_private_and_removed_on_stop(
-        server: CctuiMCPServer, settings: Settings) -> None:
+    server: CctuiMCPServer, settings: Settings
+) -> None:
     service = HttpService(server, settings)
     await service.start()
     info = json.loads(settings.server_file.read_text())
@@ -58,7 +67,8 @@ async def test_server_file_is_private_and_removed_on_stop(
 
 
 async def test_taken_port_falls_back_to_a_free_one(
-        server: CctuiMCPServer, settings: Settings, http: HttpService) -> None:
+    server: CctuiMCPServer, settings: Settings, http: HttpService
+) -> None:
     taken = int(http.url.rsplit(":", 1)[1].split("/")[0])
     other = HttpService(server, settings.model_copy(update={"http_port": taken}))
     await other.start()
@@ -68,10 +78,12 @@ async def test_taken_port_falls_back_to_a_free_one(
         await other.stop()
 
 
-@pytest.mark.parametrize(("body", "headers"), [(INIT, ACCEPT), (DISCOVER, MODERN)],
-                         ids=["legacy", "modern"])
-async def test_security_checks(http: HttpService, body: dict[str, Any],
-                               headers: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    ("body", "headers"), [(INIT, ACCEPT), (DISCOVER, MODERN)], ids=["legacy", "modern"]
+)
+async def test_security_checks(
+    http: HttpService, body: dict[str, Any], headers: dict[str, str]
+) -> None:
     bearer = {"Authorization": f"Bearer {http.token}"}
     async with httpx2.AsyncClient() as raw:
         assert (await raw.post(http.url, json=body, headers=headers)).status_code == 401
@@ -84,8 +96,10 @@ async def test_security_checks(http: HttpService, body: dict[str, Any],
         local = {**headers, **bearer, "Origin": "http://localhost:3000"}
         # Past the checks (a bare discover probe may still be a 400 of the protocol itself).
         assert (await raw.post(http.url, json=body, headers=local)).status_code in (200, 400)
-        assert (await raw.post(http.url, json=body, headers={**headers, **bearer})
-                ).status_code in (200, 400)
+        assert (await raw.post(http.url, json=body, headers={**headers, **bearer})).status_code in (
+            200,
+            400,
+        )
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

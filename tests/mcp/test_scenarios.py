@@ -29,7 +29,8 @@ async def err(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 async def test_client_without_elicitation_answers_with_claude_respond(
-        server: CctuiMCPServer) -> None:
+    server: CctuiMCPServer,
+) -> None:
     async with client(server, name="plain") as c:
         sid = (await ok(c, "claude_create_session", {"prompt": "please write"}))["sessionId"]
         w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
@@ -37,11 +38,13 @@ async def test_client_without_elicitation_answers_with_claude_respond(
         item = w["pendingInputs"][0]
         assert item["toolName"] == "Write" and item["asked"] == "human"
         assert "claude_respond" in w["note"]
-        r = await ok(c, "claude_respond", {"sessionId": sid, "inputId": item["inputId"],
-                                           "decision": "allow"})
+        r = await ok(
+            c, "claude_respond", {"sessionId": sid, "inputId": item["inputId"], "decision": "allow"}
+        )
         assert r["decidedBy"] == "mcp:plain"
-        again = await err(c, "claude_respond", {"sessionId": sid, "inputId": item["inputId"],
-                                                "decision": "deny"})
+        again = await err(
+            c, "claude_respond", {"sessionId": sid, "inputId": item["inputId"], "decision": "deny"}
+        )
         assert again["code"] == "input_already_answered"
         w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
         assert w["reason"] == "turn_ended"
@@ -59,7 +62,8 @@ async def test_deny_by_elicitation_reaches_the_session(server: CctuiMCPServer) -
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_cancelled_elicitation_falls_back_to_the_human(
-        server: CctuiMCPServer, mode: str) -> None:
+    server: CctuiMCPServer, mode: str
+) -> None:
     answers = Answers("cancel")
     async with client(server, name="orchestrator", elicit=answers, mode=mode) as c:
         sid = (await ok(c, "claude_create_session", {"prompt": "please write"}))["sessionId"]
@@ -71,21 +75,26 @@ async def test_cancelled_elicitation_falls_back_to_the_human(
         # Not asked again for the same input.
         w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 300})
         assert len(answers.asked) == 1
-        await ok(c, "claude_respond", {"sessionId": sid, "inputId": item["inputId"],
-                                       "decision": "allow"})
+        await ok(
+            c, "claude_respond", {"sessionId": sid, "inputId": item["inputId"], "decision": "allow"}
+        )
         w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
         assert w["reason"] == "turn_ended"
 
 
 async def test_send_message_waits_for_the_reply_and_resumes_ended_sessions(
-        server: CctuiMCPServer) -> None:
+    server: CctuiMCPServer,
+) -> None:
     async with client(server) as c:
         sid = (await ok(c, "claude_create_session", {"prompt": "hi"}))["sessionId"]
         await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
         killed = await ok(c, "claude_kill_session", {"sessionId": sid})
         assert killed["isActive"] is False
-        w = await ok(c, "claude_send_message", {"sessionId": sid, "message": "second one",
-                                                "wait": True, "timeoutMs": 5000})
+        w = await ok(
+            c,
+            "claude_send_message",
+            {"sessionId": sid, "message": "second one", "wait": True, "timeoutMs": 5000},
+        )
         assert w["reason"] == "turn_ended" and "second one" in w["reply"]
         sent = await ok(c, "claude_send_message", {"sessionId": sid, "message": "third"})
         assert sent["reason"] == "sent"
@@ -105,14 +114,18 @@ async def test_since_seq_paging_misses_nothing(server: CctuiMCPServer) -> None:
     async with client(server) as c:
         sid = (await ok(c, "claude_create_session", {"prompt": "one"}))["sessionId"]
         await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
-        await ok(c, "claude_send_message", {"sessionId": sid, "message": "two", "wait": True,
-                                            "timeoutMs": 5000})
+        await ok(
+            c,
+            "claude_send_message",
+            {"sessionId": sid, "message": "two", "wait": True, "timeoutMs": 5000},
+        )
         full = await ok(c, "claude_get_status", {"sessionId": sid, "limit": 1000})
         seqs: list[int] = []
         since = 0
         while True:
-            page = await ok(c, "claude_get_status", {"sessionId": sid, "sinceSeq": since,
-                                                     "limit": 3})
+            page = await ok(
+                c, "claude_get_status", {"sessionId": sid, "sinceSeq": since, "limit": 3}
+            )
             assert not page["missed"]
             seqs += [e["seq"] for e in page["events"]]
             since = page["nextSeq"]
@@ -123,8 +136,7 @@ async def test_since_seq_paging_misses_nothing(server: CctuiMCPServer) -> None:
         assert any("Echo: two" in line for line in full["recentOutput"])
 
 
-async def test_query_streams_notifications_and_returns_the_bundle(
-        server: CctuiMCPServer) -> None:
+async def test_query_streams_notifications_and_returns_the_bundle(server: CctuiMCPServer) -> None:
     logs: list[LoggingMessageNotificationParams] = []
     progress: list[str | None] = []
 
@@ -135,8 +147,11 @@ async def test_query_streams_notifications_and_returns_the_bundle(
         progress.append(message)
 
     async with client(server, logging_callback=on_log, log_level="debug") as c:
-        r = await c.call_tool("claude_query", {"prompt": "hello query", "maxMessages": 2},
-                              progress_callback=on_progress)
+        r = await c.call_tool(
+            "claude_query",
+            {"prompt": "hello query", "maxMessages": 2},
+            progress_callback=on_progress,
+        )
         out = r.structured_content
         assert out is not None and not r.is_error, r
         assert out["success"] and "hello query" in out["result"]
@@ -148,7 +163,8 @@ async def test_query_streams_notifications_and_returns_the_bundle(
 
 
 async def test_cancelled_query_interrupts_the_session(
-        server: CctuiMCPServer, manager: SessionManager) -> None:
+    server: CctuiMCPServer, manager: SessionManager
+) -> None:
     async with client(server) as c:
         with anyio.move_on_after(0.8):
             await c.call_tool("claude_query", {"prompt": "slow please"})
@@ -157,8 +173,9 @@ async def test_cancelled_query_interrupts_the_session(
         assert info.status in ("interrupted", "idle", "completed")
 
 
-async def test_health_reports_a_missing_cli(manager: SessionManager, settings: Settings,
-                                            tmp_path: Path) -> None:
+async def test_health_reports_a_missing_cli(
+    manager: SessionManager, settings: Settings, tmp_path: Path
+) -> None:
     broken = settings.model_copy(update={"claude_code_path": tmp_path / "nope" / "claude"})
     async with client(build_server(manager, broken)) as c:
         out = await ok(c, "claude_health", {})
@@ -166,8 +183,7 @@ async def test_health_reports_a_missing_cli(manager: SessionManager, settings: S
         assert out["source"] == "setting claude_code_path"
 
 
-async def test_menu_profile_offers_only_health(manager: SessionManager,
-                                               settings: Settings) -> None:
+async def test_menu_profile_offers_only_health(manager: SessionManager, settings: Settings) -> None:
     menu = settings.model_copy(update={"tools_profile": "menu"})
     async with client(build_server(manager, menu)) as c:
         assert [t.name for t in (await c.list_tools()).tools] == ["claude_health"]
@@ -178,9 +194,19 @@ async def test_tools_have_descriptions_schemas_and_annotations(server: CctuiMCPS
     async with client(server) as c:
         tools = {t.name: t for t in (await c.list_tools()).tools}
     assert set(tools) >= {
-        "claude_create_session", "claude_send_message", "claude_get_status", "claude_respond",
-        "claude_interrupt", "claude_kill_session", "claude_wait", "claude_list_sessions",
-        "claude_get_transcript", "claude_fork_session", "claude_query", "claude_health"}
+        "claude_create_session",
+        "claude_send_message",
+        "claude_get_status",
+        "claude_respond",
+        "claude_interrupt",
+        "claude_kill_session",
+        "claude_wait",
+        "claude_list_sessions",
+        "claude_get_transcript",
+        "claude_fork_session",
+        "claude_query",
+        "claude_health",
+    }
     for tool in tools.values():
         assert tool.description and len(tool.description.splitlines()[0]) < 110
         assert tool.output_schema is not None and tool.annotations is not None
@@ -224,7 +250,8 @@ MALFORMED: list[tuple[str, dict[str, Any]]] = [
 
 
 async def test_malformed_arguments_get_structured_errors_and_the_server_keeps_serving(
-        server: CctuiMCPServer) -> None:
+    server: CctuiMCPServer,
+) -> None:
     async with client(server) as c:
         for name, args in MALFORMED:
             r = await c.call_tool(name, args)
@@ -234,8 +261,14 @@ async def test_malformed_arguments_get_structured_errors_and_the_server_keeps_se
             body = error_body(r)
             assert body["code"] == "validation_error", (name, body)
             assert name in body["message"]
-        for name in ("claude_get_status", "claude_interrupt", "claude_kill_session",
-                     "claude_wait", "claude_get_transcript", "claude_fork_session"):
+        for name in (
+            "claude_get_status",
+            "claude_interrupt",
+            "claude_kill_session",
+            "claude_wait",
+            "claude_get_transcript",
+            "claude_fork_session",
+        ):
             body = await err(c, name, {"sessionId": "no-such-session"})
             assert body["code"] == "session_not_found", (name, body)
         assert not (await c.call_tool("claude_health", {})).is_error
@@ -243,12 +276,14 @@ async def test_malformed_arguments_get_structured_errors_and_the_server_keeps_se
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_input_without_a_waiting_call_goes_to_the_human_and_the_owner_may_still_answer(
-        server: CctuiMCPServer, manager: SessionManager, mode: str) -> None:
+    server: CctuiMCPServer, manager: SessionManager, mode: str
+) -> None:
     """Nobody waits on the session: the human sees it at once; the creator, when it comes to
     wait, is asked too, and the first answer wins."""
     routes: list[str] = []
-    manager.subscribe(lambda e: routes.append(e.input.route)
-                      if e.kind == "input_requested" else None)
+    manager.subscribe(
+        lambda e: routes.append(e.input.route) if e.kind == "input_requested" else None
+    )
     answers = Answers("accept", {"decision": "allow"})
     async with client(server, name="owner", elicit=answers, mode=mode) as c:
         sid = (await ok(c, "claude_create_session", {"prompt": "please write"}))["sessionId"]

@@ -59,37 +59,74 @@ _Risk:_ the markdown widget re-renders on every delta; coalesce at 20 Hz.
 
 EDIT = {
     "file_path": "cctui/core/session.py",
-    "old_string": ("    def _finish(self, result):\n        self._publish(result)\n"
-                   "        self._set_status(S.IDLE)\n"),
-    "new_string": ("    def _finish(self, result):\n        # Status first: readers of the result "
-                   "must see the session idle.\n        self._set_status(S.IDLE)\n"
-                   "        self._publish(result)\n"),
+    "old_string": (
+        "    def _finish(self, result):\n        self._publish(result)\n"
+        "        self._set_status(S.IDLE)\n"
+    ),
+    "new_string": (
+        "    def _finish(self, result):\n        # Status first: readers of the result "
+        "must see the session idle.\n        self._set_status(S.IDLE)\n"
+        "        self._publish(result)\n"
+    ),
 }
 
-QUESTIONS = {"questions": [
-    {"question": "Which test runner should CI use?", "header": "Runner", "multiSelect": False,
-     "options": [{"label": "pytest", "description": "what the repo uses today"},
-                 {"label": "nox", "description": "sessions per Python version"}]},
-    {"question": "Which checks should block a merge?", "header": "Checks", "multiSelect": True,
-     "options": [{"label": "ruff", "description": ""}, {"label": "mypy", "description": ""},
-                 {"label": "snapshots", "description": ""}]},
-]}
+QUESTIONS = {
+    "questions": [
+        {
+            "question": "Which test runner should CI use?",
+            "header": "Runner",
+            "multiSelect": False,
+            "options": [
+                {"label": "pytest", "description": "what the repo uses today"},
+                {"label": "nox", "description": "sessions per Python version"},
+            ],
+        },
+        {
+            "question": "Which checks should block a merge?",
+            "header": "Checks",
+            "multiSelect": True,
+            "options": [
+                {"label": "ruff", "description": ""},
+                {"label": "mypy", "description": ""},
+                {"label": "snapshots", "description": ""},
+            ],
+        },
+    ]
+}
 
 SCRIPT: dict[str, list[Any]] = {
-    "flaky": [text("Let me look at the session pump first."),
-              tool("Read", {"file_path": "cctui/core/session.py"}, ask=False,
-                   output="class Session:\n    ..."),
-              tool("Bash", {"command": "pytest -q tests/core -k flaky --count 50",
-                            "description": "Reproduce the flaky test"}, ask=False,
-                   output="1 failed, 49 passed in 3.2s"),
-              tool("Edit", EDIT, ask=False, output="ok"),
-              tool("Bash", {"command": "pytest -q tests/core"}, ask=False,
-                   output="42 passed in 1.3s"),
-              text(SUMMARY)],
-    "deploy": [text("I'll check the cluster before deploying."),
-               tool("Bash", {"command": "kubectl --context staging rollout status deploy/api "
-                             "&& kubectl --context staging get pods -l app=api",
-                             "description": "Check the staging rollout"})],
+    "flaky": [
+        text("Let me look at the session pump first."),
+        tool(
+            "Read",
+            {"file_path": "cctui/core/session.py"},
+            ask=False,
+            output="class Session:\n    ...",
+        ),
+        tool(
+            "Bash",
+            {
+                "command": "pytest -q tests/core -k flaky --count 50",
+                "description": "Reproduce the flaky test",
+            },
+            ask=False,
+            output="1 failed, 49 passed in 3.2s",
+        ),
+        tool("Edit", EDIT, ask=False, output="ok"),
+        tool("Bash", {"command": "pytest -q tests/core"}, ask=False, output="42 passed in 1.3s"),
+        text(SUMMARY),
+    ],
+    "deploy": [
+        text("I'll check the cluster before deploying."),
+        tool(
+            "Bash",
+            {
+                "command": "kubectl --context staging rollout status deploy/api "
+                "&& kubectl --context staging get pods -l app=api",
+                "description": "Check the staging rollout",
+            },
+        ),
+    ],
     "race": [text("I found the race; here is the fix."), tool("Edit", EDIT)],
     "split": [text("Here is my plan."), plan(PLAN)],
     "ci": [tool("AskUserQuestion", QUESTIONS, output="answered")],
@@ -129,22 +166,52 @@ def _reset() -> dict[str, str]:
 def _history(claude_dir: Path, *, corrupt: int = 0) -> None:
     blog = str(ROOT / "blog")
     sid = "0a1b2c3d-0000-4000-8000-0000000000b1"
-    write_transcript(claude_dir, sid, blog, NOW - timedelta(hours=5), [
-        ("Draft a post about the release", [
-            {"type": "text", "text": "Here is a first draft with three sections."}]),
-    ])
+    write_transcript(
+        claude_dir,
+        sid,
+        blog,
+        NOW - timedelta(hours=5),
+        [
+            (
+                "Draft a post about the release",
+                [{"type": "text", "text": "Here is a first draft with three sections."}],
+            ),
+        ],
+    )
     sid2 = "0a1b2c3d-0000-4000-8000-0000000000b2"
-    write_transcript(claude_dir, sid2, str(ROOT / "docs"), NOW - timedelta(days=2), [
-        ("Fix the broken links in docs/", [
-            {"type": "tool_use", "id": "toolu_1", "name": "Bash",
-             "input": {"command": "grep -rn 'http://' docs/"}},
-            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "docs/a.md:3: http://x"},
-            {"type": "text", "text": "Fixed **3** links."}]),
-    ])
-    write_history(claude_dir, [
-        ("Draft a post about the release", NOW - timedelta(hours=5), blog, sid),
-        ("Fix the broken links in docs/", NOW - timedelta(days=2), str(ROOT / "docs"), sid2),
-    ], corrupt=corrupt)
+    write_transcript(
+        claude_dir,
+        sid2,
+        str(ROOT / "docs"),
+        NOW - timedelta(days=2),
+        [
+            (
+                "Fix the broken links in docs/",
+                [
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_1",
+                        "name": "Bash",
+                        "input": {"command": "grep -rn 'http://' docs/"},
+                    },
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_1",
+                        "content": "docs/a.md:3: http://x",
+                    },
+                    {"type": "text", "text": "Fixed **3** links."},
+                ],
+            ),
+        ],
+    )
+    write_history(
+        claude_dir,
+        [
+            ("Draft a post about the release", NOW - timedelta(hours=5), blog, sid),
+            ("Fix the broken links in docs/", NOW - timedelta(days=2), str(ROOT / "docs"), sid2),
+        ],
+        corrupt=corrupt,
+    )
 
 
 class DemoApp(CctuiApp):
@@ -226,6 +293,7 @@ async def _dismiss_modals(pilot: Pilot[None]) -> None:
 
 def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
     """A ``run_before`` for snap_compare."""
+
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot, modal=scenario in ("bash", "edit", "plan", "question"))
         if scenario in ("main", "inbox"):
@@ -242,4 +310,5 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             await pilot.pause(0.5)
             await pilot.press("a")
             await pilot.pause(0.3)
+
     return run_before

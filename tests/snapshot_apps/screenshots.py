@@ -13,8 +13,13 @@ from tests.snapshot_apps.demo import SIZE, demo_app, ready
 
 OUT = Path(__file__).resolve().parents[2] / "screenshots"
 SHOTS = {
-    "main": "main", "empty": "empty", "bash": "approval-bash", "edit": "approval-edit",
-    "plan": "plan-review", "question": "question", "inbox": "inbox",
+    "main": "main",
+    "empty": "empty",
+    "bash": "approval-bash",
+    "edit": "approval-edit",
+    "plan": "plan-review",
+    "question": "question",
+    "inbox": "inbox",
 }
 
 

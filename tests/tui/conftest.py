@@ -47,8 +47,9 @@ def thawed_clock() -> Iterator[None]:
 class Harness:
     """A running app plus what a test needs to poke at."""
 
-    def __init__(self, app: CctuiApp, pilot: Pilot[None], factory: FakeDriverFactory,
-                 project: Path) -> None:
+    def __init__(
+        self, app: CctuiApp, pilot: Pilot[None], factory: FakeDriverFactory, project: Path
+    ) -> None:
         self.app = app
         self.pilot = pilot
         self.factory = factory
@@ -91,8 +92,11 @@ def run_app(tmp_path: Path) -> RunApp:
         project = tmp_path / "proj"
         project.mkdir(exist_ok=True)
         env = {"HOME": str(tmp_path / "home")}
-        config = load_settings(env=env, config_path=tmp_path / "none.toml",
-                               overrides={"default_cwd": project, **settings})
+        config = load_settings(
+            env=env,
+            config_path=tmp_path / "none.toml",
+            overrides={"default_cwd": project, **settings},
+        )
         factory = fake_driver_factory(script)
         manager = SessionManager(config, driver_factory=factory)
         await manager.start()
@@ -103,5 +107,3 @@ def run_app(tmp_path: Path) -> RunApp:
         await manager.shutdown()
 
     return run
-
-

@@ -11,12 +11,22 @@ from cctui.tui.screens.main import MainScreen
 from tests.fakes.fake_driver import plan, text, tool
 from tests.tui.conftest import RunApp
 
-QUESTIONS = {"questions": [
-    {"question": "Which runner?", "header": "Runner", "multiSelect": False,
-     "options": [{"label": "pytest"}, {"label": "nox"}]},
-    {"question": "Which checks?", "header": "Checks", "multiSelect": True,
-     "options": [{"label": "ruff"}, {"label": "mypy"}, {"label": "snapshots"}]},
-]}
+QUESTIONS = {
+    "questions": [
+        {
+            "question": "Which runner?",
+            "header": "Runner",
+            "multiSelect": False,
+            "options": [{"label": "pytest"}, {"label": "nox"}],
+        },
+        {
+            "question": "Which checks?",
+            "header": "Checks",
+            "multiSelect": True,
+            "options": [{"label": "ruff"}, {"label": "mypy"}, {"label": "snapshots"}],
+        },
+    ]
+}
 
 
 async def _modal(h: object) -> ApprovalScreen:
@@ -103,8 +113,9 @@ async def test_several_requests_queue_one_modal_at_a_time(run_app: RunApp) -> No
         assert first.queued == 1
         assert sum(isinstance(s, ApprovalScreen) for s in h.app.screen_stack) == 1
         await h.pilot.press("y")
-        await h.until(lambda: isinstance(h.app.screen, ApprovalScreen)
-                      and h.app.screen is not first)
+        await h.until(
+            lambda: isinstance(h.app.screen, ApprovalScreen) and h.app.screen is not first
+        )
         await h.pilot.press("n", "enter")
         await h.until(lambda: not h.manager.pending())
         answers = [d.answers[0].allow for d in h.factory.drivers]
@@ -184,8 +195,10 @@ async def test_question_sends_single_multi_and_free_text_answers(run_app: RunApp
         answer = h.factory.drivers[0].answers[0]
         assert answer.allow
         assert answer.updated_input is not None
-        assert answer.updated_input["answers"] == {"Which runner?": "nox",
-                                                    "Which checks?": "ruff, mypy"}
+        assert answer.updated_input["answers"] == {
+            "Which runner?": "nox",
+            "Which checks?": "ruff, mypy",
+        }
 
 
 async def test_question_free_text_wins(run_app: RunApp) -> None:

@@ -30,8 +30,13 @@ class Tmux:
         self.socket = socket
 
     def run(self, *args: str) -> str:
-        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True,
-                              text=True, timeout=10, check=False)
+        done = subprocess.run(
+            ["tmux", "-L", self.socket, *args],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
         return done.stdout
 
     def screen(self) -> str:
@@ -56,15 +61,24 @@ class Tmux:
 
 @pytest.fixture
 def tmux(claude_env: dict[str, str], project_dir: Path, tmp_path: Path) -> Iterator[Tmux]:
-    env = dict(claude_env, CCTUI_HTTP_PORT="0", PYTHONPATH=str(Path(__file__).parents[2]),
-               TERM="xterm-256color")
+    env = dict(
+        claude_env,
+        CCTUI_HTTP_PORT="0",
+        PYTHONPATH=str(Path(__file__).parents[2]),
+        TERM="xterm-256color",
+    )
     for fixed_size in ("COLUMNS", "LINES"):
         env.pop(fixed_size, None)
     script = tmp_path / "run-cctui.sh"
     exports = [f"export {k}={shlex.quote(v)}" for k, v in env.items() if k.isidentifier()]
     # pytest exports COLUMNS/LINES, tmux passes them on, and Textual trusts them over the tty.
-    lines = ["#!/bin/sh", "unset COLUMNS LINES", *exports,
-             f"cd {shlex.quote(str(project_dir))}", f"exec {shlex.quote(sys.executable)} -m cctui"]
+    lines = [
+        "#!/bin/sh",
+        "unset COLUMNS LINES",
+        *exports,
+        f"cd {shlex.quote(str(project_dir))}",
+        f"exec {shlex.quote(sys.executable)} -m cctui",
+    ]
     script.write_text("\n".join(lines) + "\n")
     script.chmod(0o755)
     t = Tmux(f"cctui-test-{uuid.uuid4().hex[:8]}")
@@ -78,14 +92,16 @@ def tmux(claude_env: dict[str, str], project_dir: Path, tmp_path: Path) -> Itera
 
 
 def test_open_a_session_approve_its_write_with_y_and_see_it_complete(
-        tmux: Tmux, project_dir: Path, claude_bin: Path) -> None:
+    tmux: Tmux, project_dir: Path, claude_bin: Path
+) -> None:
     tmux.wait_for(lambda s: "No session selected" in s and "MCP http://" in s, "cctui to start")
     tmux.keys("n")
     tmux.wait_for(lambda s: "New session" in s, "the new-session form")
     tmux.keys("[[write path=hello.txt content=hi]]", literal=True)
     tmux.keys("Enter")
-    modal = tmux.wait_for(lambda s: "Permission" in s and "allow for this session" in s,
-                          "the Write permission modal")
+    modal = tmux.wait_for(
+        lambda s: "Permission" in s and "allow for this session" in s, "the Write permission modal"
+    )
     assert "Write" in modal and "hello.txt" in modal
     time.sleep(0.6)  # the modal ignores keys for a moment after it appears
     tmux.keys("y")

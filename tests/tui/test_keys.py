@@ -114,8 +114,7 @@ async def test_slash_filters_by_text_and_escape_clears(run_app: RunApp) -> None:
         assert h.app.focused is box
         box.value = "beta"
         await h.pilot.pause(0.05)
-        assert [h.app.main.sessions.row(s).title for s in h.app.main.sessions.shown] == [
-            "beta two"]
+        assert [h.app.main.sessions.row(s).title for s in h.app.main.sessions.shown] == ["beta two"]
         box.value = "status:live alpha"
         await h.pilot.pause(0.05)
         assert len(h.app.main.sessions.shown) == 1
@@ -149,8 +148,7 @@ async def test_q_quits_and_ends_every_session(run_app: RunApp) -> None:
         await h.until(lambda: not h.app.is_running)
 
 
-async def test_sending_to_an_unknown_session_notifies_instead_of_crashing(
-        run_app: RunApp) -> None:
+async def test_sending_to_an_unknown_session_notifies_instead_of_crashing(run_app: RunApp) -> None:
     async with run_app() as h:
         h.app.send_message("no-such-session", "hi")
         await h.pilot.pause(0.2)
@@ -161,5 +159,12 @@ async def test_sending_to_an_unknown_session_notifies_instead_of_crashing(
 async def test_command_palette_offers_the_same_commands(run_app: RunApp) -> None:
     async with run_app() as h:
         titles = {c.title for c in h.app.get_system_commands(h.app.screen)}
-        assert {"New session", "Approvals inbox", "Interrupt session", "Kill session",
-                "Filter sessions", "Keys", "Quit"} <= titles
+        assert {
+            "New session",
+            "Approvals inbox",
+            "Interrupt session",
+            "Kill session",
+            "Filter sessions",
+            "Keys",
+            "Quit",
+        } <= titles

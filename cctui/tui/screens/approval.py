@@ -23,8 +23,7 @@ from cctui.core import Decision, PendingInput
 from cctui.tui import render
 from cctui.tui.widgets.questions import QuestionForm
 
-_TITLES = {"permission": "Permission", "plan_review": "Plan review",
-           "user_question": "Question"}
+_TITLES = {"permission": "Permission", "plan_review": "Plan review", "user_question": "Question"}
 
 
 class ReasonInput(Input):
@@ -68,8 +67,12 @@ class ApprovalScreen(ModalScreen[Decision | None]):
         with Vertical(id="dialog"):
             title = _TITLES.get(p.kind, p.kind)
             tool = p.tool_name if p.kind == "permission" else ""
-            yield Static(Content.assemble(("◆ ", "$text-warning"), (title, "bold"),
-                                          (f"  {tool}", "bold $text-accent")), id="title")
+            yield Static(
+                Content.assemble(
+                    ("◆ ", "$text-warning"), (title, "bold"), (f"  {tool}", "bold $text-accent")
+                ),
+                id="title",
+            )
             if self.context:
                 yield Static(Content.styled(self.context, "$text-muted"), id="context")
             if p.description and p.kind == "permission":
@@ -101,8 +104,12 @@ class ApprovalScreen(ModalScreen[Decision | None]):
         elif kind == "user_question":
             pairs = [("y", "send answers"), ("n", "decline"), ("esc", "later")]
         else:
-            pairs = [("y", "allow"), ("n", "deny"), ("A", "allow for this session"),
-                     ("esc", "later")]
+            pairs = [
+                ("y", "allow"),
+                ("n", "deny"),
+                ("A", "allow for this session"),
+                ("esc", "later"),
+            ]
         parts: list[Content | str] = []
         for key, label in pairs:
             parts += [Content.styled(f" {key} ", "bold reverse $text-accent"), f" {label}   "]

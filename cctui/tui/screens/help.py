@@ -12,27 +12,36 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
-    ("Sessions", (
-        ("n", "new session"),
-        ("enter", "open the highlighted session (then type a message)"),
-        ("i", "interrupt the current turn"),
-        ("k", "kill the session's process (it stays resumable)"),
-        ("/", "filter: words, project:NAME, status:live|waiting|error…"),
-        ("tab", "move between list, output and message line"),
-        ("esc", "leave the message line / clear the filter"),
-    )),
-    ("Approvals", (
-        ("a", "inbox of everything waiting, across sessions"),
-        ("y", "allow · approve a plan · send answers"),
-        ("n", "deny, with an optional reason"),
-        ("A", "allow this tool for the rest of the session"),
-        ("esc", "later (it stays in the inbox)"),
-    )),
-    ("App", (
-        ("ctrl+p", "command palette"),
-        ("?", "this help"),
-        ("q", "quit (ends every session cctui started)"),
-    )),
+    (
+        "Sessions",
+        (
+            ("n", "new session"),
+            ("enter", "open the highlighted session (then type a message)"),
+            ("i", "interrupt the current turn"),
+            ("k", "kill the session's process (it stays resumable)"),
+            ("/", "filter: words, project:NAME, status:live|waiting|error…"),
+            ("tab", "move between list, output and message line"),
+            ("esc", "leave the message line / clear the filter"),
+        ),
+    ),
+    (
+        "Approvals",
+        (
+            ("a", "inbox of everything waiting, across sessions"),
+            ("y", "allow · approve a plan · send answers"),
+            ("n", "deny, with an optional reason"),
+            ("A", "allow this tool for the rest of the session"),
+            ("esc", "later (it stays in the inbox)"),
+        ),
+    ),
+    (
+        "App",
+        (
+            ("ctrl+p", "command palette"),
+            ("?", "this help"),
+            ("q", "quit (ends every session cctui started)"),
+        ),
+    ),
 )
 
 
@@ -49,8 +58,7 @@ class HelpScreen(ModalScreen[None]):
             lines.append(Content(""))
             lines.append(Content.styled(title, "bold $text-primary"))
             for key, what in keys:
-                lines.append(Content.assemble((f"  {key:>7}", "bold $text-accent"),
-                                              f"   {what}"))
+                lines.append(Content.assemble((f"  {key:>7}", "bold $text-accent"), f"   {what}"))
         lines += [Content(""), Content.styled("esc to close", "$text-muted")]
         with Vertical(id="dialog"):
             yield Static(Content("\n").join(lines), id="keys")

@@ -40,8 +40,9 @@ class InboxScreen(ModalScreen[None]):
             self.input_id = input_id
             self.decision = decision
 
-    def __init__(self, items: Callable[[], list[PendingInput]],
-                 context: Callable[[str], str]) -> None:
+    def __init__(
+        self, items: Callable[[], list[PendingInput]], context: Callable[[str], str]
+    ) -> None:
         super().__init__()
         self._items = items
         self._describe = context
@@ -57,8 +58,13 @@ class InboxScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for key, label in (("age", "asked"), ("session", "session"), ("kind", "request"),
-                           ("what", "what"), ("who", "asks")):
+        for key, label in (
+            ("age", "asked"),
+            ("session", "session"),
+            ("kind", "request"),
+            ("what", "what"),
+            ("who", "asks"),
+        ):
             table.add_column(label, key=key)
         self.reload()
         table.focus()
@@ -75,8 +81,16 @@ class InboxScreen(ModalScreen[None]):
                 Text(fmt.age(p.created_at)),
                 Text(fmt.one_line(self._describe(p.session_id), 30)),
                 Text(p.tool_name if p.kind == "permission" else _KIND.get(p.kind, p.kind)),
-                Text(fmt.pending_summary(p.kind, p.tool_name, p.tool_input, p.plan,
-                                         tuple(q.question for q in p.questions), 48)),
+                Text(
+                    fmt.pending_summary(
+                        p.kind,
+                        p.tool_name,
+                        p.tool_input,
+                        p.plan,
+                        tuple(q.question for q in p.questions),
+                        48,
+                    )
+                ),
                 Text(who),
                 key=p.id,
             )
@@ -84,9 +98,12 @@ class InboxScreen(ModalScreen[None]):
         if selected is not None and selected.id in ids:
             table.move_cursor(row=ids.index(selected.id), animate=False)
         count = len(self._shown)
-        self.query_one("#title", Static).update(Content.assemble(
-            ("Approvals inbox", "bold"),
-            (f"  {count} waiting" if count else "  nothing is waiting for you", "$text-muted")))
+        self.query_one("#title", Static).update(
+            Content.assemble(
+                ("Approvals inbox", "bold"),
+                (f"  {count} waiting" if count else "  nothing is waiting for you", "$text-muted"),
+            )
+        )
         self.set_class(count == 0, "-empty")
         self._preview()
 
@@ -105,9 +122,14 @@ class InboxScreen(ModalScreen[None]):
         elif p.kind == "plan_review":
             body.update(Content(p.plan or "(empty plan)"))
         elif p.kind == "user_question":
-            body.update(Content("\n".join(
-                f"{q.question}  [{' / '.join(o.label for o in q.options)}]"
-                for q in p.questions)))
+            body.update(
+                Content(
+                    "\n".join(
+                        f"{q.question}  [{' / '.join(o.label for o in q.options)}]"
+                        for q in p.questions
+                    )
+                )
+            )
         else:
             body.update(render.tool_input(p.tool_name, p.tool_input))
 
@@ -124,9 +146,15 @@ class InboxScreen(ModalScreen[None]):
             # Plans and questions need reading (and answers): open the full modal.
             self.post_message(self.Answer(p.id, None))
             return
-        self.post_message(self.Answer(p.id, Decision(
-            behavior="allow" if behavior == "allow" else "deny",
-            message="" if behavior == "allow" else "Denied from the cctui inbox.")))
+        self.post_message(
+            self.Answer(
+                p.id,
+                Decision(
+                    behavior="allow" if behavior == "allow" else "deny",
+                    message="" if behavior == "allow" else "Denied from the cctui inbox.",
+                ),
+            )
+        )
 
     def action_close(self) -> None:
         self.dismiss(None)

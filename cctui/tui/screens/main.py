@@ -87,8 +87,9 @@ class MainScreen(Screen[None]):
         self.sessions.set_rows(rows)
         count = len(self.sessions.shown)
         left = self.query_one("#left")
-        left.border_title = f"Sessions · {count}" if count == len(rows) else \
-            f"Sessions · {count} of {len(rows)}"
+        left.border_title = (
+            f"Sessions · {count}" if count == len(rows) else f"Sessions · {count} of {len(rows)}"
+        )
         left.set_class(not rows, "-empty")
         if self.pane.session_id is not None:
             row = self.sessions.row(self.pane.session_id)

@@ -62,13 +62,17 @@ class NewSessionScreen(ModalScreen[NewSessionRequest | None]):
             with Horizontal(id="selects"):
                 with Vertical():
                     yield Label("Model")
-                    yield Select([(m, m) for m in MODELS], prompt="CLI default",
-                                 allow_blank=True, id="model")
+                    yield Select(
+                        [(m, m) for m in MODELS], prompt="CLI default", allow_blank=True, id="model"
+                    )
                 with Vertical():
                     yield Label("Permission mode")
-                    yield Select([(f"{m}  ({_MODE_HELP.get(m, '')})", m) for m in modes],
-                                 value=self._mode if self._mode in modes else "default",
-                                 allow_blank=False, id="mode")
+                    yield Select(
+                        [(f"{m}  ({_MODE_HELP.get(m, '')})", m) for m in modes],
+                        value=self._mode if self._mode in modes else "default",
+                        allow_blank=False,
+                        id="mode",
+                    )
             yield Static("", id="error")
             with Horizontal(id="buttons"):
                 yield Button("Start", variant="primary", id="start")

@@ -39,8 +39,10 @@ class QuestionBlock(Vertical):
             with RadioSet(classes="choices"):
                 for number, o in enumerate(q.options):
                     yield RadioButton(_option_label(o.label, o.description), value=number == 0)
-        yield Input(placeholder="Other: type your own answer" if q.options else "Your answer",
-                    classes="other")
+        yield Input(
+            placeholder="Other: type your own answer" if q.options else "Your answer",
+            classes="other",
+        )
 
     def answer(self) -> str:
         """The chosen label(s), joined by ", "; free text wins when given."""

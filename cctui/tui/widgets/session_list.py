@@ -12,8 +12,13 @@ from textual.widgets.data_table import RowDoesNotExist
 from cctui.tui import format as fmt
 from cctui.tui.rows import SessionRow
 
-_COLUMNS = (("status", "status", 9), ("project", "project", 10), ("title", "title", 30),
-            ("active", "active", 6), ("cost", "cost", 6))
+_COLUMNS = (
+    ("status", "status", 9),
+    ("project", "project", 10),
+    ("title", "title", 30),
+    ("active", "active", 6),
+    ("cost", "cost", 6),
+)
 # Every column has one cell of padding each side; one more column for the scrollbar.
 _FIXED = sum(w for key, _, w in _COLUMNS if key != "title") + 2 * len(_COLUMNS) + 1
 
@@ -84,8 +89,9 @@ class SessionList(DataTable[Text]):
             return
         # Same rows in the same order: update cells in place, no flicker, cursor untouched.
         for r in visible:
-            for column, value in zip(("status", "project", "title", "active", "cost"),
-                                     self._cells(r), strict=True):
+            for column, value in zip(
+                ("status", "project", "title", "active", "cost"), self._cells(r), strict=True
+            ):
                 try:
                     self.update_cell(r.session_id, column, value)
                 except RowDoesNotExist:
@@ -108,8 +114,10 @@ class SessionList(DataTable[Text]):
         if r.status == "waiting_for_input":
             status.stylize("bold")
         muted = self._colour("foreground-muted")
-        title = Text(fmt.one_line(r.title or "(no prompt yet)", self._title_width),
-                     style="" if r.title else muted)
+        title = Text(
+            fmt.one_line(r.title or "(no prompt yet)", self._title_width),
+            style="" if r.title else muted,
+        )
         return (
             status,
             Text(fmt.one_line(r.project, 10)),

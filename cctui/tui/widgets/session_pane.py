@@ -44,8 +44,7 @@ class SessionHeader(Static):
 class MessageInput(Input):
     """The line that sends a message to the shown session."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "leave", "Back to list", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "leave", "Back to list", show=False)]
 
     class Leave(Message):
         """The user is done typing; focus goes back to the list."""
@@ -72,8 +71,9 @@ class SessionPane(Vertical):
             self.session_id = session_id
             self.text = text
 
-    def __init__(self, manager: SessionManager, settings: Settings, *,
-                 id: str | None = None) -> None:
+    def __init__(
+        self, manager: SessionManager, settings: Settings, *, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self._manager = manager
         self._settings = settings
@@ -90,8 +90,9 @@ class SessionPane(Vertical):
         yield SessionHeader(id="pane-header")
         yield Static(Content.from_markup(EMPTY), id="pane-empty")
         yield Transcript(id="transcript")
-        yield MessageInput(placeholder="Message this session · enter sends · esc back to list",
-                           id="message")
+        yield MessageInput(
+            placeholder="Message this session · enter sends · esc back to list", id="message"
+        )
 
     def on_mount(self) -> None:
         self._show_empty(True)
@@ -124,8 +125,7 @@ class SessionPane(Vertical):
         if not self._buffered:
             self.load_history(row.session_id)
         elif self._resumed(row):
-            transcript.mount(LoadEarlier("▲ earlier conversation (from the transcript)"),
-                             before=0)
+            transcript.mount(LoadEarlier("▲ earlier conversation (from the transcript)"), before=0)
 
     def update_row(self, row: SessionRow) -> None:
         """New list data for the shown session (status, cost) without re-reading output."""
@@ -147,8 +147,10 @@ class SessionPane(Vertical):
                 self._first_event_at = page.events[0].at
             self._buffered = self._buffered or bool(page.events) or page.next_seq > 0
             if page.missed and self._seq > 0:
-                transcript.note(f"… output before seq {page.oldest_seq} was dropped "
-                                "(EVENT_BUFFER_SIZE)", classes="muted")
+                transcript.note(
+                    f"… output before seq {page.oldest_seq} was dropped (EVENT_BUFFER_SIZE)",
+                    classes="muted",
+                )
             elif self._seq == 0 and page.oldest_seq > 1:
                 transcript.note("… earlier output is no longer buffered", classes="muted")
             if not page.events:
@@ -161,8 +163,7 @@ class SessionPane(Vertical):
     def _resumed(self, row: SessionRow) -> bool:
         # Created well before its first buffered event: it has a past in its transcript.
         first, created = self._first_event_at, row.created_at
-        return (first is not None and created is not None
-                and first - created > timedelta(seconds=5))
+        return first is not None and created is not None and first - created > timedelta(seconds=5)
 
     @work(exclusive=True, group="transcript", exit_on_error=False)
     async def load_history(self, session_id: str) -> None:
@@ -175,12 +176,14 @@ class SessionPane(Vertical):
         try:
             end = self._history_start
             if end is None:
-                probe = await aread_transcript(config_dir, session_id, offset=0, limit=1,
-                                               cwd=cwd, path=path)
+                probe = await aread_transcript(
+                    config_dir, session_id, offset=0, limit=1, cwd=cwd, path=path
+                )
                 end = probe.total
             start = max(0, end - HISTORY_PAGE)
-            page = await aread_transcript(config_dir, session_id, offset=start,
-                                          limit=max(1, end - start), cwd=cwd, path=path)
+            page = await aread_transcript(
+                config_dir, session_id, offset=start, limit=max(1, end - start), cwd=cwd, path=path
+            )
         except CctuiError as exc:
             if session_id == self.session_id and not self._buffered:
                 transcript.note(f"No transcript to show: {exc.message}", classes="muted")
@@ -202,12 +205,21 @@ class SessionPane(Vertical):
         transcript.history(messages, before=anchor)
         self._history_start = start
         if page.skipped_lines:
-            transcript.mount(Static(Content.styled(
-                f"… {page.skipped_lines} unreadable line(s) of the transcript skipped",
-                "$text-warning"), classes="note"), before=0)
+            transcript.mount(
+                Static(
+                    Content.styled(
+                        f"… {page.skipped_lines} unreadable line(s) of the transcript skipped",
+                        "$text-warning",
+                    ),
+                    classes="note",
+                ),
+                before=0,
+            )
         if start > 0:
-            transcript.mount(LoadEarlier(f"▲ {start} earlier message(s) · load "
-                                         f"{min(start, HISTORY_PAGE)} more"), before=0)
+            transcript.mount(
+                LoadEarlier(f"▲ {start} earlier message(s) · load {min(start, HISTORY_PAGE)} more"),
+                before=0,
+            )
         elif not messages and not self._buffered:
             transcript.note("This session has no messages yet.", classes="muted")
 
@@ -229,8 +241,10 @@ class SessionPane(Vertical):
         if row.pending:
             bits.append(f"{row.pending} waiting for you")
         header = Content.assemble(
-            (f"{glyph} {label}", f"bold ${var}"), "  ",
-            (fmt.one_line(row.title or "(untitled)", 200), "bold"), "\n",
+            (f"{glyph} {label}", f"bold ${var}"),
+            "  ",
+            (fmt.one_line(row.title or "(untitled)", 200), "bold"),
+            "\n",
             (" · ".join(b for b in bits if b), "$text-muted"),
         )
         self.query_one(SessionHeader).update(header)

@@ -35,8 +35,11 @@ _TOOL_STATE = {
     "failed": ("✗", "$text-error"),
 }
 _NOTED_STATUSES = frozenset({"completed", "interrupted", "error"})
-_KIND_LABEL = {"permission": "permission", "plan_review": "plan review",
-               "user_question": "question"}
+_KIND_LABEL = {
+    "permission": "permission",
+    "plan_review": "plan review",
+    "user_question": "question",
+}
 
 
 class UserBlock(Static):
@@ -53,14 +56,22 @@ class ToolCall(Collapsible):
     def __init__(self, name: str, summary: str, detail: Content) -> None:
         self._body = Static(classes="tool-body")
         self._tool_name, self._summary, self._detail = name, summary, detail
-        super().__init__(self._body, title=_tool_title("running", name, summary),
-                         collapsed=True, collapsed_symbol="▸", expanded_symbol="▾")
+        super().__init__(
+            self._body,
+            title=_tool_title("running", name, summary),
+            collapsed=True,
+            collapsed_symbol="▸",
+            expanded_symbol="▾",
+        )
 
     @classmethod
     def from_event(cls, event: ToolUseEvent) -> ToolCall:
         """A live call; ``update`` redraws it as it progresses."""
-        call = cls(event.name, fmt.tool_summary(event.name, event.input, 60),
-                   render.tool_input(event.name, event.input))
+        call = cls(
+            event.name,
+            fmt.tool_summary(event.name, event.input, 60),
+            render.tool_input(event.name, event.input),
+        )
         call.update(event)
         return call
 
@@ -124,8 +135,9 @@ class Transcript(VerticalScroll):
         if new:
             self.mount_all(new)
 
-    def history(self, messages: Sequence[TranscriptMessage], *,
-                before: Widget | None = None) -> None:
+    def history(
+        self, messages: Sequence[TranscriptMessage], *, before: Widget | None = None
+    ) -> None:
         """Draw messages of a past transcript (``before`` a widget when loading earlier pages)."""
         new: list[Widget] = []
         for m in messages:
@@ -137,8 +149,9 @@ class Transcript(VerticalScroll):
                     self._texts[m.uuid] = block
                     new.append(block)
             for call in m.tool_calls:
-                widget = ToolCall(call.name, fmt.one_line(call.input_preview, 60),
-                                  Content(call.input_preview))
+                widget = ToolCall(
+                    call.name, fmt.one_line(call.input_preview, 60), Content(call.input_preview)
+                )
                 widget.set_state("completed", None)
                 self._tools[call.tool_use_id] = widget
                 new.append(widget)
@@ -180,15 +193,15 @@ class Transcript(VerticalScroll):
             item = event.input
             who = item.route_label if item.route == "client" else "you"
             what = _KIND_LABEL.get(item.kind, item.kind)
-            return Note(Content(f"◆ asks {who}: {what} for {item.tool_name} (a: inbox)"),
-                        classes="input")
+            return Note(
+                Content(f"◆ asks {who}: {what} for {item.tool_name} (a: inbox)"), classes="input"
+            )
         if isinstance(event, InputResolvedEvent):
             verb = {"allow": "allowed", "deny": "denied"}.get(event.decision, event.decision)
             extra = f": {event.message}" if event.message else ""
             return Note(Content(f"  {verb} by {event.decided_by}{extra}"), classes="input")
         if isinstance(event, ResultEvent):
-            return ResultBlock(_result_line(event),
-                               classes="-error" if event.is_error else "")
+            return ResultBlock(_result_line(event), classes="-error" if event.is_error else "")
         return Note(Content(f"✗ {event.message}"), classes="error")  # ErrorEvent
 
 
