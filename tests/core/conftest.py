@@ -8,31 +8,9 @@ from typing import Any
 
 import pytest
 
-from cctui.config import Settings
 from cctui.core.manager import SessionManager
-from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory
-
-
-def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
-    values: dict[str, Any] = {
-        "claude_config_dir": tmp_path / "claude",
-        "state_dir": tmp_path / "state",
-        "permission_timeout_ms": 5_000,
-    }
-    return Settings(**(values | overrides))
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "proj"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def factory() -> FakeDriverFactory:
-    return fake_driver_factory()
-
+from tests.fakes.fake_driver import FakeDriverFactory
+from tests.fakes.settings import make_settings
 
 MakeManager = Callable[..., SessionManager]
 

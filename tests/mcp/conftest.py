@@ -16,36 +16,15 @@ from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.mcp_server.http import HttpService
 from cctui.mcp_server.server import CctuiMCPServer, build_server
-from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory
+from tests.fakes.fake_driver import FakeDriverFactory
+from tests.fakes.settings import make_settings
 
 Elicitor = Callable[[ClientRequestContext, ElicitRequestParams], Awaitable[ElicitResult]]
 
 
-def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
-    values: dict[str, Any] = {
-        "claude_config_dir": tmp_path / "claude",
-        "state_dir": tmp_path / "state",
-        "permission_timeout_ms": 20_000,
-        "http_port": 0,
-    }
-    return Settings(**(values | overrides))
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "proj"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def factory() -> FakeDriverFactory:
-    return fake_driver_factory()
-
-
 @pytest.fixture
 def settings(tmp_path: Path, project: Path) -> Settings:
-    return make_settings(tmp_path, default_cwd=project)
+    return make_settings(tmp_path, default_cwd=project, permission_timeout_ms=20_000)
 
 
 @pytest.fixture
@@ -99,6 +78,7 @@ def real_settings(tmp_path: Path, claude_env: dict[str, str], project_dir: Path)
         claude_config_dir=Path(claude_env["CLAUDE_CONFIG_DIR"]),
         state_dir=Path(claude_env["XDG_STATE_HOME"]) / "cctui",
         default_cwd=project_dir,
+        permission_timeout_ms=20_000,
     )
 
 
