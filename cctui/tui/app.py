@@ -121,11 +121,11 @@ class CctuiApp(App[None]):
     async def watch_history(self) -> None:
         """Keep the list in step with Claude Code's files (new sessions, new activity)."""
         async for _change in self.source.watch(self._stop_watching):
-            if self.main.is_mounted:
+            if self.is_running and self.main.is_mounted:
                 self.main.reload()
 
     def _tick(self) -> None:
-        if self.main.is_mounted:
+        if self.is_running and self.main.is_mounted:
             self.main.refresh_status()
 
     async def action_quit(self) -> None:
@@ -208,19 +208,25 @@ class CctuiApp(App[None]):
 
     # -- bridge messages -----------------------------------------------------------------
 
+    # Core events keep arriving while the app shuts down (the sessions are being stopped);
+    # once Textual starts tearing the screens down there is nothing left to update.
+
     @on(SessionsActivity)
     def _activity(self, message: SessionsActivity) -> None:
-        self.main.activity(message)
+        if self.is_running:
+            self.main.activity(message)
 
     @on(InputRequested)
     def _input_requested(self, message: InputRequested) -> None:
-        self.approvals.requested(message.pending)
-        self.refresh_inbox()
+        if self.is_running:
+            self.approvals.requested(message.pending)
+            self.refresh_inbox()
 
     @on(InputResolved)
     def _input_resolved(self, message: InputResolved) -> None:
-        self.approvals.resolved(message)
-        self.refresh_inbox()
+        if self.is_running:
+            self.approvals.resolved(message)
+            self.refresh_inbox()
 
     @on(OpenSession)
     def _open(self, message: OpenSession) -> None:
