@@ -17,6 +17,7 @@ import os
 import shutil
 import signal
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 from claude_agent_sdk import (
@@ -227,7 +228,11 @@ class SdkDriver:
         updated = answer.updated_input if answer.updated_input is not None else tool_input
         return PermissionResultAllow(
             updated_input=updated,
-            updated_permissions=list(context.suggestions) if answer.always else None,
+            # "Allow for this session" must not write rules into the user's settings files,
+            # whatever destination the CLI suggested.
+            updated_permissions=[replace(s, destination="session") for s in context.suggestions]
+            if answer.always
+            else None,
         )
 
     def _on_stderr(self, line: str) -> None:

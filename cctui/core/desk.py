@@ -37,7 +37,8 @@ class InputDesk:
         self.items: dict[str, PendingInput] = {}
         """Open inputs of this session, by id (for the audit record when they close)."""
         self.always: set[str] = set()
-        """Tools allowed for the rest of the session ("A" in the TUI, ``always``)."""
+        """Tools allowed outright for the rest of the session ("A" in the TUI, ``always``),
+        for asks that came with no rule suggestion of the CLI's own."""
         self.denied: set[str] = set()
         """tool_use ids we denied, so their outcome reads ``denied``, not ``failed``."""
 
@@ -86,7 +87,10 @@ class InputDesk:
             if session.status == S.WAITING_FOR_INPUT and not host.pending_inputs.list(session.id):
                 session.set_status(S.RUNNING if session.process.alive else session.status)
         decision = resolution.decision
-        if decision.behavior == "allow" and decision.always:
+        if decision.behavior == "allow" and decision.always and not ask.suggestions:
+            # With suggestions the CLI gets them as session rules (e.g. Bash `npm test *`)
+            # and stops asking for what they match; remembering the whole tool here would
+            # allow any Bash command after one was approved.
             self.always.add(ask.tool_name)
         if decision.behavior == "deny" and ask.tool_use_id:
             self.denied.add(ask.tool_use_id)

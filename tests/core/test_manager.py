@@ -190,9 +190,11 @@ async def test_inputs_are_withdrawn_when_the_session_ends(
     assert manager.audit.read()[-1]["decision"] == "withdrawn"
 
 
-async def test_always_allow_remembers_the_tool(
-    manager: SessionManager, project: Path, factory: FakeDriverFactory
-) -> None:
+async def test_always_allow_remembers_the_tool(make_manager: MakeManager, project: Path) -> None:
+    """With no rule suggested by the CLI, `A` allows the tool for the rest of the session."""
+    factory = fake_driver_factory({"write": [tool("Write", {"file_path": "a"}), text("ok")]})
+    manager = make_manager(factory)
+    await manager.start()
     info = await manager.create("write", manager.default_config(project))
     [item] = (await manager.wait(info.session_id, 5)).pending
     manager.respond(item.id, Decision(behavior="allow", always=True), "tui")
@@ -499,3 +501,29 @@ async def test_tool_table_is_bounded_for_long_sessions(
     uses = manager.tool_uses(info.session_id)
     assert len(uses) == kept
     assert uses[-1].input_preview.endswith(f"/f{kept + 49}")
+
+
+async def test_always_allow_with_cli_suggestions_leaves_the_rule_to_the_cli(
+    make_manager: MakeManager, project: Path
+) -> None:
+    """`A` on a Bash ask that carries a rule suggestion does not allow every later command."""
+    rule = {
+        "type": "addRules",
+        "rules": [{"toolName": "Bash", "ruleContent": "npm test *"}],
+        "behavior": "allow",
+        "destination": "localSettings",
+    }
+    script = {
+        "first": [tool("Bash", {"command": "npm test"}, suggestions=(rule,)), text("ok")],
+        "second": [tool("Bash", {"command": "rm -rf build"}), text("ok")],
+    }
+    manager = make_manager(fake_driver_factory(script))
+    await manager.start()
+    info = await manager.create("first", manager.default_config(project))
+    [item] = (await manager.wait(info.session_id, 5)).pending
+    manager.respond(item.id, Decision(behavior="allow", always=True), "tui")
+    assert (await manager.wait(info.session_id, 5)).reason == "turn_ended"
+    await manager.send(info.session_id, "second")
+    outcome = await manager.wait(info.session_id, 5)
+    assert outcome.reason == "input_needed"
+    assert outcome.pending[0].tool_input == {"command": "rm -rf build"}

@@ -91,6 +91,31 @@ async def test_write_allowed_and_bash_denied(manager: SessionManager, project_di
     assert decisions == ["allow", "deny"]
 
 
+async def test_allow_for_the_session_uses_the_clis_own_rules(
+    manager: SessionManager, project_dir: Path
+) -> None:
+    """`A` sends the CLI's own suggestions for this session only (nothing is written to a
+    settings file): what they cover runs without asking, anything else still asks."""
+    info = await manager.create("[[bash cmd=mkdir d1]]", manager.default_config(project_dir))
+    [item] = (await until(manager, info.session_id, "input_needed")).pending
+    manager.respond(item.id, Decision(behavior="allow", always=True), "tui")
+    await until(manager, info.session_id, "turn_ended")
+    assert (project_dir / "d1").is_dir()
+    assert not (project_dir / ".claude" / "settings.local.json").exists()
+
+    await manager.send(info.session_id, "[[bash cmd=mkdir d2]]")
+    outcome = await until(manager, info.session_id, "turn_ended")
+    assert outcome.pending == [] and (project_dir / "d2").is_dir()
+
+    command = "python3 -c \"open('three.txt', 'w')\""
+    await manager.send(info.session_id, f"[[bash cmd={command}]]")
+    [item] = (await until(manager, info.session_id, "input_needed")).pending
+    assert item.tool_input["command"] == command
+    manager.respond(item.id, Decision(behavior="deny"), "tui")
+    await until(manager, info.session_id, "turn_ended")
+    assert not (project_dir / "three.txt").exists()
+
+
 async def test_plan_approved_and_rejected(manager: SessionManager, project_dir: Path) -> None:
     config = manager.default_config(project_dir, permission_mode="plan")
     info = await manager.create("[[plan text=# Rejected plan\\n1. nothing]]", config)
