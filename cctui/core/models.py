@@ -62,6 +62,8 @@ class SessionInfo(BaseModel):
     total_cost_usd: float = 0.0
     """Summed over every process this session has had."""
     num_turns: int = 0
+    permission_mode: str | None = None
+    """The CLI's current permission mode (``plan`` until a plan is approved, then ``default``)."""
     last_result: str | None = None
     error: str | None = None
     pid: int | None = None

@@ -60,6 +60,8 @@ class Session:
         self.process_cost = 0.0
         self.num_turns = record.num_turns if record else 0
         self.last_result: str | None = None
+        self.permission_mode: str = config.permission_mode
+        """The CLI's current mode: a plan-mode session leaves ``plan`` once its plan is approved."""
         self.error: str | None = None
         self.outstanding = 0
         """Turns sent and not yet answered by their result."""
@@ -95,6 +97,7 @@ class Session:
             title=self.title,
             total_cost_usd=self.total_cost,
             num_turns=self.num_turns,
+            permission_mode=self.permission_mode,
             last_result=self.last_result,
             error=self.error,
             pid=self.process.pid,

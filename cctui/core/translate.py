@@ -12,6 +12,7 @@ from cctui.claude.frames import (
     AssistantText,
     Frame,
     Init,
+    ModeChanged,
     TextDelta,
     ToolCall,
     ToolOutcome,
@@ -44,7 +45,11 @@ class FrameTranslator:
     def handle(self, frame: Frame) -> None:
         """Apply one frame (anything but ``ProcessExited``)."""
         session = self.session
-        if isinstance(frame, Init):
+        if isinstance(frame, ModeChanged):
+            session.permission_mode = frame.permission_mode
+        elif isinstance(frame, Init):
+            if frame.permission_mode:
+                session.permission_mode = frame.permission_mode
             if session.outstanding == 0:  # a turn we did not count (queued before an interrupt)
                 session.outstanding = 1
                 session.set_status(S.RUNNING)

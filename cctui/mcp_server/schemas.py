@@ -66,6 +66,7 @@ class SessionOut(Out):
     error: str | None = None
     cost_usd: float = 0.0
     turn_count: int = 0
+    permission_mode: str | None = None
     last_seq: int = 0
     pending_input_ids: list[str] = Field(default_factory=list)
 
@@ -82,6 +83,7 @@ class SessionOut(Out):
             error=info.error,
             cost_usd=info.total_cost_usd,
             turn_count=info.num_turns,
+            permission_mode=info.permission_mode,
             last_seq=info.last_seq,
             pending_input_ids=list(info.pending_input_ids),
         )

@@ -124,6 +124,7 @@ async def test_plan_approved_and_rejected(manager: SessionManager, project_dir: 
     manager.respond(item.id, Decision(behavior="deny", message="Add tests first"), "tui")
     outcome = await until(manager, info.session_id, "turn_ended")
     assert "Add tests first" in (outcome.session.last_result or "")
+    assert outcome.session.permission_mode == "plan"  # a rejected plan stays in plan mode
 
     await manager.send(info.session_id, "[[plan text=# Good plan\\n1. tests]]")
     [item] = (await until(manager, info.session_id, "input_needed")).pending
@@ -131,6 +132,7 @@ async def test_plan_approved_and_rejected(manager: SessionManager, project_dir: 
     manager.respond(item.id, Decision(behavior="allow"), "tui")
     outcome = await until(manager, info.session_id, "turn_ended")
     assert "approved" in (outcome.session.last_result or "").lower()
+    assert outcome.session.permission_mode == "default"  # the CLI left plan mode
 
 
 async def test_question_answer_reaches_the_model(
