@@ -47,6 +47,8 @@ cli_log = logging.getLogger("cctui.claude.stderr")
 
 # An idle CLI exits 35-65 ms after stdin closes; give it this long before SIGTERM.
 _IDLE_EXIT_S = 0.5
+START_TIMEOUT_S = 30.0
+"""A CLI that has not answered the initialize request by then is given up on (it takes ~0.5 s)."""
 _DISCONNECT_S = 10.0
 _STDERR_TAIL = 20
 
@@ -108,16 +110,37 @@ class SdkDriver:
         logging.captureWarnings(True)
         options = self._options()
         client = ClaudeSDKClient(options)
+        self._client = client  # lets the watchdog find the process while connect runs
+        # The SDK waits at least 60 s for the initialize reply, and when cancelled it spends
+        # another 5 s closing; a CLI that hangs at start would hold an MCP call or the
+        # new-session form far longer than anyone waits. Kill it instead: connect then fails
+        # at once, and the SDK's own clean-up finds nothing left to wait for.
+        timed_out = False
+
+        async def watchdog() -> None:
+            nonlocal timed_out
+            await asyncio.sleep(START_TIMEOUT_S)
+            proc = self._process()
+            if proc is not None and proc.returncode is None:
+                timed_out = True
+                self._signal(proc, signal.SIGKILL)
+
+        guard = asyncio.create_task(watchdog())
         try:
             await client.connect()
         except Exception as exc:
+            self._client = None
             self._cleanup_wrapper()
+            reason = (
+                f"no answer to initialize within {START_TIMEOUT_S:g} s" if timed_out else str(exc)
+            )
             tail = self._stderr_tail()
             raise CliNotFound(
-                redact_text(f"claude did not start: {exc}" + (f" ({tail})" if tail else "")),
+                redact_text(f"claude did not start: {reason}" + (f" ({tail})" if tail else "")),
                 suggestion="Check CLAUDE_CODE_PATH and the session's options.",
             ) from None
-        self._client = client
+        finally:
+            guard.cancel()
         with contextlib.suppress(Exception):
             info = await client.get_server_info()
             if info and isinstance(info.get("pid"), int):

@@ -1,0 +1,35 @@
+"""A `claude` that never answers at start-up is given up on, and does not linger."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from cctui.claude import frames, sdk_driver
+from cctui.errors import CliNotFound
+
+
+async def _never_asked(ask: frames.PermissionAsk) -> frames.PermissionAnswer:
+    raise AssertionError("no permission should be asked")
+
+
+async def test_a_cli_that_hangs_at_start_fails_fast_and_is_killed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pid_file = tmp_path / "pid"
+    fake = tmp_path / "claude"
+    fake.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 1000\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(sdk_driver, "START_TIMEOUT_S", 1.0)
+    spec = frames.LaunchSpec(cwd=tmp_path, cli_path=fake)
+    driver = sdk_driver.SdkDriver(spec, _never_asked)
+    started = time.monotonic()
+    with pytest.raises(CliNotFound, match="initialize within 1 s"):
+        await driver.connect()
+    assert time.monotonic() - started < 5  # not the SDK's 60 s + 5 s
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
