@@ -8,14 +8,9 @@ newer ``ToolUseEvent`` for the same call replace what an older one drew, so re-r
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import Sequence
-from functools import cache
-from itertools import pairwise
 
-from markdown_it import MarkdownIt
-from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
@@ -54,57 +49,7 @@ class UserBlock(Static):
     """A message sent to the session."""
 
 
-_SPLIT_BEFORE = frozenset({"paragraph_open", "bullet_list_open", "ordered_list_open"})
-"""Top-level blocks a chunk may start with: their top margin is 0, so the bottom margin of the
-block before (in the previous chunk) is the whole gap, as if both were in one widget."""
-
-
-def split_points(text: str) -> list[int]:
-    """Offsets in ``text`` where it can be cut into separately rendered markdown documents.
-
-    A cut goes before a top-level paragraph or list that follows a blank line and is not the
-    last block (the last one may still change kind, e.g. a paragraph into a setext heading or a
-    table), so the two halves parse into exactly the blocks the whole does. Positions inside a
-    fenced code block are never offered: the parser sees the fence as one block.
-    """
-    if "\r" in text:
-        return []  # markdown-it counts a lone CR as a line break; offsets below would be off
-    starts = [0]
-    starts += (m.end() for m in re.finditer("\n", text))
-    blocks = [t for t in _parser().parse(text) if t.level == 0 and t.map is not None]
-    points: list[int] = []
-    for token in blocks[1:-1]:
-        line = token.map[0] if token.map is not None else 0
-        if token.type not in _SPLIT_BEFORE or line < 1 or line >= len(starts):
-            continue
-        if text[starts[line - 1] : starts[line]].strip():
-            continue  # no blank line before it
-        points.append(starts[line])
-    return points
-
-
-def split_chunks(text: str, size: int) -> list[str]:
-    """``text`` cut at ``split_points`` into pieces of ``size`` characters or more, bar the last."""
-    if len(text) <= size:
-        return [text]
-    cuts = [0]
-    for point in split_points(text):
-        if point - cuts[-1] >= size:
-            cuts.append(point)
-    cuts.append(len(text))
-    return [text[a:b] for a, b in pairwise(cuts) if b > a] or [text]
-
-
-@cache
-def _parser() -> MarkdownIt:
-    return MarkdownIt("gfm-like")  # what Markdown parses with
-
-
-class AssistantChunk(Markdown):
-    """A run of whole top-level blocks of an assistant message; only the last chunk grows."""
-
-
-class AssistantBlock(Widget):
+class AssistantBlock(Markdown):
     """One assistant message, drawn incrementally as its text grows.
 
     Streaming sends the whole message so far, 20 times a second. Re-parsing and re-mounting
@@ -112,43 +57,21 @@ class AssistantBlock(Widget):
     only appends its tail (Textual re-parses from the last top-level block on). One drawing
     runs at a time, at most every ``DRAW_GAP_S``; texts arriving meanwhile coalesce.
 
-    The text is cut into ``AssistantChunk`` widgets of about ``CHUNK_CHARS`` at top-level block
-    boundaries (``split_points``). Finished chunks are never touched again; only the last one
-    grows, so an update re-measures one small document rather than every paragraph so far.
-
     The last block carries ``-last`` (no bottom margin). A ``:last-child`` rule would do the
     same, but Textual restyles every child with an order-dependent rule on each mount, which
     is quadratic over a long message.
     """
 
-    DEFAULT_CSS = """
-    AssistantBlock {
-        height: auto;
-        layout: vertical;
-    }
-    """
-
     DRAW_GAP_S = 0.2
     """Least time between two drawings of a growing message (each one costs a layout)."""
 
-    CHUNK_CHARS = 3000
-    """Size past which the growing chunk is cut at the next block boundary."""
-
     def __init__(self, markdown: str) -> None:
-        super().__init__()
+        super().__init__(markdown)
         self._target = markdown
-        self._texts: list[str] = []
-        self._chunks: list[AssistantChunk] = []
-        self._split_at = 0
         self._ready = False
         self._drawing = False
         self._drawn_at = 0.0
         self._last: Widget | None = None
-
-    @property
-    def source(self) -> str:
-        """The text drawn (or being drawn)."""
-        return "".join(self._texts)
 
     @property
     def settled(self) -> bool:
@@ -160,13 +83,8 @@ class AssistantBlock(Widget):
         self._target = text
         self._kick()
 
-    def compose(self) -> ComposeResult:
-        self._texts = split_chunks(self._target, self.CHUNK_CHARS)
-        self._split_at = len(self._texts[-1]) + self.CHUNK_CHARS // 2
-        self._chunks = [AssistantChunk(text) for text in self._texts]
-        yield from self._chunks
-
     def on_mount(self) -> None:
+        # Markdown's own mount handler (which draws the initial text) runs after this one.
         self.call_next(self._mounted)
 
     def _mounted(self) -> None:
@@ -175,9 +93,7 @@ class AssistantBlock(Widget):
         self._kick()
 
     def _mark_last(self) -> None:
-        chunk = self._chunks[-1] if self._chunks else None
-        blocks = chunk.children if chunk is not None else ()
-        last = next((c for c in reversed(blocks) if isinstance(c, MarkdownBlock)), None)
+        last = next((c for c in reversed(self.children) if isinstance(c, MarkdownBlock)), None)
         if last is not self._last:
             if self._last is not None:
                 self._last.remove_class("-last")
@@ -192,43 +108,20 @@ class AssistantBlock(Widget):
 
     async def _draw(self) -> None:
         try:
-            while (target := self._target) != self.source:
+            while (target := self._target) != (drawn := self.source):
                 wait = self._drawn_at + self.DRAW_GAP_S - time.monotonic()
                 if wait > 0:
                     await asyncio.sleep(wait)
                     continue  # more text may have come
                 self._drawn_at = time.monotonic()
                 with self.app.batch_update():
-                    await self._draw_text(target)
+                    if drawn and target.startswith(drawn):
+                        await self.append(target[len(drawn) :])
+                    else:
+                        await self.update(target)
                     self._mark_last()
         finally:
             self._drawing = False
-
-    async def _draw_text(self, target: str) -> None:
-        frozen = "".join(self._texts[:-1])
-        if not target.startswith(frozen):  # not an extension: start over
-            await self.remove_children()
-            self._texts, self._chunks, self._split_at, frozen = [], [], 0, ""
-        tail = target[len(frozen) :]
-        pieces = [tail]
-        if len(tail) > self.CHUNK_CHARS and len(tail) >= self._split_at:
-            pieces = split_chunks(tail, self.CHUNK_CHARS)
-            # A reply with no place to cut (one long code block) is not re-parsed every time.
-            self._split_at = len(pieces[-1]) + self.CHUNK_CHARS // 2
-        if self._chunks:
-            chunk, drawn = self._chunks[-1], self._texts[-1]
-            if pieces[0] != drawn:
-                if drawn and pieces[0].startswith(drawn):
-                    await chunk.append(pieces[0][len(drawn) :])
-                else:
-                    await chunk.update(pieces[0])
-                self._texts[-1] = pieces[0]
-            pieces = pieces[1:]
-        if pieces:
-            new = [AssistantChunk(text) for text in pieces]
-            self._texts += pieces
-            self._chunks += new
-            await self.mount_all(new)
 
 
 class ToolCall(Collapsible):
