@@ -7,15 +7,12 @@ newer ``ToolUseEvent`` for the same call replace what an older one drew, so re-r
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Sequence
 
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownBlock
 
 from cctui.core import (
     AssistantTextEvent,
@@ -50,78 +47,7 @@ class UserBlock(Static):
 
 
 class AssistantBlock(Markdown):
-    """One assistant message, drawn incrementally as its text grows.
-
-    Streaming sends the whole message so far, 20 times a second. Re-parsing and re-mounting
-    all of it each time is quadratic over a long reply, so a text that extends what is drawn
-    only appends its tail (Textual re-parses from the last top-level block on). One drawing
-    runs at a time, at most every ``DRAW_GAP_S``; texts arriving meanwhile coalesce.
-
-    The last block carries ``-last`` (no bottom margin). A ``:last-child`` rule would do the
-    same, but Textual restyles every child with an order-dependent rule on each mount, which
-    is quadratic over a long message.
-    """
-
-    DRAW_GAP_S = 0.2
-    """Least time between two drawings of a growing message (each one costs a layout)."""
-
-    def __init__(self, markdown: str) -> None:
-        super().__init__(markdown)
-        self._target = markdown
-        self._ready = False
-        self._drawing = False
-        self._drawn_at = 0.0
-        self._last: Widget | None = None
-
-    @property
-    def settled(self) -> bool:
-        """True when the newest text given is on screen (no drawing pending)."""
-        return self._ready and not self._drawing and self._target == self.source
-
-    def show(self, text: str) -> None:
-        """Draw ``text``, the whole message so far."""
-        self._target = text
-        self._kick()
-
-    def on_mount(self) -> None:
-        # Markdown's own mount handler (which draws the initial text) runs after this one.
-        self.call_next(self._mounted)
-
-    def _mounted(self) -> None:
-        self._ready = True
-        self._mark_last()
-        self._kick()
-
-    def _mark_last(self) -> None:
-        last = next((c for c in reversed(self.children) if isinstance(c, MarkdownBlock)), None)
-        if last is not self._last:
-            if self._last is not None:
-                self._last.remove_class("-last")
-            if last is not None:
-                last.add_class("-last")
-            self._last = last
-
-    def _kick(self) -> None:
-        if self._ready and not self._drawing and self._target != self.source:
-            self._drawing = True
-            self.run_worker(self._draw(), group="draw", exit_on_error=False)
-
-    async def _draw(self) -> None:
-        try:
-            while (target := self._target) != (drawn := self.source):
-                wait = self._drawn_at + self.DRAW_GAP_S - time.monotonic()
-                if wait > 0:
-                    await asyncio.sleep(wait)
-                    continue  # more text may have come
-                self._drawn_at = time.monotonic()
-                with self.app.batch_update():
-                    if drawn and target.startswith(drawn):
-                        await self.append(target[len(drawn) :])
-                    else:
-                        await self.update(target)
-                    self._mark_last()
-        finally:
-            self._drawing = False
+    """One assistant message, re-rendered as its text grows."""
 
 
 class ToolCall(Collapsible):
@@ -177,27 +103,13 @@ def _tool_title(state: str, name: str, summary: str) -> str:
     return f"{glyph} {name}  {summary}".replace("[", r"\[")
 
 
-class Trimmed(Static):
-    """Stands for the live output that no longer has widgets (see ``Transcript.MAX_ITEMS``)."""
-
-
-_TRIMMABLE = (UserBlock, AssistantBlock, ToolCall, Note, ResultBlock)
-
-
 class Transcript(VerticalScroll):
     """Scrolling output of one session; sticks to the bottom while the user has not scrolled up."""
-
-    MAX_ITEMS = 150
-    """Live output widgets kept; older ones give way to one "… N earlier" line. Every layout
-    walks every mounted item, so a session with hundreds of tool calls would otherwise make
-    each new line slower to draw than the last."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._texts: dict[str, AssistantBlock] = {}
         self._tools: dict[str, ToolCall] = {}
-        self._trimmed_ids: set[str] = set()
-        self._trimmed = 0
         self.can_focus = True
 
     def on_mount(self) -> None:
@@ -207,9 +119,10 @@ class Transcript(VerticalScroll):
         """Forget everything drawn (another session is being shown)."""
         self._texts.clear()
         self._tools.clear()
-        self._trimmed_ids.clear()
-        self._trimmed = 0
         self.remove_children()
+        # A new session starts at the bottom, following its output, whatever the user
+        # scrolled to in the last one (a scroll releases Textual's anchor).
+        self.anchor()
 
     def note(self, text: str, *, classes: str = "") -> None:
         """Append a one-line note (e.g. what was skipped)."""
@@ -224,34 +137,6 @@ class Transcript(VerticalScroll):
                 new.append(widget)
         if new:
             self.mount_all(new)
-            self._trim()
-
-    def _trim(self) -> None:
-        items = [c for c in self.children if isinstance(c, _TRIMMABLE)]
-        excess = len(items) - self.MAX_ITEMS
-        if excess <= 0:
-            return
-        gone = items[:excess]
-        ids = {id(w) for w in gone}
-        for key, block in list(self._texts.items()):
-            if id(block) in ids:
-                del self._texts[key]
-                self._trimmed_ids.add(key)
-        for key, call in list(self._tools.items()):
-            if id(call) in ids:
-                del self._tools[key]
-                self._trimmed_ids.add(key)
-        self._trimmed += excess
-        label = Content.styled(
-            f"… {self._trimmed} earlier item(s) not shown (the session's transcript has them)",
-            "$text-muted",
-        )
-        marker = next(iter(self.query_children(Trimmed)), None)
-        if marker is None:
-            self.mount(Trimmed(label, classes="muted"), before=gone[0])
-        else:
-            marker.update(label)
-        self.remove_children(gone)
 
     def history(
         self, messages: Sequence[TranscriptMessage], *, before: Widget | None = None
@@ -284,16 +169,13 @@ class Transcript(VerticalScroll):
                 self.mount_all(new)
 
     def _apply_one(self, event: SessionEvent) -> Widget | None:
-        if isinstance(event, (AssistantTextEvent, ToolUseEvent)):
-            key = event.message_id if isinstance(event, AssistantTextEvent) else event.tool_use_id
-            if key in self._trimmed_ids:
-                return None  # its widget gave way to newer output
         if isinstance(event, AssistantTextEvent):
             block = self._texts.get(event.message_id)
             if block is None:
                 block = self._texts[event.message_id] = AssistantBlock(event.text)
                 return block
-            block.show(event.text)
+            if event.text != block.source:
+                block.update(event.text)
             return None
         if isinstance(event, ToolUseEvent):
             call = self._tools.get(event.tool_use_id)
