@@ -13,7 +13,6 @@ import builtins
 import logging
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -206,15 +205,8 @@ class SessionManager:
         new_id = str(uuid.uuid4())
         base = source.title or session_id[:8]
         config = source.config.model_copy(update={"title": f"{base} (fork)"})
-        now = datetime.now(UTC)
-        record = SessionRecord(
-            session_id=new_id,
-            config=config,
-            created_at=now,
-            last_activity=now,
-            title=config.title,
-            status=S.STARTING,
-            forked_from=source.id,
+        record = SessionRecord.fresh(
+            new_id, config, title=config.title, status=S.STARTING, forked_from=source.id
         )
         session = Session(self, new_id, config, record=record)
         await self._start(session, prompt, resume=source.id, fork=True, session_id=new_id)

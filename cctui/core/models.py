@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -85,3 +85,25 @@ class SessionRecord(BaseModel):
     total_cost_usd: float = 0.0
     num_turns: int = 0
     forked_from: str | None = None
+
+    @classmethod
+    def fresh(
+        cls,
+        session_id: str,
+        config: SessionConfig,
+        *,
+        title: str | None,
+        status: SessionStatus,
+        forked_from: str | None = None,
+    ) -> SessionRecord:
+        """A record for a session cctui takes on now (created, forked or adopted)."""
+        now = datetime.now(UTC)
+        return cls(
+            session_id=session_id,
+            config=config,
+            created_at=now,
+            last_activity=now,
+            title=title,
+            status=status,
+            forked_from=forked_from,
+        )

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from cctui.claude.transcripts import find_session
@@ -105,15 +104,7 @@ class SessionTable:
                 suggestion="claude_list_sessions lists the known ids.",
             )
         config = default_config(settings, found.cwd, title=found.title)
-        now = datetime.now(UTC)
-        record = SessionRecord(
-            session_id=session_id,
-            config=config,
-            created_at=now,
-            last_activity=now,
-            title=found.title,
-            status=S.COMPLETED,
-        )
+        record = SessionRecord.fresh(session_id, config, title=found.title, status=S.COMPLETED)
         session = Session(self.host, session_id, config, record=record)
         self._sessions[session_id] = session
         return session
