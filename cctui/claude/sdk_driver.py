@@ -253,8 +253,12 @@ class SdkDriver:
             updated_input=updated,
             # "Allow for this session" must not write rules into the user's settings files,
             # whatever destination the CLI suggested.
-            updated_permissions=[replace(s, destination="session") for s in context.suggestions]
-            if answer.always
+            updated_permissions=[
+                replace(context.suggestions[i], destination="session")
+                for i in answer.suggestions
+                if 0 <= i < len(context.suggestions)
+            ]
+            if answer.always and answer.suggestions
             else None,
         )
 

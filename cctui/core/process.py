@@ -220,6 +220,7 @@ class Process:
         session.cost_base += session.process_cost
         session.process_cost = 0.0
         session.desk.withdraw("session-ended")
+        session.desk.forget_allowances()
         if self._stop_status is not None:
             new = self._stop_status
         elif self._stop.is_set():

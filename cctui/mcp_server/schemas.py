@@ -32,6 +32,9 @@ class PendingInputOut(Out):
     questions: list[dict[str, Any]] = Field(default_factory=list)
     asked: Literal["human", "client"] = "human"
     """Who is being asked first: the human at cctui, or an MCP client by elicitation."""
+    allow_for_session: str | None = None
+    """What ``claude_respond`` with ``allowForSession: true`` (the TUI's ``A``) would allow,
+    in words: the CLI's narrow rule or this exact call, until the process ends."""
     how_to_answer: str = ""
 
     @classmethod
@@ -46,6 +49,7 @@ class PendingInputOut(Out):
             plan=item.plan,
             questions=[q.model_dump(by_alias=True) for q in item.questions],
             asked=item.route,
+            allow_for_session=item.allow_for_session,
             how_to_answer=(
                 f'claude_respond with sessionId="{item.session_id}", inputId="{item.id}", '
                 'decision "allow" or "deny"'

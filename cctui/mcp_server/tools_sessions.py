@@ -235,6 +235,15 @@ def register(
             dict[str, str] | None,
             Field(description=("For questions: question text -> chosen option label")),
         ] = None,
+        allowForSession: Annotated[
+            bool,
+            Field(
+                description=(
+                    "With allow: also allow, until the process ends, what the input's "
+                    "allowForSession says (a narrow rule or this exact call)"
+                )
+            ),
+        ] = False,
     ) -> RespondOut:
         """Answer a pending permission request, plan review or question of a Claude Code session."""
         if not any(p.id == inputId for p in manager.pending(sessionId)):
@@ -247,7 +256,11 @@ def register(
         res = manager.respond(
             inputId,
             Decision(
-                behavior=decision, message=reason, updated_input=updatedInput, answers=answers
+                behavior=decision,
+                message=reason,
+                updated_input=updatedInput,
+                answers=answers,
+                always=allowForSession and decision == "allow",
             ),
             f"mcp:{client_label(ctx)}",
         )
