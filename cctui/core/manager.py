@@ -122,8 +122,12 @@ class SessionManager:
 
     # ------------------------------------------------------------------ commands
 
-    def default_config(self, cwd: Path | None = None, **fields: Any) -> SessionConfig:
-        """A SessionConfig with the settings' defaults (cwd, permission mode, tools)."""
+    def default_config(self, cwd: Path | str | None = None, **fields: Any) -> SessionConfig:
+        """A SessionConfig with the settings' defaults; a field given as None is defaulted.
+
+        The cwd is resolved (see ``launch.default_config``). Front ends build every new
+        session's config here, so defaults live in one place.
+        """
         return launch.default_config(self.settings, cwd, **fields)
 
     async def create(
@@ -238,16 +242,33 @@ class SessionManager:
         """Open inputs, oldest first."""
         return self.pending_inputs.list(session_id)
 
-    def respond(self, input_id: str, decision: Decision, decided_by: str) -> Resolution:
+    def respond(
+        self,
+        input_id: str,
+        decision: Decision,
+        decided_by: str,
+        *,
+        session_id: str | None = None,
+    ) -> Resolution:
         """Answer a pending input; first answer wins. Audited.
 
+        With ``session_id``, the input must belong to that session (a caller naming both
+        must not answer another session's question by a mixed-up id).
+
         Raises:
-            InputNotFound, InputAlreadyAnswered.
+            SessionNotFound, InputNotFound, InputAlreadyAnswered, ValidationFailed.
         """
+        if session_id is not None:
+            self._sessions.find(session_id)
         try:
             item = self.pending_inputs.get(input_id)
         except InputNotFound:
             return self.pending_inputs.resolve(input_id, decision, decided_by)  # raises
+        if session_id is not None and item.session_id != session_id:
+            raise ValidationFailed(
+                f"Input {input_id} belongs to another session, not {session_id}.",
+                suggestion="Use the sessionId listed with the input in claude_get_status.",
+            )
         session = self._sessions.get(item.session_id)
         if session is None:
             return self.pending_inputs.resolve(input_id, decision, decided_by)

@@ -20,7 +20,6 @@ from cctui.config import Settings
 from cctui.core import (
     AssistantTextEvent,
     ResultEvent,
-    SessionConfig,
     SessionEvent,
     SessionManager,
     StatusChanged,
@@ -37,7 +36,7 @@ from cctui.mcp_server.schemas import (
     SessionListOut,
     TranscriptOut,
 )
-from cctui.mcp_server.tools_sessions import ACT, READ, SessionId, project_dir
+from cctui.mcp_server.tools_sessions import ACT, READ, SessionId
 from cctui.mcp_server.waiting import Tally, drive
 
 QUERY_DEFAULT_MAX_MS = 600_000
@@ -103,13 +102,12 @@ def register(
         interrupts the run.
         """
         started = time.monotonic()
-        config = SessionConfig(
-            cwd=project_dir(workingDirectory, settings),
+        config = manager.default_config(
+            workingDirectory,
             model=model,
             max_turns=maxTurns,
             append_system_prompt=appendSystemPrompt,
-            permission_mode=settings.default_permission_mode,
-            allowed_tools=(*settings.allowed_tools, *(allowedTools or ())),
+            allowed_tools=allowedTools,
         )
         info = await manager.create(prompt, config)
         sid = info.session_id
