@@ -42,6 +42,8 @@ that MCP client first (route ``client``), or None to leave it to the human (rout
 
 # A session still spawning when a message arrives: how long send() waits for it.
 _STARTING_WAIT_S = 30.0
+# How long interrupt() waits for the interrupted turn's result.
+_INTERRUPT_WAIT_S = 5.0
 
 
 class SessionManager:
@@ -187,9 +189,23 @@ class SessionManager:
         return session.info()
 
     async def interrupt(self, session_id: str) -> SessionInfo:
-        """Stop the current turn (control request); the process stays alive."""
+        """Stop the current turn (control request); the process stays alive.
+
+        Returns once the turn has ended (``interrupted``), or after a few seconds if the CLI
+        is slow to answer.
+        """
         session = self._sessions.find(session_id)
+        busy = session.turns.busy and session.process.alive
         await session.process.interrupt()
+        if busy:
+            await wait_for(session, self._fanout, _INTERRUPT_WAIT_S)
+        return session.info()
+
+    async def end(self, session_id: str) -> SessionInfo:
+        """End the process as a finished run ends (``completed``; ``interrupted`` if a turn
+        was still running). The session stays listed and resumable."""
+        session = self._sessions.find(session_id)
+        await session.process.stop()
         return session.info()
 
     async def kill(self, session_id: str) -> SessionInfo:

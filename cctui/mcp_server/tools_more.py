@@ -33,6 +33,7 @@ from cctui.mcp_server.schemas import (
     PendingInputOut,
     QueryMessage,
     QueryOut,
+    QueryResult,
     SessionListOut,
     TranscriptOut,
 )
@@ -156,17 +157,26 @@ def register(
             raise
         finally:
             unsubscribe()
+            # A query is one run: its process ends with it (it would hold a MAX_SESSIONS
+            # slot forever otherwise). The session stays listed and resumable.
+            with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+                await manager.end(sid)
         final = manager.get(sid)
         kept = messages[-maxMessages:]
+        success = last_result is not None and not last_result.is_error
+        error = final.error or (" ".join(tally.notes) or None)
+        elapsed_ms = int((time.monotonic() - started) * 1000)
         return QueryOut(
             session_id=sid,
             messages=kept,
             total_messages=len(messages),
             truncated=len(kept) < len(messages),
-            execution_time_ms=int((time.monotonic() - started) * 1000),
-            success=last_result is not None and not last_result.is_error,
-            result=final.last_result,
-            error=final.error or (" ".join(tally.notes) or None),
+            execution_time=elapsed_ms,
+            execution_time_ms=elapsed_ms,
+            result=QueryResult(success=success, summary=final.last_result or "", error=error),
+            success=success,
+            text=final.last_result,
+            error=error,
             cost_usd=final.total_cost_usd,
             turn_count=final.num_turns,
             pending_inputs=[PendingInputOut.of(p) for p in manager.pending(sid)],

@@ -140,8 +140,8 @@ def register(
         if not wait:
             info = manager.get(sessionId)
             pending = [PendingInputOut.of(p) for p in manager.pending(sessionId)]
-            return WaitOut(reason="sent", session=SessionOut.of(info), pending_inputs=pending)
-        return await finish(ctx, manager, broker, sessionId, cp, answer)
+            return WaitOut.build(info, "sent", pending, message_sent=True)
+        return await finish(ctx, manager, broker, sessionId, cp, answer, message_sent=True)
 
     async def wait_checkpoint(sessionId: str, timeoutMs: int, ctx: Context) -> Checkpoint:
         return await checkpoint(ctx, manager, broker, sessionId, timeoutMs)
@@ -188,6 +188,13 @@ def register(
         page = manager.events(sessionId, since=sinceSeq, limit=limit)
         everything = manager.events(sessionId).events
         return StatusOut(
+            session_id=info.session_id,
+            status=info.status,
+            result=info.last_result,
+            error=info.error,
+            cost_usd=info.total_cost_usd,
+            turn_count=info.num_turns,
+            is_active=info.is_active,
             session=SessionOut.of(info),
             recent_output=output_lines(everything, outputLines),
             events=[event_out(e) for e in page.events],
