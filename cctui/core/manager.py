@@ -66,6 +66,15 @@ class SessionManager:
 
     # ------------------------------------------------------------------ lifecycle
 
+    @property
+    def problems(self) -> builtins.list[str]:
+        """Things that went wrong outside any request (a damaged registry, a failing audit
+        log), for the TUI and ``claude_health`` to show; they are in the log too."""
+        problems = list(self.registry.problems)
+        if self.audit.problem:
+            problems.append(self.audit.problem)
+        return problems
+
     async def start(self) -> None:
         """Load the registry (sessions from earlier runs become listed and resumable)."""
         self._sessions.load()

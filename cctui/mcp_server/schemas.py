@@ -366,6 +366,8 @@ class HealthOut(Out):
     suggestion: str | None = None
     active_sessions: int = 0
     server_version: str
+    problems: list[str] = Field(default_factory=list)
+    """cctui's own troubles (a damaged registry set aside, audit lines that failed)."""
 
     @classmethod
     def down(cls, *, problem: str, cli_path: str | None = None, **fields: Any) -> HealthOut:

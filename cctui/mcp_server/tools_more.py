@@ -224,4 +224,5 @@ def register_health(server: MCPServer, manager: SessionManager, settings: Settin
     @server.tool(annotations=READ)
     async def claude_health() -> HealthOut:
         """Check that Claude Code can run here: CLI found, its version and path, or why not."""
-        return await check_health(settings, active=len(manager.list(active_only=True)))
+        health = await check_health(settings, active=len(manager.list(active_only=True)))
+        return health.model_copy(update={"problems": manager.problems})

@@ -111,6 +111,8 @@ class CctuiApp(App[None]):
                     severity="error",
                     timeout=15,
                 )
+        for problem in self.manager.problems:  # e.g. a damaged registry set aside
+            self.notify(problem, title="cctui", severity="warning", timeout=30)
         # The main screen composes after this handler; queue what needs it for later.
         self.call_after_refresh(self.approvals.enqueue_existing)
         self.watch_history()
