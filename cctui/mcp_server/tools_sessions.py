@@ -171,7 +171,8 @@ def register(
             Field(
                 ge=0,
                 description=(
-                    "Return events after this seq (0 = all buffered); pass the last nextSeq"
+                    "Return events after this seq (0 = all buffered); pass the last nextSeq. "
+                    "missed=true (or a new epoch) means events were lost: re-read from 0"
                 ),
             ),
         ] = 0,
@@ -200,6 +201,7 @@ def register(
             events=[event_out(e) for e in page.events],
             next_seq=page.next_seq,
             missed=page.missed,
+            epoch=page.epoch,
             has_more=page.next_seq < info.last_seq,
             pending_inputs=[PendingInputOut.of(p) for p in manager.pending(sessionId)],
             tool_use_events=tool_uses(everything),

@@ -123,3 +123,31 @@ async def test_working_directory_is_stored_resolved(
             {"workingDirectory": f"{project}/{spelling}"},
         )
         assert created["workingDirectory"] == str(project.resolve())
+
+
+async def test_since_seq_past_the_end_and_restarts_are_visible(
+    tmp_path: Path, project: Path, factory: FakeDriverFactory
+) -> None:
+    """A reader holding a seq from before a restart (or past the end) can tell."""
+    settings = make_settings(tmp_path, default_cwd=project)
+    first = SessionManager(settings, driver_factory=factory)
+    await first.start()
+    async with client(build_server(first, settings)) as c:
+        sid = (await call(c, "claude_create_session", {"prompt": "hello"}))["sessionId"]
+        await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        page = await call(c, "claude_get_status", {"sessionId": sid})
+        assert page["epoch"] and page["missed"] is False
+        ahead = await call(c, "claude_get_status", {"sessionId": sid, "sinceSeq": 10_000})
+        assert ahead["missed"] is True and ahead["nextSeq"] == page["nextSeq"]
+    await first.shutdown()
+    second = SessionManager(settings, driver_factory=factory)
+    await second.start()
+    try:
+        async with client(build_server(second, settings)) as c:
+            again = await call(
+                c, "claude_get_status", {"sessionId": sid, "sinceSeq": page["nextSeq"]}
+            )
+            assert again["epoch"] != page["epoch"]
+            assert again["missed"] is True  # seqs restarted: the old one is past the end
+    finally:
+        await second.shutdown()
