@@ -18,7 +18,7 @@ from typing import Any
 
 from cctui.claude.driver import ClaudeDriver, DriverFactory
 from cctui.config import Settings
-from cctui.core import launch
+from cctui.core import inputs, launch
 from cctui.core.audit import AuditLog
 from cctui.core.buffer import Page
 from cctui.core.events import InputRequestedEvent, SessionEvent, UserMessageEvent
@@ -294,6 +294,7 @@ class SessionManager:
                 f"Input {input_id} belongs to another session, not {session_id}.",
                 suggestion="Use the sessionId listed with the input in claude_get_status.",
             )
+        decision = inputs.check_answers(item, decision)
         session = self._sessions.get(item.session_id)
         if session is None:
             return self.pending_inputs.resolve(input_id, decision, decided_by)

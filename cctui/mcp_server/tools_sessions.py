@@ -233,7 +233,12 @@ def register(
         ] = None,
         answers: Annotated[
             dict[str, str] | None,
-            Field(description=("For questions: question text -> chosen option label")),
+            Field(
+                description=(
+                    "For questions: question text -> chosen option label (several: "
+                    "'A, B'; your own answer: 'Other: <text>')"
+                )
+            ),
         ] = None,
         allowForSession: Annotated[
             bool,

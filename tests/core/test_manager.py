@@ -597,3 +597,19 @@ async def test_plan_review_shows_this_sessions_plan_file(
     [item] = (await manager.wait(info.session_id, 5)).pending
     assert item.kind == "plan_review"
     assert item.plan == "# My plan"
+
+
+async def test_question_answers_are_checked_against_the_options(
+    manager: SessionManager, project: Path, factory: FakeDriverFactory
+) -> None:
+    info = await manager.create("ask me", manager.default_config(project))
+    [item] = (await manager.wait(info.session_id, 5)).pending
+    q = "Which color do you prefer?"
+    for bad in ({q: "Green"}, {"Which pet?": "Red"}, {}):
+        with pytest.raises(ValidationFailed):
+            manager.respond(item.id, Decision(behavior="allow", answers=bad), "tui")
+    assert [p.id for p in manager.pending()] == [item.id]  # still open, nothing lost
+    manager.respond(item.id, Decision(behavior="allow", answers={q: "blue"}), "tui")
+    await manager.wait(info.session_id, 5)
+    answer = factory.drivers[0].answers[0]
+    assert answer.updated_input is not None and answer.updated_input["answers"] == {q: "Blue"}

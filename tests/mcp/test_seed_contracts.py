@@ -151,3 +151,21 @@ async def test_since_seq_past_the_end_and_restarts_are_visible(
             assert again["missed"] is True  # seqs restarted: the old one is past the end
     finally:
         await second.shutdown()
+
+
+def test_elicitation_text_shows_the_whole_input_or_says_what_is_cut() -> None:
+    from cctui.core import PendingInput
+    from cctui.mcp_server.decisions import question_text
+
+    command = "echo " + "x" * 3000
+    item = PendingInput(
+        session_id="s",
+        kind="permission",
+        tool_name="Bash",
+        tool_input={"command": command, "description": "long", "timeout": 5},
+    )
+    text = question_text(item)
+    assert command in text and "timeout: 5" in text and "description: long" in text
+    huge = item.model_copy(update={"tool_input": {"command": "y" * 100_000}})
+    text = question_text(huge)
+    assert "truncated" in text and "claude_get_status" in text
