@@ -133,7 +133,7 @@ async def test_the_other_three_reviews(run: Any, handoff: Path, project: Path) -
             say(
                 '{"findings": [{"file": "src/greet.py", "line": 2, "severity": "low",'
                 ' "description": "none really"}]}'
-            )  # fmt: skip
+            )
         ],
         "Floor Manager and the Judge disagree": [
             say('{"side": "judge", "reasoning": "the spec says hello"}')
