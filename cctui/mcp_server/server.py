@@ -96,6 +96,14 @@ class CctuiMCPServer(MCPServer):
         return errors.internal(name)
 
 
+def _instructions(groups: frozenset[str]) -> str:
+    if "sessions" in groups:
+        return INSTRUCTIONS
+    if "review" in groups:
+        return MENU_INSTRUCTIONS
+    return "cctui: claude_health reports whether Claude Code can run here."
+
+
 def build_server(
     manager: SessionManager,
     settings: Settings,
@@ -125,7 +133,7 @@ def build_server(
             profile=settings.tools_profile,
             name="cctui",
             title="cctui: Claude Code control room",
-            instructions=INSTRUCTIONS if "sessions" in groups else MENU_INSTRUCTIONS,
+            instructions=_instructions(groups),
             version=SERVER_VERSION,
             log_level=settings.log_level,
             warn_on_duplicate_tools=False,

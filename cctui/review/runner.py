@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -30,6 +32,7 @@ from cctui.core import (
     SessionEvent,
     SessionManager,
     SessionStatus,
+    ToolUseEvent,
 )
 from cctui.errors import CctuiError, CliNotFound, SessionLimitReached, SessionNotFound
 from cctui.redact import redact_text
@@ -45,7 +48,13 @@ WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit", "Bash")
 DECIDED_BY = "review"
 """``decided_by`` of the denials the runner gives if the CLI ever asks anyway."""
 
+PROGRESS_EVERY_S = 10.0
+"""A running review reports progress this often (clients reset their call timeouts on it)."""
+
 A = TypeVar("A", bound=BaseModel)
+
+Progress = Callable[[str], Awaitable[None]]
+"""Told how a run is going (the MCP tool turns it into progress notifications)."""
 
 
 class ReviewFailed(CctuiError):
@@ -107,17 +116,35 @@ def review_config(settings: Settings, cwd: Path, kind: str, title: str) -> Sessi
 class _Watch:
     """Follows one session's events: its last result, and asks the runner must refuse."""
 
-    def __init__(self, manager: SessionManager, session_id: str) -> None:
+    def __init__(
+        self, manager: SessionManager, session_id: str, progress: Progress | None = None
+    ) -> None:
         self.manager = manager
         self.session_id = session_id
+        self.progress = progress
         self.last_result: ResultEvent | None = None
-        self.tools: dict[str, str] = {}
+        self.started = time.monotonic()
+        self.tool_calls = 0
+
+    async def report(self, stage: str) -> None:
+        """Tell the caller how long the run has been going; never fails the run."""
+        if self.progress is None:
+            return
+        elapsed = int(time.monotonic() - self.started)
+        try:
+            await self.progress(
+                f"{stage}: {elapsed} s, {self.tool_calls} tool call(s), session {self.session_id}"
+            )
+        except Exception:
+            log.debug("progress report failed", exc_info=True)
 
     def __call__(self, event: SessionEvent) -> None:
         if event.session_id != self.session_id:
             return
         if isinstance(event, ResultEvent):
             self.last_result = event
+        elif isinstance(event, ToolUseEvent) and event.state == "running":
+            self.tool_calls += 1
         elif isinstance(event, InputRequestedEvent):
             # dontAsk means the CLI should never ask; if it does, nobody is bothered.
             self.deny(event.input.id)
@@ -148,6 +175,7 @@ class ReviewRunner:
         answer: type[A],
         schema: str,
         timeout_s: float,
+        progress: Progress | None = None,
     ) -> RunResult[A]:
         """Ask, wait, parse (retrying once), and end the process in every case.
 
@@ -163,7 +191,7 @@ class ReviewRunner:
                 suggestion=exc.suggestion or "Install Claude Code or set CLAUDE_CODE_PATH.",
             ) from None
         sid = str(uuid.uuid4())
-        watch = _Watch(self.manager, sid)
+        watch = _Watch(self.manager, sid, progress)
         config = review_config(self.settings, cwd, kind, title)
         deadline = asyncio.get_running_loop().time() + timeout_s
         unsubscribe = self.manager.subscribe(watch)
@@ -251,14 +279,16 @@ class ReviewRunner:
     async def _turn(self, watch: _Watch) -> str | None:
         """Wait for the turn's result text; deny any ask on the way."""
         sid = watch.session_id
+        await watch.report("Claude is reviewing")
         while True:
-            outcome = await self.manager.wait(sid, 3600.0)
+            outcome = await self.manager.wait(sid, PROGRESS_EVERY_S)
             if outcome.reason == "input_needed":
                 for item in outcome.pending:
                     watch.deny(item.id)
                 await asyncio.sleep(0)
                 continue
             if outcome.reason == "timeout":
+                await watch.report("Still reviewing")
                 continue
             info = outcome.session
             result = watch.last_result

@@ -20,7 +20,7 @@ from cctui.errors import ValidationFailed
 from cctui.review import answers, documents, reports, templates
 from cctui.review.documents import PathGuard, RootsProvider
 from cctui.review.models import AuditOut, ConflictOut, JudgeReviewOut, ProposalOut, ReviewOut
-from cctui.review.runner import ReviewFailed, ReviewRunner, RunResult
+from cctui.review.runner import Progress, ReviewFailed, ReviewRunner, RunResult
 
 DEFAULT_TIMEOUT_S = 900
 MAX_AUDIT_FILES = 50
@@ -52,7 +52,11 @@ class ReviewService:
         self.runner = ReviewRunner(manager, settings)
 
     async def judge_review(
-        self, contract_path: str, report_dir: str = "_handoff", timeout_seconds: int = 900
+        self,
+        contract_path: str,
+        report_dir: str = "_handoff",
+        timeout_seconds: int = DEFAULT_TIMEOUT_S,
+        progress: Progress | None = None,
     ) -> JudgeReviewOut:
         """Judge a task contract's changes; cctui writes JUDGE_REPORT.md and .json.
 
@@ -80,6 +84,7 @@ class ReviewService:
                 answer=answers.JudgeAnswer,
                 schema=templates.JUDGE_SCHEMA,
                 timeout_s=timeout_seconds,
+                progress=progress,
             )
         except ReviewFailed as exc:
             return JudgeReviewOut(**ReviewOut.failed(exc, _ms(started)))
@@ -107,7 +112,10 @@ class ReviewService:
         )
 
     async def validate_proposal(
-        self, proposal_path: str, timeout_seconds: int = DEFAULT_TIMEOUT_S
+        self,
+        proposal_path: str,
+        timeout_seconds: int = DEFAULT_TIMEOUT_S,
+        progress: Progress | None = None,
     ) -> ProposalOut:
         """Is the proposal complete and actionable?"""
         started = time.monotonic()
@@ -117,7 +125,7 @@ class ReviewService:
         try:
             run = await self._run("proposal", f"Proposal check: {path.name}", base,
                                   templates.proposal_prompt(doc), answers.ProposalAnswer,
-                                  templates.PROPOSAL_SCHEMA, timeout_seconds)  # fmt: skip
+                                  templates.PROPOSAL_SCHEMA, timeout_seconds, progress)  # fmt: skip
         except ReviewFailed as exc:
             return ProposalOut(**ReviewOut.failed(exc, _ms(started)))
         return ProposalOut(
@@ -131,6 +139,7 @@ class ReviewService:
         files: Sequence[str],
         working_directory: str,
         timeout_seconds: int = DEFAULT_TIMEOUT_S,
+        progress: Progress | None = None,
     ) -> AuditOut:
         """Audit the files (relative to ``working_directory``) for vulnerabilities."""
         started = time.monotonic()
@@ -147,7 +156,7 @@ class ReviewService:
         try:
             run = await self._run("audit", f"Security audit: {len(files)} file(s)", cwd,
                                   templates.audit_prompt(str(cwd), docs), answers.AuditAnswer,
-                                  templates.AUDIT_SCHEMA, timeout_seconds)  # fmt: skip
+                                  templates.AUDIT_SCHEMA, timeout_seconds, progress)  # fmt: skip
         except ReviewFailed as exc:
             return AuditOut(**ReviewOut.failed(exc, _ms(started)))
         return AuditOut(
@@ -163,6 +172,7 @@ class ReviewService:
         rebuttal_path: str,
         judge_report_path: str,
         timeout_seconds: int = DEFAULT_TIMEOUT_S,
+        progress: Progress | None = None,
     ) -> ConflictOut:
         """Who is right, the Floor Manager's rebuttal or the Judge's report?"""
         started = time.monotonic()
@@ -174,7 +184,7 @@ class ReviewService:
         try:
             run = await self._run("conflict", "Conflict resolution", base,
                                   templates.conflict_prompt(*docs), answers.ConflictAnswer,
-                                  templates.CONFLICT_SCHEMA, timeout_seconds)  # fmt: skip
+                                  templates.CONFLICT_SCHEMA, timeout_seconds, progress)  # fmt: skip
         except ReviewFailed as exc:
             return ConflictOut(**ReviewOut.failed(exc, _ms(started)))
         return ConflictOut(
@@ -192,6 +202,7 @@ class ReviewService:
         answer: type[A],
         schema: str,
         timeout_s: float,
+        progress: Progress | None,
     ) -> RunResult[A]:
         return await self.runner.run(
             kind=kind,
@@ -201,6 +212,7 @@ class ReviewService:
             answer=answer,
             schema=schema,
             timeout_s=timeout_s,
+            progress=progress,
         )
 
 

@@ -46,9 +46,17 @@ def menu(settings: Settings, **update: Any) -> Settings:
 async def test_judge_review_returns_the_seed_fields(
     manager: SessionManager, settings: Settings, contract: Path, project: Path
 ) -> None:
+    notes: list[str | None] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        notes.append(message)
+
     async with client(build_server(manager, menu(settings))) as c:
-        r = await c.call_tool("claude_judge_review", {"contract_path": str(contract)})
+        r = await c.call_tool(
+            "claude_judge_review", {"contract_path": str(contract)}, progress_callback=on_progress
+        )
     assert not r.is_error, r.content
+    assert notes and (notes[0] or "").startswith("Claude is reviewing")
     out = r.structured_content or {}
     assert out["success"] is True and out["verdict"] == "FAIL"
     assert out["blocking_issues_count"] == 1 and isinstance(out["duration_ms"], int)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -151,3 +152,37 @@ async def test_the_other_three_reviews(run: Any, handoff: Path, project: Path) -
     assert conflict.success and conflict.side == "judge"
     assert "The Judge misread the spec." in factory.drivers[2].sent[0]
     assert all(s.allowed_tools == READ_ONLY_TOOLS for s in factory.specs)
+
+
+async def test_progress_is_reported_while_claude_works(
+    run: Any, handoff: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("cctui.review.runner.PROGRESS_EVERY_S", 0.05)
+    _, svc, _ = await run({"*": [sleep(0.5), say(VERDICT)]})
+    seen: list[str] = []
+
+    async def progress(message: str) -> None:
+        seen.append(message)
+
+    out = await svc.judge_review(str(handoff), timeout_seconds=30, progress=progress)
+    assert out.success
+    assert seen[0].startswith("Claude is reviewing: 0 s")
+    assert any(m.startswith("Still reviewing") for m in seen[1:])
+    assert all(out.session_id in m for m in seen)
+
+
+async def test_a_cancelled_review_kills_its_process(run: Any, handoff: Path) -> None:
+    manager, svc, factory = await run({"*": [sleep(60), say(VERDICT)]})
+    running = asyncio.Event()
+
+    async def progress(message: str) -> None:
+        running.set()
+
+    task = asyncio.create_task(svc.judge_review(str(handoff), progress=progress))
+    await asyncio.wait_for(running.wait(), 30)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    (info,) = manager.list()
+    assert not info.is_active and info.status == SessionStatus.INTERRUPTED
+    assert factory.drivers[0].closed
