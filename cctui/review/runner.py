@@ -208,7 +208,7 @@ class ReviewRunner:
                         attempts = 2
                         watch.last_result = None
                         await self.manager.send(sid, retry_prompt(first.reason, schema))
-                        text = await self._turn(watch)
+                        text = await self._turn(watch, "Asking again for valid JSON")
                         parsed = self._parse_again(text, answer, sid)
             except TimeoutError:
                 kill = True
@@ -276,10 +276,10 @@ class ReviewRunner:
                 await task
             raise
 
-    async def _turn(self, watch: _Watch) -> str | None:
+    async def _turn(self, watch: _Watch, stage: str = "Claude is reviewing") -> str | None:
         """Wait for the turn's result text; deny any ask on the way."""
         sid = watch.session_id
-        await watch.report("Claude is reviewing")
+        await watch.report(stage)
         while True:
             outcome = await self.manager.wait(sid, PROGRESS_EVERY_S)
             if outcome.reason == "input_needed":
