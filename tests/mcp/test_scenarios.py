@@ -183,13 +183,6 @@ async def test_health_reports_a_missing_cli(
         assert out["source"] == "setting claude_code_path"
 
 
-async def test_menu_profile_offers_only_health(manager: SessionManager, settings: Settings) -> None:
-    menu = settings.model_copy(update={"tools_profile": "menu"})
-    async with client(build_server(manager, menu)) as c:
-        assert [t.name for t in (await c.list_tools()).tools] == ["claude_health"]
-        assert (await err(c, "claude_create_session", {}))["code"] == "unknown_tool"
-
-
 async def test_tools_have_descriptions_schemas_and_annotations(server: CctuiMCPServer) -> None:
     async with client(server) as c:
         tools = {t.name: t for t in (await c.list_tools()).tools}
