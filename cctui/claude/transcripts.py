@@ -52,7 +52,8 @@ def _scan(session_id: str, config_dir: Path) -> TranscriptInfo | None:
         return None
     for path in candidates:
         try:
-            with path.open(encoding="utf-8") as fh:
+            # errors="replace": a transcript with bytes that are not UTF-8 is still resumable.
+            with path.open(encoding="utf-8", errors="replace") as fh:
                 for _, line in zip(range(200), fh, strict=False):
                     try:
                         entry = json.loads(line)

@@ -613,3 +613,18 @@ async def test_question_answers_are_checked_against_the_options(
     await manager.wait(info.session_id, 5)
     answer = factory.drivers[0].answers[0]
     assert answer.updated_input is not None and answer.updated_input["answers"] == {q: "Blue"}
+
+
+async def test_a_transcript_with_invalid_utf8_can_be_resumed(
+    make_manager: MakeManager, project: Path, tmp_path: Path, factory: FakeDriverFactory
+) -> None:
+    sid = "0f0f0f0f-1111-4222-8333-444455556666"
+    path = tmp_path / "claude" / "projects" / "-p" / f"{sid}.jsonl"
+    path.parent.mkdir(parents=True)
+    entry = {"type": "user", "cwd": str(project), "sessionId": sid, "message": "x"}
+    path.write_bytes(b'{"type":"summary","summary":"caf\xe9 \xff"}\n' + json.dumps(entry).encode())
+    manager = make_manager()
+    await manager.start()
+    info = await manager.send(sid, "go on")
+    assert info.config.cwd == project
+    assert factory.specs[-1].resume == sid
