@@ -3,8 +3,9 @@ one retry when the answer is not the required JSON, and the process ended afterw
 
 The session is an ordinary cctui session (it shows in the TUI, tagged ``review``), but
 locked down: permission mode ``dontAsk`` (the CLI denies whatever is not pre-approved and
-asks nobody), only Read, Grep and Glob pre-approved, and the tools that change things
-disallowed outright (a deny rule beats any allow rule in the user's own settings).
+asks nobody), only Read, Grep and Glob pre-approved and only inside the project (not the
+settings' allowed tools), and the tools that change things disallowed outright (a deny rule
+beats any allow rule in the user's own settings).
 """
 
 from __future__ import annotations
@@ -98,15 +99,27 @@ class RunResult(Generic[A]):
     """Tools Claude tried that the review session refused (anything not read-only)."""
 
 
-def review_config(settings: Settings, cwd: Path, kind: str, title: str) -> SessionConfig:
+def read_rules(root: Path) -> tuple[str, ...]:
+    """Read, Grep and Glob allowed inside ``root`` only: a blanket ``Read`` would let a
+    prompt injected through a reviewed document read any file on the machine.
+
+    A root whose path the rule syntax cannot carry gets no rules: the CLI still lets the
+    read-only tools see the working directory, and ``dontAsk`` denies the rest.
+    """
+    text = str(root)
+    if any(ch in text for ch in "()*?[]{},"):
+        return ()
+    return tuple(f"{tool}(/{text}/**)" for tool in READ_ONLY_TOOLS)
+
+
+def review_config(cwd: Path, kind: str, title: str) -> SessionConfig:
     """The locked-down session config of a review."""
-    # The settings' allowed tools are merged in at launch; deny any that are not read-only.
-    extra = tuple(t for t in settings.allowed_tools if t.split("(")[0] not in READ_ONLY_TOOLS)
     return SessionConfig(
         cwd=cwd,
         permission_mode="dontAsk",
-        allowed_tools=READ_ONLY_TOOLS,
-        disallowed_tools=tuple(dict.fromkeys((*WRITE_TOOLS, *extra))),
+        allowed_tools=read_rules(cwd),
+        exact_tools=True,
+        disallowed_tools=WRITE_TOOLS,
         skip_permissions=False,
         title=title,
         tags=("review", kind),
@@ -125,6 +138,8 @@ class _Watch:
         self.last_result: ResultEvent | None = None
         self.started = time.monotonic()
         self.tool_calls = 0
+        self.refused: list[str] = []
+        """Tools whose calls were refused: never allowed here, or denied by the CLI."""
 
     async def report(self, stage: str) -> None:
         """Tell the caller how long the run has been going; never fails the run."""
@@ -143,8 +158,15 @@ class _Watch:
             return
         if isinstance(event, ResultEvent):
             self.last_result = event
-        elif isinstance(event, ToolUseEvent) and event.state == "running":
-            self.tool_calls += 1
+        elif isinstance(event, ToolUseEvent):
+            if event.state == "running":
+                self.tool_calls += 1
+            elif event.state != "completed" and (
+                event.name not in READ_ONLY_TOOLS
+                or event.state == "denied"
+                or "denied" in (event.result or "")
+            ):
+                self.refused.append(event.name)
         elif isinstance(event, InputRequestedEvent):
             # dontAsk means the CLI should never ask; if it does, nobody is bothered.
             self.deny(event.input.id)
@@ -192,7 +214,7 @@ class ReviewRunner:
             ) from None
         sid = str(uuid.uuid4())
         watch = _Watch(self.manager, sid, progress)
-        config = review_config(self.settings, cwd, kind, title)
+        config = review_config(cwd, kind, title)
         deadline = asyncio.get_running_loop().time() + timeout_s
         unsubscribe = self.manager.subscribe(watch)
         kill = False  # killed on timeout or cancellation; otherwise closed gently
@@ -234,9 +256,7 @@ class ReviewRunner:
             session_id=sid,
             attempts=attempts,
             cost_usd=info.total_cost_usd,
-            refused_tools=[
-                t.name for t in self.manager.tool_uses(sid) if t.name not in READ_ONLY_TOOLS
-            ],
+            refused_tools=watch.refused,
         )
 
     @staticmethod

@@ -12,7 +12,7 @@ from cctui.config import Settings
 from cctui.core import SessionManager, SessionStatus
 from cctui.errors import CliNotFound
 from cctui.review import READ_ONLY_TOOLS, ReviewService
-from cctui.review.runner import WRITE_TOOLS
+from cctui.review.runner import WRITE_TOOLS, read_rules
 from tests.fakes.fake_driver import FakeDriverFactory, crash, fail, fake_driver_factory, sleep, tool
 from tests.fakes.fake_driver import text as say
 
@@ -54,7 +54,12 @@ async def test_a_judge_review_runs_locked_down_and_writes_reports(
     assert Path(out.report_md_path or "").parent == project / "_handoff"
     spec = factory.specs[0]
     assert spec.permission_mode == "dontAsk" and not spec.skip_permissions
-    assert spec.allowed_tools == ("Bash", "Read", "Grep", "Glob")  # settings' merged at launch
+    # Only the read-only tools, only inside the project; the settings' Bash is not merged in.
+    assert spec.allowed_tools == (
+        f"Read(/{project}/**)",
+        f"Grep(/{project}/**)",
+        f"Glob(/{project}/**)",
+    )
     assert set(WRITE_TOOLS) <= set(spec.disallowed_tools) and "Bash" in spec.disallowed_tools
     assert spec.cwd == project
     sent = factory.drivers[0].sent[0]
@@ -151,7 +156,19 @@ async def test_the_other_three_reviews(run: Any, handoff: Path, project: Path) -
     )
     assert conflict.success and conflict.side == "judge"
     assert "The Judge misread the spec." in factory.drivers[2].sent[0]
-    assert all(s.allowed_tools == READ_ONLY_TOOLS for s in factory.specs)
+    assert all(s.allowed_tools == read_rules(project) for s in factory.specs)
+    assert all(s.permission_mode == "dontAsk" for s in factory.specs)
+
+
+def test_read_rules_stay_inside_the_root(tmp_path: Path) -> None:
+    assert read_rules(Path("/srv/app")) == (
+        "Read(//srv/app/**)",
+        "Grep(//srv/app/**)",
+        "Glob(//srv/app/**)",
+    )
+    # A path the rule syntax cannot carry gets no blanket rule instead.
+    assert read_rules(Path("/srv/odd (copy)")) == ()
+    assert all(t in READ_ONLY_TOOLS for t in ("Read", "Grep", "Glob"))
 
 
 async def test_progress_is_reported_while_claude_works(
