@@ -71,7 +71,7 @@ class ReviewOut(BaseModel):
             "stderr": exc.stderr,
             "duration_ms": duration_ms,
             "session_id": exc.session_id,
-            "attempts": 2 if exc.code == "parse_error" else (1 if exc.session_id else 0),
+            "attempts": exc.attempts,
         }
 
 

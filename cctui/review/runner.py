@@ -84,6 +84,8 @@ class ReviewFailed(CctuiError):
         self.session_id = session_id
         self.stderr = redact_text(stderr) if stderr else None
         self.answer_text = answer_text
+        self.attempts = 0
+        """Prompts sent before it failed (set by the runner)."""
 
 
 @dataclass
@@ -218,12 +220,13 @@ class ReviewRunner:
         deadline = asyncio.get_running_loop().time() + timeout_s
         unsubscribe = self.manager.subscribe(watch)
         kill = False  # killed on timeout or cancellation; otherwise closed gently
+        attempts = 0
         try:
             await self._create(sid, prompt, config)
+            attempts = 1
             try:
                 async with asyncio.timeout_at(deadline):
                     text = await self._turn(watch)
-                    attempts = 1
                     try:
                         parsed = parse_answer(text, answer)
                     except AnswerError as first:
@@ -242,6 +245,9 @@ class ReviewRunner:
                     timed_out=True,
                     session_id=sid,
                 ) from None
+        except ReviewFailed as exc:
+            exc.attempts = attempts
+            raise
         except asyncio.CancelledError:
             kill = True
             raise

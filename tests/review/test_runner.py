@@ -97,7 +97,7 @@ async def test_not_json_is_retried_once_then_parse_error(run: Any, handoff: Path
 async def test_timeout_kills_the_process(run: Any, handoff: Path) -> None:
     manager, svc, factory = await run({"*": [sleep(60), say(VERDICT)]})
     out = await svc.judge_review(str(handoff), timeout_seconds=1)
-    assert not out.success and out.error == "timeout" and out.timed_out
+    assert not out.success and out.error == "timeout" and out.timed_out and out.attempts == 1
     info = manager.get(out.session_id or "")
     assert not info.is_active and info.status == SessionStatus.INTERRUPTED
     assert factory.drivers[0].closed
@@ -119,6 +119,7 @@ async def test_cli_missing_and_cli_that_cannot_start(
     manager, svc, factory = await run({}, claude_code_path=tmp_path / "no" / "claude")
     out = await svc.validate_proposal(str(handoff))
     assert not out.success and out.error == "cli_missing" and factory.drivers == []
+    assert out.attempts == 0 and out.session_id is None
     factory2 = fake_driver_factory(connect_error=CliNotFound("claude did not start: boom"))
     manager2, svc2 = await review(manager.settings.model_copy(update={"claude_code_path": None}),
                                   factory2)  # fmt: skip
