@@ -154,7 +154,7 @@ async def test_query_streams_notifications_and_returns_the_bundle(server: CctuiM
         )
         out = r.structured_content
         assert out is not None and not r.is_error, r
-        assert out["success"] and "hello query" in out["result"]
+        assert out["success"] and "hello query" in out["text"]
         assert out["totalMessages"] >= len(out["messages"]) == 2
         assert out["truncated"] is (out["totalMessages"] > 2)
         assert out["executionTimeMs"] >= 0
