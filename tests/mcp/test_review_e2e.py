@@ -177,7 +177,7 @@ async def test_audit_valid_findings_then_parse_error_after_one_retry(
     assert len(main_prompts(fake_api)) == 2  # exactly one retry
 
 
-async def test_conflict_slower_than_the_timeout_is_killed(
+async def test_conflict_slower_than_the_timeout_is_killed_then_answered(
     menu: tuple[HttpService, SessionManager],
     fake_api: FakeAnthropicAPI,
     handoff: Path,
@@ -217,6 +217,15 @@ async def test_conflict_slower_than_the_timeout_is_killed(
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+    # The same question answered in time.
+    fake_api.reset()
+    fake_api.add_rule(kind="main", reply='{"side": "floor_manager", "reasoning": "spec wins"}')
+    out = await call(service, "claude_resolve_conflict", {**args, "timeout_seconds": 120})
+    assert out["success"] is True and out["side"] == "floor_manager"
+    assert out["reasoning"] == "spec wins" and out["timed_out"] is False
+    prompt = main_prompts(fake_api)[0]
+    assert "The Judge is wrong." in prompt and "FAIL" in prompt
 
 
 async def test_a_cli_that_crashes_reports_redacted_stderr(
