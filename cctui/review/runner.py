@@ -170,8 +170,9 @@ class _Watch:
             ):
                 self.refused.append(event.name)
         elif isinstance(event, InputRequestedEvent):
-            # dontAsk means the CLI should never ask; if it does, nobody is bothered.
-            self.deny(event.input.id)
+            # dontAsk means the CLI should never ask; if it does, nobody is bothered. Soon,
+            # not now: the other listeners must see the request before its resolution.
+            asyncio.get_running_loop().call_soon(self.deny, event.input.id)
 
     def deny(self, input_id: str) -> None:
         with contextlib.suppress(CctuiError):
