@@ -69,6 +69,17 @@ async def test_a_judge_review_runs_locked_down_and_writes_reports(
     assert "review" in info.config.tags
 
 
+async def test_reports_that_cannot_be_written_still_return_the_verdict(
+    run: Any, handoff: Path
+) -> None:
+    (handoff.parent / "JUDGE_REPORT.json").mkdir()  # os.replace onto a directory fails
+    _, svc, _ = await run({"*": [say(VERDICT)]})
+    out = await svc.judge_review(str(handoff), timeout_seconds=30)
+    assert not out.success and out.error == "report_error" and out.verdict == "CONDITIONAL"
+    assert out.report_json_path is None and "could not be written" in (out.error_message or "")
+    assert [p.name for p in handoff.parent.iterdir() if p.name.startswith(".")] == []
+
+
 async def test_an_ask_is_denied_without_bothering_anyone(run: Any, handoff: Path) -> None:
     script = {
         "You are the Judge": [tool("Write", {"file_path": "x", "content": "y"}), say(VERDICT)]
