@@ -18,7 +18,7 @@ from typing import Any
 
 from cctui.claude.driver import ClaudeDriver, DriverFactory
 from cctui.config import Settings
-from cctui.core import launch
+from cctui.core import inputs, launch
 from cctui.core.audit import AuditLog
 from cctui.core.buffer import Page
 from cctui.core.events import InputRequestedEvent, SessionEvent, UserMessageEvent
@@ -42,6 +42,8 @@ that MCP client first (route ``client``), or None to leave it to the human (rout
 
 # A session still spawning when a message arrives: how long send() waits for it.
 _STARTING_WAIT_S = 30.0
+# How long interrupt() waits for the interrupted turn's result.
+_INTERRUPT_WAIT_S = 5.0
 
 
 class SessionManager:
@@ -63,6 +65,15 @@ class SessionManager:
         self._shutting_down = False
 
     # ------------------------------------------------------------------ lifecycle
+
+    @property
+    def problems(self) -> builtins.list[str]:
+        """Things that went wrong outside any request (a damaged registry, a failing audit
+        log), for the TUI and ``claude_health`` to show; they are in the log too."""
+        problems = list(self.registry.problems)
+        if self.audit.problem:
+            problems.append(self.audit.problem)
+        return problems
 
     async def start(self) -> None:
         """Load the registry (sessions from earlier runs become listed and resumable)."""
@@ -122,8 +133,12 @@ class SessionManager:
 
     # ------------------------------------------------------------------ commands
 
-    def default_config(self, cwd: Path | None = None, **fields: Any) -> SessionConfig:
-        """A SessionConfig with the settings' defaults (cwd, permission mode, tools)."""
+    def default_config(self, cwd: Path | str | None = None, **fields: Any) -> SessionConfig:
+        """A SessionConfig with the settings' defaults; a field given as None is defaulted.
+
+        The cwd is resolved (see ``launch.default_config``). Front ends build every new
+        session's config here, so defaults live in one place.
+        """
         return launch.default_config(self.settings, cwd, **fields)
 
     async def create(
@@ -183,9 +198,23 @@ class SessionManager:
         return session.info()
 
     async def interrupt(self, session_id: str) -> SessionInfo:
-        """Stop the current turn (control request); the process stays alive."""
+        """Stop the current turn (control request); the process stays alive.
+
+        Returns once the turn has ended (``interrupted``), or after a few seconds if the CLI
+        is slow to answer.
+        """
         session = self._sessions.find(session_id)
+        busy = session.turns.busy and session.process.alive
         await session.process.interrupt()
+        if busy:
+            await wait_for(session, self._fanout, _INTERRUPT_WAIT_S)
+        return session.info()
+
+    async def end(self, session_id: str) -> SessionInfo:
+        """End the process as a finished run ends (``completed``; ``interrupted`` if a turn
+        was still running). The session stays listed and resumable."""
+        session = self._sessions.find(session_id)
+        await session.process.stop()
         return session.info()
 
     async def kill(self, session_id: str) -> SessionInfo:
@@ -195,6 +224,15 @@ class SessionManager:
         """
         session = self._sessions.find(session_id)
         await session.process.stop(S.INTERRUPTED)
+        return session.info()
+
+    async def close(self, session_id: str) -> SessionInfo:
+        """End the process gently (stdin closed, then terminate); resumable afterwards.
+
+        An idle session ends ``completed``, a busy one ``interrupted``.
+        """
+        session = self._sessions.find(session_id)
+        await session.process.stop()
         return session.info()
 
     async def fork(self, session_id: str, prompt: str | None = None) -> SessionInfo:
@@ -238,16 +276,34 @@ class SessionManager:
         """Open inputs, oldest first."""
         return self.pending_inputs.list(session_id)
 
-    def respond(self, input_id: str, decision: Decision, decided_by: str) -> Resolution:
+    def respond(
+        self,
+        input_id: str,
+        decision: Decision,
+        decided_by: str,
+        *,
+        session_id: str | None = None,
+    ) -> Resolution:
         """Answer a pending input; first answer wins. Audited.
 
+        With ``session_id``, the input must belong to that session (a caller naming both
+        must not answer another session's question by a mixed-up id).
+
         Raises:
-            InputNotFound, InputAlreadyAnswered.
+            SessionNotFound, InputNotFound, InputAlreadyAnswered, ValidationFailed.
         """
+        if session_id is not None:
+            self._sessions.find(session_id)
         try:
             item = self.pending_inputs.get(input_id)
         except InputNotFound:
             return self.pending_inputs.resolve(input_id, decision, decided_by)  # raises
+        if session_id is not None and item.session_id != session_id:
+            raise ValidationFailed(
+                f"Input {input_id} belongs to another session, not {session_id}.",
+                suggestion="Use the sessionId listed with the input in claude_get_status.",
+            )
+        decision = inputs.check_answers(item, decision)
         session = self._sessions.get(item.session_id)
         if session is None:
             return self.pending_inputs.resolve(input_id, decision, decided_by)
