@@ -356,7 +356,8 @@ async def chatty(res: Results, sessions: int = 10, seconds: float = 10.0) -> Non
             screen_ok = shown_texts[-messages:] == bodies
         rate = deltas / elapsed / sessions
         print(
-            f"\n  {sessions} sessions x {messages} messages, ~{rate:.0f} deltas/s each for {elapsed:.1f}s"
+            f"\n  {sessions} sessions x {messages} messages, "
+            f"~{rate:.0f} deltas/s each for {elapsed:.1f}s"
         )
         res.add("chatty: key-to-screen idle p95 (ms)", f"{p95(idle) * 1e3:.1f}", "", None)
         res.add(

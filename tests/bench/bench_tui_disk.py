@@ -124,7 +124,7 @@ async def _first(transcripts: int) -> tuple[float, float]:
 
 
 async def first_frame(res: Results) -> None:
-    empty_first, empty_filled = await _first(0)
+    empty_first, _ = await _first(0)
     first, filled = await _first(2000)
     print("\n  start-up with 2,000 transcripts on disk")
     res.add("first: first frame, no transcripts (s)", f"{empty_first:.2f}", "", None)
