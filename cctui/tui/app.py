@@ -132,7 +132,8 @@ class CctuiApp(ApprovalEffects):
         async for _change in self.source.watch(self._stop_watching):
             if self.is_running and self.main.is_mounted:
                 self.main.reload()
-                self.history_loaded.set()
+            # Not mounted yet: the main screen reads the rows when it mounts.
+            self.history_loaded.set()
         self.history_loaded.set()  # the watcher failed or stopped: the list is what it is
 
     def _tick(self) -> None:
