@@ -184,3 +184,29 @@ async def test_filter_is_the_core_query_and_says_what_is_wrong(run_app: RunApp) 
         error = h.app.main.query_one("#filter-error", Static)
         assert error.display and "unknown status" in visible(error)
         assert len(h.app.main.sessions.shown) == 1  # the last good filter stays
+
+
+async def test_a_50_kb_reply_ends_on_screen_and_only_its_end_is_mounted(run_app: RunApp) -> None:
+    from tests.bench.bench_tui import END, reply_markdown
+
+    body = reply_markdown(50)
+    async with run_app({"*": [text(body, chunk=10)]}) as h:
+        info = await h.manager.create("long", h.manager.default_config())
+        h.app.main.open_session(info.session_id)
+        await h.manager.wait(info.session_id, 60)
+        await h.app.settle()
+        await h.pilot.pause()
+        transcript = h.app.main.pane.query_one(Transcript)
+        blocks = transcript.blocks
+        assert blocks and blocks[-1].source.endswith(END)
+        # Chunks in order, the newest mounted, the start folded behind the "earlier" line.
+        shown = "".join(b.source for b in blocks)
+        assert body.endswith(shown) and len(shown) < len(body) / 3
+        assert transcript.folded > 0
+        assert "earlier item(s)" in str(transcript.query_one(Earlier).label)
+        # Scrolling back mounts the earlier chunks again, in order.
+        while transcript.folded:
+            transcript.show_earlier()
+        await h.pilot.pause()
+        await h.app.settle()
+        assert "".join(b.source for b in transcript.blocks) == body
