@@ -85,7 +85,7 @@ class CctuiMCPServer(MCPServer):
 
 def build_server(manager: SessionManager, settings: Settings) -> CctuiMCPServer:
     """The server for ``settings.tools_profile``: full | sessions | menu."""
-    from cctui.mcp_server import tools_more, tools_sessions
+    from cctui.mcp_server import tools_more, tools_projects, tools_sessions
 
     root = logging.getLogger()
     # MCPServer calls logging.basicConfig with a Rich stderr handler when the root logger
@@ -112,4 +112,6 @@ def build_server(manager: SessionManager, settings: Settings) -> CctuiMCPServer:
         tools_more.register(server, manager, server.broker, settings)
     else:  # menu: the review tools arrive later; health is always there
         tools_more.register_health(server, manager, settings)
+    if settings.tools_profile == "full":
+        tools_projects.register(server, manager, settings, server.broker)
     return server

@@ -1,0 +1,100 @@
+"""Project resources (seed 000): ``claude-code://{projectId}/files``, ``/session``, ``/docs``.
+
+The file tree comes from the project's cached tree (built in the background, refreshed
+when files change); at most ``MAX_TREE_ENTRIES`` entries go out, with the total.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import anyio.to_thread
+from mcp.server import MCPServer
+
+from cctui.projects import ProjectService, ago
+
+MAX_TREE_ENTRIES = 10_000
+"""A client's context cannot take a 100,000-file listing; the rest is counted, not sent."""
+
+
+def _when(ts: float | None) -> tuple[str | None, str | None]:
+    if ts is None:
+        return None, None
+    at = datetime.fromtimestamp(ts, UTC)
+    return ago(at), at.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def register(server: MCPServer, projects: ProjectService) -> None:
+    """Add the project resources to ``server``."""
+
+    @server.resource(
+        "claude-code://projects",
+        name="projects",
+        title="Registered projects",
+        description="Every registered project (id, name, root, active)",
+        mime_type="application/json",
+    )
+    async def project_list() -> str:
+        rows = await anyio.to_thread.run_sync(projects.projects, True)
+        return json.dumps(
+            {
+                "projects": [
+                    {"id": p.id, "name": p.name, "rootPath": p.root_path, "active": p.active}
+                    for p in rows
+                ]
+            }
+        )
+
+    @server.resource(
+        "claude-code://{projectId}/files",
+        name="project-files",
+        title="Project file tree",
+        description="The project's files and directories (size, modified); .git and "
+        "git-ignored files are left out",
+        mime_type="application/json",
+    )
+    async def project_files(projectId: str) -> str:  # noqa: N803 -- the seed's name
+        project = await anyio.to_thread.run_sync(projects.get, projectId)
+        tree = await projects.tree(projectId)
+        items = []
+        for entry in tree.entries[:MAX_TREE_ENTRIES]:
+            item: dict[str, object] = {"path": entry.path, "type": entry.type}
+            if entry.type != "directory":
+                item["size"] = entry.size
+            item["modified"], item["modifiedAt"] = _when(entry.mtime)
+            items.append(item)
+        return json.dumps(
+            {
+                "project": project.id,
+                "rootPath": project.root_path,
+                "source": tree.source,
+                "builtAt": _when(tree.built_at)[1],
+                "files": tree.files,
+                "totalEntries": len(tree.entries),
+                "truncated": len(tree.entries) > MAX_TREE_ENTRIES,
+                "tree": items,
+            }
+        )
+
+    @server.resource(
+        "claude-code://{projectId}/session",
+        name="project-session",
+        title="Project session state",
+        description="Checkpoints, Claude Code tasks and artifacts (.claude/session_state.json)",
+        mime_type="application/json",
+    )
+    async def project_session(projectId: str) -> str:  # noqa: N803
+        state, _path = await anyio.to_thread.run_sync(projects.state, projectId)
+        return state.model_dump_json(by_alias=True, exclude_none=True)
+
+    @server.resource(
+        "claude-code://{projectId}/docs",
+        name="project-docs",
+        title="Project documentation",
+        description="Every spec/doc file under the project's specPaths as one markdown document",
+        mime_type="text/markdown",
+    )
+    async def project_docs(projectId: str) -> str:  # noqa: N803
+        tree = await projects.tree(projectId)
+        return await anyio.to_thread.run_sync(projects.docs, projectId, tree)
