@@ -6,13 +6,22 @@ when files change); at most ``MAX_TREE_ENTRIES`` entries go out, with the total.
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from typing import ParamSpec
 
 import anyio.to_thread
 from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
+from cctui.errors import CctuiError
+from cctui.mcp_server.errors import from_cctui_error
 from cctui.projects import ProjectService, ago
+from cctui.projects.errors import ProjectNotFound
+
+P = ParamSpec("P")
 
 MAX_TREE_ENTRIES = 10_000
 """A client's context cannot take a 100,000-file listing; the rest is counted, not sent."""
@@ -23,6 +32,23 @@ def _when(ts: float | None) -> tuple[str | None, str | None]:
         return None, None
     at = datetime.fromtimestamp(ts, UTC)
     return ago(at), at.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def structured(fn: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str]]:
+    """A resource read that fails says why: the ``{code, message, retryable, suggestion}``
+    JSON as the protocol error's message (an unknown project is "not found", -32602)."""
+
+    @functools.wraps(fn)
+    async def read(*args: P.args, **kwargs: P.kwargs) -> str:
+        try:
+            return await fn(*args, **kwargs)
+        except CctuiError as exc:
+            text = from_cctui_error(exc).model_dump_json()
+            if isinstance(exc, ProjectNotFound):
+                raise ResourceNotFoundError(text) from None
+            raise ResourceError(text) from None
+
+    return read
 
 
 def register(server: MCPServer, projects: ProjectService) -> None:
@@ -54,6 +80,7 @@ def register(server: MCPServer, projects: ProjectService) -> None:
         "git-ignored files are left out",
         mime_type="application/json",
     )
+    @structured
     async def project_files(projectId: str) -> str:  # noqa: N803 -- the seed's name
         project = await anyio.to_thread.run_sync(projects.get, projectId)
         tree = await projects.tree(projectId)
@@ -84,6 +111,7 @@ def register(server: MCPServer, projects: ProjectService) -> None:
         description="Checkpoints, Claude Code tasks and artifacts (.claude/session_state.json)",
         mime_type="application/json",
     )
+    @structured
     async def project_session(projectId: str) -> str:  # noqa: N803
         state, _path = await anyio.to_thread.run_sync(projects.state, projectId)
         return state.model_dump_json(by_alias=True, exclude_none=True)
@@ -95,6 +123,7 @@ def register(server: MCPServer, projects: ProjectService) -> None:
         description="Every spec/doc file under the project's specPaths as one markdown document",
         mime_type="text/markdown",
     )
+    @structured
     async def project_docs(projectId: str) -> str:  # noqa: N803
         tree = await projects.tree(projectId)
         return await anyio.to_thread.run_sync(projects.docs, projectId, tree)

@@ -16,6 +16,7 @@ import contextlib
 import time
 import uuid
 from datetime import datetime
+from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
@@ -38,7 +39,7 @@ from cctui.mcp_server.waiting import Tally, drive
 from cctui.projects import ProjectService, TaskRecord
 from cctui.projects.changes import diff, snapshot
 from cctui.projects.registry import check_root
-from cctui.projects.safepath import resolve_inside
+from cctui.projects.safepath import open_read
 from cctui.projects.state import now_iso
 
 ACT = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=True)
@@ -65,6 +66,12 @@ def progress_line(ev: SessionEvent) -> str | None:
         first = ev.text.strip().splitlines()[0]
         return first[:200]
     return None
+
+
+def check_readable(root: Path, rel: str) -> None:
+    """A context file must be a readable regular file inside the root."""
+    with open_read(root, rel):
+        pass
 
 
 def register(
@@ -102,7 +109,7 @@ def register(
         project = await anyio.to_thread.run_sync(projects.get, projectId)
         root = await anyio.to_thread.run_sync(check_root, project.root_path)
         for rel in contextFiles or ():
-            await anyio.to_thread.run_sync(resolve_inside, root, rel)  # refuses escapes
+            await anyio.to_thread.run_sync(check_readable, root, rel)  # refuses escapes
         started = time.monotonic()
         task_id = "task_" + uuid.uuid4().hex[:10]
         record = TaskRecord(task_id=task_id, status="running", command=task, start_time=now_iso())

@@ -152,6 +152,7 @@ def register(
         rootPath: Annotated[
             str, Field(min_length=1, description="Absolute path to the project root")
         ],
+        ctx: Context,
         answer: Annotated[ElicitationResult[OverwriteForm], Resolve(ask_duplicate)],
         id: Annotated[
             str | None,
@@ -168,6 +169,8 @@ def register(
     ) -> RegisterOut:
         """Register a project directory so the other project tools can work in it."""
         choice, decided_by = choice_of(answer)
+        if choice is not None and decided_by is None:
+            decided_by = f"mcp:{client_label(ctx)}"
         if choice == "cancel":
             raise WriteCancelled(
                 f"Not registered: project id {id!r} is taken and the overwrite was cancelled.",
