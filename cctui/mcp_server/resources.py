@@ -83,7 +83,8 @@ def register(server: MCPServer, projects: ProjectService) -> None:
     @structured
     async def project_files(projectId: str) -> str:  # noqa: N803 -- the seed's name
         project = await anyio.to_thread.run_sync(projects.get, projectId)
-        tree = await projects.tree(projectId)
+        # Waits only when files changed since the last build (then the rebuild is running).
+        tree = await projects.tree(projectId, fresh=True)
         items = []
         for entry in tree.entries[:MAX_TREE_ENTRIES]:
             item: dict[str, object] = {"path": entry.path, "type": entry.type}

@@ -220,10 +220,11 @@ class TreeCache:
     async def get(self, key: str, root: Path, *, fresh: bool = False) -> Tree:
         """The tree: cached (a rebuild may be under way) or built now.
 
-        ``fresh`` waits for a rebuild when the cached tree is known to be stale.
+        ``fresh`` waits for the rebuild when the cached tree is stale or being rebuilt.
         """
         slot = self._slot(key, root)
-        if slot.tree is not None and not (fresh and slot.stale):
+        settled = not slot.stale and slot.building is None
+        if slot.tree is not None and (not fresh or settled):
             return slot.tree
         if slot.building is None:
             self._start_build(slot)
