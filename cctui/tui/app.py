@@ -6,7 +6,7 @@ import asyncio
 import logging
 import os
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from importlib.resources import files
 from pathlib import Path, PurePath
 from typing import ClassVar
@@ -20,6 +20,8 @@ from cctui.config import Settings
 from cctui.core import PendingInput, SessionManager
 from cctui.core.services import Service
 from cctui.errors import CctuiError
+from cctui.projects import ProjectRegistry
+from cctui.projects.registry import slug
 from cctui.tui import format as fmt
 from cctui.tui.approvals import Approvals
 from cctui.tui.bridge import EventBridge
@@ -29,6 +31,7 @@ from cctui.tui.screens.help import HelpScreen
 from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.new_session import NewSessionRequest, NewSessionScreen
+from cctui.tui.screens.projects import ProjectsScreen
 from cctui.tui.sources import SessionSource
 
 log = logging.getLogger(__name__)
@@ -40,6 +43,7 @@ STYLESHEETS = (
     "inbox.tcss",
     "new_session.tcss",
     "help.tcss",
+    "projects.tcss",
 )
 
 SHUTDOWN_TIMEOUT_S = 10.0
@@ -63,6 +67,7 @@ class CctuiApp(App[None]):
         Binding("i", "interrupt", "Interrupt"),
         Binding("k", "kill", "Kill"),
         Binding("slash", "filter", "Filter"),
+        Binding("p", "projects", "Projects", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit", "Quit"),
     ]
@@ -79,6 +84,8 @@ class CctuiApp(App[None]):
         self.alerts: deque[str] = deque(maxlen=50)
         """Desktop notifications sent (newest last); tests read it, nothing else does."""
         self._bridge = EventBridge(manager, self)
+        self.project_registry = ProjectRegistry(settings.projects_file)
+        self._detach_human: Callable[[], None] | None = None
         self._started: list[Service] = []
         self._shut_down = False
         self._stop_watching = asyncio.Event()
@@ -97,6 +104,8 @@ class CctuiApp(App[None]):
 
     async def on_mount(self) -> None:
         self._bridge.start()
+        # Confirmations (e.g. overwrite a project file?) may now wait for this human.
+        self._detach_human = self.manager.attach_human()
         for service in self.services:
             try:
                 await service.start()
@@ -139,6 +148,8 @@ class CctuiApp(App[None]):
             return
         self._shut_down = True
         self._bridge.stop()
+        if self._detach_human is not None:
+            self._detach_human()
         self._stop_watching.set()
         try:
             await asyncio.wait_for(self.manager.shutdown(), SHUTDOWN_TIMEOUT_S)
@@ -199,6 +210,18 @@ class CctuiApp(App[None]):
         self.bell()
         if not self.is_headless and self._driver is not None:
             self._driver.write(sequence)
+
+    def project_roots(self) -> dict[str, Path]:
+        """Registered projects for the ``project:`` filter: id, name and slug -> root."""
+        try:
+            projects = self.project_registry.all()
+        except CctuiError:
+            return {}  # a broken registry shows in the projects view, not here
+        roots: dict[str, Path] = {}
+        for p in projects:
+            for key in (p.id, p.name.lower(), slug(p.name)):
+                roots.setdefault(key.lower(), p.root)
+        return roots
 
     def refresh_inbox(self) -> None:
         """Reload the inbox if it is open."""
@@ -317,6 +340,17 @@ class CctuiApp(App[None]):
     def action_filter(self) -> None:
         self.main.start_filter()
 
+    def action_projects(self) -> None:
+        if any(isinstance(s, ProjectsScreen) for s in self.screen_stack):
+            return
+        screen = ProjectsScreen(self.project_registry, self.source.rows())
+        self.push_screen(screen, callback=self._filter_project)
+
+    def _filter_project(self, project_id: str | None) -> None:
+        if project_id is not None:
+            self.main.set_filter(f"project:{project_id}")
+        self.call_later(self.approvals.pump)
+
     def action_help(self) -> None:
         self.push_screen(HelpScreen(), callback=self._pump_after)
 
@@ -332,5 +366,8 @@ class CctuiApp(App[None]):
         yield SystemCommand("Interrupt session", "Stop the current turn (i)", self.action_interrupt)
         yield SystemCommand("Kill session", "End the session's process (k)", self.action_kill)
         yield SystemCommand("Filter sessions", "By text, project:, status: (/)", self.action_filter)
+        yield SystemCommand(
+            "Projects", "Registered projects; filter by one (p)", self.action_projects
+        )
         yield SystemCommand("Keys", "Every key on one page (?)", self.action_help)
         yield from (c for c in super().get_system_commands(screen) if c.title != "Keys")

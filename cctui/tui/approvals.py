@@ -14,6 +14,7 @@ from cctui.core import Decision, PendingInput
 from cctui.errors import CctuiError, InputAlreadyAnswered
 from cctui.tui.messages import InputResolved
 from cctui.tui.screens.approval import ApprovalScreen
+from cctui.tui.screens.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
     from cctui.tui.app import CctuiApp
@@ -24,6 +25,7 @@ _WHAT = {
     "permission": "permission request",
     "plan_review": "plan review",
     "user_question": "question",
+    "confirmation": "confirmation",
 }
 
 
@@ -35,7 +37,7 @@ class Approvals:
         self._queue: list[str] = []
         self._alerted: set[str] = set()
         self._later: set[str] = set()
-        self.current: ApprovalScreen | None = None
+        self.current: ApprovalScreen | ConfirmScreen | None = None
 
     @property
     def queued(self) -> int:
@@ -98,7 +100,8 @@ class Approvals:
         if self.current is not None:
             return
         self._queue = [i for i in self._queue if i != pending.id]
-        screen = ApprovalScreen(
+        modal = ConfirmScreen if pending.kind == "confirmation" else ApprovalScreen
+        screen = modal(
             pending, context=self._app.describe_session(pending.session_id), queued=len(self._queue)
         )
         self.current = screen
@@ -108,7 +111,7 @@ class Approvals:
 
         self._app.push_screen(screen, callback=done)
 
-    def _closed(self, screen: ApprovalScreen, decision: Decision | None) -> None:
+    def _closed(self, screen: ApprovalScreen | ConfirmScreen, decision: Decision | None) -> None:
         if self.current is screen:
             self.current = None
         if screen.withdrawn_by is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -65,10 +66,12 @@ class SessionRow:
             created_at=info.created_at,
         )
 
-    def matches(self, query: str) -> bool:
+    def matches(self, query: str, projects: Mapping[str, Path] | None = None) -> bool:
         """True when every word of ``query`` matches; ``status:``/``project:`` words are scoped.
 
         ``status:live`` matches any running state; bare words search title, project and id.
+        ``project:X`` also matches sessions under the root of a registered project whose id
+        or name is X (``projects``: lowercased id and name -> root).
         """
         for word in query.lower().split():
             key, sep, value = word.partition(":")
@@ -82,7 +85,11 @@ class SessionRow:
                 elif not self.status.startswith(value):
                     return False
             elif sep and key in ("project", "p"):
-                if value not in self.project.lower() and value not in str(self.cwd or "").lower():
+                root = (projects or {}).get(value)
+                if root is not None:
+                    if self.cwd is None or not Path(self.cwd).is_relative_to(root):
+                        return False
+                elif value not in self.project.lower() and value not in str(self.cwd or "").lower():
                     return False
             elif word not in f"{self.title} {self.project} {self.session_id}".lower():
                 return False

@@ -84,6 +84,7 @@ class MainScreen(Screen[None]):
     def reload(self) -> None:
         """Re-read the rows and redraw the list, pane header and status bar."""
         rows = self._cctui.source.rows()
+        self.sessions.projects = self._cctui.project_roots()
         self.sessions.set_rows(rows)
         count = len(self.sessions.shown)
         left = self.query_one("#left")
@@ -160,6 +161,13 @@ class MainScreen(Screen[None]):
         box = self.query_one(FilterInput)
         box.display = True
         box.focus()
+
+    def set_filter(self, query: str) -> None:
+        """Show the filter line with ``query`` applied (e.g. from the projects view)."""
+        box = self.query_one(FilterInput)
+        box.display = True
+        box.value = query
+        self.sessions.focus()
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from rich.text import Text
 from textual.color import Color
@@ -32,6 +33,8 @@ class SessionList(DataTable[Text]):
         self._query = ""
         self._shown: list[str] = []
         self._title_width = 30
+        self.projects: dict[str, Path] = {}
+        """Registered projects for ``project:`` words (lowercased id and name -> root)."""
 
     def on_mount(self) -> None:
         for key, label, width in _COLUMNS:
@@ -79,7 +82,7 @@ class SessionList(DataTable[Text]):
     def _visible(self) -> list[SessionRow]:
         if not self._query:
             return self._rows
-        return [r for r in self._rows if r.matches(self._query)]
+        return [r for r in self._rows if r.matches(self._query, self.projects)]
 
     def _sync(self) -> None:
         visible = self._visible()
