@@ -83,8 +83,9 @@ def register(server: MCPServer, projects: ProjectService) -> None:
     @structured
     async def project_files(projectId: str) -> str:  # noqa: N803 -- the seed's name
         project = await anyio.to_thread.run_sync(projects.get, projectId)
-        # Waits only when files changed since the last build (then the rebuild is running).
-        tree = await projects.tree(projectId, fresh=True)
+        # The cached tree at once; a change made meanwhile shows as "refreshing" until the
+        # background rebuild lands (a 100,000-file rebuild takes seconds, a read must not).
+        tree = await projects.tree(projectId)
         items = []
         for entry in tree.entries[:MAX_TREE_ENTRIES]:
             item: dict[str, object] = {"path": entry.path, "type": entry.type}
@@ -101,6 +102,7 @@ def register(server: MCPServer, projects: ProjectService) -> None:
                 "files": tree.files,
                 "totalEntries": len(tree.entries),
                 "truncated": len(tree.entries) > MAX_TREE_ENTRIES,
+                "refreshing": projects.trees.refreshing(project.id),
                 "tree": items,
             }
         )

@@ -11,6 +11,7 @@ evaluated annotations.
 # ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seed)
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any
 
 import anyio.to_thread
@@ -114,6 +115,9 @@ def register(
     from cctui.mcp_server import prompts, resources, tools_invoke
 
     projects = ProjectService(settings.projects_file, keep=manager.keep)
+
+    def project_root(project_id: str) -> Path:
+        return projects.registry.get(project_id).root.resolve()
 
     async def run(fn: Any, *args: Any, **kwargs: Any) -> Any:
         return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))
@@ -270,7 +274,7 @@ def register(
         result = await run(
             projects.write, projectId, filePath, content, mode=mode, create_dirs=createDirs
         )
-        projects.trees.invalidate(projectId)
+        projects.trees.note_file(projectId, str(result.path.relative_to(project_root(projectId))))
         return WriteOut(
             success=True,
             full_path=str(result.path),

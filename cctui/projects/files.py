@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from cctui.errors import ValidationFailed
 from cctui.projects.errors import BinaryFile
@@ -18,6 +19,7 @@ from cctui.projects.safepath import open_read
 MAX_READ_BYTES = 256 * 1024
 """Most text one read returns; ask for a line range to go further."""
 SNIFF_BYTES = 8192
+SKIP_BLOCK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,34 @@ def _looks_binary(head: bytes) -> bool:
     return False
 
 
+def _skip_lines(fh: BinaryIO, count: int) -> int:
+    """Move past ``count`` lines reading 1 MB blocks (counting newlines in C, not per
+    line in Python); returns how many lines were skipped (fewer at the end of the file)."""
+    skipped = 0
+    pos = fh.tell()
+    partial = False  # the bytes read so far end inside a line
+    while skipped < count:
+        block = fh.read(SKIP_BLOCK)
+        if not block:
+            skipped += partial  # a last line without a newline is a line too
+            break
+        need = count - skipped
+        found = block.count(b"\n")
+        if found < need:
+            skipped += found
+            pos += len(block)
+            partial = not block.endswith(b"\n")
+            continue
+        idx = -1
+        for _ in range(need):
+            idx = block.index(b"\n", idx + 1)
+        skipped += need
+        pos += idx + 1
+        break
+    fh.seek(pos)
+    return skipped
+
+
 def read_lines(
     root: Path, rel: str, start_line: int | None = None, end_line: int | None = None
 ) -> ReadResult:
@@ -67,10 +97,10 @@ def read_lines(
                 suggestion="Read a text file, or use the files resource for its size.",
             )
         fh.seek(0)
+        line_no = _skip_lines(fh, start - 1)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         kept: list[str] = []
         kept_bytes = 0
-        line_no = 0
         last = start - 1
         at_line_start = True
         truncated = False

@@ -231,6 +231,31 @@ class TreeCache:
         assert slot.building is not None
         return await asyncio.shield(slot.building)
 
+    def refreshing(self, key: str) -> bool:
+        """A rebuild is running or due (the cached tree may miss a recent change)."""
+        slot = self._slots.get(key)
+        return slot is not None and (slot.stale or slot.building is not None)
+
+    def note_file(self, key: str, rel: str) -> None:
+        """Put a file cctui itself just wrote into the cached tree at once (with its
+        parent directories), so readers see it before the watcher's rebuild lands."""
+        slot = self._slots.get(key)
+        if slot is None or slot.tree is None:
+            return
+        entries = {e.path: e for e in slot.tree.entries}
+        parts = rel.split("/")
+        try:
+            for i in range(1, len(parts)):
+                d = "/".join(parts[:i])
+                entries[d + "/"] = _entry(d, os.lstat(slot.root / d))
+            entries[rel] = _entry(rel, os.lstat(slot.root / rel))
+        except OSError:
+            return
+        tree = slot.tree
+        ordered = sorted(entries.values(), key=lambda e: e.path)
+        files = sum(1 for e in ordered if e.type != "directory")
+        slot.tree = Tree(ordered, tree.source, tree.built_at, tree.took_s, files)
+
     def invalidate(self, key: str) -> None:
         """Mark stale and rebuild in the background (e.g. after cctui wrote a file)."""
         slot = self._slots.get(key)

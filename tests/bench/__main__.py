@@ -1,6 +1,6 @@
 """Run every benchmark with quick defaults and print one table of ratios.
 
-    python -m tests.bench [--skip history,turns,events] [--turns 30]
+    python -m tests.bench [--skip history,turns,events,projects] [--turns 30] [--files 100000]
 
 Each module prints its own report first; every number in the summary is a ratio against a
 baseline measured in the same run (see each module's docstring for what it compares).
@@ -63,14 +63,28 @@ def events() -> list[tuple[str, float]]:
     return results.rows
 
 
+def projects(files: int) -> list[tuple[str, float]]:
+    from tests.bench import bench_projects
+
+    results = asyncio.run(bench_projects.run(files, repeat=3))
+    print("\n".join(results.lines))
+    return results.rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--skip", default="", help="comma-separated: history,turns,events")
+    parser.add_argument("--skip", default="", help="comma-separated: history,turns,events,projects")
     parser.add_argument("--turns", type=int, default=30, help="bench_turns: turns per variant")
+    parser.add_argument("--files", type=int, default=100_000, help="bench_projects: files")
     args = parser.parse_args()
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
 
-    benches = {"history": history, "turns": lambda: turns(args.turns), "events": events}
+    benches = {
+        "history": history,
+        "turns": lambda: turns(args.turns),
+        "events": events,
+        "projects": lambda: projects(args.files),
+    }
     summary: list[tuple[str, str, float]] = []
     timings: list[str] = []
     for name, bench in benches.items():

@@ -365,6 +365,13 @@ async def test_read_ranges_and_errors(server: CctuiMCPServer, project: Path) -> 
         assert tail["content"] == "line 9\nline 10\n" and tail["totalLines"] == 10
         past = await call(c, "read_from_project", projectId="p", filePath="lines.txt", startLine=50)
         assert past["content"] == "" and past["endLine"] == 49 and past["totalLines"] == 10
+        (project / "no-eol.txt").write_text("a\nb")
+        for start, total in ((3, 2), (2, 2), (9, 2)):
+            got = await call(
+                c, "read_from_project", projectId="p", filePath="no-eol.txt", startLine=start
+            )
+            assert got["totalLines"] == total
+            assert got["content"] == ("b" if start == 2 else "")
         backwards = await fails(
             c, "read_from_project", projectId="p", filePath="lines.txt", startLine=5, endLine=2
         )
@@ -489,6 +496,10 @@ async def test_resources(server: CctuiMCPServer, project: Path) -> None:
         listing = json.loads((await c.read_resource("claude-code://projects")).contents[0].text)
         prompts = {p.name for p in (await c.list_prompts()).prompts}
         plan = await c.get_prompt("plan-and-implement", {"projectId": "p"})
+        await call(c, "write_to_project", projectId="p", filePath="new/dir/n.md", content="n")
+        after = json.loads((await c.read_resource("claude-code://p/files")).contents[0].text)
+    # cctui's own write is in the cached tree at once, before any rebuild.
+    assert {"new/", "new/dir/", "new/dir/n.md"} <= {e["path"] for e in after["tree"]}
     assert templates >= {
         "claude-code://{projectId}/files",
         "claude-code://{projectId}/session",
