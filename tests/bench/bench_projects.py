@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import statistics
 import subprocess
@@ -107,16 +108,16 @@ async def tree_bench(work: Path, files: int, repeat: int, res: Results) -> dict[
         root.mkdir()
         make_project(root, files, repo=kind == "git")
         roots[kind] = root
-        base = timed(lambda r=root: bare_walk(r), repeat)  # type: ignore[misc]
+        base = timed(functools.partial(bare_walk, root), repeat)
         res.lines.append(f"  baseline bare walk ({kind} dir): {base * 1000:.1f} ms")
-        cold = timed(lambda r=root: build(r), repeat)  # type: ignore[misc]
+        cold = timed(functools.partial(build, root), repeat)
         tree = build(root)
         assert tree.source == kind and tree.files >= files, (tree.source, tree.files)
         res.add(f"cold tree, {files} files ({kind})", cold, base, "bare walk")
         cache = TreeCache(debounce_s=0.2)
         try:
             await cache.get(kind, root)
-            warm = await atimed(lambda c=cache, k=kind, r=root: c.get(k, r), repeat * 20)  # type: ignore[misc]
+            warm = await atimed(functools.partial(cache.get, kind, root), repeat * 20)
             res.add(f"warm tree ({kind})", warm, base, "bare walk")
             start = time.perf_counter()
             (root / "src" / "fresh.py").write_text("new")
@@ -160,67 +161,58 @@ async def tool_bench(work: Path, roots: dict[str, Path], repeat: int, res: Resul
                 assert not r.is_error, r.content[0].text
                 return r
 
-            for label, root in (("typical", typical), ("100k", roots["git"])):
+            for label, root in (("typical", typical), ("big", roots["git"])):
                 pid = f"p-{label.lower()}"
                 reg = {"name": pid, "rootPath": str(root), "id": pid}
                 await ok("register_project", reg)
                 await c.read_resource(f"claude-code://{pid}/files")  # warm the tree cache
-                n = [0]
-
-                async def write(pid: str = pid) -> Any:
-                    n[0] += 1
-                    args = {"projectId": pid, "filePath": f"out/w{n[0]}.md", "content": "x" * 4000}
-                    return await ok("write_to_project", args)
-
-                calls: list[tuple[str, Callable[[], Awaitable[object]]]] = [
-                    ("list_projects", lambda: ok("list_projects", {})),
-                    ("write_to_project (4 KB)", write),
-                    (
-                        "read_from_project (spec)",
-                        lambda p=pid: ok(
-                            "read_from_project", {"projectId": p, "filePath": "docs/spec.md"}
-                        ),
-                    ),  # type: ignore[misc]
-                    (
-                        "read_from_project (lines 150000-150100)",
-                        lambda p=pid: ok(
-                            "read_from_project",
-                            {
-                                "projectId": p,
-                                "filePath": "big.log",
-                                "startLine": 150_000,
-                                "endLine": 150_100,
-                            },
-                        ),
-                    ),  # type: ignore[misc]
-                    (
-                        "create_checkpoint",
-                        lambda p=pid: ok("create_checkpoint", {"projectId": p, "summary": "s"}),
-                    ),  # type: ignore[misc]
-                    (
-                        "get_project_status (+git)",
-                        lambda p=pid: ok(
-                            "get_project_status", {"projectId": p, "includeGitStatus": True}
-                        ),
-                    ),  # type: ignore[misc]
-                    (
-                        "resource files (warm)",
-                        lambda p=pid: c.read_resource(f"claude-code://{p}/files"),
-                    ),  # type: ignore[misc]
-                    ("resource docs", lambda p=pid: c.read_resource(f"claude-code://{p}/docs")),  # type: ignore[misc]
-                    (
-                        "resource session",
-                        lambda p=pid: c.read_resource(f"claude-code://{p}/session"),
-                    ),  # type: ignore[misc]
-                ]
+                calls = tool_calls(c, ok, pid)
                 for name, fn in calls:
                     res.add(f"{name} [{label}]", await atimed(fn, repeat), base, "MCP round trip")
                     if name.startswith("write"):
                         # Writes make the watcher rebuild in the background; let it settle
                         # so the next measurement is not of a busy CPU.
-                        await asyncio.sleep(1.5 if label == "100k" else 0.3)
+                        await asyncio.sleep(1.5 if label == "big" else 0.3)
     finally:
         await manager.shutdown()
+
+
+Call = Callable[[], Awaitable[object]]
+
+
+def tool_calls(
+    c: Any, ok: Callable[[str, dict[str, Any]], Awaitable[Any]], pid: str
+) -> list[tuple[str, Call]]:
+    """Each tool (and resource) once, as a zero-argument coroutine function."""
+    written = [0]
+
+    async def write() -> object:
+        written[0] += 1
+        path = f"out/w{written[0]}.md"
+        return await ok(
+            "write_to_project", {"projectId": pid, "filePath": path, "content": "x" * 4000}
+        )
+
+    def tool(name: str, **args: Any) -> Call:
+        return functools.partial(ok, name, {"projectId": pid, **args})
+
+    def resource(kind: str) -> Call:
+        return functools.partial(c.read_resource, f"claude-code://{pid}/{kind}")
+
+    return [
+        ("list_projects", functools.partial(ok, "list_projects", {})),
+        ("write_to_project (4 KB)", write),
+        ("read_from_project (spec)", tool("read_from_project", filePath="docs/spec.md")),
+        (
+            "read_from_project (lines 150000-150100)",
+            tool("read_from_project", filePath="big.log", startLine=150_000, endLine=150_100),
+        ),
+        ("create_checkpoint", tool("create_checkpoint", summary="s")),
+        ("get_project_status (+git)", tool("get_project_status", includeGitStatus=True)),
+        ("resource files (warm)", resource("files")),
+        ("resource docs", resource("docs")),
+        ("resource session", resource("session")),
+    ]
 
 
 def make_small(root: Path) -> None:
