@@ -261,8 +261,8 @@ class CctuiApp(App[None]):
         if pending is None:
             self.notify("That request was already answered.", severity="warning")
             self.refresh_inbox()
-        elif message.decision is None:
-            self.approvals.open(pending)
+        elif message.decision is None or pending.kind == "confirmation":
+            self.approvals.open(pending)  # a confirmation's choice is made in its modal
         else:
             self.approvals.answer(pending.id, message.decision)
             self.refresh_inbox()
