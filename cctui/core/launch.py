@@ -14,14 +14,42 @@ from cctui.errors import ValidationFailed
 _TITLE_MAX = 80
 
 
-def default_config(settings: Settings, cwd: Path | None = None, **fields: Any) -> SessionConfig:
-    """A SessionConfig with the settings' defaults (cwd, permission mode, tools)."""
+def default_config(
+    settings: Settings, cwd: Path | str | None = None, **fields: Any
+) -> SessionConfig:
+    """A SessionConfig with the settings' defaults; a field passed as None takes its default.
+
+    The cwd (argument, ``CLAUDE_CODE_DEFAULT_CWD``, else cctui's) is stored resolved
+    (``~`` expanded, absolute, symlinks followed), so listings and filters by project match
+    whatever spelling the caller used. ``allowed_tools`` are the session's own; the settings'
+    are added at every launch (``launch_spec``).
+    """
+    given = {k: v for k, v in fields.items() if v is not None}
+    raw = cwd or settings.default_cwd or Path.cwd()
     base: dict[str, Any] = {
-        "cwd": cwd or settings.default_cwd or Path.cwd(),
+        "cwd": resolve_dir(raw),
         "permission_mode": settings.default_permission_mode,
-        "allowed_tools": settings.allowed_tools,
     }
-    return SessionConfig(**(base | fields))
+    if "allowed_tools" in given:
+        given["allowed_tools"] = tuple(given["allowed_tools"])
+    if "disallowed_tools" in given:
+        given["disallowed_tools"] = tuple(given["disallowed_tools"])
+    return SessionConfig(**(base | given))
+
+
+def resolve_dir(raw: Path | str) -> Path:
+    """``raw`` with ``~`` expanded, made absolute and its symlinks followed.
+
+    Raises:
+        ValidationFailed: the path cannot be resolved (a symlink loop, say).
+    """
+    try:
+        return Path(raw).expanduser().resolve()
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise ValidationFailed(
+            f"working directory {str(raw)!r} cannot be resolved: {exc}",
+            suggestion="Pass an existing directory.",
+        ) from None
 
 
 def launch_spec(settings: Settings, config: SessionConfig, **launch: Any) -> LaunchSpec:

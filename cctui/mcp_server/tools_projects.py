@@ -10,6 +10,7 @@ evaluated annotations.
 """
 # ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seed)
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -43,7 +44,7 @@ from cctui.mcp_server.project_schemas import (
     TaskItem,
     WriteOut,
 )
-from cctui.projects import Checkpoint, ProjectService, ago
+from cctui.projects import Checkpoint, ProjectRegistry, ProjectService, ago
 from cctui.projects.errors import DuplicateProject, FileAlreadyExists, WriteCancelled
 from cctui.projects.registry import ID_PATTERN
 
@@ -103,6 +104,19 @@ async def ask_or_refuse(
         choice, by = await manager.confirm(subject, title, message, choices)
         return Chosen(choice, by)
     raise refuse
+
+
+def roots_provider(settings: Settings) -> Callable[[], list[Path]]:
+    """The registered projects' roots, read per call (for the review tools' path checks)."""
+    registry = ProjectRegistry(settings.projects_file)
+
+    def roots() -> list[Path]:
+        try:
+            return [p.root for p in registry.all()]
+        except CctuiError:
+            return []  # a broken registry is reported by the project tools, not here
+
+    return roots
 
 
 def register(

@@ -12,7 +12,7 @@ from pathlib import Path, PurePath
 from typing import ClassVar
 
 from textual import on, work
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
@@ -21,18 +21,22 @@ from cctui.core import PendingInput, SessionManager
 from cctui.core.services import Service
 from cctui.errors import CctuiError
 from cctui.projects import ProjectRegistry
-from cctui.projects.registry import slug
 from cctui.tui import format as fmt
-from cctui.tui.approvals import Approvals
+from cctui.tui.app_approvals import ApprovalEffects
+from cctui.tui.approvals import ApprovalQueue
 from cctui.tui.bridge import EventBridge
 from cctui.tui.messages import InputRequested, InputResolved, OpenSession, SessionsActivity
 from cctui.tui.notify import desktop_notification
+from cctui.tui.screens.approval import ApprovalScreen
+from cctui.tui.screens.confirm import ConfirmScreen
 from cctui.tui.screens.help import HelpScreen
 from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.new_session import NewSessionRequest, NewSessionScreen
 from cctui.tui.screens.projects import ProjectsScreen
 from cctui.tui.sources import SessionSource
+from cctui.tui.widgets.session_pane import SessionPane
+from cctui.tui.widgets.transcript import Transcript
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +60,7 @@ def stylesheet_paths() -> list[str | PurePath]:
     return [Path(str(root / name)) for name in STYLESHEETS]
 
 
-class CctuiApp(App[None]):
+class CctuiApp(ApprovalEffects):
     """The control room: a session list, live panes, approval modals and one inbox."""
 
     TITLE = "cctui"
@@ -80,7 +84,8 @@ class CctuiApp(App[None]):
         self.manager = manager
         self.services = tuple(services)
         self.source = SessionSource(settings, manager)
-        self.approvals = Approvals(self)
+        self.approvals = ApprovalQueue()
+        self._modal: ApprovalScreen | ConfirmScreen | None = None
         self.alerts: deque[str] = deque(maxlen=50)
         """Desktop notifications sent (newest last); tests read it, nothing else does."""
         self._bridge = EventBridge(manager, self)
@@ -89,11 +94,13 @@ class CctuiApp(App[None]):
         self._started: list[Service] = []
         self._shut_down = False
         self._stop_watching = asyncio.Event()
+        self.history_loaded = asyncio.Event()
+        """Set once the list holds Claude Code's sessions from disk (the first index read)."""
 
     # -- life cycle ----------------------------------------------------------------------
 
     def get_default_screen(self) -> Screen[None]:
-        return MainScreen(self)
+        return MainScreen(self.manager, self.settings, self.source, self.service_lines)
 
     @property
     def main(self) -> MainScreen:
@@ -121,7 +128,7 @@ class CctuiApp(App[None]):
                     timeout=15,
                 )
         # The main screen composes after this handler; queue what needs it for later.
-        self.call_after_refresh(self.approvals.enqueue_existing)
+        self.call_after_refresh(self.enqueue_existing)
         self.watch_history()
         # Service status lines (e.g. MCP clients connecting) change without core events.
         self.set_interval(1.0, self._tick)
@@ -132,10 +139,21 @@ class CctuiApp(App[None]):
         async for _change in self.source.watch(self._stop_watching):
             if self.is_running and self.main.is_mounted:
                 self.main.reload()
+                self.history_loaded.set()
+        self.history_loaded.set()  # the watcher failed or stopped: the list is what it is
 
     def _tick(self) -> None:
-        if self.is_running and self.main.is_mounted:
+        if self.is_running and self.main.is_mounted and self.main.is_current:
             self.main.refresh_status()
+
+    async def settle(self) -> None:
+        """Draw everything the core has published so far, now, and let every streamed reply
+        finish drawing. For tests, snapshots and the benchmark: no timer is involved, so what
+        is on screen afterwards does not depend on how loaded the machine is."""
+        self._bridge.flush()
+        main = self.main
+        main.catch_up(full=True)
+        await main.pane.query_one(Transcript).settle()
 
     async def action_quit(self) -> None:
         """Sessions first (no claude child may outlive cctui), then services, then exit."""
@@ -211,18 +229,6 @@ class CctuiApp(App[None]):
         if not self.is_headless and self._driver is not None:
             self._driver.write(sequence)
 
-    def project_roots(self) -> dict[str, Path]:
-        """Registered projects for the ``project:`` filter: id, name and slug -> root."""
-        try:
-            projects = self.project_registry.all()
-        except CctuiError:
-            return {}  # a broken registry shows in the projects view, not here
-        roots: dict[str, Path] = {}
-        for p in projects:
-            for key in (p.id, p.name.lower(), slug(p.name)):
-                roots.setdefault(key.lower(), p.root)
-        return roots
-
     def refresh_inbox(self) -> None:
         """Reload the inbox if it is open."""
         for screen in self.screen_stack:
@@ -242,14 +248,18 @@ class CctuiApp(App[None]):
     @on(InputRequested)
     def _input_requested(self, message: InputRequested) -> None:
         if self.is_running:
-            self.approvals.requested(message.pending)
+            self.input_requested(message.pending)
             self.refresh_inbox()
 
     @on(InputResolved)
     def _input_resolved(self, message: InputResolved) -> None:
         if self.is_running:
-            self.approvals.resolved(message)
+            self.input_resolved(message)
             self.refresh_inbox()
+
+    @on(SessionPane.Send)
+    def _send(self, event: SessionPane.Send) -> None:
+        self.send_message(event.session_id, event.text)
 
     @on(OpenSession)
     def _open(self, message: OpenSession) -> None:
@@ -262,9 +272,9 @@ class CctuiApp(App[None]):
             self.notify("That request was already answered.", severity="warning")
             self.refresh_inbox()
         elif message.decision is None or pending.kind == "confirmation":
-            self.approvals.open(pending)  # a confirmation's choice is made in its modal
+            self.open_approval(pending)  # a confirmation's choice is made in its modal
         else:
-            self.approvals.answer(pending.id, message.decision)
+            self.answer(pending.id, message.decision)
             self.refresh_inbox()
 
     # -- actions (keys and command palette) ----------------------------------------------
@@ -280,7 +290,7 @@ class CctuiApp(App[None]):
     def _create(self, request: NewSessionRequest | None) -> None:
         if request is not None:
             self.create_session(request)
-        self.call_later(self.approvals.pump)
+        self.call_later(self.pump_approvals)
 
     @work(group="sessions", exit_on_error=False)
     async def create_session(self, request: NewSessionRequest) -> None:
@@ -341,22 +351,21 @@ class CctuiApp(App[None]):
         self.main.start_filter()
 
     def action_projects(self) -> None:
-        if any(isinstance(s, ProjectsScreen) for s in self.screen_stack):
-            return
-        screen = ProjectsScreen(self.project_registry, self.source.rows())
-        self.push_screen(screen, callback=self._filter_project)
+        if not any(isinstance(s, ProjectsScreen) for s in self.screen_stack):
+            screen = ProjectsScreen(self.project_registry, self.source.rows())
+            self.push_screen(screen, callback=self._filter_project)
 
     def _filter_project(self, project_id: str | None) -> None:
         if project_id is not None:
             self.main.set_filter(f"project:{project_id}")
-        self.call_later(self.approvals.pump)
+        self.call_later(self.pump_approvals)
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(), callback=self._pump_after)
 
     def _pump_after(self, _result: None) -> None:
         # A modal queued while a form or help page was open may pop now.
-        self.call_later(self.approvals.pump)
+        self.call_later(self.pump_approvals)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield SystemCommand(
@@ -367,7 +376,7 @@ class CctuiApp(App[None]):
         yield SystemCommand("Kill session", "End the session's process (k)", self.action_kill)
         yield SystemCommand("Filter sessions", "By text, project:, status: (/)", self.action_filter)
         yield SystemCommand(
-            "Projects", "Registered projects; filter by one (p)", self.action_projects
+            "Projects", "Registered projects, filter by one (p)", self.action_projects
         )
         yield SystemCommand("Keys", "Every key on one page (?)", self.action_help)
         yield from (c for c in super().get_system_commands(screen) if c.title != "Keys")
