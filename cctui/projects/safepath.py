@@ -120,7 +120,11 @@ def resolve_inside(root: Path | str, rel: str) -> tuple[Path, tuple[str, ...]]:
         raise _refuse(rel, "it names the project root itself")
     if not target.is_relative_to(base):
         raise _refuse(rel, "it resolves outside the project root")
-    return target, target.relative_to(base).parts
+    inside = target.relative_to(base).parts
+    if ".git" in inside or ".git" in parts:
+        # Hooks there run code and config there holds remotes (tokens): git's, not ours.
+        raise _refuse(rel, "'.git' belongs to git and is not readable or writable here")
+    return target, inside
 
 
 def _os_error(exc: OSError, shown: str) -> Exception:

@@ -63,6 +63,9 @@ CORPUS: list[str] = [
     ".",
     "./",
     "  ",
+    ".git/config",  # remotes may carry tokens
+    ".git/hooks/pre-commit",  # a hook runs code on the next commit
+    "git_link/config",  # a link to .git
 ]
 
 
@@ -83,6 +86,9 @@ def layout(tmp_path: Path) -> tuple[Path, Path]:
     (root / "chain").symlink_to("link_out")
     (root / "loop").symlink_to("loop")
     (root / "inner").symlink_to("docs")  # stays inside: allowed
+    (root / ".git" / "hooks").mkdir(parents=True)
+    (root / ".git" / "config").write_text("[remote] url = https://token@host/repo")
+    (root / "git_link").symlink_to(".git")
     return root, outside
 
 
