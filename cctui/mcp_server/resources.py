@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import ParamSpec
@@ -20,9 +21,11 @@ from cctui.errors import CctuiError
 from cctui.mcp_server.errors import from_cctui_error
 from cctui.projects import ProjectService, ago
 from cctui.projects.errors import ProjectNotFound
+from cctui.projects.tree import Tree
 
 P = ParamSpec("P")
 
+RENDER_TTL_S = 30.0
 MAX_TREE_ENTRIES = 10_000
 """A client's context cannot take a 100,000-file listing; the rest is counted, not sent."""
 
@@ -51,8 +54,33 @@ def structured(fn: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str]]:
     return read
 
 
+def render_tree(head: dict[str, object], tree: Tree) -> str:
+    """The ``/files`` JSON: ``head`` plus the first ``MAX_TREE_ENTRIES`` entries."""
+    items = []
+    for entry in tree.entries[:MAX_TREE_ENTRIES]:
+        item: dict[str, object] = {"path": entry.path, "type": entry.type}
+        if entry.type != "directory":
+            item["size"] = entry.size
+        item["modified"], item["modifiedAt"] = _when(entry.mtime)
+        items.append(item)
+    return json.dumps(
+        {
+            **head,
+            "source": tree.source,
+            "builtAt": _when(tree.built_at)[1],
+            "files": tree.files,
+            "totalEntries": len(tree.entries),
+            "truncated": len(tree.entries) > MAX_TREE_ENTRIES,
+            "tree": items,
+        }
+    )
+
+
 def register(server: MCPServer, projects: ProjectService) -> None:
     """Add the project resources to ``server``."""
+    # The last /files text per project: re-sent while the tree is the same object (and the
+    # "2 hours ago" strings are not much older than RENDER_TTL_S).
+    rendered: dict[str, tuple[Tree, bool, float, str]] = {}
 
     @server.resource(
         "claude-code://projects",
@@ -86,26 +114,20 @@ def register(server: MCPServer, projects: ProjectService) -> None:
         # The cached tree at once; a change made meanwhile shows as "refreshing" until the
         # background rebuild lands (a 100,000-file rebuild takes seconds, a read must not).
         tree = await projects.tree(projectId)
-        items = []
-        for entry in tree.entries[:MAX_TREE_ENTRIES]:
-            item: dict[str, object] = {"path": entry.path, "type": entry.type}
-            if entry.type != "directory":
-                item["size"] = entry.size
-            item["modified"], item["modifiedAt"] = _when(entry.mtime)
-            items.append(item)
-        return json.dumps(
-            {
-                "project": project.id,
-                "rootPath": project.root_path,
-                "source": tree.source,
-                "builtAt": _when(tree.built_at)[1],
-                "files": tree.files,
-                "totalEntries": len(tree.entries),
-                "truncated": len(tree.entries) > MAX_TREE_ENTRIES,
-                "refreshing": projects.trees.refreshing(project.id),
-                "tree": items,
-            }
-        )
+        refreshing = projects.trees.refreshing(project.id)
+        hit = rendered.get(project.id)
+        now = time.monotonic()
+        if (
+            hit is not None
+            and hit[0] is tree
+            and hit[1] == refreshing
+            and now - hit[2] < RENDER_TTL_S
+        ):
+            return hit[3]
+        head = {"project": project.id, "rootPath": project.root_path, "refreshing": refreshing}
+        text = await anyio.to_thread.run_sync(render_tree, head, tree)
+        rendered[project.id] = (tree, refreshing, now, text)
+        return text
 
     @server.resource(
         "claude-code://{projectId}/session",

@@ -183,7 +183,7 @@ class ProjectService:
             state=state,
             state_path=sf.path,
             recent_files=recent[:20],
-            git=git.status(project.root) if include_git else None,
+            git=git.status(project.root, every_untracked=False) if include_git else None,
         )
 
     # -- trees and docs ------------------------------------------------------------------

@@ -10,6 +10,7 @@ debounced rebuild in the background, and readers keep getting the last tree mean
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import fnmatch
 import logging
@@ -242,19 +243,27 @@ class TreeCache:
         slot = self._slots.get(key)
         if slot is None or slot.tree is None:
             return
-        entries = {e.path: e for e in slot.tree.entries}
         parts = rel.split("/")
         try:
-            for i in range(1, len(parts)):
-                d = "/".join(parts[:i])
-                entries[d + "/"] = _entry(d, os.lstat(slot.root / d))
-            entries[rel] = _entry(rel, os.lstat(slot.root / rel))
+            fresh = [
+                _entry("/".join(parts[:i]), os.lstat(slot.root.joinpath(*parts[:i])))
+                for i in range(1, len(parts) + 1)
+            ]
         except OSError:
             return
         tree = slot.tree
-        ordered = sorted(entries.values(), key=lambda e: e.path)
-        files = sum(1 for e in ordered if e.type != "directory")
-        slot.tree = Tree(ordered, tree.source, tree.built_at, tree.took_s, files)
+        entries = list(tree.entries)  # a new list: readers may hold the old tree
+        keys = [e.path for e in entries]
+        files = tree.files
+        for entry in fresh:
+            at = bisect.bisect_left(keys, entry.path)
+            if at < len(keys) and keys[at] == entry.path:
+                entries[at] = entry
+            else:
+                entries.insert(at, entry)
+                keys.insert(at, entry.path)
+                files += entry.type != "directory"
+        slot.tree = Tree(entries, tree.source, tree.built_at, tree.took_s, files)
 
     def invalidate(self, key: str) -> None:
         """Mark stale and rebuild in the background (e.g. after cctui wrote a file)."""

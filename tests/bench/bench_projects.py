@@ -62,8 +62,11 @@ def make_project(root: Path, files: int, repo: bool) -> None:
         for i in range(200_000):
             fh.write(f"{i:08d} a log line of moderate length for the range read\n")
     (root / ".gitignore").write_text("node_modules/\n*.log\n")
-    if repo:
-        subprocess.run(["git", "init", "-q", str(root)], check=True)
+    if repo:  # a real repository: everything committed, as in a working project
+        env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b"}
+        env |= {"GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
+        for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "init"]):
+            subprocess.run(["git", "-C", str(root), *args], check=True, env=env)
     else:
         (root / ".git").mkdir()
 
