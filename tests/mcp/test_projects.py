@@ -552,3 +552,25 @@ async def test_invoke_errors_without_running_anything(
     assert vanished["code"] == "path_not_found"
     assert escaping["code"] == "path_outside_project"
     assert bad_time["code"] == "validation_error"
+
+
+async def test_invoke_without_a_cli_says_how_to_install(tmp_path: Path, project: Path) -> None:
+    """The real driver with a claude binary that does not exist: a clear error, task recorded."""
+    settings = make_settings(
+        tmp_path,
+        projects_config=tmp_path / "projects.json",
+        claude_code_path=tmp_path / "no" / "claude",
+    )
+    manager = SessionManager(settings)
+    await manager.start()
+    try:
+        async with client(build_server(manager, settings)) as c:
+            await call(c, "register_project", name="p", rootPath=str(project), id="p")
+            body = await fails(c, "invoke_claude_code", projectId="p", task="do it")
+            status = await call(c, "get_project_status", projectId="p")
+    finally:
+        await manager.shutdown()
+    assert body["code"] == "cli_not_found"
+    assert "npm install -g @anthropic-ai/claude-code" in body["suggestion"]
+    assert "CLAUDE_CODE_PATH" in body["suggestion"]
+    assert status["claudeCodeTasks"][0]["status"] == "failed"
