@@ -11,26 +11,24 @@ evaluated annotations.
 # ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seed)
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver import (
-    AcceptedElicitation,
     Context,
-    Elicit,
     ElicitationResult,
     Resolve,
 )
 from mcp.types import ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.errors import CctuiError
-from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label
+from cctui.mcp_server.confirming import NoQuestion, ask_or_refuse, choice_of
+from cctui.mcp_server.decisions import DecisionBroker, client_label
 from cctui.mcp_server.project_schemas import (
     CheckpointOut,
     ChoiceForm,
@@ -58,52 +56,6 @@ FilePath = Annotated[
     str,
     Field(min_length=1, max_length=4096, description="Relative path within the project"),
 ]
-
-
-@dataclass
-class NoQuestion:
-    """The resolver had nothing to ask."""
-
-
-@dataclass
-class Chosen:
-    """The human (TUI) answered a confirmation."""
-
-    choice: str
-    decided_by: str
-
-
-def choice_of(answer: ElicitationResult[Any]) -> tuple[str | None, str | None]:
-    """``(choice, decided_by)`` from a resolver outcome; ``(None, None)`` when nobody was asked."""
-    if isinstance(answer, AcceptedElicitation):
-        data = answer.data
-        if isinstance(data, NoQuestion):
-            return None, None
-        if isinstance(data, Chosen):
-            return data.choice, data.decided_by
-        if isinstance(data, BaseModel):
-            return str(getattr(data, "choice", "cancel")), None
-    return "cancel", None  # declined or cancelled the form
-
-
-async def ask_or_refuse(
-    ctx: Context,
-    manager: SessionManager,
-    *,
-    subject: str,
-    title: str,
-    message: str,
-    form: type[BaseModel],
-    choices: tuple[str, ...],
-    refuse: CctuiError,
-) -> Any:
-    """The shared resolver body: elicit, else ask the human, else raise ``refuse``."""
-    if can_elicit(ctx):
-        return Elicit(message, form)
-    if manager.human_attached:
-        choice, by = await manager.confirm(subject, title, message, choices)
-        return Chosen(choice, by)
-    raise refuse
 
 
 def roots_provider(settings: Settings) -> Callable[[], list[Path]]:
