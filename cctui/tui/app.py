@@ -205,8 +205,8 @@ class CctuiApp(ApprovalEffects):
         if row is None:
             try:
                 info = self.manager.get(session_id)
-            except CctuiError:
-                return session_id[:8]
+            except CctuiError:  # a confirmation's subject ("project:web") is not a session
+                return session_id if session_id.startswith("project:") else session_id[:8]
             return " · ".join(
                 b
                 for b in (
@@ -219,9 +219,11 @@ class CctuiApp(ApprovalEffects):
 
     def alert_waiting(self, pending: PendingInput) -> None:
         """Bell + desktop notification: a session now waits for the human."""
-        what = {"plan_review": "a plan to review", "user_question": "a question"}.get(
-            pending.kind, f"permission for {pending.tool_name}"
-        )
+        what = {
+            "plan_review": "a plan to review",
+            "user_question": "a question",
+            "confirmation": f"a confirmation ({pending.tool_name})",
+        }.get(pending.kind, f"permission for {pending.tool_name}")
         body = f"{self.describe_session(pending.session_id)} needs {what}"
         sequence = desktop_notification("cctui", body)
         self.alerts.append(body)
