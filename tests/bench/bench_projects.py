@@ -62,6 +62,13 @@ def make_project(root: Path, files: int, repo: bool) -> None:
         for i in range(200_000):
             fh.write(f"{i:08d} a log line of moderate length for the range read\n")
     (root / ".gitignore").write_text("node_modules/\n*.log\n")
+    # Age every file by a day: in a real project the files are older than git's index.
+    # (Files written in the same second as the index are "racily clean": git status must
+    # re-read each one, and cannot record that it did under GIT_OPTIONAL_LOCKS=0.)
+    old = time.time() - 86400
+    for dirpath, _dirs, names in os.walk(root):
+        for name in names:
+            os.utime(os.path.join(dirpath, name), (old, old))
     if repo:  # a real repository: everything committed, as in a working project
         env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b"}
         env |= {"GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
