@@ -574,3 +574,17 @@ async def test_invoke_without_a_cli_says_how_to_install(tmp_path: Path, project:
     assert "npm install -g @anthropic-ai/claude-code" in body["suggestion"]
     assert "CLAUDE_CODE_PATH" in body["suggestion"]
     assert status["claudeCodeTasks"][0]["status"] == "failed"
+
+
+async def test_projects_profile_has_resources_and_prompts(
+    manager: SessionManager, settings: Settings
+) -> None:
+    only = build_server(manager, settings.model_copy(update={"tools_profile": "projects"}))
+    none = build_server(manager, settings.model_copy(update={"tools_profile": "sessions"}))
+    async with client(only) as c:
+        templates = {t.uri_template for t in (await c.list_resource_templates()).resource_templates}
+        prompts = {p.name for p in (await c.list_prompts()).prompts}
+    async with client(none) as c:
+        assert (await c.list_resource_templates()).resource_templates == []
+        assert (await c.list_prompts()).prompts == []
+    assert len(templates) == 3 and len(prompts) == 4
