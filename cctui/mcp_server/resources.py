@@ -21,6 +21,7 @@ from cctui.errors import CctuiError
 from cctui.mcp_server.errors import from_cctui_error
 from cctui.projects import ProjectService, ago
 from cctui.projects.errors import ProjectNotFound
+from cctui.projects.service import ago_seconds
 from cctui.projects.tree import Tree
 
 P = ParamSpec("P")
@@ -57,11 +58,14 @@ def structured(fn: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str]]:
 def render_tree(head: dict[str, object], tree: Tree) -> str:
     """The ``/files`` JSON: ``head`` plus the first ``MAX_TREE_ENTRIES`` entries."""
     items = []
+    now = time.time()
     for entry in tree.entries[:MAX_TREE_ENTRIES]:
         item: dict[str, object] = {"path": entry.path, "type": entry.type}
         if entry.type != "directory":
             item["size"] = entry.size
-        item["modified"], item["modifiedAt"] = _when(entry.mtime)
+        if entry.mtime is not None:  # plain arithmetic: datetime per entry is the slow part
+            item["modified"] = ago_seconds(now - entry.mtime)
+            item["modifiedAt"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(entry.mtime))
         items.append(item)
     return json.dumps(
         {

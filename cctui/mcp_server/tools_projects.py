@@ -322,6 +322,8 @@ def register(
     ) -> ProjectStatusOut:
         """Project overview: checkpoints, Claude Code task history, recent files, git status."""
         st = await run(projects.status, projectId, includeGitStatus)
+        if includeGitStatus:
+            projects.watch(projectId)  # later calls reuse git status until something changes
         last = st.state.checkpoints[-1] if st.state.checkpoints else None
         tasks = [
             TaskItem(

@@ -213,6 +213,16 @@ class TreeCache:
         slot = self._slots.get(key)
         return slot.tree if slot is not None else None
 
+    def watching(self, key: str, root: Path) -> bool:
+        """A watcher runs for ``key`` at ``root`` (so ``changes`` means something)."""
+        slot = self._slots.get(key)
+        return (
+            slot is not None
+            and slot.root == root
+            and slot.watcher is not None
+            and not slot.watcher.done()
+        )
+
     def changes(self, key: str) -> int:
         """How many change batches the watcher has seen for ``key``."""
         slot = self._slots.get(key)

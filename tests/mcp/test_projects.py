@@ -588,3 +588,35 @@ async def test_projects_profile_has_resources_and_prompts(
         assert (await c.list_resource_templates()).resource_templates == []
         assert (await c.list_prompts()).prompts == []
     assert len(templates) == 3 and len(prompts) == 4
+
+
+async def test_git_status_follows_changes(server: CctuiMCPServer, project: Path) -> None:
+    """Git status is reused while nothing moves, and is fresh once the watcher sees a change
+    (or git's index changes)."""
+    import asyncio
+
+    git(project, "init", "-q")
+    (project / ".gitignore").write_text(".claude/\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "init")
+
+    async def uncommitted(c: Any) -> int:
+        out = await call(c, "get_project_status", projectId="p", includeGitStatus=True)
+        return int(out["gitStatus"]["uncommitted"])
+
+    async def until(c: Any, wanted: int) -> None:
+        for _ in range(300):
+            if await uncommitted(c) == wanted:
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"uncommitted never became {wanted}")
+
+    async with client(server) as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        assert await uncommitted(c) == 0
+        await until(c, 0)  # the watcher is up now
+        (project / "new.txt").write_text("x")  # a change outside cctui
+        await until(c, 1)
+        git(project, "add", "new.txt")
+        git(project, "commit", "-qm", "more")  # only .git changes: the index mtime says so
+        await until(c, 0)
