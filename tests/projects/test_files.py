@@ -142,3 +142,21 @@ def test_changes_found_by_git_and_by_scan(root: Path, repo: bool) -> None:
     assert changes.created == ["src/new.py"]
     assert changes.modified == ["dirty.txt", "edited.txt"]
     assert changes.deleted == ["gone.txt"]
+
+
+async def test_an_unanswered_confirmation_cancels_at_the_timeout(tmp_path: Path) -> None:
+    from cctui.core import SessionManager
+    from tests.fakes.settings import make_settings
+
+    manager = SessionManager(make_settings(tmp_path))
+    await manager.start()
+    try:
+        choice = await manager.confirm(
+            "project:p", "File exists", "f exists", ("overwrite", "cancel"), timeout_s=0.2
+        )
+        assert manager.pending() == []
+    finally:
+        await manager.shutdown()
+    assert choice == ("cancel", "timeout")
+    record = [r for r in manager.audit.read() if r["event"] == "decision"][-1]
+    assert (record["decision"], record["decided_by"]) == ("cancel", "timeout")

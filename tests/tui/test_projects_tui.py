@@ -98,9 +98,12 @@ async def test_duplicate_id_overwrite_confirmed_in_the_modal(
         assert [p.name for p in h.app.project_registry.all()] == ["two"]
 
 
-async def test_esc_keeps_it_for_later_and_another_answer_closes_nothing(run_app: RunApp) -> None:
-    """esc leaves the confirmation pending (in the inbox); the timeout then cancels it."""
-    async with run_app(permission_timeout_ms=1500) as h:
+async def test_esc_keeps_it_for_later_then_the_inbox_reopens_it(run_app: RunApp) -> None:
+    """esc leaves the confirmation pending (in the inbox); y in the inbox does not pick a
+    choice for you, it opens the modal again."""
+    from cctui.tui.screens.inbox import InboxScreen
+
+    async with run_app(permission_timeout_ms=60_000) as h:
         (h.project / "f.txt").write_text("old")
         async with no_elicitation_client(h) as c:
             await c.call_tool(
@@ -113,7 +116,11 @@ async def test_esc_keeps_it_for_later_and_another_answer_closes_nothing(run_app:
             )
             await confirm_with(h, "escape")
             assert [p.kind for p in h.manager.pending()] == ["confirmation"]
-            result = await task  # the permission timeout picks cancel
+            await h.pilot.press("a")
+            await h.until(lambda: isinstance(h.app.screen, InboxScreen))
+            await h.pilot.press("y")
+            await confirm_with(h, "c")
+            result = await task
         assert result.is_error and '"cancelled"' in result.content[0].text
         assert (h.project / "f.txt").read_text() == "old"
 
