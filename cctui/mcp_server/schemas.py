@@ -95,12 +95,23 @@ class SessionOut(Out):
     permission_mode: str | None = None
     last_seq: int = 0
     pending_input_ids: list[str] = Field(default_factory=list)
+    pid: int | None = None
+    """The live CLI's process id."""
+    created_at: str = ""
+    session_id_004: str = Field(default="", alias="session_id")
+    """Seed 004's ``session_id`` (filled from the same keyword as ``sessionId``)."""
+    started_at: str = Field(default="", alias="started_at")
+    """Seed 004's start_session timestamp (the session's creation)."""
 
     @classmethod
     def of(cls, info: SessionInfo) -> SessionOut:
         """Build from the core's snapshot."""
+        created = info.created_at.isoformat()
         return cls(
             session_id=info.session_id,
+            pid=info.pid,
+            created_at=created,
+            started_at=created,
             status=info.status,
             is_active=info.is_active,
             working_directory=str(info.config.cwd),
@@ -113,6 +124,15 @@ class SessionOut(Out):
             last_seq=info.last_seq,
             pending_input_ids=list(info.pending_input_ids),
         )
+
+
+class KillOut(SessionOut):
+    """``claude_kill_session``: the session after its process ended (seed 004's
+    ``killed_at`` and ``state_saved`` too; ``status`` keeps seed 002's states)."""
+
+    killed_at: str = Field(default="", alias="killed_at")
+    state_saved: bool = Field(default=True, alias="state_saved")
+    """The transcript and cctui's record are kept: a later message resumes the session."""
 
 
 class ToolUseOut(Out):

@@ -5,6 +5,7 @@ evaluated annotations, and these resolvers are closures it could not look up by 
 """
 # ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seeds)
 
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from mcp.server import MCPServer
@@ -17,6 +18,7 @@ from cctui.core import Decision, SessionManager
 from cctui.mcp_server.decisions import DecisionBroker, DecisionForm, can_elicit, client_label
 from cctui.mcp_server.render import event_out, output_lines, tool_uses
 from cctui.mcp_server.schemas import (
+    KillOut,
     PendingInputOut,
     RespondOut,
     SessionOut,
@@ -278,9 +280,11 @@ def register(
         return SessionOut.of(await manager.interrupt(sessionId))
 
     @server.tool(annotations=STOP)
-    async def claude_kill_session(sessionId: SessionId) -> SessionOut:
+    async def claude_kill_session(sessionId: SessionId) -> KillOut:
         """End a Claude Code session's process; a later claude_send_message resumes it."""
-        return SessionOut.of(await manager.kill(sessionId))
+        info = await manager.kill(sessionId)
+        out = SessionOut.of(info).model_dump()
+        return KillOut(**out, killed_at=datetime.now(UTC).isoformat())
 
     @server.tool(annotations=ACT)
     async def claude_fork_session(

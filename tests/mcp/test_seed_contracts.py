@@ -169,3 +169,13 @@ def test_elicitation_text_shows_the_whole_input_or_says_what_is_cut() -> None:
     huge = item.model_copy(update={"tool_input": {"command": "y" * 100_000}})
     text = question_text(huge)
     assert "truncated" in text and "claude_get_status" in text
+
+
+async def test_seed_004_start_and_kill_fields(server: Any) -> None:
+    async with client(server) as c:
+        created = await call(c, "claude_create_session", {"prompt": "hello"})
+        sid = created["sessionId"]
+        assert created["session_id"] == sid and created["started_at"] and "pid" in created
+        killed = await call(c, "claude_kill_session", {"sessionId": sid})
+        assert killed["session_id"] == sid and killed["killed_at"]
+        assert killed["state_saved"] is True and killed["status"] == "interrupted"
