@@ -54,7 +54,10 @@ def resolve_dir(raw: Path | str) -> Path:
 
 def launch_spec(settings: Settings, config: SessionConfig, **launch: Any) -> LaunchSpec:
     """The spec for a process of ``config``; ``launch`` adds session_id / resume / fork."""
-    allowed = tuple(dict.fromkeys((*settings.allowed_tools, *config.allowed_tools)))
+    if config.exact_tools:
+        allowed = config.allowed_tools
+    else:
+        allowed = tuple(dict.fromkeys((*settings.allowed_tools, *config.allowed_tools)))
     return LaunchSpec(
         cwd=config.cwd,
         model=config.model,
