@@ -24,6 +24,7 @@ from cctui.mcp_server.schemas import (
     SessionOut,
     StatusOut,
     WaitOut,
+    seed_status,
 )
 from cctui.mcp_server.waiting import Checkpoint, checkpoint, finish, question
 
@@ -192,7 +193,8 @@ def register(
         everything = manager.events(sessionId).events
         return StatusOut(
             session_id=info.session_id,
-            status=info.status,
+            status=seed_status(info.status),
+            state=info.status,
             result=info.last_result,
             error=info.error,
             cost_usd=info.total_cost_usd,
@@ -271,7 +273,8 @@ def register(
             input_id=inputId,
             decision=decision,
             decided_by=res.decided_by,
-            status=manager.get(sessionId).status,
+            status=seed_status(state := manager.get(sessionId).status),
+            state=state,
         )
 
     @server.tool(annotations=STOP)
