@@ -42,8 +42,6 @@ that MCP client first (route ``client``), or None to leave it to the human (rout
 
 # A session still spawning when a message arrives: how long send() waits for it.
 _STARTING_WAIT_S = 30.0
-# How long interrupt() waits for the interrupted turn's result.
-_INTERRUPT_WAIT_S = 5.0
 
 
 class SessionManager:
@@ -197,17 +195,17 @@ class SessionManager:
         )
         return session.info()
 
-    async def interrupt(self, session_id: str) -> SessionInfo:
+    async def interrupt(self, session_id: str, wait_s: float = 0.0) -> SessionInfo:
         """Stop the current turn (control request); the process stays alive.
 
-        Returns once the turn has ended (``interrupted``), or after a few seconds if the CLI
-        is slow to answer.
+        With ``wait_s``, returns once the turn has ended (``interrupted``) or that many
+        seconds have passed (the TUI does not wait; an MCP caller reads the end state).
         """
         session = self._sessions.find(session_id)
         busy = session.turns.busy and session.process.alive
         await session.process.interrupt()
-        if busy:
-            await wait_for(session, self._fanout, _INTERRUPT_WAIT_S)
+        if busy and wait_s > 0:
+            await wait_for(session, self._fanout, wait_s)
         return session.info()
 
     async def end(self, session_id: str) -> SessionInfo:

@@ -28,6 +28,8 @@ from cctui.mcp_server.schemas import (
 )
 from cctui.mcp_server.waiting import Checkpoint, checkpoint, finish, question
 
+INTERRUPT_WAIT_S = 5.0
+"""claude_interrupt returns once the turn has ended (seed 002: status interrupted), or then."""
 MAX_WAIT_MS = 55_000
 """Waiting tools return before common client timeouts (60 s)."""
 
@@ -280,7 +282,7 @@ def register(
     @server.tool(annotations=STOP)
     async def claude_interrupt(sessionId: SessionId) -> SessionOut:
         """Stop a Claude Code session's current turn (like pressing Escape); it stays resumable."""
-        return SessionOut.of(await manager.interrupt(sessionId))
+        return SessionOut.of(await manager.interrupt(sessionId, wait_s=INTERRUPT_WAIT_S))
 
     @server.tool(annotations=STOP)
     async def claude_kill_session(sessionId: SessionId) -> KillOut:
