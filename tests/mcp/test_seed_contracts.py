@@ -182,3 +182,38 @@ async def test_seed_004_start_and_kill_fields(server: Any) -> None:
         killed = await call(c, "claude_kill_session", {"sessionId": sid})
         assert killed["session_id"] == sid and killed["killed_at"]
         assert killed["state_saved"] is True and killed["status"] == "interrupted"
+
+
+async def test_seed_002_question_answered_through_updated_input(
+    server: Any, factory: FakeDriverFactory
+) -> None:
+    """Seed 002's example: allow with updatedInput {questions, answers: [label, ...]}."""
+    async with client(server) as c:
+        sid = (await call(c, "claude_create_session", {"prompt": "ask me"}))["sessionId"]
+        await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        [pending] = (await call(c, "claude_get_status", {"sessionId": sid}))["pendingInputs"]
+        assert pending["type"] == "user_question"
+        bad = await c.call_tool(
+            "claude_respond",
+            {
+                "sessionId": sid,
+                "inputId": pending["inputId"],
+                "decision": "allow",
+                "updatedInput": {**pending["toolInput"], "answers": ["Green"]},
+            },
+        )
+        assert bad.is_error and "not an option" in bad.content[0].text
+        await call(
+            c,
+            "claude_respond",
+            {
+                "sessionId": sid,
+                "inputId": pending["inputId"],
+                "decision": "allow",
+                "updatedInput": {**pending["toolInput"], "answers": ["Blue"]},
+            },
+        )
+        await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+    answer = factory.drivers[0].answers[0]
+    assert answer.updated_input is not None
+    assert answer.updated_input["answers"] == {"Which color do you prefer?": "Blue"}
