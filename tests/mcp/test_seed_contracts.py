@@ -217,3 +217,12 @@ async def test_seed_002_question_answered_through_updated_input(
     answer = factory.drivers[0].answers[0]
     assert answer.updated_input is not None
     assert answer.updated_input["answers"] == {"Which color do you prefer?": "Blue"}
+
+
+async def test_list_filter_by_project_takes_any_spelling(server: Any, project: Path) -> None:
+    async with client(server) as c:
+        sid = (await call(c, "claude_create_session", {}))["sessionId"]
+        for spelling in (str(project), f"{project}/sub/..", f"{project}/"):
+            (project / "sub").mkdir(exist_ok=True)
+            listed = await call(c, "claude_list_sessions", {"projectDirectory": spelling})
+            assert sid in [r["sessionId"] for r in listed["sessions"]], spelling
