@@ -3,29 +3,84 @@ spec built from it, and the checks and title made before spawning."""
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
 from cctui.claude.frames import LaunchSpec
 from cctui.config import Settings
+from cctui.core import templates
 from cctui.core.models import SessionConfig
-from cctui.errors import ValidationFailed
+from cctui.errors import LaunchPrefixNotFound, ValidationFailed
 
 _TITLE_MAX = 80
 
 
-def default_config(settings: Settings, cwd: Path | None = None, **fields: Any) -> SessionConfig:
-    """A SessionConfig with the settings' defaults (cwd, permission mode, tools)."""
+def default_config(
+    settings: Settings, cwd: Path | None = None, *, template: str | None = None, **fields: Any
+) -> SessionConfig:
+    """A SessionConfig: the settings' defaults (cwd, permission mode, tools, the project's
+    launch prefix), then the named ``template``, then ``fields`` (explicit values win).
+
+    Raises:
+        TemplateNotFound: ``template`` is not configured.
+    """
+    where = cwd or settings.default_cwd or Path.cwd()
     base: dict[str, Any] = {
-        "cwd": cwd or settings.default_cwd or Path.cwd(),
+        "cwd": where,
         "permission_mode": settings.default_permission_mode,
         "allowed_tools": settings.allowed_tools,
+        "launch_prefix": prefix_for(settings, where),
     }
+    if template is not None:
+        base |= templates.config_fields(templates.find(settings, template))
+        base["template"] = template
     return SessionConfig(**(base | fields))
 
 
+def prefix_for(settings: Settings, cwd: Path) -> tuple[str, ...]:
+    """The launch prefix for a session in ``cwd``: the innermost configured project
+    directory containing it, else the config's default."""
+    where = cwd.expanduser().resolve()
+    best: tuple[int, tuple[str, ...]] | None = None
+    for directory, prefix in settings.project_launch_prefixes.items():
+        root = directory.expanduser().resolve()
+        if where.is_relative_to(root) and (best is None or len(root.parts) > best[0]):
+            best = (len(root.parts), prefix)
+    return best[1] if best is not None else settings.launch_prefix
+
+
+def check_prefix(prefix: tuple[str, ...], cwd: Path) -> None:
+    """Raise ``LaunchPrefixNotFound`` unless the prefix's first word runs (PATH or a path).
+
+    Checked before a process is spawned: a wrapper that cannot start would otherwise show up
+    only as a CLI that never answers.
+    """
+    if not prefix:
+        return
+    word = prefix[0]
+    if os.sep in word:
+        path = Path(word).expanduser()
+        path = path if path.is_absolute() else cwd / path
+        found = path.is_file() and os.access(path, os.X_OK)
+    else:
+        found = shutil.which(word) is not None
+    if not found:
+        raise LaunchPrefixNotFound(
+            f"launch prefix executable {word!r} not found or not executable "
+            f"(prefix: {list(prefix)}).",
+            suggestion="Install it, put it on PATH, or pass another launchPrefix ([] for none).",
+        )
+
+
 def launch_spec(settings: Settings, config: SessionConfig, **launch: Any) -> LaunchSpec:
-    """The spec for a process of ``config``; ``launch`` adds session_id / resume / fork."""
+    """The spec for a process of ``config``; ``launch`` adds session_id / resume / fork.
+
+    Raises:
+        LaunchPrefixNotFound: before anything is spawned.
+    """
+    check_prefix(config.launch_prefix, config.cwd)
     allowed = tuple(dict.fromkeys((*settings.allowed_tools, *config.allowed_tools)))
     return LaunchSpec(
         cwd=config.cwd,

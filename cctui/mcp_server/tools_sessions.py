@@ -15,7 +15,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from cctui.config import Settings
-from cctui.core import Decision, SessionConfig, SessionManager
+from cctui.core import Decision, SessionManager, templates
 from cctui.errors import ValidationFailed
 from cctui.mcp_server.decisions import DecisionBroker, DecisionForm, can_elicit, client_label
 from cctui.mcp_server.render import event_out, output_lines, tool_uses
@@ -90,27 +90,54 @@ def register(
         dangerouslySkipPermissions: Annotated[
             bool, Field(description="Run every tool without asking (bypassPermissions)")
         ] = False,
-        team: Annotated[str | None, Field(description="Team label")] = None,
+        team: Annotated[
+            str | None, Field(description="Team name (claude_broadcast messages a whole team)")
+        ] = None,
+        teammate: Annotated[
+            str | None, Field(description="This session's name within its team")
+        ] = None,
         title: Annotated[str | None, Field(description="A title for listings")] = None,
+        template: Annotated[
+            str | None,
+            Field(
+                description="A session template from cctui's config (prompt, model, mode, "
+                "tools, turns, system prompt); explicit arguments win"
+            ),
+        ] = None,
+        launchPrefix: Annotated[
+            list[Annotated[str, Field(min_length=1)]] | None,
+            Field(
+                description="Command words run before claude, e.g. ['doppler', 'run', '--'] "
+                "(a list, no shell); [] for none; default: the project's or config's"
+            ),
+        ] = None,
     ) -> SessionOut:
         """Start a new Claude Code session in a project; returns its sessionId at once.
 
         Follow with claude_wait (or claude_get_status) to see its progress and decisions.
         """
         cwd = project_dir(workingDirectory, settings)
-        config = SessionConfig(
-            cwd=cwd,
-            model=model,
-            permission_mode=permissionMode or settings.default_permission_mode,
-            allowed_tools=(*settings.allowed_tools, *(allowedTools or ())),
-            disallowed_tools=tuple(disallowedTools or ()),
-            max_turns=maxTurns,
-            max_budget_usd=maxBudgetUsd,
-            append_system_prompt=systemPrompt,
+        explicit = {
+            "model": model,
+            "permission_mode": permissionMode,
+            "allowed_tools": (*settings.allowed_tools, *allowedTools) if allowedTools else None,
+            "disallowed_tools": tuple(disallowedTools) if disallowedTools else None,
+            "max_turns": maxTurns,
+            "max_budget_usd": maxBudgetUsd,
+            "append_system_prompt": systemPrompt,
+            "launch_prefix": tuple(launchPrefix) if launchPrefix is not None else None,
+        }
+        config = manager.default_config(
+            cwd,
+            template=template,
             skip_permissions=dangerouslySkipPermissions,
             team=team,
+            teammate=teammate,
             title=title,
+            **{k: v for k, v in explicit.items() if v is not None},
         )
+        if prompt is None and template is not None:
+            prompt = templates.find(settings, template).prompt
         info = await manager.create(prompt, config)
         broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
         return SessionOut.of(info)
