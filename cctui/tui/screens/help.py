@@ -38,6 +38,7 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         "App",
         (
             ("ctrl+p", "command palette"),
+            ("m", "metrics: sessions, MCP tool calls, latency"),
             ("?", "this help"),
             ("q", "quit (ends every session cctui started)"),
         ),
