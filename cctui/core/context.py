@@ -156,7 +156,8 @@ def _files_section(root: Path, paths: list[Path], result: ContextSync) -> str:
         budget -= len(text)
         fence = "````" if "```" in text else "```"
         note = " (truncated)" if cut else ""
-        blocks.append(f"### {rel} ({len(data)} bytes){note}\n\n{fence}\n{text}\n{fence}")
+        body = text.removesuffix("\n")
+        blocks.append(f"### {rel} ({len(data)} bytes){note}\n\n{fence}\n{body}\n{fence}")
         result.files_synced += 1
     return "\n\n".join(blocks)
 

@@ -20,7 +20,6 @@ from cctui.config import Settings
 from cctui.core import (
     AssistantTextEvent,
     ResultEvent,
-    SessionConfig,
     SessionEvent,
     SessionManager,
     StatusChanged,
@@ -103,12 +102,11 @@ def register(
         interrupts the run.
         """
         started = time.monotonic()
-        config = SessionConfig(
-            cwd=project_dir(workingDirectory, settings),
+        config = manager.default_config(  # the config's defaults, the project's launch prefix
+            project_dir(workingDirectory, settings),
             model=model,
             max_turns=maxTurns,
             append_system_prompt=appendSystemPrompt,
-            permission_mode=settings.default_permission_mode,
             allowed_tools=(*settings.allowed_tools, *(allowedTools or ())),
         )
         info = await manager.create(prompt, config)

@@ -208,6 +208,8 @@ async def test_launch_prefix_on_create(
         assert factory.drivers[-1].spec.launch_prefix == ()
         await ok(c, "claude_create_session", {"prompt": "x", "launchPrefix": ["nice", "-n", "5"]})
         assert factory.drivers[-1].spec.launch_prefix == ("nice", "-n", "5")
+        await ok(c, "claude_query", {"prompt": "one shot"})
+        assert factory.drivers[-1].spec.launch_prefix == ("env", "A=1")  # claude_query too
 
 
 async def test_every_call_is_audited_and_counted(make: Any) -> None:
