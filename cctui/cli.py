@@ -36,8 +36,9 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--tools",
         dest="tools_profile",
-        choices=["full", "sessions", "menu"],
-        help="which MCP tools to expose",
+        choices=["full", "sessions", "projects", "menu"],
+        help="which MCP tools to expose: full (all), sessions, projects, or menu (only the "
+        "fixed-prompt review tools and claude_health)",
     )
     common.add_argument(
         "--log-level",

@@ -18,7 +18,7 @@ from cctui import paths
 from cctui.errors import ConfigError
 
 PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
-ToolsProfile = Literal["full", "sessions", "menu"]
+ToolsProfile = Literal["full", "sessions", "projects", "menu"]
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 
 DEFAULT_HTTP_PORT = 47823
@@ -51,6 +51,29 @@ class SessionTemplate(BaseModel):
     """Overrides the project's or the default launch prefix."""
 
 
+class ToolGroups(BaseModel):
+    """Per-group switches (``[tools]`` in the config file); a group is served when the profile
+    includes it and its switch is on. ``claude_health`` is always served."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    sessions: bool = True
+    """Session tools: create, send, wait, respond, query, list, transcript, ..."""
+    projects: bool = True
+    """Project tools (seed 000): register, read, write, invoke, checkpoints, resources, prompts."""
+    review: bool = True
+    """The review menu (seed 001): judge review, proposal check, security audit, conflicts."""
+
+
+PROFILE_GROUPS: dict[str, frozenset[str]] = {
+    "full": frozenset({"sessions", "projects", "review"}),
+    "sessions": frozenset({"sessions"}),
+    "projects": frozenset({"projects"}),
+    "menu": frozenset({"review"}),
+}
+"""The tool groups each ``--tools`` profile serves (before the ``[tools]`` switches)."""
+
+
 class Settings(BaseModel):
     """Everything cctui reads at start-up. Passed explicitly; never a global."""
 
@@ -79,7 +102,12 @@ class Settings(BaseModel):
     http_port: int = Field(default=DEFAULT_HTTP_PORT, ge=0, le=65535)
     """The MCP HTTP server's port; 0 picks any free port (the URL goes to server.json)."""
     tools_profile: ToolsProfile = "full"
-    """Which MCP tools the server exposes."""
+    """Which MCP tools the server exposes: full | sessions | projects | menu."""
+    tools: ToolGroups = Field(default_factory=ToolGroups)
+    """Switch tool groups off in the config file, e.g. ``[tools] sessions = false``."""
+    review_roots: tuple[Path, ...] = ()
+    """Directories the review tools may read and write in, besides registered projects;
+    empty means ``default_cwd`` (or cctui's cwd)."""
     launch_prefix: LaunchPrefix = ()
     """Run before ``claude`` for every session (e.g. to inject secrets); none by default."""
     project_launch_prefixes: dict[Path, LaunchPrefix] = Field(default_factory=dict)
@@ -90,6 +118,17 @@ class Settings(BaseModel):
     """Claude Code's directory (``$CLAUDE_CONFIG_DIR`` or ``~/.claude``)."""
     state_dir: Path
     """cctui's own state: server.json, registry, audit log, log file."""
+
+    @property
+    def tool_groups(self) -> frozenset[str]:
+        """The tool groups served: the profile's, minus those switched off in ``[tools]``."""
+        switches = self.tools.model_dump()
+        return frozenset(g for g in PROFILE_GROUPS[self.tools_profile] if switches.get(g, True))
+
+    @property
+    def review_root_dirs(self) -> tuple[Path, ...]:
+        """``review_roots``, or the default working directory when none is configured."""
+        return self.review_roots or (self.default_cwd or Path.cwd(),)
 
     @property
     def log_file(self) -> Path:
@@ -115,6 +154,7 @@ ENV_VARS: dict[str, str] = {
     "CLAUDE_CODE_ALLOWED_TOOLS": "allowed_tools",
     "CCTUI_HTTP_PORT": "http_port",
     "CCTUI_TOOLS": "tools_profile",
+    "CCTUI_REVIEW_ROOTS": "review_roots",
 }
 
 
@@ -128,6 +168,8 @@ def _from_env(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
         value: Any = raw
         if field == "allowed_tools":
             value = tuple(t.strip() for t in raw.split(",") if t.strip())
+        elif field == "review_roots":
+            value = tuple(Path(p) for p in raw.split(os.pathsep) if p.strip())
         elif field == "log_level":
             value = raw.upper()
         values[field] = value

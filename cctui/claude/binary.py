@@ -6,6 +6,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -65,16 +66,18 @@ def cli_version(cli_path: Path | None = None, timeout_s: float = 10.0) -> str:
     return done.stdout.strip()
 
 
-def prefix_wrapper(prefix: tuple[str, ...], cli: Path) -> Path:
-    """A tiny executable that runs ``prefix... cli "$@"``; the SDK only takes one path.
+def launcher(prefix: tuple[str, ...], cli: Path) -> Path:
+    """A tiny executable that runs ``prefix... cli "$@"`` (the SDK only takes one path),
+    under the reaper on Linux so nothing the CLI starts outlives cctui (see ``reaper``).
 
     The caller removes the returned file's directory when the process has ended.
     """
-    if not prefix:
-        raise ValueError("empty launch prefix")
+    words = [*prefix, str(cli)]
+    if sys.platform.startswith("linux"):
+        words = [sys.executable, "-I", "-S", str(Path(__file__).with_name("reaper.py")), *words]
     directory = Path(tempfile.mkdtemp(prefix="cctui-launch-"))
     script = directory / "claude"
-    words = " ".join(shlex.quote(w) for w in (*prefix, str(cli)))
-    script.write_text(f'#!/bin/sh\nexec {words} "$@"\n', encoding="utf-8")
+    line = " ".join(shlex.quote(w) for w in words)
+    script.write_text(f'#!/bin/sh\nexec {line} "$@"\n', encoding="utf-8")
     script.chmod(0o700)
     return script

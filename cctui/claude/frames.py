@@ -160,12 +160,14 @@ class PermissionAsk:
 
 @dataclass(frozen=True)
 class PermissionAnswer:
-    """The host's reply. ``always`` also sends the CLI's own suggestions as permission updates."""
+    """The host's reply. With ``always``, the CLI's suggestions at the indices in
+    ``suggestions`` go back as permission updates for this session only."""
 
     allow: bool
     updated_input: dict[str, Any] | None = None
     message: str = ""
     always: bool = False
+    suggestions: tuple[int, ...] = ()
     interrupt: bool = False
 
 

@@ -29,7 +29,7 @@ from claude_agent_sdk import (
 )
 from claude_agent_sdk.types import PermissionResult, SystemPromptPreset
 
-from cctui.claude.binary import find_cli, prefix_wrapper
+from cctui.claude.binary import find_cli, launcher
 from cctui.claude.convert import FrameConverter
 from cctui.claude.frames import (
     Frame,
@@ -39,6 +39,7 @@ from cctui.claude.frames import (
     ProcessExited,
     TurnResult,
 )
+from cctui.claude.reaper import descendants
 from cctui.errors import CliNotFound
 from cctui.redact import redact_text
 
@@ -71,10 +72,8 @@ class SdkDriver:
 
     def _options(self) -> ClaudeAgentOptions:
         spec = self.spec
-        cli = find_cli(spec.cli_path)
-        if spec.launch_prefix:
-            self._wrapper = prefix_wrapper(spec.launch_prefix, cli)
-            cli = self._wrapper
+        self._wrapper = launcher(spec.launch_prefix, find_cli(spec.cli_path))
+        cli = self._wrapper
         system: SystemPromptPreset = {"type": "preset", "preset": "claude_code"}
         if spec.append_system_prompt:
             system["append"] = spec.append_system_prompt
@@ -253,8 +252,12 @@ class SdkDriver:
             updated_input=updated,
             # "Allow for this session" must not write rules into the user's settings files,
             # whatever destination the CLI suggested.
-            updated_permissions=[replace(s, destination="session") for s in context.suggestions]
-            if answer.always
+            updated_permissions=[
+                replace(context.suggestions[i], destination="session")
+                for i in answer.suggestions
+                if 0 <= i < len(context.suggestions)
+            ]
+            if answer.always and answer.suggestions
             else None,
         )
 
@@ -293,7 +296,10 @@ class SdkDriver:
     def _signal(self, proc: Any, sig: signal.Signals) -> None:
         pids = {proc.pid}
         if self._cli_pid is not None:
-            pids.add(self._cli_pid)  # behind a launch prefix the CLI is a grandchild
+            pids.add(self._cli_pid)  # behind the launcher the CLI is a grandchild
+        if sig == signal.SIGKILL:
+            # The reaper cannot clean up after a SIGKILL of its own: take the tree with it.
+            pids.update(descendants(proc.pid))
         for pid in pids:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, sig)

@@ -36,8 +36,14 @@ class AuditLog:
         decision: str,
         decided_by: str,
         message: str = "",
+        detail: str = "",
+        always: bool = False,
     ) -> None:
-        """Record who answered a pending input (``decision``: allow / deny / withdrawn)."""
+        """Record who answered a pending input (``decision``: allow / deny / withdrawn).
+
+        ``detail`` is what was decided on (the command, path or URL), redacted like the
+        rest; ``always`` marks an allow-for-the-session.
+        """
         self._write(
             {
                 "event": "decision",
@@ -48,6 +54,8 @@ class AuditLog:
                 "decision": decision,
                 "decided_by": decided_by,
                 "message": message,
+                "detail": detail,
+                **({"always": True} if always else {}),
             }
         )
 

@@ -34,6 +34,7 @@ STATUS_GROUPS: dict[str, frozenset[SessionStatus]] = {
     "active": LIVE,
     "live": LIVE,
     "past": frozenset(SessionStatus) - LIVE,
+    "waiting": frozenset({SessionStatus.WAITING_FOR_INPUT}),
 }
 """Words a status filter accepts besides the states themselves."""
 
@@ -78,7 +79,8 @@ class CatalogQuery(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     text: str | None = None
-    """Case-insensitive substring of title, project, directory, id, branch, team or tags."""
+    """Words, each a case-insensitive substring of title, project, directory, id, branch, team
+    or tags (every word must match somewhere)."""
     project: str | None = None
     """A directory (matches it and everything under it) or a project name (exact, any case)."""
     status: tuple[str, ...] | None = None
@@ -222,12 +224,45 @@ def _matches(
         if not by_name and not (path and entry.cwd and _under(entry.cwd, path)):
             return False
     if query.text:
-        needle = query.text.casefold()
         hay = (entry.title, entry.project, entry.cwd, entry.session_id, entry.git_branch,
                entry.team, entry.teammate, *entry.tags)  # fmt: skip
-        if not any(needle in h.casefold() for h in hay if h):
-            return False
+        folded = [h.casefold() for h in hay if h]
+        for needle in query.text.casefold().split():
+            if not any(needle in h for h in folded):
+                return False
     return True
+
+
+_FILTER_KEYS = {"status": "status", "s": "status", "project": "project", "p": "project",
+                "team": "team", "t": "team"}  # fmt: skip
+
+
+def parse_filter(line: str) -> CatalogQuery:
+    """A one-line filter as people type it: ``fix status:live project:api``.
+
+    ``key:value`` words set that field (``status:`` may repeat or list ``a,b``); the other
+    words are the text filter. The TUI's ``/`` filter uses it, so it matches exactly what
+    ``claude_list_sessions`` and ``cctui sessions`` would.
+
+    Raises:
+        pydantic.ValidationError: an unknown status word.
+    """
+    fields: dict[str, list[str]] = {}
+    words: list[str] = []
+    for word in line.split():
+        key, sep, value = word.partition(":")
+        name = _FILTER_KEYS.get(key.lower()) if sep and value else None
+        if name is None:
+            words.append(word)
+        else:
+            fields.setdefault(name, []).extend(v for v in value.split(",") if v)
+    data: dict[str, object] = {"text": " ".join(words) or None}
+    if "status" in fields:
+        data["status"] = fields["status"]
+    for name in ("project", "team"):
+        if name in fields:
+            data[name] = fields[name][-1]
+    return CatalogQuery.model_validate(data)
 
 
 def query_catalog(

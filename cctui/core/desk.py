@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from cctui.claude.frames import PermissionAnswer, PermissionAsk
 from cctui.claude.transcripts import newest_plan
 from cctui.core import inputs
+from cctui.core.allow import call_detail, call_key, session_allowance
 from cctui.core.events import InputRequestedEvent, InputResolvedEvent
 from cctui.core.pending import Decision, PendingInput, Resolution
 from cctui.core.states import SessionStatus
@@ -36,16 +37,16 @@ class InputDesk:
         self.session = session
         self.items: dict[str, PendingInput] = {}
         """Open inputs of this session, by id (for the audit record when they close)."""
-        self.always: set[str] = set()
-        """Tools allowed outright for the rest of the session ("A" in the TUI, ``always``),
-        for asks that came with no rule suggestion of the CLI's own."""
+        self.allowed_calls: set[str] = set()
+        """Exact calls (tool + input) allowed for the rest of the live process ("A" on an
+        ask with no usable CLI rule); forgotten when the process ends."""
         self.denied: set[str] = set()
         """tool_use ids we denied, so their outcome reads ``denied``, not ``failed``."""
 
     async def ask(self, ask: PermissionAsk) -> PermissionAnswer:
         """The driver's permission callback: open a pending input and await its answer."""
         session, host = self.session, self.session.host
-        if ask.tool_name in self.always:
+        if call_key(ask.tool_name, ask.input) in self.allowed_calls:
             host.audit.decision(
                 session_id=session.id,
                 input_id="-",
@@ -53,6 +54,7 @@ class InputDesk:
                 kind="permission",
                 decision="allow",
                 decided_by="always-allow",
+                detail=call_detail(ask.tool_name, ask.input),
             )
             return PermissionAnswer(allow=True, updated_input=dict(ask.input))
         timeout_s = host.settings.permission_timeout_ms / 1000
@@ -87,14 +89,18 @@ class InputDesk:
             if session.status == S.WAITING_FOR_INPUT and not host.pending_inputs.list(session.id):
                 session.set_status(S.RUNNING if session.process.alive else session.status)
         decision = resolution.decision
-        if decision.behavior == "allow" and decision.always and not ask.suggestions:
-            # With suggestions the CLI gets them as session rules (e.g. Bash `npm test *`)
-            # and stops asking for what they match; remembering the whole tool here would
-            # allow any Bash command after one was approved.
-            self.always.add(ask.tool_name)
+        rules: tuple[int, ...] = ()
+        if decision.behavior == "allow" and decision.always and item.kind == "permission":
+            # The CLI keeps its own (narrow) rules for this process; without one, only this
+            # exact call is remembered. Never the whole tool: that would allow any Bash
+            # command after one was approved.
+            allowance = session_allowance(ask.tool_name, ask.input, ask.suggestions)
+            rules = allowance.suggestions
+            if allowance.exact:
+                self.allowed_calls.add(call_key(ask.tool_name, ask.input))
         if decision.behavior == "deny" and ask.tool_use_id:
             self.denied.add(ask.tool_use_id)
-        return inputs.to_answer(item, decision)
+        return inputs.to_answer(item, decision, rules)
 
     async def _find_plan(self, ask: PermissionAsk) -> str | None:
         """The plan: the ask's own input, the model's ExitPlanMode call, or the plan file."""
@@ -138,7 +144,13 @@ class InputDesk:
             decision=verdict,
             decided_by=res.decided_by,
             message=res.decision.message,
+            detail=call_detail(item.tool_name, item.tool_input) if item else "",
+            always=res.decision.always and res.decision.behavior == "allow",
         )
+
+    def forget_allowances(self) -> None:
+        """The process ended: what "allow for the session" allowed is gone with it."""
+        self.allowed_calls.clear()
 
     def withdraw(self, decided_by: str) -> None:
         """Close every open input of the session without an answer (interrupt, exit)."""

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from cctui.claude.frames import PermissionAnswer, PermissionAsk
+from cctui.core.allow import session_allowance
 from cctui.core.pending import Decision, InputKind, PendingInput, Question
 
 log = logging.getLogger(__name__)
@@ -53,10 +54,17 @@ def build_input(session_id: str, ask: PermissionAsk, plan: str | None) -> Pendin
         description=ask.description or ask.title,
         plan=plan if kind == "plan_review" else None,
         questions=parse_questions(ask.input) if kind == "user_question" else (),
+        allow_for_session=(
+            session_allowance(ask.tool_name, ask.input, ask.suggestions).description
+            if kind == "permission"
+            else None
+        ),
     )
 
 
-def to_answer(item: PendingInput, decision: Decision) -> PermissionAnswer:
+def to_answer(
+    item: PendingInput, decision: Decision, suggestions: tuple[int, ...] = ()
+) -> PermissionAnswer:
     """The CLI-facing answer for ``decision``.
 
     An allowed question sends the original input plus ``answers`` (what the CLI reads);
@@ -78,4 +86,9 @@ def to_answer(item: PendingInput, decision: Decision) -> PermissionAnswer:
         answers = dict(updated.get("answers") or {})
         answers.update(decision.answers or {})
         updated["answers"] = answers
-    return PermissionAnswer(allow=True, updated_input=updated, always=decision.always)
+    return PermissionAnswer(
+        allow=True,
+        updated_input=updated,
+        always=decision.always,
+        suggestions=suggestions if decision.always else (),
+    )

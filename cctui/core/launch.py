@@ -18,25 +18,56 @@ _TITLE_MAX = 80
 
 
 def default_config(
-    settings: Settings, cwd: Path | None = None, *, template: str | None = None, **fields: Any
+    settings: Settings,
+    cwd: Path | str | None = None,
+    *,
+    template: str | None = None,
+    **fields: Any,
 ) -> SessionConfig:
-    """A SessionConfig: the settings' defaults (cwd, permission mode, tools, the project's
-    launch prefix), then the named ``template``, then ``fields`` (explicit values win).
+    """A SessionConfig: the settings' defaults (permission mode, the project's launch
+    prefix), then the named ``template``, then ``fields``; a field passed as None takes its
+    default (explicit values win over the template).
+
+    The cwd (argument, ``CLAUDE_CODE_DEFAULT_CWD``, else cctui's) is stored resolved
+    (``~`` expanded, absolute, symlinks followed), so listings and filters by project match
+    whatever spelling the caller used. ``allowed_tools`` are the session's own; the settings'
+    are added at every launch (``launch_spec``).
 
     Raises:
         TemplateNotFound: ``template`` is not configured.
     """
-    where = cwd or settings.default_cwd or Path.cwd()
+    given = {k: v for k, v in fields.items() if v is not None}
+    where = resolve_dir(cwd or settings.default_cwd or Path.cwd())
     base: dict[str, Any] = {
         "cwd": where,
         "permission_mode": settings.default_permission_mode,
-        "allowed_tools": settings.allowed_tools,
         "launch_prefix": prefix_for(settings, where),
     }
     if template is not None:
         base |= templates.config_fields(templates.find(settings, template))
         base["template"] = template
-    return SessionConfig(**(base | fields))
+    if "allowed_tools" in given:
+        given["allowed_tools"] = tuple(given["allowed_tools"])
+    if "disallowed_tools" in given:
+        given["disallowed_tools"] = tuple(given["disallowed_tools"])
+    if "launch_prefix" in given:
+        given["launch_prefix"] = tuple(given["launch_prefix"])
+    return SessionConfig(**(base | given))
+
+
+def resolve_dir(raw: Path | str) -> Path:
+    """``raw`` with ``~`` expanded, made absolute and its symlinks followed.
+
+    Raises:
+        ValidationFailed: the path cannot be resolved (a symlink loop, say).
+    """
+    try:
+        return Path(raw).expanduser().resolve()
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise ValidationFailed(
+            f"working directory {str(raw)!r} cannot be resolved: {exc}",
+            suggestion="Pass an existing directory.",
+        ) from None
 
 
 def prefix_for(settings: Settings, cwd: Path) -> tuple[str, ...]:

@@ -43,6 +43,8 @@ that MCP client first (route ``client``), or None to leave it to the human (rout
 
 # A session still spawning when a message arrives: how long send() waits for it.
 _STARTING_WAIT_S = 30.0
+# How long interrupt() waits for the interrupted turn's result.
+_INTERRUPT_WAIT_S = 5.0
 
 
 class SessionManager:
@@ -126,8 +128,12 @@ class SessionManager:
 
     # ------------------------------------------------------------------ commands
 
-    def default_config(self, cwd: Path | None = None, **fields: Any) -> SessionConfig:
-        """A SessionConfig with the settings' defaults (cwd, permission mode, tools)."""
+    def default_config(self, cwd: Path | str | None = None, **fields: Any) -> SessionConfig:
+        """A SessionConfig with the settings' defaults; a field given as None is defaulted.
+
+        The cwd is resolved (see ``launch.default_config``). Front ends build every new
+        session's config here, so defaults live in one place.
+        """
         return launch.default_config(self.settings, cwd, **fields)
 
     async def create(
@@ -187,9 +193,23 @@ class SessionManager:
         return session.info()
 
     async def interrupt(self, session_id: str) -> SessionInfo:
-        """Stop the current turn (control request); the process stays alive."""
+        """Stop the current turn (control request); the process stays alive.
+
+        Returns once the turn has ended (``interrupted``), or after a few seconds if the CLI
+        is slow to answer.
+        """
         session = self._sessions.find(session_id)
+        busy = session.turns.busy and session.process.alive
         await session.process.interrupt()
+        if busy:
+            await wait_for(session, self._fanout, _INTERRUPT_WAIT_S)
+        return session.info()
+
+    async def end(self, session_id: str) -> SessionInfo:
+        """End the process as a finished run ends (``completed``; ``interrupted`` if a turn
+        was still running). The session stays listed and resumable."""
+        session = self._sessions.find(session_id)
+        await session.process.stop()
         return session.info()
 
     async def kill(self, session_id: str) -> SessionInfo:
@@ -199,6 +219,15 @@ class SessionManager:
         """
         session = self._sessions.find(session_id)
         await session.process.stop(S.INTERRUPTED)
+        return session.info()
+
+    async def close(self, session_id: str) -> SessionInfo:
+        """End the process gently (stdin closed, then terminate); resumable afterwards.
+
+        An idle session ends ``completed``, a busy one ``interrupted``.
+        """
+        session = self._sessions.find(session_id)
+        await session.process.stop()
         return session.info()
 
     async def fork(self, session_id: str, prompt: str | None = None) -> SessionInfo:
@@ -242,16 +271,33 @@ class SessionManager:
         """Open inputs, oldest first."""
         return self.pending_inputs.list(session_id)
 
-    def respond(self, input_id: str, decision: Decision, decided_by: str) -> Resolution:
+    def respond(
+        self,
+        input_id: str,
+        decision: Decision,
+        decided_by: str,
+        *,
+        session_id: str | None = None,
+    ) -> Resolution:
         """Answer a pending input; first answer wins. Audited.
 
+        With ``session_id``, the input must belong to that session (a caller naming both
+        must not answer another session's question by a mixed-up id).
+
         Raises:
-            InputNotFound, InputAlreadyAnswered.
+            SessionNotFound, InputNotFound, InputAlreadyAnswered, ValidationFailed.
         """
+        if session_id is not None:
+            self._sessions.find(session_id)
         try:
             item = self.pending_inputs.get(input_id)
         except InputNotFound:
             return self.pending_inputs.resolve(input_id, decision, decided_by)  # raises
+        if session_id is not None and item.session_id != session_id:
+            raise ValidationFailed(
+                f"Input {input_id} belongs to another session, not {session_id}.",
+                suggestion="Use the sessionId listed with the input in claude_get_status.",
+            )
         session = self._sessions.get(item.session_id)
         if session is None:
             return self.pending_inputs.resolve(input_id, decision, decided_by)

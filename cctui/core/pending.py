@@ -69,6 +69,9 @@ class PendingInput(BaseModel):
     """Who is being asked first: the human at the TUI, or an MCP client via elicitation."""
     route_label: str | None = None
     """Which client, when ``route`` is ``client``."""
+    allow_for_session: str | None = None
+    """For ``permission``: in words, what "allow for the rest of the session" would allow
+    (the CLI's rule, or this exact call), until the process ends. None for plans/questions."""
 
 
 class Decision(BaseModel):
@@ -84,7 +87,7 @@ class Decision(BaseModel):
     answers: dict[str, str] | None = None
     """For questions: question text -> chosen label(s), several joined by ", "."""
     always: bool = False
-    """Allow this tool for the rest of the session."""
+    """Allow for the rest of the session what ``PendingInput.allow_for_session`` says."""
 
 
 class Resolution(BaseModel):

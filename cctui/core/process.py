@@ -71,7 +71,7 @@ class Process:
         self._stop = asyncio.Event()
         self._stop_status = None
         self.interrupting = False
-        session.outstanding = 1 if first_message is not None else 0
+        session.turns.process_starting(first_message is not None)
         session.set_status(S.STARTING, force=True)
         if first_message is not None:
             session.publish(UserMessageEvent(session_id=session.id, text=first_message))
@@ -91,7 +91,7 @@ class Process:
             await driver.connect()
         except BaseException as exc:
             self._driver = None
-            session.outstanding = 0
+            session.turns.process_ended()
             err = (
                 exc
                 if isinstance(exc, CctuiError)
@@ -172,17 +172,17 @@ class Process:
         """Write a user message to the live process."""
         driver, session = self._driver, self.session
         assert driver is not None and self.alive
-        session.outstanding += 1
+        first = session.turns.message_sent()
         if session.status != S.WAITING_FOR_INPUT:
             session.set_status(S.RUNNING)
-        if session.outstanding == 1:
+        if first:
             self.arm_turn_timer()
         await driver.send(text)
 
     async def interrupt(self) -> None:
         """Stop the running turn (the process lives on)."""
         driver = self._driver
-        if not self.alive or driver is None or self.session.outstanding == 0:
+        if not self.alive or driver is None or not self.session.turns.busy:
             return
         self.interrupting = True
         self.session.desk.withdraw("interrupted")
@@ -214,12 +214,9 @@ class Process:
         self.alive = False
         self._alive.clear()
         self.disarm_turn_timer()
-        busy = session.outstanding > 0
-        session.outstanding = 0
-        # The CLI's cost is per process: bank it before the next process starts at zero.
-        session.cost_base += session.process_cost
-        session.process_cost = 0.0
+        busy = session.turns.process_ended()
         session.desk.withdraw("session-ended")
+        session.desk.forget_allowances()
         if self._stop_status is not None:
             new = self._stop_status
         elif self._stop.is_set():

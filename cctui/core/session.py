@@ -26,6 +26,7 @@ from cctui.core.models import SessionConfig, SessionInfo, SessionRecord
 from cctui.core.process import Process
 from cctui.core.states import SessionStatus, can_transition
 from cctui.core.translate import FrameTranslator
+from cctui.core.turns import TurnLedger
 
 if TYPE_CHECKING:
     from cctui.core.host import SessionHost
@@ -55,16 +56,12 @@ class Session:
         self.title = (record.title if record else None) or config.title
         self.status = record.status if record else S.STARTING
         self.forked_from = record.forked_from if record else None
-        self.cost_base = record.total_cost_usd if record else 0.0
-        """Cost of earlier processes (the CLI's figure is cumulative per process only)."""
-        self.process_cost = 0.0
-        self.num_turns = record.num_turns if record else 0
+        self.turns = TurnLedger(record)
+        """Outstanding turns, agentic turns and cost: the one place that counts them."""
         self.last_result: str | None = None
         self.permission_mode: str = config.permission_mode
         """The CLI's current mode: a plan-mode session leaves ``plan`` once its plan is approved."""
         self.error: str | None = None
-        self.outstanding = 0
-        """Turns sent and not yet answered by their result."""
         self.buffer: EventBuffer[SessionEvent] = EventBuffer(host.settings.event_buffer_size)
         self.desk = InputDesk(self)
         """This session's pending inputs: asks in, answers out."""
@@ -74,11 +71,6 @@ class Session:
         """Frames of every process in, state changes and events out."""
 
     # ------------------------------------------------------------------ snapshots
-
-    @property
-    def total_cost(self) -> float:
-        """Cost over every process this session has had."""
-        return round(self.cost_base + self.process_cost, 6)
 
     @property
     def active(self) -> bool:
@@ -95,8 +87,8 @@ class Session:
             created_at=self.created_at,
             last_activity=self.last_activity,
             title=self.title,
-            total_cost_usd=self.total_cost,
-            num_turns=self.num_turns,
+            total_cost_usd=self.turns.total_cost,
+            num_turns=self.turns.num_turns,
             permission_mode=self.permission_mode,
             last_result=self.last_result,
             error=self.error,
@@ -115,8 +107,8 @@ class Session:
             last_activity=self.last_activity,
             title=self.title,
             status=self.status,
-            total_cost_usd=self.total_cost,
-            num_turns=self.num_turns,
+            total_cost_usd=self.turns.total_cost,
+            num_turns=self.turns.num_turns,
             forked_from=self.forked_from,
         )
 

@@ -50,8 +50,7 @@ class FrameTranslator:
         elif isinstance(frame, Init):
             if frame.permission_mode:
                 session.permission_mode = frame.permission_mode
-            if session.outstanding == 0:  # a turn we did not count (queued before an interrupt)
-                session.outstanding = 1
+            if session.turns.init_seen():  # a turn we did not count (queued before an interrupt)
                 session.set_status(S.RUNNING)
         elif isinstance(frame, TextDelta):
             done, current = self._texts.get(frame.message_id, ([], ""))
@@ -126,13 +125,11 @@ class FrameTranslator:
 
     def _on_result(self, frame: TurnResult) -> None:
         session, process = self.session, self.session.process
-        session.outstanding = max(0, session.outstanding - 1)
-        session.process_cost = frame.total_cost_usd or session.process_cost
-        session.num_turns += frame.num_turns
+        session.turns.result(frame.total_cost_usd, frame.num_turns)
         session.last_result = frame.result
         self._texts.clear()
         process.disarm_turn_timer()
-        if session.outstanding:
+        if session.turns.busy:
             process.arm_turn_timer()
         interrupted, process.interrupting = process.interrupting, False
         session.publish(
@@ -141,7 +138,7 @@ class FrameTranslator:
                 is_error=frame.is_error,
                 result=frame.result,
                 num_turns=frame.num_turns,
-                total_cost_usd=session.total_cost,
+                total_cost_usd=session.turns.total_cost,
                 duration_ms=frame.duration_ms,
                 terminal_reason=frame.terminal_reason,
             )
@@ -149,10 +146,10 @@ class FrameTranslator:
         if frame.is_error and not interrupted:
             message = redact_text(frame.result or "; ".join(frame.errors) or frame.subtype)
             session.publish(ErrorEvent(session_id=session.id, message=message))
-            if not session.outstanding:
+            if not session.turns.busy:
                 session.set_status(S.ERROR, error=message)
                 return
-        if session.outstanding:
+        if session.turns.busy:
             session.set_status(S.RUNNING)
         else:
             session.set_status(S.INTERRUPTED if interrupted else S.IDLE)

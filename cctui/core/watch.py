@@ -68,7 +68,7 @@ async def wait_for(session: Session, fanout: Fanout, timeout_s: float) -> WaitOu
             return "input_needed"
         if not session.process.alive and session.status != SessionStatus.STARTING:
             return "session_ended"
-        if session.process.alive and session.outstanding == 0:
+        if session.process.alive and not session.turns.busy:
             return "turn_ended"
         return None
 

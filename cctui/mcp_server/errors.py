@@ -69,6 +69,15 @@ def unknown_tool(name: str) -> ToolErrorInfo:
     )
 
 
+def not_in_profile(name: str, profile: str) -> ToolErrorInfo:
+    """A call to a tool the server's ``--tools`` profile (or the config) does not serve."""
+    return ToolErrorInfo(
+        code="tool_not_available",
+        message=f"{name!r} is not available: this server runs the {profile!r} tool profile.",
+        suggestion="Call tools/list to see the tools this profile serves.",
+    )
+
+
 def internal(tool: str) -> ToolErrorInfo:
     """A crash: the details stay in cctui's log."""
     return ToolErrorInfo(

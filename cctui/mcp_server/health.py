@@ -7,6 +7,7 @@ import importlib.util
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 from cctui.config import Settings
 from cctui.mcp_server.schemas import HealthOut
@@ -36,25 +37,26 @@ def locate_cli(settings: Settings) -> tuple[Path | None, str]:
 async def check_health(settings: Settings, active: int = 0) -> HealthOut:
     """Run ``claude --version`` (bounded) and report."""
     path, source = locate_cli(settings)
-    base = {"source": source, "active_sessions": active, "server_version": SERVER_VERSION}
+    base: dict[str, Any] = {
+        "source": source,
+        "active_sessions": active,
+        "server_version": SERVER_VERSION,
+    }
     if path is None:
-        return HealthOut(
-            ok=False,
+        return HealthOut.down(
             problem="No claude binary found (setting, CLAUDE_CODE_PATH, bundled CLI, PATH).",
             suggestion="Install Claude Code or set CLAUDE_CODE_PATH to the claude binary.",
             **base,
         )
     if not path.exists():
-        return HealthOut(
-            ok=False,
+        return HealthOut.down(
             cli_path=str(path),
             problem=f"{path} does not exist.",
             suggestion=f"Fix {source} or install Claude Code.",
             **base,
         )
     if not os.access(path, os.X_OK):
-        return HealthOut(
-            ok=False,
+        return HealthOut.down(
             cli_path=str(path),
             problem=f"{path} is not executable.",
             suggestion=f"chmod +x {path}",
@@ -73,18 +75,19 @@ async def check_health(settings: Settings, active: int = 0) -> HealthOut:
         except TimeoutError:
             proc.kill()
             await proc.wait()
-            return HealthOut(
-                ok=False, cli_path=str(path), problem="claude --version hung (15 s).", **base
+            return HealthOut.down(
+                cli_path=str(path), problem="claude --version hung (15 s).", **base
             )
     except OSError as exc:
-        return HealthOut(ok=False, cli_path=str(path), problem=f"cannot run {path}: {exc}", **base)
+        return HealthOut.down(cli_path=str(path), problem=f"cannot run {path}: {exc}", **base)
     if proc.returncode != 0:
         detail = (err or out).decode(errors="replace").strip()[:300]
-        return HealthOut(
-            ok=False,
+        return HealthOut.down(
             cli_path=str(path),
             problem=f"claude --version exited {proc.returncode}: {detail}",
             **base,
         )
     version = out.decode(errors="replace").strip().splitlines()[0] if out.strip() else None
-    return HealthOut(ok=True, cli_path=str(path), version=version, **base)
+    return HealthOut(
+        available=True, ok=True, path=str(path), cli_path=str(path), version=version, **base
+    )

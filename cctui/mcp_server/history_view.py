@@ -66,13 +66,23 @@ class HistoryView:
                 display_text=e.title,
                 timestamp=e.last_activity.isoformat(),
                 is_active=e.is_active,
+                active_status=str(e.status) if e.is_active else None,
                 status=str(e.status),
                 team=e.team,
                 cost_usd=e.total_cost_usd,
+                cwd=e.cwd,
+                last_active=e.last_activity.isoformat(),
+                team_name=e.team,
             )
             for e in page.entries
         ]
-        return SessionListOut(sessions=rows, total=page.total, truncated=page.truncated)
+        return SessionListOut(
+            sessions=rows,
+            total=page.total,
+            truncated=page.truncated,
+            total_count=page.total,
+            filtered_count=len(rows),
+        )
 
     async def transcript(self, session_id: str, offset: int, limit: int) -> TranscriptOut:
         """One page of any session's conversation."""

@@ -1,7 +1,9 @@
 """What the tools return: pydantic models whose wire names are camelCase, like the seeds'.
 
 Python code uses snake_case; ``alias_generator`` gives ``sessionId``, ``nextSeq`` and so on
-on the wire and in each tool's ``outputSchema``.
+on the wire and in each tool's ``outputSchema``. Every field a seed documents for a tool is
+at the top level under the seed's name (seed 002's camelCase; seed 004's snake_case names,
+spelled out with ``alias=``, on the tools its names map to); extra fields are cctui's own.
 """
 
 from __future__ import annotations
@@ -12,12 +14,31 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from cctui.core import PendingInput, SessionInfo, SessionStatus
+from cctui.core.allow import call_detail
 
 
 class Out(BaseModel):
     """Base of every output model: camelCase on the wire."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+
+_DESCRIPTIONS = {
+    "plan_review": (
+        "Claude has completed a plan and is requesting approval to proceed with implementation"
+    ),
+    "user_question": "Claude is asking a question",
+}
+
+
+def describe_input(item: PendingInput) -> str:
+    """Seed 002's human-readable summary: the CLI's own, else one built from the input."""
+    if item.description:
+        return item.description
+    if item.kind in _DESCRIPTIONS:
+        return _DESCRIPTIONS[item.kind]
+    detail = call_detail(item.tool_name, item.tool_input)
+    return f"Claude wants to use {item.tool_name}" + (f": {detail}" if detail else "")
 
 
 class PendingInputOut(Out):
@@ -27,11 +48,15 @@ class PendingInputOut(Out):
     type: Literal["permission", "plan_review", "user_question"]
     tool_name: str
     tool_input: dict[str, Any]
-    description: str | None = None
+    description: str
+    """Human-readable summary (the CLI's description, or one built from the input)."""
     plan: str | None = None
     questions: list[dict[str, Any]] = Field(default_factory=list)
     asked: Literal["human", "client"] = "human"
     """Who is being asked first: the human at cctui, or an MCP client by elicitation."""
+    allow_for_session: str | None = None
+    """What ``claude_respond`` with ``allowForSession: true`` (the TUI's ``A``) would allow,
+    in words: the CLI's narrow rule or this exact call, until the process ends."""
     how_to_answer: str = ""
 
     @classmethod
@@ -42,10 +67,11 @@ class PendingInputOut(Out):
             type=item.kind,
             tool_name=item.tool_name,
             tool_input=item.tool_input,
-            description=item.description,
+            description=describe_input(item),
             plan=item.plan,
             questions=[q.model_dump(by_alias=True) for q in item.questions],
             asked=item.route,
+            allow_for_session=item.allow_for_session,
             how_to_answer=(
                 f'claude_respond with sessionId="{item.session_id}", inputId="{item.id}", '
                 'decision "allow" or "deny"'
@@ -109,15 +135,30 @@ class EventOut(Out):
 
 
 class StatusOut(Out):
-    """``claude_get_status``: where a session stands and what happened since ``sinceSeq``."""
+    """``claude_get_status``: where a session stands and what happened since ``sinceSeq``.
 
+    Seed 002's fields are at the top level; ``session`` repeats them with cctui's extras.
+    """
+
+    session_id: str
+    status: SessionStatus
+    result: str | None = None
+    """The last turn's result text."""
+    error: str | None = None
+    cost_usd: float = 0.0
+    turn_count: int = 0
+    is_active: bool = False
     session: SessionOut
     recent_output: list[str]
     events: list[EventOut]
     next_seq: int
     """Pass this as ``sinceSeq`` next time."""
     missed: bool
-    """True when events after ``sinceSeq`` already fell out of the buffer."""
+    """True when events after ``sinceSeq`` already fell out of the buffer, or when
+    ``sinceSeq`` is past the last event (a seq from another cctui run, see ``epoch``)."""
+    epoch: str = ""
+    """Identifies this run of the session's event numbering: seqs restart at 1 when cctui
+    restarts, and the epoch changes with them. Keep it with ``nextSeq``."""
     has_more: bool
     """True when more events are buffered after ``nextSeq`` (call again)."""
     pending_inputs: list[PendingInputOut]
@@ -133,16 +174,76 @@ class AnsweredOut(Out):
 
 
 class WaitOut(Out):
-    """Why a waiting call returned, and the session right after."""
+    """Why a waiting call returned, and the session right after.
 
+    Seed 002's ``{sessionId, status}`` at the top level; seed 004's send_message /
+    wait_for_completion fields under their snake_case names.
+    """
+
+    session_id: str
+    status: SessionStatus
     reason: Literal["input_needed", "turn_ended", "timeout", "session_ended", "sent"]
     session: SessionOut
+    session_id_004: str = Field(alias="session_id")
+    """Seed 004's ``session_id``; filled from the ``session_id`` keyword, like ``sessionId``
+    (pydantic matches the keyword to this alias and to that field's name)."""
+    message_sent: bool | None = Field(default=None, alias="message_sent")
+    """Seed 004 send_message: the message was delivered (null for claude_wait)."""
+    response: str | None = Field(default=None, alias="response")
+    """Seed 004: Claude's reply when the turn ended within the wait."""
+    completed: bool = Field(default=False, alias="completed")
+    """Seed 004 wait_for_completion: the turn (or the session) ended."""
+    timed_out: bool = Field(default=False, alias="timed_out")
+    waited_ms: int = Field(default=0, alias="waited_ms")
+    final_state: Literal["idle", "active", "error", "dead"] = Field(
+        default="active", alias="final_state"
+    )
     reply: str | None = None
     """The assistant's last reply (the turn's result) when the turn ended."""
     pending_inputs: list[PendingInputOut] = Field(default_factory=list)
     answered: list[AnsweredOut] = Field(default_factory=list)
     note: str | None = None
     """What to do next, when there is something to do."""
+
+    @classmethod
+    def build(
+        cls,
+        info: SessionInfo,
+        reason: Literal["input_needed", "turn_ended", "timeout", "session_ended", "sent"],
+        pending: list[PendingInputOut],
+        *,
+        answered: list[AnsweredOut] | None = None,
+        note: str | None = None,
+        message_sent: bool | None = None,
+        waited_ms: int = 0,
+    ) -> WaitOut:
+        """The answer for ``info`` after a wait that ended for ``reason``."""
+        ended = reason in ("turn_ended", "session_ended")
+        reply = info.last_result if ended else None
+        if info.status == SessionStatus.ERROR:
+            final: Literal["idle", "active", "error", "dead"] = "error"
+        elif not info.is_active:
+            final = "dead"
+        elif info.status == SessionStatus.IDLE:
+            final = "idle"
+        else:
+            final = "active"
+        return cls(
+            session_id=info.session_id,
+            status=info.status,
+            reason=reason,
+            session=SessionOut.of(info),
+            reply=reply,
+            message_sent=message_sent,
+            response=reply,
+            completed=ended,
+            timed_out=reason == "timeout",
+            waited_ms=waited_ms,
+            final_state=final,
+            pending_inputs=pending,
+            answered=answered or [],
+            note=note,
+        )
 
 
 class RespondOut(Out):
@@ -163,17 +264,26 @@ class SessionListEntry(Out):
     display_text: str | None = None
     timestamp: str | None = None
     is_active: bool = False
+    active_status: str | None = None
+    """Seed 002: the status while this server has a process for it."""
     status: str | None = None
     team: str | None = None
     cost_usd: float | None = None
+    session_id_004: str = Field(alias="session_id")
+    """Seed 004's ``session_id`` (filled from the same keyword as ``sessionId``)."""
+    cwd: str | None = Field(default=None, alias="cwd")
+    last_active: str | None = Field(default=None, alias="last_active")
+    team_name: str | None = Field(default=None, alias="team_name")
 
 
 class SessionListOut(Out):
-    """``claude_list_sessions``."""
+    """``claude_list_sessions`` (seed 002's ``sessions``; seed 004's counts)."""
 
     sessions: list[SessionListEntry]
     total: int
     truncated: bool
+    total_count: int = Field(alias="total_count")
+    filtered_count: int = Field(alias="filtered_count")
 
 
 class TranscriptMessage(Out):
@@ -204,16 +314,33 @@ class QueryMessage(Out):
     text: str
 
 
+class QueryResult(Out):
+    """Seed 003's ``result`` object."""
+
+    success: bool
+    summary: str
+    """The run's final text."""
+    error: str | None = None
+
+
 class QueryOut(Out):
-    """``claude_query``: the run's messages (the last ``maxMessages``) and its result."""
+    """``claude_query``: the run's messages (the last ``maxMessages``) and its result.
+
+    Seed 003's ``{sessionId, messages, executionTime, usage, result: {success, summary,
+    error}}``; ``success``/``error``/``text`` repeat the result flat.
+    """
 
     session_id: str
     messages: list[QueryMessage]
     total_messages: int
     truncated: bool
+    execution_time: int
+    """Milliseconds (seed 003's name); ``executionTimeMs`` is the same."""
     execution_time_ms: int
+    result: QueryResult
     success: bool
-    result: str | None = None
+    text: str | None = None
+    """The run's final text (``result.summary``)."""
     error: str | None = None
     cost_usd: float | None = None
     turn_count: int = 0
@@ -222,14 +349,33 @@ class QueryOut(Out):
 
 
 class HealthOut(Out):
-    """``claude_health``: can cctui run Claude Code here?"""
+    """``claude_health``: can cctui run Claude Code here? (seed 001: available, version, error)"""
 
+    available: bool
     ok: bool
+    """Same as ``available``."""
+    path: str | None = None
+    """The claude binary (``cliPath`` is the same)."""
     cli_path: str | None = None
     version: str | None = None
+    error: str | None = None
+    """Why it is not available (``problem`` is the same)."""
     source: str
     """Where the path came from: setting, CLAUDE_CODE_PATH, bundled or PATH."""
     problem: str | None = None
     suggestion: str | None = None
     active_sessions: int = 0
     server_version: str
+
+    @classmethod
+    def down(cls, *, problem: str, cli_path: str | None = None, **fields: Any) -> HealthOut:
+        """Not available, and why."""
+        return cls(
+            available=False,
+            ok=False,
+            path=cli_path,
+            cli_path=cli_path,
+            error=problem,
+            problem=problem,
+            **fields,
+        )

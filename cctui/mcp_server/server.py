@@ -20,6 +20,8 @@ from cctui.errors import CctuiError
 from cctui.mcp_server import errors
 from cctui.mcp_server.decisions import DecisionBroker, client_label
 from cctui.mcp_server.health import SERVER_VERSION
+from cctui.review import ReviewService
+from cctui.review.documents import RootsProvider
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +33,13 @@ are asked by elicitation when your client supports it; otherwise answer them wit
 claude_respond using the inputId from claude_wait or claude_get_status. claude_query runs \
 one task to completion in a single call."""
 
+MENU_INSTRUCTIONS = """\
+cctui's review menu: fixed-prompt reviews by Claude with read-only tools. You pass paths \
+(inside a registered project or a configured review root), never instructions. \
+claude_judge_review judges a TASK_CONTRACT.json and writes JUDGE_REPORT.md/.json; \
+claude_validate_proposal, claude_security_audit and claude_resolve_conflict answer in JSON. \
+Call claude_health first to check that Claude Code is available."""
+
 CLIENT_WINDOW_S = 600.0
 """A client counts as connected for the status line if it called a tool this recently."""
 
@@ -38,9 +47,11 @@ CLIENT_WINDOW_S = 600.0
 class CctuiMCPServer(MCPServer):
     """MCPServer whose every tool failure is ``{code, message, retryable, suggestion}``."""
 
-    def __init__(self, manager: SessionManager, **kwargs: Any) -> None:
+    def __init__(self, manager: SessionManager, profile: str = "full", **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.manager = manager
+        self.profile = profile
+        """The ``--tools`` profile; a call to a tool outside it is refused."""
         self.broker = DecisionBroker(manager)
         self.clients_seen: dict[str, float] = {}
 
@@ -108,6 +119,8 @@ class CctuiMCPServer(MCPServer):
         if isinstance(cause, ValidationError):
             return errors.from_validation_error(name, cause)
         if str(exc).startswith("Unknown tool"):
+            if self.profile != "full":
+                return errors.not_in_profile(name, self.profile)
             return errors.unknown_tool(name)
         if cause is None or isinstance(cause, ToolError):
             # An anticipated SDK failure (e.g. a resolver's elicitation went wrong).
@@ -117,10 +130,31 @@ class CctuiMCPServer(MCPServer):
         return errors.internal(name)
 
 
-def build_server(manager: SessionManager, settings: Settings) -> CctuiMCPServer:
-    """The server for ``settings.tools_profile``: full | sessions | menu."""
-    from cctui.mcp_server import tools_more, tools_sessions, tools_team
+def _instructions(groups: frozenset[str]) -> str:
+    if "sessions" in groups:
+        return INSTRUCTIONS
+    if "review" in groups:
+        return MENU_INSTRUCTIONS
+    return "cctui: claude_health reports whether Claude Code can run here."
 
+
+def build_server(
+    manager: SessionManager,
+    settings: Settings,
+    *,
+    project_roots: RootsProvider | None = None,
+) -> CctuiMCPServer:
+    """The server for ``settings.tools_profile`` and the ``[tools]`` switches.
+
+    Groups: ``sessions`` (session, query and history tools), ``projects`` (seed 000),
+    ``review`` (the review menu). ``claude_health`` is always there. On the ``menu``
+    profile only the review menu and health exist: no session tool, resource or prompt
+    through which a client could send Claude a free-form prompt.
+    ``project_roots`` lists registered projects' directories for the review path checks.
+    """
+    from cctui.mcp_server import tools_more, tools_review, tools_sessions, tools_team
+
+    groups = settings.tool_groups
     root = logging.getLogger()
     # MCPServer calls logging.basicConfig with a Rich stderr handler when the root logger
     # has none; a placeholder makes that a no-op so stdout/stderr/the TUI stay clean.
@@ -130,9 +164,10 @@ def build_server(manager: SessionManager, settings: Settings) -> CctuiMCPServer:
     try:
         server = CctuiMCPServer(
             manager,
+            profile=settings.tools_profile,
             name="cctui",
             title="cctui: Claude Code control room",
-            instructions=INSTRUCTIONS,
+            instructions=_instructions(groups),
             version=SERVER_VERSION,
             log_level=settings.log_level,
             warn_on_duplicate_tools=False,
@@ -141,10 +176,15 @@ def build_server(manager: SessionManager, settings: Settings) -> CctuiMCPServer:
         if placeholder is not None:
             root.removeHandler(placeholder)
     server.broker.install()
-    if settings.tools_profile in ("full", "sessions"):
+    if "sessions" in groups:
         tools_sessions.register(server, manager, server.broker, settings)
-        tools_more.register(server, manager, server.broker, settings)
+        tools_more.register(server, manager, server.broker, settings)  # with claude_health
         tools_team.register(server, manager, server.broker)
-    else:  # menu: the review tools arrive later; health is always there
+    else:
         tools_more.register_health(server, manager, settings)
+    if "projects" in groups:
+        pass  # issue 9: tools_projects.register(...) goes here (tools, resources, prompts)
+    if "review" in groups:
+        review = ReviewService(manager, settings, project_roots or (lambda: ()))
+        tools_review.register(server, review)
     return server

@@ -33,10 +33,11 @@ from cctui.mcp_server.schemas import (
     PendingInputOut,
     QueryMessage,
     QueryOut,
+    QueryResult,
     SessionListOut,
     TranscriptOut,
 )
-from cctui.mcp_server.tools_sessions import ACT, READ, SessionId, project_dir
+from cctui.mcp_server.tools_sessions import ACT, READ, SessionId
 from cctui.mcp_server.waiting import Tally, drive
 
 QUERY_DEFAULT_MAX_MS = 600_000
@@ -102,12 +103,12 @@ def register(
         interrupts the run.
         """
         started = time.monotonic()
-        config = manager.default_config(  # the config's defaults, the project's launch prefix
-            project_dir(workingDirectory, settings),
+        config = manager.default_config(
+            workingDirectory,
             model=model,
             max_turns=maxTurns,
             append_system_prompt=appendSystemPrompt,
-            allowed_tools=(*settings.allowed_tools, *(allowedTools or ())),
+            allowed_tools=allowedTools,
         )
         info = await manager.create(prompt, config)
         sid = info.session_id
@@ -156,17 +157,26 @@ def register(
             raise
         finally:
             unsubscribe()
+            # A query is one run: its process ends with it (it would hold a MAX_SESSIONS
+            # slot forever otherwise). The session stays listed and resumable.
+            with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+                await manager.end(sid)
         final = manager.get(sid)
         kept = messages[-maxMessages:]
+        success = last_result is not None and not last_result.is_error
+        error = final.error or (" ".join(tally.notes) or None)
+        elapsed_ms = int((time.monotonic() - started) * 1000)
         return QueryOut(
             session_id=sid,
             messages=kept,
             total_messages=len(messages),
             truncated=len(kept) < len(messages),
-            execution_time_ms=int((time.monotonic() - started) * 1000),
-            success=last_result is not None and not last_result.is_error,
-            result=final.last_result,
-            error=final.error or (" ".join(tally.notes) or None),
+            execution_time=elapsed_ms,
+            execution_time_ms=elapsed_ms,
+            result=QueryResult(success=success, summary=final.last_result or "", error=error),
+            success=success,
+            text=final.last_result,
+            error=error,
             cost_usd=final.total_cost_usd,
             turn_count=final.num_turns,
             pending_inputs=[PendingInputOut.of(p) for p in manager.pending(sid)],

@@ -5,8 +5,6 @@ evaluated annotations, and these resolvers are closures it could not look up by 
 """
 # ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seeds)
 
-import os
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from mcp.server import MCPServer
@@ -16,7 +14,6 @@ from pydantic import Field
 
 from cctui.config import Settings
 from cctui.core import Decision, SessionManager, templates
-from cctui.errors import ValidationFailed
 from cctui.mcp_server.decisions import DecisionBroker, DecisionForm, can_elicit, client_label
 from cctui.mcp_server.render import event_out, output_lines, tool_uses
 from cctui.mcp_server.schemas import (
@@ -46,11 +43,6 @@ ACT = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=T
 STOP = ToolAnnotations(
     readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False
 )
-
-
-def project_dir(working_directory: str | None, settings: Settings) -> Path:
-    """The session's directory: the argument, the configured default, or cctui's cwd."""
-    return Path(working_directory or settings.default_cwd or os.getcwd()).expanduser()
 
 
 def register(
@@ -116,25 +108,21 @@ def register(
 
         Follow with claude_wait (or claude_get_status) to see its progress and decisions.
         """
-        cwd = project_dir(workingDirectory, settings)
-        explicit = {
-            "model": model,
-            "permission_mode": permissionMode,
-            "allowed_tools": (*settings.allowed_tools, *allowedTools) if allowedTools else None,
-            "disallowed_tools": tuple(disallowedTools) if disallowedTools else None,
-            "max_turns": maxTurns,
-            "max_budget_usd": maxBudgetUsd,
-            "append_system_prompt": systemPrompt,
-            "launch_prefix": tuple(launchPrefix) if launchPrefix is not None else None,
-        }
         config = manager.default_config(
-            cwd,
+            workingDirectory,
             template=template,
+            model=model,
+            permission_mode=permissionMode,
+            allowed_tools=allowedTools,
+            disallowed_tools=disallowedTools,
+            max_turns=maxTurns,
+            max_budget_usd=maxBudgetUsd,
+            append_system_prompt=systemPrompt,
+            launch_prefix=launchPrefix,
             skip_permissions=dangerouslySkipPermissions,
             team=team,
             teammate=teammate,
             title=title,
-            **{k: v for k, v in explicit.items() if v is not None},
         )
         if prompt is None and template is not None:
             prompt = templates.find(settings, template).prompt
@@ -176,8 +164,8 @@ def register(
         if not wait:
             info = manager.get(sessionId)
             pending = [PendingInputOut.of(p) for p in manager.pending(sessionId)]
-            return WaitOut(reason="sent", session=SessionOut.of(info), pending_inputs=pending)
-        return await finish(ctx, manager, broker, sessionId, cp, answer)
+            return WaitOut.build(info, "sent", pending, message_sent=True)
+        return await finish(ctx, manager, broker, sessionId, cp, answer, message_sent=True)
 
     async def wait_checkpoint(sessionId: str, timeoutMs: int, ctx: Context) -> Checkpoint:
         return await checkpoint(ctx, manager, broker, sessionId, timeoutMs)
@@ -224,6 +212,13 @@ def register(
         page = manager.events(sessionId, since=sinceSeq, limit=limit)
         everything = manager.events(sessionId).events
         return StatusOut(
+            session_id=info.session_id,
+            status=info.status,
+            result=info.last_result,
+            error=info.error,
+            cost_usd=info.total_cost_usd,
+            turn_count=info.num_turns,
+            is_active=info.is_active,
             session=SessionOut.of(info),
             recent_output=output_lines(everything, outputLines),
             events=[event_out(e) for e in page.events],
@@ -262,21 +257,28 @@ def register(
             dict[str, str] | None,
             Field(description=("For questions: question text -> chosen option label")),
         ] = None,
+        allowForSession: Annotated[
+            bool,
+            Field(
+                description=(
+                    "With allow: also allow, until the process ends, what the input's "
+                    "allowForSession says (a narrow rule or this exact call)"
+                )
+            ),
+        ] = False,
     ) -> RespondOut:
         """Answer a pending permission request, plan review or question of a Claude Code session."""
-        if not any(p.id == inputId for p in manager.pending(sessionId)):
-            manager.get(sessionId)  # unknown session -> session_not_found
-            if any(p.id == inputId for p in manager.pending()):
-                raise ValidationFailed(
-                    f"Input {inputId} belongs to another session, not {sessionId}.",
-                    suggestion="Use the sessionId listed with the input in claude_get_status.",
-                )
         res = manager.respond(
             inputId,
             Decision(
-                behavior=decision, message=reason, updated_input=updatedInput, answers=answers
+                behavior=decision,
+                message=reason,
+                updated_input=updatedInput,
+                answers=answers,
+                always=allowForSession and decision == "allow",
             ),
             f"mcp:{client_label(ctx)}",
+            session_id=sessionId,
         )
         broker.done(inputId)
         return RespondOut(

@@ -28,7 +28,7 @@ from cctui.mcp_server.decisions import (
     is_modern,
     question_text,
 )
-from cctui.mcp_server.schemas import AnsweredOut, PendingInputOut, SessionOut, WaitOut
+from cctui.mcp_server.schemas import AnsweredOut, PendingInputOut, WaitOut
 
 
 @dataclass
@@ -42,6 +42,8 @@ class Checkpoint:
 
     deadline: float
     deferred: bool = False
+    started: float = field(default_factory=lambda: _now())
+    """When the call began (loop time), for ``waitedMs``."""
     """Handshake era: the body does the work (it can ask mid-call)."""
     outcome: WaitOutcome | None = None
     ask: PendingInput | None = None
@@ -167,6 +169,8 @@ async def finish(
     session_id: str,
     cp: Checkpoint,
     answer: ElicitationResult[Any],
+    *,
+    message_sent: bool | None = None,
 ) -> WaitOut:
     """The body half of a waiting tool: apply the answer, keep waiting, report."""
     label = client_label(ctx)
@@ -177,7 +181,15 @@ async def finish(
         outcome = None  # the session moved on; see what it does next
     if outcome is None:
         outcome = await drive(ctx, manager, broker, session_id, cp.deadline, tally)
-    return wait_out(manager, broker, label, outcome, tally)
+    return wait_out(
+        manager,
+        broker,
+        label,
+        outcome,
+        tally,
+        message_sent=message_sent,
+        waited_ms=int((_now() - cp.started) * 1000),
+    )
 
 
 def wait_out(
@@ -186,6 +198,9 @@ def wait_out(
     label: str,
     outcome: WaitOutcome,
     tally: Tally,
+    *,
+    message_sent: bool | None = None,
+    waited_ms: int = 0,
 ) -> WaitOut:
     """Report the outcome with fresh session state and advice on open inputs."""
     info = manager.get(outcome.session.session_id)
@@ -203,12 +218,12 @@ def wait_out(
                 f'cctui, or claude_respond(sessionId="{item.session_id}", inputId="{item.id}", '
                 'decision="allow"|"deny").'
             )
-    reason = outcome.reason
-    return WaitOut(
-        reason=reason,
-        session=SessionOut.of(info),
-        reply=info.last_result if reason in ("turn_ended", "session_ended") else None,
-        pending_inputs=[PendingInputOut.of(p) for p in pending],
+    return WaitOut.build(
+        info,
+        outcome.reason,
+        [PendingInputOut.of(p) for p in pending],
         answered=tally.answered,
         note=" ".join(notes) or None,
+        message_sent=message_sent,
+        waited_ms=waited_ms,
     )

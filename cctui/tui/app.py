@@ -12,7 +12,7 @@ from pathlib import Path, PurePath
 from typing import ClassVar
 
 from textual import on, work
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
@@ -21,16 +21,20 @@ from cctui.core import PendingInput, SessionManager
 from cctui.core.services import Service
 from cctui.errors import CctuiError
 from cctui.tui import format as fmt
-from cctui.tui.approvals import Approvals
+from cctui.tui.app_approvals import ApprovalEffects
+from cctui.tui.approvals import ApprovalQueue
 from cctui.tui.bridge import EventBridge
 from cctui.tui.messages import InputRequested, InputResolved, OpenSession, SessionsActivity
 from cctui.tui.notify import desktop_notification
+from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.help import HelpScreen
 from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.metrics import MetricsScreen
 from cctui.tui.screens.new_session import NewSessionRequest, NewSessionScreen
 from cctui.tui.sources import SessionSource
+from cctui.tui.widgets.session_pane import SessionPane
+from cctui.tui.widgets.transcript import Transcript
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +58,7 @@ def stylesheet_paths() -> list[str | PurePath]:
     return [Path(str(root / name)) for name in STYLESHEETS]
 
 
-class CctuiApp(App[None]):
+class CctuiApp(ApprovalEffects):
     """The control room: a session list, live panes, approval modals and one inbox."""
 
     TITLE = "cctui"
@@ -78,18 +82,21 @@ class CctuiApp(App[None]):
         self.manager = manager
         self.services = tuple(services)
         self.source = SessionSource(settings, manager)
-        self.approvals = Approvals(self)
+        self.approvals = ApprovalQueue()
+        self._modal: ApprovalScreen | None = None
         self.alerts: deque[str] = deque(maxlen=50)
         """Desktop notifications sent (newest last); tests read it, nothing else does."""
         self._bridge = EventBridge(manager, self)
         self._started: list[Service] = []
         self._shut_down = False
         self._stop_watching = asyncio.Event()
+        self.history_loaded = asyncio.Event()
+        """Set once the list holds Claude Code's sessions from disk (the first index read)."""
 
     # -- life cycle ----------------------------------------------------------------------
 
     def get_default_screen(self) -> Screen[None]:
-        return MainScreen(self)
+        return MainScreen(self.manager, self.settings, self.source, self.service_lines)
 
     @property
     def main(self) -> MainScreen:
@@ -115,7 +122,7 @@ class CctuiApp(App[None]):
                     timeout=15,
                 )
         # The main screen composes after this handler; queue what needs it for later.
-        self.call_after_refresh(self.approvals.enqueue_existing)
+        self.call_after_refresh(self.enqueue_existing)
         self.watch_history()
         # Service status lines (e.g. MCP clients connecting) change without core events.
         self.set_interval(1.0, self._tick)
@@ -126,10 +133,21 @@ class CctuiApp(App[None]):
         async for _change in self.source.watch(self._stop_watching):
             if self.is_running and self.main.is_mounted:
                 self.main.reload()
+                self.history_loaded.set()
+        self.history_loaded.set()  # the watcher failed or stopped: the list is what it is
 
     def _tick(self) -> None:
-        if self.is_running and self.main.is_mounted:
+        if self.is_running and self.main.is_mounted and self.main.is_current:
             self.main.refresh_status()
+
+    async def settle(self) -> None:
+        """Draw everything the core has published so far, now, and let every streamed reply
+        finish drawing. For tests, snapshots and the benchmark: no timer is involved, so what
+        is on screen afterwards does not depend on how loaded the machine is."""
+        self._bridge.flush()
+        main = self.main
+        main.catch_up(full=True)
+        await main.pane.query_one(Transcript).settle()
 
     async def action_quit(self) -> None:
         """Sessions first (no claude child may outlive cctui), then services, then exit."""
@@ -222,14 +240,18 @@ class CctuiApp(App[None]):
     @on(InputRequested)
     def _input_requested(self, message: InputRequested) -> None:
         if self.is_running:
-            self.approvals.requested(message.pending)
+            self.input_requested(message.pending)
             self.refresh_inbox()
 
     @on(InputResolved)
     def _input_resolved(self, message: InputResolved) -> None:
         if self.is_running:
-            self.approvals.resolved(message)
+            self.input_resolved(message)
             self.refresh_inbox()
+
+    @on(SessionPane.Send)
+    def _send(self, event: SessionPane.Send) -> None:
+        self.send_message(event.session_id, event.text)
 
     @on(OpenSession)
     def _open(self, message: OpenSession) -> None:
@@ -242,9 +264,9 @@ class CctuiApp(App[None]):
             self.notify("That request was already answered.", severity="warning")
             self.refresh_inbox()
         elif message.decision is None:
-            self.approvals.open(pending)
+            self.open_approval(pending)
         else:
-            self.approvals.answer(pending.id, message.decision)
+            self.answer(pending.id, message.decision)
             self.refresh_inbox()
 
     # -- actions (keys and command palette) ----------------------------------------------
@@ -264,7 +286,7 @@ class CctuiApp(App[None]):
     def _create(self, request: NewSessionRequest | None) -> None:
         if request is not None:
             self.create_session(request)
-        self.call_later(self.approvals.pump)
+        self.call_later(self.pump_approvals)
 
     @work(group="sessions", exit_on_error=False)
     async def create_session(self, request: NewSessionRequest) -> None:
@@ -343,7 +365,7 @@ class CctuiApp(App[None]):
 
     def _pump_after(self, _result: None) -> None:
         # A modal queued while a form or help page was open may pop now.
-        self.call_later(self.approvals.pump)
+        self.call_later(self.pump_approvals)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield SystemCommand(

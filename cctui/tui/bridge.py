@@ -88,6 +88,12 @@ class EventBridge:
         except Exception:
             log.exception("bridge failed on %s", type(event).__name__)
 
+    def flush(self) -> None:
+        """Post the batch collected so far now (``CctuiApp.settle``)."""
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+        self._flush()
+
     def _flush(self) -> None:
         self._flush_handle = None
         if not self._dirty:

@@ -1,13 +1,12 @@
-"""What one line of the session list shows, built from whichever source knows the session."""
+"""What one line of the session list shows, built from the merged catalog."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from cctui.core import LIVE, SessionInfo
-from cctui.core.catalog import CatalogEntry
+from cctui.core.catalog import CatalogEntry, CatalogQuery, matches
 from cctui.tui.format import one_line, project_name
 
 
@@ -17,19 +16,21 @@ class SessionRow:
 
     session_id: str
     status: str
-    """A ``SessionStatus`` value, or ``past`` for a session known only from disk."""
+    """A ``SessionStatus`` value."""
     project: str
     title: str
     last_activity: datetime | None
     cost_usd: float | None
     cwd: Path | None
     live: bool
-    """cctui drives a process for it right now."""
+    """A ``claude`` process has it open right now."""
     pending: int = 0
     created_at: datetime | None = None
     transcript_path: Path | None = None
     ours: bool = True
     """cctui started it, so it can interrupt and kill it."""
+    entry: CatalogEntry | None = field(default=None, compare=False, repr=False)
+    """The catalog entry the row was made from (what the filter reads)."""
 
     @classmethod
     def from_entry(cls, entry: CatalogEntry) -> SessionRow:
@@ -47,43 +48,9 @@ class SessionRow:
             created_at=entry.created_at,
             transcript_path=entry.transcript_path,
             ours=entry.started_by_cctui,
+            entry=entry,
         )
 
-    @classmethod
-    def from_info(cls, info: SessionInfo) -> SessionRow:
-        """A session cctui drives or registered."""
-        return cls(
-            session_id=info.session_id,
-            status=info.status.value,
-            project=project_name(info.config.cwd, info.config.project),
-            title=one_line(info.config.title or info.title or "", 200),
-            last_activity=info.last_activity,
-            cost_usd=info.total_cost_usd or None,
-            cwd=info.config.cwd,
-            live=info.status in LIVE,
-            pending=len(info.pending_input_ids),
-            created_at=info.created_at,
-        )
-
-    def matches(self, query: str) -> bool:
-        """True when every word of ``query`` matches; ``status:``/``project:`` words are scoped.
-
-        ``status:live`` matches any running state; bare words search title, project and id.
-        """
-        for word in query.lower().split():
-            key, sep, value = word.partition(":")
-            if sep and key in ("status", "s"):
-                if value == "live":
-                    if not self.live:
-                        return False
-                elif value == "waiting":
-                    if self.status != "waiting_for_input":
-                        return False
-                elif not self.status.startswith(value):
-                    return False
-            elif sep and key in ("project", "p"):
-                if value not in self.project.lower() and value not in str(self.cwd or "").lower():
-                    return False
-            elif word not in f"{self.title} {self.project} {self.session_id}".lower():
-                return False
-        return True
+    def matches(self, query: CatalogQuery | None) -> bool:
+        """The core's filter (``catalog.matches``): the list shows what the MCP tool would."""
+        return query is None or self.entry is None or matches(self.entry, query)

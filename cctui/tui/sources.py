@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 
 from cctui.config import Settings
 from cctui.core import SessionManager
@@ -34,16 +34,23 @@ class SessionSource:
 
     def rows(self) -> list[SessionRow]:
         """Every known session (unsorted; the list sorts)."""
+        merged = dict(self._history_rows)
+        for row in self.own_rows():
+            merged[row.session_id] = row
+        return list(merged.values())
+
+    def own_rows(self, ids: Iterable[str] | None = None) -> list[SessionRow]:
+        """cctui's own sessions (those in ``ids``), merged with what the history knows."""
         try:
             own = self._manager.list()
         except Exception:
             log.exception("manager.list failed")
             own = []
+        if ids is not None:
+            wanted = set(ids)
+            own = [o for o in own if o.session_id in wanted]
         summaries = [s for s in (self.index.get(o.session_id) for o in own) if s is not None]
-        merged = dict(self._history_rows)
-        for entry in build_catalog(summaries, own):
-            merged[entry.session_id] = SessionRow.from_entry(entry)
-        return list(merged.values())
+        return [SessionRow.from_entry(e) for e in build_catalog(summaries, own)]
 
     def reload_history(self) -> None:
         """Rebuild the history rows from the index (after it changed)."""

@@ -190,20 +190,76 @@ async def test_inputs_are_withdrawn_when_the_session_ends(
     assert manager.audit.read()[-1]["decision"] == "withdrawn"
 
 
-async def test_always_allow_remembers_the_tool(make_manager: MakeManager, project: Path) -> None:
-    """With no rule suggested by the CLI, `A` allows the tool for the rest of the session."""
+async def test_always_allow_without_a_rule_allows_only_this_exact_call(
+    make_manager: MakeManager, project: Path
+) -> None:
+    """With no rule suggested by the CLI, `A` allows this exact call again, not the whole
+    tool, and says so on the pending input before anyone presses it."""
+    script = {
+        "write a": [tool("Write", {"file_path": "a", "content": "x"}), text("ok")],
+        "write b": [tool("Write", {"file_path": "b", "content": "x"}), text("ok")],
+    }
+    factory = fake_driver_factory(script)
+    manager = make_manager(factory)
+    await manager.start()
+    info = await manager.create("write a", manager.default_config(project))
+    [item] = (await manager.wait(info.session_id, 5)).pending
+    assert item.allow_for_session is not None
+    assert "exact call" in item.allow_for_session and "`a`" in item.allow_for_session
+    assert "kill or resume forgets" in item.allow_for_session
+    manager.respond(item.id, Decision(behavior="allow", always=True), "tui")
+    await manager.wait(info.session_id, 5)
+    assert factory.drivers[0].answers[0].always
+    await manager.send(info.session_id, "write a")
+    outcome = await manager.wait(info.session_id, 5)
+    assert outcome.reason == "turn_ended" and outcome.pending == []
+    assert len(factory.drivers[0].answers) == 2 and factory.drivers[0].answers[1].allow
+    allowed = [r for r in manager.audit.read() if r.get("decided_by") == "always-allow"]
+    assert allowed and allowed[-1]["detail"] == "a"
+    await manager.send(info.session_id, "write b")
+    outcome = await manager.wait(info.session_id, 5)
+    assert outcome.reason == "input_needed"  # another Write still asks
+    assert outcome.pending[0].tool_input["file_path"] == "b"
+
+
+async def test_allow_for_session_is_forgotten_when_the_process_ends(
+    make_manager: MakeManager, project: Path
+) -> None:
+    """`A` lasts as long as the live process: after a kill and a resume the call asks again."""
     factory = fake_driver_factory({"write": [tool("Write", {"file_path": "a"}), text("ok")]})
     manager = make_manager(factory)
     await manager.start()
     info = await manager.create("write", manager.default_config(project))
     [item] = (await manager.wait(info.session_id, 5)).pending
     manager.respond(item.id, Decision(behavior="allow", always=True), "tui")
-    await manager.wait(info.session_id, 5)
-    assert factory.drivers[0].answers[0].always
-    await manager.send(info.session_id, "write again")
+    assert (await manager.wait(info.session_id, 5)).reason == "turn_ended"
+    await manager.kill(info.session_id)
+    await manager.send(info.session_id, "write")  # resumes in a new process
     outcome = await manager.wait(info.session_id, 5)
-    assert outcome.reason == "turn_ended" and outcome.pending == []
-    assert len(factory.drivers[0].answers) == 2 and factory.drivers[0].answers[1].allow
+    assert outcome.reason == "input_needed"
+
+
+async def test_always_allow_never_takes_a_whole_tool_rule(
+    make_manager: MakeManager, project: Path
+) -> None:
+    """A CLI suggestion for a whole tool (no rule content) is not sent back on `A`."""
+    whole = {
+        "type": "addRules",
+        "rules": [{"toolName": "Bash"}],
+        "behavior": "allow",
+        "destination": "localSettings",
+    }
+    factory = fake_driver_factory(
+        {"*": [tool("Bash", {"command": "ls"}, suggestions=(whole,)), text("ok")]}
+    )
+    manager = make_manager(factory)
+    await manager.start()
+    info = await manager.create("go", manager.default_config(project))
+    [item] = (await manager.wait(info.session_id, 5)).pending
+    assert "exact call" in (item.allow_for_session or "")
+    manager.respond(item.id, Decision(behavior="allow", always=True), "tui")
+    await manager.wait(info.session_id, 5)
+    assert factory.drivers[0].answers[0].suggestions == ()
 
 
 async def test_plan_review_carries_the_plan_and_feedback(
@@ -519,12 +575,15 @@ async def test_always_allow_with_cli_suggestions_leaves_the_rule_to_the_cli(
         "first": [tool("Bash", {"command": "npm test"}, suggestions=(rule,)), text("ok")],
         "second": [tool("Bash", {"command": "rm -rf build"}), text("ok")],
     }
-    manager = make_manager(fake_driver_factory(script))
+    factory = fake_driver_factory(script)
+    manager = make_manager(factory)
     await manager.start()
     info = await manager.create("first", manager.default_config(project))
     [item] = (await manager.wait(info.session_id, 5)).pending
+    assert "Bash(npm test *)" in (item.allow_for_session or "")
     manager.respond(item.id, Decision(behavior="allow", always=True), "tui")
     assert (await manager.wait(info.session_id, 5)).reason == "turn_ended"
+    assert factory.drivers[0].answers[0].suggestions == (0,)
     await manager.send(info.session_id, "second")
     outcome = await manager.wait(info.session_id, 5)
     assert outcome.reason == "input_needed"

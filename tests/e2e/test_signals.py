@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -92,3 +93,82 @@ def _session_pid(home: Path, session_id: str) -> int:
 
     assert _wait_for(look, 10), "no running-process file for the session"
     return found[0]
+
+
+def _descendants(root: int) -> set[int]:
+    """Every live process whose parent chain leads to ``root``."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found: set[int] = set()
+    frontier = {root}
+    while frontier:
+        frontier = {pid for pid, ppid in parents.items() if ppid in frontier} - found
+        found |= frontier
+    return {pid for pid in found if _alive(pid)}
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+async def test_sigkill_of_serve_leaves_no_claude_and_no_tool_command(
+    claude_env: dict[str, str], claude_home: Path, project_dir: Path
+) -> None:
+    """cctui killed with SIGKILL: its claude and the Bash command that claude was running
+    end too (nothing cctui started outlives it, however it dies)."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "cctui", "serve", "--http", "--port", "0"],
+        env=claude_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    server_file = claude_home / ".local" / "state" / "cctui" / "server.json"
+    spawned: set[int] = set()
+    try:
+        assert _wait_for(server_file.exists, 30)
+        info = json.loads(server_file.read_text())
+        headers = {"Authorization": f"Bearer {info['token']}"}
+        async with (
+            httpx2.AsyncClient(headers=headers) as http,
+            Client(streamable_http_client(info["url"], http_client=http)) as client,
+        ):
+            created = await client.call_tool(
+                "claude_create_session",
+                {
+                    "prompt": "[[sleep-bash seconds=60]]",
+                    "workingDirectory": str(project_dir),
+                    "allowedTools": ["Bash"],
+                },
+            )
+            assert not created.is_error, created.content
+            sid = created.structured_content["sessionId"]  # type: ignore[index]
+        claude_pid = _session_pid(claude_home, sid)
+
+        def tool_running() -> bool:
+            spawned.update(_descendants(server.pid))
+            return any("time.sleep(60)" in _cmdline(p) for p in spawned)
+
+        assert _wait_for(tool_running, 60), [_cmdline(p) for p in spawned]
+        assert claude_pid in spawned
+        server.kill()
+        server.wait(timeout=10)
+        assert _wait_for(lambda: not any(_alive(p) for p in spawned), 15), [
+            _cmdline(p) for p in spawned if _alive(p)
+        ]
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        for pid in spawned:  # never leave a sleeper behind, even when the test fails
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)

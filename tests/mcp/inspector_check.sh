@@ -168,8 +168,8 @@ insp "${S[@]}" --method tools/call --tool-name claude_health
   || bad "stdio claude_health rc=$rc $(cat "$tmp/err")"
 insp "${S[@]}" --method tools/call --tool-name claude_query \
   --tool-arg 'prompt=[[say text=hello over stdio]]' "workingDirectory=$proj"
-[ "$rc" = 0 ] && [ "$(jget 'd["structuredContent"]["result"]')" = "hello over stdio" ] \
-  && ok "claude_query: result=$(jget 'd["structuredContent"]["result"]')" \
+[ "$rc" = 0 ] && [ "$(jget 'd["structuredContent"]["text"]')" = "hello over stdio" ] \
+  && ok "claude_query: result=$(jget 'd["structuredContent"]["text"]')" \
   || bad "stdio claude_query rc=$rc $(cat "$tmp/out" "$tmp/err")"
 insp "${S[@]}" --method tools/call --tool-name claude_get_status --tool-arg sessionId=nope
 error_check "stdio claude_get_status sessionId=nope"

@@ -115,7 +115,7 @@ async def test_query_notifies_and_cancel_interrupts(real_http: HttpService) -> N
 
     async with client(authed(real_http), logging_callback=on_log, log_level="debug") as c:
         out = await ok(c, "claude_query", {"prompt": "Say hello."})
-        assert out["success"] and out["messages"] and out["result"]
+        assert out["success"] and out["messages"] and out["text"]
         assert logs
         with anyio.move_on_after(2.0):
             await c.call_tool("claude_query", {"prompt": "[[slow seconds=30]]"})

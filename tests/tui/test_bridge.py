@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from textual.message import Message
 
 from cctui.tui.messages import SessionsActivity
@@ -12,7 +15,26 @@ from tests.tui.conftest import RunApp
 LONG = "word " * 2000
 
 
-async def test_streaming_text_arrives_in_few_batches_and_whole(run_app: RunApp) -> None:
+async def test_streaming_text_arrives_in_few_batches_and_whole(
+    run_app: RunApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 10 KB reply in 2,000 deltas: few batches, streamed as appended fragments (never a
+    whole-document update), and all of it on screen once the stream has drained."""
+    updates: list[str] = []
+    appends: list[str] = []
+    original_update = AssistantBlock.update
+    original_append = AssistantBlock.append
+
+    def spy_update(self: AssistantBlock, markdown: str) -> Any:
+        updates.append(markdown)
+        return original_update(self, markdown)
+
+    def spy_append(self: AssistantBlock, markdown: str) -> Any:
+        appends.append(markdown)
+        return original_append(self, markdown)
+
+    monkeypatch.setattr(AssistantBlock, "update", spy_update)
+    monkeypatch.setattr(AssistantBlock, "append", spy_append)
     async with run_app({"*": [text(LONG, chunk=5)]}) as h:
         seen: list[Message] = []
         original = h.app.post_message
@@ -22,12 +44,17 @@ async def test_streaming_text_arrives_in_few_batches_and_whole(run_app: RunApp) 
             return original(message)
 
         h.app.post_message = spy  # type: ignore[method-assign]
-        session_id = await h.create("stream")
-        h.app.main.open_session(session_id)
-        await h.pilot.pause(0.3)
-        last_seq = h.manager.get(session_id).last_seq
+        info = await h.manager.create("stream", h.manager.default_config())
+        h.app.main.open_session(info.session_id)
+        await h.manager.wait(info.session_id, 20)
+        await h.app.settle()
+        last_seq = h.manager.get(info.session_id).last_seq
         batches = [m for m in seen if isinstance(m, SessionsActivity)]
         assert last_seq > 300
         assert 0 < len(batches) < last_seq / 10
         blocks = h.app.main.pane.query(AssistantBlock)
-        assert blocks and blocks.last().source == LONG
+        assert len(blocks) == 1 and blocks.first().source == LONG
+        # Drawn as it came: the first text through the widget's initial update, the rest as
+        # fragments that add up to the whole reply.
+        assert len(updates) <= 1 and len(appends) >= 2
+        assert (updates[0] if updates else "") + "".join(appends) in (LONG, LONG.rstrip())

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Callable
+from typing import ClassVar
 
+from pydantic import ValidationError
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -13,13 +15,14 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Input, Static
 
+from cctui.config import Settings
+from cctui.core import SessionManager
+from cctui.core.catalog import parse_filter
 from cctui.tui.messages import SessionsActivity
+from cctui.tui.sources import SessionSource
 from cctui.tui.widgets.session_list import SessionList
 from cctui.tui.widgets.session_pane import MessageInput, SessionPane
 from cctui.tui.widgets.status_bar import StatusBar
-
-if TYPE_CHECKING:
-    from cctui.tui.app import CctuiApp
 
 EMPTY_LIST = """\
 [b]No sessions yet[/b]
@@ -43,22 +46,38 @@ class FilterInput(Input):
 
 
 class MainScreen(Screen[None]):
-    """Session list | session pane, status bar, keys."""
+    """Session list | session pane, status bar, keys.
+
+    While a modal or form covers it, activity is only noted; the list and the pane catch up
+    in one step when it is on top again (a covered screen is not repainted anyway).
+    """
 
     AUTO_FOCUS = "#sessions"
 
-    def __init__(self, app: CctuiApp) -> None:
+    def __init__(
+        self,
+        manager: SessionManager,
+        settings: Settings,
+        source: SessionSource,
+        service_lines: Callable[[], list[str]],
+    ) -> None:
         super().__init__()
-        self._cctui = app
+        self._manager = manager
+        self._settings = settings
+        self._source = source
+        self._service_lines = service_lines
         self._preview_timer: Timer | None = None
+        self._stale: set[str] = set()
+        self._stale_list = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
             with Vertical(id="left"):
                 yield FilterInput(placeholder="filter: words, project:x, status:live", id="filter")
+                yield Static(id="filter-error")
                 yield SessionList(id="sessions")
                 yield Static(Content.from_markup(EMPTY_LIST), id="list-empty")
-            yield SessionPane(self._cctui.manager, self._cctui.settings, id="pane")
+            yield SessionPane(self._manager, self._settings, id="pane")
         yield StatusBar(id="status")
         yield Footer()
 
@@ -66,6 +85,7 @@ class MainScreen(Screen[None]):
         self.query_one("#left").border_title = "Sessions"
         self.query_one("#pane").border_title = "Output"
         self.query_one(FilterInput).display = False
+        self.query_one("#filter-error").display = False
         self.reload()
 
     @property
@@ -82,15 +102,18 @@ class MainScreen(Screen[None]):
         return self.pane.session_id or self.sessions.selected_id
 
     def reload(self) -> None:
-        """Re-read the rows and redraw the list, pane header and status bar."""
-        rows = self._cctui.source.rows()
-        self.sessions.set_rows(rows)
+        """Re-read every row (history changed) and redraw what changed."""
+        self.sessions.set_rows(self._source.rows())
+        self._after_rows()
+
+    def _after_rows(self) -> None:
+        total = self.sessions.total
         count = len(self.sessions.shown)
         left = self.query_one("#left")
         left.border_title = (
-            f"Sessions · {count}" if count == len(rows) else f"Sessions · {count} of {len(rows)}"
+            f"Sessions · {count}" if count == total else f"Sessions · {count} of {total}"
         )
-        left.set_class(not rows, "-empty")
+        left.set_class(not total, "-empty")
         if self.pane.session_id is not None:
             row = self.sessions.row(self.pane.session_id)
             if row is not None:
@@ -100,25 +123,40 @@ class MainScreen(Screen[None]):
         self.refresh_status()
 
     def refresh_status(self) -> None:
-        """Redraw the status bar (counts, services)."""
-        manager = self._cctui.manager
-        rows = self._cctui.source.rows()
+        """Redraw the status bar (counts, services) and the list's ages."""
+        self.sessions.refresh_ages()
         self.query_one(StatusBar).show(
-            pending=len(manager.pending()),
-            live=sum(1 for r in rows if r.live),
-            services=self._cctui.service_lines(),
-            problems=self._cctui.source.problems(),
+            pending=len(self._manager.pending()),
+            live=self.sessions.live_count,
+            services=self._service_lines(),
+            problems=self._source.problems(),
         )
 
     def activity(self, message: SessionsActivity) -> None:
         """A batch of session activity from the bridge."""
-        if self.pane.session_id in message.session_ids:
+        self._stale |= message.session_ids
+        self._stale_list |= message.list_changed
+        if self.is_current:
+            self.catch_up()
+
+    def catch_up(self, *, full: bool = False) -> None:
+        """Draw the activity noted so far: the pane's new events, the rows that changed
+        (``full``: every one of cctui's sessions, whatever was noted)."""
+        ids, self._stale = self._stale, set()
+        list_changed, self._stale_list = self._stale_list, False
+        if full or self.pane.session_id in ids:
             self.pane.pull()
-        self.reload()
+        if full or ids or list_changed:
+            self.sessions.update_rows(self._source.own_rows(None if full else ids))
+            self._after_rows()
+
+    def on_screen_resume(self) -> None:
+        self.catch_up()
 
     def open_session(self, session_id: str, *, focus_input: bool = False) -> None:
         """Show ``session_id`` in the pane (moving the list cursor to it when listed)."""
-        self.reload()
+        self.sessions.update_rows(self._source.own_rows([session_id]))
+        self._after_rows()
         self.sessions.select(session_id)
         row = self.sessions.row(session_id)
         if row is not None:
@@ -149,10 +187,6 @@ class MainScreen(Screen[None]):
     def _leave_input(self) -> None:
         self.sessions.focus()
 
-    @on(SessionPane.Send)
-    def _send(self, event: SessionPane.Send) -> None:
-        self._cctui.send_message(event.session_id, event.text)
-
     # -- filter --------------------------------------------------------------------------
 
     def start_filter(self) -> None:
@@ -163,8 +197,17 @@ class MainScreen(Screen[None]):
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
-        self.sessions.set_query(event.value)
-        self.reload()
+        error = self.query_one("#filter-error", Static)
+        try:
+            query = parse_filter(event.value) if event.value.strip() else None
+        except ValidationError as exc:
+            # Keep the last good filter; say what is wrong with this one.
+            error.update(Content.styled(str(exc.errors()[0]["msg"]), "$text-error"))
+            error.display = True
+            return
+        error.display = False
+        self.sessions.set_query(query)
+        self._after_rows()
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self) -> None:

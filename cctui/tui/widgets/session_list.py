@@ -1,4 +1,9 @@
-"""The session list: every session, newest first, one row each, filterable."""
+"""The session list: every session, newest first, one row each, filterable.
+
+Rows are diffed, never rebuilt: a batch of activity updates the cells that changed, a new
+session is one ``add_row``, and a new order is one in-place ``sort``. Thousands of past
+sessions cost nothing while a few live ones stream.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,8 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual.color import Color
 from textual.widgets import DataTable
-from textual.widgets.data_table import RowDoesNotExist
 
+from cctui.core.catalog import CatalogQuery
 from cctui.tui import format as fmt
 from cctui.tui.rows import SessionRow
 
@@ -19,8 +24,20 @@ _COLUMNS = (
     ("active", "active", 6),
     ("cost", "cost", 6),
 )
+_KEYS = tuple(key for key, _, _ in _COLUMNS)
 # Every column has one cell of padding each side; one more column for the scrollbar.
 _FIXED = sum(w for key, _, w in _COLUMNS if key != "title") + 2 * len(_COLUMNS) + 1
+
+
+class _StatusCell(Text):
+    """The status cell, carrying its row's place in the order (what ``sort`` reads)."""
+
+    order: tuple[float, str] = (0.0, "")
+
+
+def _order(row: SessionRow) -> tuple[float, str]:
+    # Newest first; the id breaks ties so the order never flickers.
+    return (-(row.last_activity.timestamp() if row.last_activity else 0.0), row.session_id)
 
 
 class SessionList(DataTable[Text]):
@@ -28,15 +45,19 @@ class SessionList(DataTable[Text]):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False, show_cursor=True)
-        self._rows: list[SessionRow] = []
-        self._query = ""
+        self._rows: dict[str, SessionRow] = {}
+        self._query: CatalogQuery | None = None
         self._shown: list[str] = []
+        self._drawn: dict[str, tuple[SessionRow | None, str]] = {}
+        """Each listed row as last drawn (with its age text): unchanged rows are skipped."""
+        self._plain: dict[str, tuple[str, ...]] = {}
+        """Text and style of each listed row's cells (and its order), to update only those."""
         self._title_width = 30
 
     def on_mount(self) -> None:
         for key, label, width in _COLUMNS:
             self.add_column(label, key=key, width=width)
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._rebuild())
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_all())
 
     @property
     def selected_id(self) -> str | None:
@@ -50,18 +71,34 @@ class SessionList(DataTable[Text]):
         """Session ids currently listed, top to bottom."""
         return list(self._shown)
 
+    @property
+    def total(self) -> int:
+        """Every known session, filtered out or not."""
+        return len(self._rows)
+
+    @property
+    def live_count(self) -> int:
+        """Sessions a ``claude`` process has open right now."""
+        return sum(1 for r in self._rows.values() if r.live)
+
     def row(self, session_id: str) -> SessionRow | None:
         """The row data for ``session_id``, filtered out or not."""
-        return next((r for r in self._rows if r.session_id == session_id), None)
+        return self._rows.get(session_id)
 
     def set_rows(self, rows: Sequence[SessionRow]) -> None:
-        """Replace the data; the view keeps its cursor on the same session when it can."""
-        self._rows = sorted(rows, key=_newest_first)
+        """Replace the data; only what changed is redrawn, the cursor stays on its session."""
+        self._rows = {r.session_id: r for r in rows}
         self._sync()
 
-    def set_query(self, query: str) -> None:
-        """Filter rows (see ``SessionRow.matches``)."""
-        self._query = query.strip()
+    def update_rows(self, rows: Sequence[SessionRow]) -> None:
+        """New data for some sessions (the others are unchanged)."""
+        for r in rows:
+            self._rows[r.session_id] = r
+        self._sync([r.session_id for r in rows])
+
+    def set_query(self, query: CatalogQuery | None) -> None:
+        """Filter rows with the core's catalog filter (``None``: every row)."""
+        self._query = query
         self._sync()
 
     def select(self, session_id: str) -> None:
@@ -69,48 +106,71 @@ class SessionList(DataTable[Text]):
         if session_id in self._shown:
             self.move_cursor(row=self._shown.index(session_id))
 
+    def refresh_ages(self) -> None:
+        """Redraw the "active" column where the age text changed (called once a second)."""
+        self._sync()
+
     def on_resize(self) -> None:
         width = max(12, self.size.width - _FIXED)
         if width != self._title_width:
             self._title_width = width
             self.columns["title"].width = width  # type: ignore[index]
-            self._rebuild()
+            self._redraw_all()
 
-    def _visible(self) -> list[SessionRow]:
-        if not self._query:
-            return self._rows
-        return [r for r in self._rows if r.matches(self._query)]
+    def _redraw_all(self) -> None:
+        self._drawn = dict.fromkeys(self._drawn, (None, ""))
+        self._plain = dict.fromkeys(self._plain, ())
+        self._sync()
 
-    def _sync(self) -> None:
-        visible = self._visible()
-        keys = [r.session_id for r in visible]
-        if keys != self._shown:
-            self._rebuild(visible)
-            return
-        # Same rows in the same order: update cells in place, no flicker, cursor untouched.
-        for r in visible:
-            for column, value in zip(
-                ("status", "project", "title", "active", "cost"), self._cells(r), strict=True
-            ):
-                try:
-                    self.update_cell(r.session_id, column, value)
-                except RowDoesNotExist:
-                    self._rebuild(visible)
-                    return
-
-    def _rebuild(self, visible: list[SessionRow] | None = None) -> None:
-        visible = self._visible() if visible is None else visible
+    def _sync(self, only: Sequence[str] | None = None) -> None:
+        """Diff ``only`` these sessions (default: all) against what is drawn."""
         selected = self.selected_id
-        self.clear()
-        self._shown = [r.session_id for r in visible]
-        for r in visible:
-            self.add_row(*self._cells(r), key=r.session_id)
-        if selected in self._shown:
+        ids = list(self._rows) if only is None else only
+        reorder = False
+        for sid in ids:
+            r = self._rows.get(sid)
+            if r is None or not r.matches(self._query):
+                if sid in self._drawn:
+                    self.remove_row(sid)
+                    del self._drawn[sid], self._plain[sid]
+                    reorder = True
+                continue
+            seen = (r, fmt.age(r.last_activity))
+            before = self._drawn.get(sid)
+            if before == seen:
+                continue
+            cells = self._cells(r)
+            plain = (*tuple(f"{c.plain}\x00{c.style}" for c in cells), str(_order(r)))
+            if before is None:
+                self.add_row(*cells, key=sid)
+                reorder = True
+            else:
+                old = self._plain[sid]
+                for column, key in enumerate(_KEYS):
+                    # The status cell also carries the order: update it when either changed.
+                    if old[column : column + 1] != plain[column : column + 1] or (
+                        column == 0 and old[-1:] != plain[-1:]
+                    ):
+                        self.update_cell(sid, key, cells[column])
+                reorder = reorder or old[-1:] != plain[-1:]
+            self._drawn[sid], self._plain[sid] = seen, plain
+        if only is None:
+            for gone in [sid for sid in self._drawn if sid not in self._rows]:
+                self.remove_row(gone)
+                del self._drawn[gone], self._plain[gone]
+                reorder = True
+        if reorder:
+            keys = sorted(self._drawn, key=lambda sid: _order(self._rows[sid]))
+            if keys != self._shown:
+                self.sort("status", key=lambda cell: cell.order)
+            self._shown = keys
+        if selected is not None and selected in self._drawn and self.selected_id != selected:
             self.move_cursor(row=self._shown.index(selected), animate=False)
 
     def _cells(self, r: SessionRow) -> tuple[Text, Text, Text, Text, Text]:
         glyph, label, var = fmt.badge(r.status)
-        status = Text(f"{glyph} {label}", style=self._colour(var))
+        status = _StatusCell(f"{glyph} {label}", style=self._colour(var))
+        status.order = _order(r)
         if r.status == "waiting_for_input":
             status.stylize("bold")
         muted = self._colour("foreground-muted")
@@ -135,7 +195,3 @@ class SessionList(DataTable[Text]):
         except Exception:
             return ""
         return (background + colour).hex
-
-
-def _newest_first(r: SessionRow) -> float:
-    return -(r.last_activity.timestamp() if r.last_activity else 0.0)

@@ -201,8 +201,7 @@ class SessionPane(Vertical):
             # Only what happened before this run's events, which are drawn already.
             first = self._first_event_at
             messages = [m for m in messages if m.timestamp is None or m.timestamp < first]
-        anchor = transcript.children[0] if transcript.children else None
-        transcript.history(messages, before=anchor)
+        transcript.history(messages)
         self._history_start = start
         if page.skipped_lines:
             transcript.mount(

@@ -1,21 +1,32 @@
-"""A session's output as widgets: prompts, markdown replies, one collapsible line per tool call.
+"""A session's output: prompts, streamed replies, one line per tool call, notes.
 
 Events are applied in seq order. A newer ``AssistantTextEvent`` for the same message and a
 newer ``ToolUseEvent`` for the same call replace what an older one drew, so re-reading events
 (after a coalesced batch, or a merge in the ring buffer) is always safe.
+
+The output is a list of *items* (what to draw) of which only the newest ``MAX_MOUNTED`` have
+widgets while the pane follows the bottom: every layout walks every mounted widget, so a
+session with hundreds of tool calls would otherwise make each new line slower than the last.
+Older items fold into one "▲ N earlier" line that mounts them again, a page at a time, when
+it is pressed or scrolled to.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
 
+from textual import on
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Button
 
 from cctui.core import (
     AssistantTextEvent,
+    ErrorEvent,
     InputRequestedEvent,
     InputResolvedEvent,
     ResultEvent,
@@ -27,13 +38,17 @@ from cctui.core import (
 from cctui.history import TranscriptMessage
 from cctui.tui import format as fmt
 from cctui.tui import render
+from cctui.tui.widgets.blocks import (
+    AssistantBlock,
+    Earlier,
+    Note,
+    ResultBlock,
+    ToolCall,
+    UserBlock,
+)
 
-_TOOL_STATE = {
-    "running": ("◌", "$text-accent"),
-    "completed": ("✓", "$text-success"),
-    "denied": ("⊘", "$text-warning"),
-    "failed": ("✗", "$text-error"),
-}
+__all__ = ["AssistantBlock", "Note", "ResultBlock", "ToolCall", "Transcript", "UserBlock"]
+
 _NOTED_STATUSES = frozenset({"completed", "interrupted", "error"})
 _KIND_LABEL = {
     "permission": "permission",
@@ -42,83 +57,87 @@ _KIND_LABEL = {
 }
 
 
-class UserBlock(Static):
-    """A message sent to the session."""
+@dataclass(eq=False)
+class _Item:
+    """One thing the transcript shows; ``widget`` is None while it is folded away."""
+
+    make: Callable[[_Item], Widget]
+    state: dict[str, Any] = field(default_factory=dict)
+    widget: Widget | None = None
 
 
-class AssistantBlock(Markdown):
-    """One assistant message, re-rendered as its text grows."""
+def _text(item: _Item) -> Widget:
+    return AssistantBlock(item.state["text"])
 
 
-class ToolCall(Collapsible):
-    """One tool call: a one-line title; input and result when expanded."""
-
-    def __init__(self, name: str, summary: str, detail: Content) -> None:
-        self._body = Static(classes="tool-body")
-        self._tool_name, self._summary, self._detail = name, summary, detail
-        super().__init__(
-            self._body,
-            title=_tool_title("running", name, summary),
-            collapsed=True,
-            collapsed_symbol="▸",
-            expanded_symbol="▾",
-        )
-
-    @classmethod
-    def from_event(cls, event: ToolUseEvent) -> ToolCall:
-        """A live call; ``update`` redraws it as it progresses."""
-        call = cls(
-            event.name,
-            fmt.tool_summary(event.name, event.input, 60),
-            render.tool_input(event.name, event.input),
-        )
-        call.update(event)
-        return call
-
-    def update(self, event: ToolUseEvent) -> None:
-        """Redraw from a newer event for the same call."""
-        self.set_state(event.state, event.result)
-
-    def set_state(self, state: str, result: str | None) -> None:
-        """Show where the call stands and, once known, its output."""
-        self.title = _tool_title(state, self._tool_name, self._summary)
-        self.set_class(state == "failed", "-failed")
-        self.set_class(state == "denied", "-denied")
-        parts = [self._detail]
-        if result is not None:
-            parts += [Content.styled("result", "bold $text-muted"), render.result_text(result)]
-        self._body.update(Content("\n").join(parts))
+def _tool(item: _Item) -> Widget:
+    s = item.state
+    return ToolCall(s["name"], s["summary"], s["detail"], s["state"], s["result"])
 
 
-class Note(Static):
-    """A one-line status change, approval note or error."""
-
-
-class ResultBlock(Static):
-    """The end of a turn: outcome, turns, cost, time."""
-
-
-def _tool_title(state: str, name: str, summary: str) -> str:
-    glyph, _ = _TOOL_STATE.get(state, ("?", ""))
-    return f"{glyph} {name}  {summary}".replace("[", r"\[")
+def _static(factory: Callable[[], Widget]) -> Callable[[_Item], Widget]:
+    return lambda _item: factory()
 
 
 class Transcript(VerticalScroll):
     """Scrolling output of one session; sticks to the bottom while the user has not scrolled up."""
 
+    MAX_MOUNTED = 120
+    """Items with widgets while following the bottom (trimmed back to this, in steps)."""
+    TRIM_STEP = 30
+    """Fold this many more than needed at once, so trimming is not paid on every line."""
+    PAGE = 60
+    """Items mounted again per press of the "earlier" line."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._texts: dict[str, AssistantBlock] = {}
-        self._tools: dict[str, ToolCall] = {}
+        self._items: list[_Item] = []
+        self._texts: dict[str, _Item] = {}
+        self._tools: dict[str, _Item] = {}
+        self._folded = 0
+        """``_items[:_folded]`` have no widgets; everything after has."""
+        self._earlier: Earlier | None = None
         self.can_focus = True
 
     def on_mount(self) -> None:
         self.anchor()
 
+    # -- reading what is drawn (tests, the pane) -----------------------------------------
+
+    @property
+    def folded(self) -> int:
+        """Items folded into the "earlier" line."""
+        return self._folded
+
+    @property
+    def item_count(self) -> int:
+        """Every item, mounted or folded."""
+        return len(self._items)
+
+    def text_of(self, message_id: str) -> str | None:
+        """The newest text of an assistant message, drawn or folded."""
+        item = self._texts.get(message_id)
+        return None if item is None else str(item.state["text"])
+
+    async def settle(self) -> None:
+        """Return once every streamed reply has drawn everything it was given."""
+        for block in list(self.query(AssistantBlock)):
+            await block.settle()
+
+    @property
+    def settled(self) -> bool:
+        """No streamed fragment is waiting to be drawn."""
+        return all(b.settled for b in self.query(AssistantBlock))
+
+    # -- changes -------------------------------------------------------------------------
+
     def reset(self) -> None:
         """Forget everything drawn (another session is being shown)."""
+        self._items.clear()
         self._texts.clear()
         self._tools.clear()
+        self._folded = 0
+        self._earlier = None
         self.remove_children()
         # A new session starts at the bottom, following its output, whatever the user
         # scrolled to in the last one (a scroll releases Textual's anchor).
@@ -126,86 +145,210 @@ class Transcript(VerticalScroll):
 
     def note(self, text: str, *, classes: str = "") -> None:
         """Append a one-line note (e.g. what was skipped)."""
-        self.mount(Note(Content(text), classes=classes))
+        self._append([_Item(_static(partial(Note, Content(text), classes=classes)))])
 
-    def apply(self, events: list[SessionEvent]) -> None:
+    def apply(self, events: Sequence[SessionEvent]) -> None:
         """Draw a batch of events, oldest first."""
-        new: list[Widget] = []
+        new: list[_Item] = []
         for event in events:
-            widget = self._apply_one(event)
-            if widget is not None:
-                new.append(widget)
-        if new:
-            self.mount_all(new)
+            item = self._apply_one(event)
+            if item is not None:
+                new.append(item)
+        self._append(new)
 
-    def history(
-        self, messages: Sequence[TranscriptMessage], *, before: Widget | None = None
-    ) -> None:
-        """Draw messages of a past transcript (``before`` a widget when loading earlier pages)."""
-        new: list[Widget] = []
+    def history(self, messages: Sequence[TranscriptMessage]) -> None:
+        """Draw messages of a past transcript above everything shown (an earlier page)."""
+        new: list[_Item] = []
         for m in messages:
             if m.text.strip():
                 if m.role == "user":
-                    new.append(UserBlock(Content.assemble(("❯ ", "bold $text-primary"), m.text)))
+                    new.append(_Item(_static(partial(_user, m.text))))
                 else:
-                    block = AssistantBlock(m.text)
-                    self._texts[m.uuid] = block
-                    new.append(block)
+                    item = _Item(_text, {"text": m.text})
+                    self._texts[m.uuid] = item
+                    new.append(item)
             for call in m.tool_calls:
-                widget = ToolCall(
-                    call.name, fmt.one_line(call.input_preview, 60), Content(call.input_preview)
+                preview = call.input_preview
+                item = _Item(
+                    _tool,
+                    {
+                        "name": call.name,
+                        "summary": fmt.one_line(preview, 60),
+                        "detail": partial(Content, preview),
+                        "state": "completed",
+                        "result": None,
+                    },
                 )
-                widget.set_state("completed", None)
-                self._tools[call.tool_use_id] = widget
-                new.append(widget)
+                self._tools[call.tool_use_id] = item
+                new.append(item)
             for result in m.tool_results:
                 owner = self._tools.get(result.tool_use_id)
                 if owner is not None:
-                    owner.set_state("failed" if result.is_error else "completed", result.preview)
-        if new:
-            if before is not None:
-                self.mount_all(new, before=before)
-            else:
-                self.mount_all(new)
+                    state = "failed" if result.is_error else "completed"
+                    self._set_tool(owner, state, result.preview)
+        self._prepend(new)
 
-    def _apply_one(self, event: SessionEvent) -> Widget | None:
+    # -- the window of mounted items -----------------------------------------------------
+
+    def _first_widget(self) -> Widget | None:
+        return next((i.widget for i in self._items[self._folded :] if i.widget), None)
+
+    def _append(self, new: list[_Item]) -> None:
+        if not new:
+            return
+        self._items.extend(new)
+        mounted = len(self._items) - self._folded
+        if mounted > self.MAX_MOUNTED + self.TRIM_STEP and self._following():
+            self._fold_to(len(self._items) - self.MAX_MOUNTED)
+        first_new = max(self._folded, len(self._items) - len(new))
+        widgets = [self._make(i) for i in self._items[first_new:]]
+        if widgets:
+            self.mount_all(widgets)
+
+    def _prepend(self, new: list[_Item]) -> None:
+        if not new:
+            return
+        self._items[0:0] = new
+        if self._folded:
+            self._folded += len(new)
+            self._update_earlier()
+            return
+        anchor = self._first_widget()
+        widgets = [self._make(i) for i in new]
+        if anchor is not None:
+            self.mount_all(widgets, before=anchor)
+        else:
+            self.mount_all(widgets)
+
+    def _make(self, item: _Item) -> Widget:
+        item.widget = item.make(item)
+        return item.widget
+
+    def _following(self) -> bool:
+        """The user has not scrolled up (so nothing they read disappears)."""
+        return self.is_anchored and (self.max_scroll_y == 0 or self.is_vertical_scroll_end)
+
+    def _fold_to(self, index: int) -> None:
+        """Drop the widgets of ``_items[:index]``."""
+        gone = [i.widget for i in self._items[self._folded : index] if i.widget is not None]
+        for item in self._items[self._folded : index]:
+            item.widget = None
+        self._folded = max(self._folded, index)
+        if gone:
+            self.remove_children(gone)
+        self._update_earlier()
+
+    def _update_earlier(self) -> None:
+        if self._folded and self._earlier is None:
+            self._earlier = Earlier()
+            anchor = self._first_widget()
+            if anchor is not None:
+                self.mount(self._earlier, before=anchor)
+            else:
+                self.mount(self._earlier)
+        elif not self._folded and self._earlier is not None:
+            self._earlier.remove()
+            self._earlier = None
+        if self._earlier is not None:
+            self._earlier.set_count(self._folded, self.PAGE)
+
+    def show_earlier(self) -> None:
+        """Mount the page of folded items just above the ones shown."""
+        if not self._folded:
+            return
+        start = max(0, self._folded - self.PAGE)
+        anchor = self._first_widget()
+        widgets = [self._make(i) for i in self._items[start : self._folded]]
+        self._folded = start
+        self.release_anchor()  # the user is reading back: new output must not pull them down
+        if anchor is not None:
+            self.mount_all(widgets, before=anchor)
+            self.call_after_refresh(self.scroll_to_widget, anchor, animate=False, top=True)
+        else:
+            self.mount_all(widgets)
+        self._update_earlier()
+
+    @on(Button.Pressed, "Earlier")
+    def _earlier_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.show_earlier()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value < 1 <= old_value and self._folded:
+            self.call_later(self.show_earlier)  # scrolled to the top: there is more above
+
+    # -- events -> items -----------------------------------------------------------------
+
+    def _set_tool(self, item: _Item, state: str, result: str | None) -> None:
+        item.state["state"], item.state["result"] = state, result
+        if isinstance(item.widget, ToolCall):
+            item.widget.set_state(state, result)
+
+    def _apply_one(self, event: SessionEvent) -> _Item | None:
         if isinstance(event, AssistantTextEvent):
-            block = self._texts.get(event.message_id)
-            if block is None:
-                block = self._texts[event.message_id] = AssistantBlock(event.text)
-                return block
-            if event.text != block.source:
-                block.update(event.text)
+            item = self._texts.get(event.message_id)
+            if item is None:
+                item = self._texts[event.message_id] = _Item(_text, {"text": event.text})
+                return item
+            item.state["text"] = event.text
+            if isinstance(item.widget, AssistantBlock):
+                item.widget.show(event.text)
             return None
         if isinstance(event, ToolUseEvent):
-            call = self._tools.get(event.tool_use_id)
-            if call is None:
-                call = self._tools[event.tool_use_id] = ToolCall.from_event(event)
-                return call
-            call.update(event)
+            item = self._tools.get(event.tool_use_id)
+            if item is None:
+                name, data = event.name, event.input
+                item = self._tools[event.tool_use_id] = _Item(
+                    _tool,
+                    {
+                        "name": name,
+                        "summary": fmt.tool_summary(name, data, 60),
+                        "detail": partial(render.tool_input, name, data),
+                        "state": event.state,
+                        "result": event.result,
+                    },
+                )
+                return item
+            self._set_tool(item, event.state, event.result)
             return None
         if isinstance(event, UserMessageEvent):
-            return UserBlock(Content.assemble(("❯ ", "bold $text-primary"), event.text))
-        if isinstance(event, StatusChanged):
-            if event.status.value not in _NOTED_STATUSES:
-                return None  # the header shows the live status; notes are for endings
-            glyph, label, _ = fmt.badge(event.status.value)
-            text = f"{glyph} {label}" + (f": {event.error}" if event.error else "")
-            return Note(Content(text), classes=f"status -{event.status.value}")
-        if isinstance(event, InputRequestedEvent):
-            item = event.input
-            who = item.route_label if item.route == "client" else "you"
-            what = _KIND_LABEL.get(item.kind, item.kind)
-            return Note(
-                Content(f"◆ asks {who}: {what} for {item.tool_name} (a: inbox)"), classes="input"
-            )
-        if isinstance(event, InputResolvedEvent):
-            verb = {"allow": "allowed", "deny": "denied"}.get(event.decision, event.decision)
-            extra = f": {event.message}" if event.message else ""
-            return Note(Content(f"  {verb} by {event.decided_by}{extra}"), classes="input")
-        if isinstance(event, ResultEvent):
-            return ResultBlock(_result_line(event), classes="-error" if event.is_error else "")
-        return Note(Content(f"✗ {event.message}"), classes="error")  # ErrorEvent
+            return _Item(_static(partial(_user, event.text)))
+        widget = _event_widget(event)
+        return None if widget is None else _Item(_static(widget))
+
+
+def _user(text: str) -> UserBlock:
+    return UserBlock(Content.assemble(("❯ ", "bold $text-primary"), text))
+
+
+def _event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
+    """A factory for the one-line widget of a status, approval, result or error event."""
+    if isinstance(event, StatusChanged):
+        if event.status.value not in _NOTED_STATUSES:
+            return None  # the header shows the live status; notes are for endings
+        glyph, label, _ = fmt.badge(event.status.value)
+        text = f"{glyph} {label}" + (f": {event.error}" if event.error else "")
+        status = event.status.value
+        return lambda: Note(Content(text), classes=f"status -{status}")
+    if isinstance(event, InputRequestedEvent):
+        item = event.input
+        who = item.route_label if item.route == "client" else "you"
+        what = _KIND_LABEL.get(item.kind, item.kind)
+        line = f"◆ asks {who}: {what} for {item.tool_name} (a: inbox)"
+        return lambda: Note(Content(line), classes="input")
+    if isinstance(event, InputResolvedEvent):
+        verb = {"allow": "allowed", "deny": "denied"}.get(event.decision, event.decision)
+        extra = f": {event.message}" if event.message else ""
+        line = f"  {verb} by {event.decided_by}{extra}"
+        return lambda: Note(Content(line), classes="input")
+    if isinstance(event, ResultEvent):
+        content, classes = _result_line(event), "-error" if event.is_error else ""
+        return lambda: ResultBlock(content, classes=classes)
+    if isinstance(event, ErrorEvent):
+        message = f"✗ {event.message}"
+        return lambda: Note(Content(message), classes="error")
+    return None
 
 
 def _result_line(event: ResultEvent) -> Content:

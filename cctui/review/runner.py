@@ -1,0 +1,328 @@
+"""One review run: a read-only Claude session through the session core, its JSON answer,
+one retry when the answer is not the required JSON, and the process ended afterwards.
+
+The session is an ordinary cctui session (it shows in the TUI, tagged ``review``), but
+locked down: permission mode ``dontAsk`` (the CLI denies whatever is not pre-approved and
+asks nobody), only Read, Grep and Glob pre-approved, and the tools that change things
+disallowed outright (a deny rule beats any allow rule in the user's own settings).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Generic, TypeVar
+
+import anyio
+from pydantic import BaseModel
+
+from cctui.claude.binary import find_cli
+from cctui.config import Settings
+from cctui.core import (
+    Decision,
+    InputRequestedEvent,
+    ResultEvent,
+    SessionConfig,
+    SessionEvent,
+    SessionManager,
+    SessionStatus,
+    ToolUseEvent,
+)
+from cctui.errors import CctuiError, CliNotFound, SessionLimitReached, SessionNotFound
+from cctui.redact import redact_text
+from cctui.review.answers import AnswerError, parse_answer
+from cctui.review.templates import retry_prompt
+
+log = logging.getLogger(__name__)
+
+READ_ONLY_TOOLS = ("Read", "Grep", "Glob")
+"""The only tools a review session may use."""
+WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit", "Bash")
+"""Never available to a review session, whatever else is configured."""
+DECIDED_BY = "review"
+"""``decided_by`` of the denials the runner gives if the CLI ever asks anyway."""
+
+PROGRESS_EVERY_S = 10.0
+"""A running review reports progress this often (clients reset their call timeouts on it)."""
+
+A = TypeVar("A", bound=BaseModel)
+
+Progress = Callable[[str], Awaitable[None]]
+"""Told how a run is going (the MCP tool turns it into progress notifications)."""
+
+
+class ReviewFailed(CctuiError):
+    """A review run did not produce an answer; ``code`` says why.
+
+    Codes: ``cli_missing``, ``cli_crash``, ``claude_error``, ``timeout``, ``parse_error``,
+    ``session_limit``.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        suggestion: str | None = None,
+        retryable: bool = False,
+        timed_out: bool = False,
+        session_id: str | None = None,
+        stderr: str | None = None,
+        answer_text: str | None = None,
+    ) -> None:
+        super().__init__(redact_text(message), suggestion=suggestion)
+        self.code = code
+        self.retryable = retryable
+        self.timed_out = timed_out
+        self.session_id = session_id
+        self.stderr = redact_text(stderr) if stderr else None
+        self.answer_text = answer_text
+
+
+@dataclass
+class RunResult(Generic[A]):
+    """A parsed answer and what it took."""
+
+    answer: A
+    session_id: str
+    attempts: int
+    """1, or 2 when the first answer was not the required JSON."""
+    cost_usd: float
+    refused_tools: list[str] = field(default_factory=list)
+    """Tools Claude tried that the review session refused (anything not read-only)."""
+
+
+def review_config(settings: Settings, cwd: Path, kind: str, title: str) -> SessionConfig:
+    """The locked-down session config of a review."""
+    # The settings' allowed tools are merged in at launch; deny any that are not read-only.
+    extra = tuple(t for t in settings.allowed_tools if t.split("(")[0] not in READ_ONLY_TOOLS)
+    return SessionConfig(
+        cwd=cwd,
+        permission_mode="dontAsk",
+        allowed_tools=READ_ONLY_TOOLS,
+        disallowed_tools=tuple(dict.fromkeys((*WRITE_TOOLS, *extra))),
+        skip_permissions=False,
+        title=title,
+        tags=("review", kind),
+    )
+
+
+class _Watch:
+    """Follows one session's events: its last result, and asks the runner must refuse."""
+
+    def __init__(
+        self, manager: SessionManager, session_id: str, progress: Progress | None = None
+    ) -> None:
+        self.manager = manager
+        self.session_id = session_id
+        self.progress = progress
+        self.last_result: ResultEvent | None = None
+        self.started = time.monotonic()
+        self.tool_calls = 0
+
+    async def report(self, stage: str) -> None:
+        """Tell the caller how long the run has been going; never fails the run."""
+        if self.progress is None:
+            return
+        elapsed = int(time.monotonic() - self.started)
+        try:
+            await self.progress(
+                f"{stage}: {elapsed} s, {self.tool_calls} tool call(s), session {self.session_id}"
+            )
+        except Exception:
+            log.debug("progress report failed", exc_info=True)
+
+    def __call__(self, event: SessionEvent) -> None:
+        if event.session_id != self.session_id:
+            return
+        if isinstance(event, ResultEvent):
+            self.last_result = event
+        elif isinstance(event, ToolUseEvent) and event.state == "running":
+            self.tool_calls += 1
+        elif isinstance(event, InputRequestedEvent):
+            # dontAsk means the CLI should never ask; if it does, nobody is bothered.
+            self.deny(event.input.id)
+
+    def deny(self, input_id: str) -> None:
+        with contextlib.suppress(CctuiError):
+            self.manager.respond(
+                input_id,
+                Decision(behavior="deny", message="Review sessions are read-only."),
+                DECIDED_BY,
+            )
+
+
+class ReviewRunner:
+    """Runs fixed prompts in read-only sessions and parses their answers."""
+
+    def __init__(self, manager: SessionManager, settings: Settings) -> None:
+        self.manager = manager
+        self.settings = settings
+
+    async def run(
+        self,
+        *,
+        kind: str,
+        title: str,
+        prompt: str,
+        cwd: Path,
+        answer: type[A],
+        schema: str,
+        timeout_s: float,
+        progress: Progress | None = None,
+    ) -> RunResult[A]:
+        """Ask, wait, parse (retrying once), and end the process in every case.
+
+        Raises:
+            ReviewFailed: with the reason; on timeout the process has been killed.
+        """
+        try:
+            await asyncio.to_thread(find_cli, self.settings.claude_code_path)
+        except CliNotFound as exc:
+            raise ReviewFailed(
+                "cli_missing",
+                f"Claude Code CLI not available: {exc.message}",
+                suggestion=exc.suggestion or "Install Claude Code or set CLAUDE_CODE_PATH.",
+            ) from None
+        sid = str(uuid.uuid4())
+        watch = _Watch(self.manager, sid, progress)
+        config = review_config(self.settings, cwd, kind, title)
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        unsubscribe = self.manager.subscribe(watch)
+        kill = False  # killed on timeout or cancellation; otherwise closed gently
+        try:
+            await self._create(sid, prompt, config)
+            try:
+                async with asyncio.timeout_at(deadline):
+                    text = await self._turn(watch)
+                    attempts = 1
+                    try:
+                        parsed = parse_answer(text, answer)
+                    except AnswerError as first:
+                        attempts = 2
+                        watch.last_result = None
+                        await self.manager.send(sid, retry_prompt(first.reason, schema))
+                        text = await self._turn(watch, "Asking again for valid JSON")
+                        parsed = self._parse_again(text, answer, sid)
+            except TimeoutError:
+                kill = True
+                raise ReviewFailed(
+                    "timeout",
+                    f"The review did not finish within {timeout_s:g} s; its process was killed.",
+                    suggestion="Retry with a larger timeout_seconds.",
+                    retryable=True,
+                    timed_out=True,
+                    session_id=sid,
+                ) from None
+        except asyncio.CancelledError:
+            kill = True
+            raise
+        finally:
+            unsubscribe()
+            # The process ends in every case, even when the caller was cancelled.
+            with anyio.CancelScope(shield=True):
+                await self._end(sid, kill=kill)
+        info = self.manager.get(sid)
+        return RunResult(
+            answer=parsed,
+            session_id=sid,
+            attempts=attempts,
+            cost_usd=info.total_cost_usd,
+            refused_tools=[
+                t.name for t in self.manager.tool_uses(sid) if t.name not in READ_ONLY_TOOLS
+            ],
+        )
+
+    @staticmethod
+    def _parse_again(text: str | None, answer: type[A], sid: str) -> A:
+        try:
+            return parse_answer(text, answer)
+        except AnswerError as second:
+            raise ReviewFailed(
+                "parse_error",
+                "Claude's answer was not the required JSON after one retry: " + second.reason,
+                suggestion="Retry the call; the answer is in the review session's transcript.",
+                retryable=True,
+                session_id=sid,
+                answer_text=(text or "")[:2000],
+            ) from None
+
+    async def _create(self, sid: str, prompt: str, config: SessionConfig) -> None:
+        # Shielded: a create cancelled half-way would leave a process nobody tracks. It is
+        # bounded by the driver's start watchdog; the caller's deadline covers the turns.
+        task = asyncio.ensure_future(self.manager.create(prompt, config, session_id=sid))
+        try:
+            await asyncio.shield(task)
+        except CliNotFound as exc:
+            raise ReviewFailed(
+                "cli_crash",
+                exc.message,
+                suggestion="Run claude_health; check the CLI and its settings.",
+                retryable=True,
+                stderr=exc.message,
+            ) from None
+        except SessionLimitReached as exc:
+            raise ReviewFailed(
+                "session_limit", exc.message, suggestion=exc.suggestion, retryable=True
+            ) from None
+        except asyncio.CancelledError:
+            with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+                await task
+            raise
+
+    async def _turn(self, watch: _Watch, stage: str = "Claude is reviewing") -> str | None:
+        """Wait for the turn's result text; deny any ask on the way."""
+        sid = watch.session_id
+        await watch.report(stage)
+        while True:
+            outcome = await self.manager.wait(sid, PROGRESS_EVERY_S)
+            if outcome.reason == "input_needed":
+                for item in outcome.pending:
+                    watch.deny(item.id)
+                await asyncio.sleep(0)
+                continue
+            if outcome.reason == "timeout":
+                await watch.report("Still reviewing")
+                continue
+            info = outcome.session
+            result = watch.last_result
+            if outcome.reason == "turn_ended" and result is not None:
+                if result.is_error:
+                    raise ReviewFailed(
+                        "claude_error",
+                        f"Claude's turn failed: {result.result or info.error or 'no detail'}",
+                        retryable=True,
+                        session_id=sid,
+                    )
+                return result.result
+            if outcome.reason == "turn_ended":
+                await asyncio.sleep(0.05)  # idle, but the result event is not in yet
+                continue
+            if info.status == SessionStatus.ERROR or result is None:
+                detail = info.error or "claude exited before answering"
+                raise ReviewFailed(
+                    "cli_crash",
+                    f"Claude Code stopped: {detail}",
+                    suggestion="Run claude_health; the details are in cctui's log.",
+                    retryable=True,
+                    session_id=sid,
+                    stderr=detail,
+                )
+            return result.result
+
+    async def _end(self, sid: str, *, kill: bool) -> None:
+        try:
+            if kill:
+                await self.manager.kill(sid)
+            else:
+                await self.manager.close(sid)
+        except SessionNotFound:
+            pass  # it never started
+        except Exception:
+            log.exception("review session %s: ending the process failed", sid)

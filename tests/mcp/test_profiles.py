@@ -1,0 +1,159 @@
+"""Tool profiles (``--tools``) and the ``[tools]`` group switches, through real MCP clients.
+
+On ``menu`` a client sees only the review menu and claude_health, and anything else is
+refused with a structured error: it has no way to send Claude a free-form prompt.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cctui.cli import _parser
+from cctui.config import Settings, load_settings
+from cctui.core import SessionManager
+from cctui.errors import ConfigError
+from cctui.mcp_server.http import HttpService
+from cctui.mcp_server.server import build_server
+from cctui.mcp_server.tools_review import TOOL_NAMES as REVIEW_TOOLS
+from tests.fakes.fake_driver import FakeDriverFactory
+from tests.mcp.conftest import client, error_body
+from tests.mcp.test_http import authed
+
+SESSION_TOOLS = {
+    "claude_create_session",
+    "claude_send_message",
+    "claude_get_status",
+    "claude_respond",
+    "claude_interrupt",
+    "claude_kill_session",
+    "claude_wait",
+    "claude_list_sessions",
+    "claude_get_transcript",
+    "claude_fork_session",
+    "claude_query",
+    "claude_broadcast",
+    "claude_sync_context",
+}
+MENU = {*REVIEW_TOOLS, "claude_health"}
+# Everything a client could use to get a prompt of its own to Claude.
+FREE_FORM = [
+    ("claude_create_session", {"prompt": "rm -rf /"}),
+    ("claude_query", {"prompt": "anything"}),
+    ("claude_send_message", {"sessionId": "x", "message": "anything"}),
+    ("claude_broadcast", {"team": "t", "message": "anything"}),
+    ("claude_run", {"prompt": "anything"}),
+    ("claude_review", {"contract_path": "c.json"}),
+]
+
+
+def profile(settings: Settings, name: str, **update: Any) -> Settings:
+    return settings.model_copy(update={"tools_profile": name, **update})
+
+
+async def names(target: Any) -> set[str]:
+    async with client(target) as c:
+        return {t.name for t in (await c.list_tools()).tools}
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("full", SESSION_TOOLS | MENU),
+        ("sessions", SESSION_TOOLS | {"claude_health"}),
+        ("projects", {"claude_health"}),  # + the project tools (issue 9)
+        ("menu", MENU),
+    ],
+)
+async def test_each_profile_lists_its_groups(
+    manager: SessionManager, settings: Settings, name: str, expected: set[str]
+) -> None:
+    listed = await names(build_server(manager, profile(settings, name)))
+    if name == "projects":
+        assert listed >= expected and not listed & (SESSION_TOOLS | set(REVIEW_TOOLS))
+    else:
+        assert listed == expected
+
+
+async def test_menu_refuses_everything_else_in_memory(
+    manager: SessionManager, settings: Settings, factory: FakeDriverFactory
+) -> None:
+    server = build_server(manager, profile(settings, "menu"))
+    async with client(server) as c:
+        for tool, args in FREE_FORM:
+            body = error_body(await c.call_tool(tool, args))
+            assert body["code"] == "tool_not_available", body
+            assert "'menu' tool profile" in body["message"]
+        assert (await c.list_prompts()).prompts == []
+        assert (await c.list_resources()).resources == []
+        assert (await c.list_resource_templates()).resource_templates == []
+        health = await c.call_tool("claude_health", {})
+        assert not health.is_error
+    assert factory.drivers == [] and manager.list() == []
+
+
+async def test_menu_over_real_http(
+    manager: SessionManager, settings: Settings, factory: FakeDriverFactory
+) -> None:
+    service = HttpService(build_server(manager, profile(settings, "menu")), settings)
+    await service.start()
+    try:
+        async with client(authed(service), name="gemini") as c:
+            tools = {t.name: t for t in (await c.list_tools()).tools}
+            assert set(tools) == MENU
+            judge = tools["claude_judge_review"].input_schema
+            assert judge["required"] == ["contract_path"]
+            assert set(judge["properties"]) == {"contract_path", "report_dir", "timeout_seconds"}
+            assert judge["properties"]["report_dir"]["default"] == "_handoff"
+            assert judge["properties"]["timeout_seconds"]["default"] == 900
+            out = tools["claude_judge_review"].output_schema or {}
+            seed_fields = {"success", "verdict", "blocking_issues_count", "report_md_path",
+                           "report_json_path", "error", "duration_ms"}  # fmt: skip
+            assert seed_fields <= set(out["properties"])
+            for tool, args in FREE_FORM[:2]:
+                body = error_body(await c.call_tool(tool, args))
+                assert body["code"] == "tool_not_available"
+    finally:
+        await service.stop()
+    assert factory.drivers == []
+    audit = (settings.state_dir / "audit.jsonl").read_text()
+    assert "claude_create_session" in audit  # refused calls are audited too
+
+
+async def test_config_switches_turn_groups_off(manager: SessionManager, settings: Settings) -> None:
+    no_sessions = profile(
+        settings, "full", tools=settings.tools.model_copy(update={"sessions": False})
+    )
+    assert await names(build_server(manager, no_sessions)) == MENU
+    no_review = profile(settings, "menu", tools=settings.tools.model_copy(update={"review": False}))
+    assert await names(build_server(manager, no_review)) == {"claude_health"}
+
+
+def test_tools_table_and_review_roots_load_from_the_config(tmp_path: Path) -> None:
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(
+        'tools_profile = "menu"\nreview_roots = ["/srv/a", "/srv/b"]\n[tools]\nsessions = false\n'
+    )
+    env = {"HOME": str(tmp_path)}
+    s = load_settings(env=env, config_path=cfg)
+    assert s.tools_profile == "menu" and not s.tools.sessions and s.tools.review
+    assert s.review_root_dirs == (Path("/srv/a"), Path("/srv/b"))
+    assert s.tool_groups == {"review"}
+    s = load_settings(env={**env, "CCTUI_REVIEW_ROOTS": "/x:/y"}, config_path=cfg)
+    assert s.review_roots == (Path("/x"), Path("/y"))
+    default = load_settings(env=env, config_path=tmp_path / "none.toml", overrides={})
+    assert default.review_root_dirs == (Path.cwd(),) and default.tool_groups == {
+        "sessions", "projects", "review"
+    }  # fmt: skip
+    cfg.write_text("[tools]\nbogus = true\n")
+    with pytest.raises(ConfigError, match="tools"):
+        load_settings(env=env, config_path=cfg)
+
+
+def test_cli_offers_every_profile() -> None:
+    for name in ("full", "sessions", "projects", "menu"):
+        assert _parser().parse_args(["serve", "--tools", name]).tools_profile == name
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["--tools", "everything"])

@@ -1,0 +1,165 @@
+"""The review tools through a real MCP client (in memory, FakeDriver behind the sessions):
+seed 001's fields, bad paths refused before anything is read, structured failures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cctui.config import Settings
+from cctui.core import SessionManager
+from cctui.mcp_server.server import build_server
+from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory
+from tests.fakes.fake_driver import text as say
+from tests.mcp.conftest import client, error_body
+
+VERDICT = json.dumps(
+    {
+        "verdict": "FAIL",
+        "summary": "greet returns the wrong word",
+        "blocking_issues": [{"description": "returns 'hi'", "file": "app.py", "line": 1}],
+    }
+)
+
+
+@pytest.fixture
+def factory() -> FakeDriverFactory:
+    return fake_driver_factory({"You are the Judge": [say(VERDICT)]})
+
+
+@pytest.fixture
+def contract(project: Path) -> Path:
+    (project / "app.py").write_text("def greet():\n    return 'hi'\n")
+    (project / "_handoff").mkdir()
+    path = project / "_handoff" / "TASK_CONTRACT.json"
+    path.write_text(json.dumps({"task_id": "T-7", "changed_files": ["app.py"]}))
+    return path
+
+
+def menu(settings: Settings, **update: Any) -> Settings:
+    return settings.model_copy(update={"tools_profile": "menu", **update})
+
+
+async def test_judge_review_returns_the_seed_fields(
+    manager: SessionManager, settings: Settings, contract: Path, project: Path
+) -> None:
+    notes: list[str | None] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        notes.append(message)
+
+    async with client(build_server(manager, menu(settings))) as c:
+        r = await c.call_tool(
+            "claude_judge_review", {"contract_path": str(contract)}, progress_callback=on_progress
+        )
+    assert not r.is_error, r.content
+    assert notes and (notes[0] or "").startswith("Claude is reviewing")
+    out = r.structured_content or {}
+    assert out["success"] is True and out["verdict"] == "FAIL"
+    assert out["blocking_issues_count"] == 1 and isinstance(out["duration_ms"], int)
+    assert out["report_md_path"] == str(project / "_handoff" / "JUDGE_REPORT.md")
+    report = json.loads(Path(out["report_json_path"]).read_text())
+    assert report["task_id"] == "T-7" and report["blocking_issues"][0]["line"] == 1
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("claude_judge_review", {"contract_path": "/etc/passwd"}),
+        ("claude_judge_review", {"contract_path": "../outside/c.json"}),
+        (
+            "claude_judge_review",
+            {"contract_path": "_handoff/TASK_CONTRACT.json", "report_dir": "/tmp"},
+        ),
+        ("claude_validate_proposal", {"proposal_path": "/etc/hostname"}),
+        ("claude_security_audit", {"files": ["../../etc/passwd"], "working_directory": "."}),
+        ("claude_security_audit", {"files": ["app.py"], "working_directory": "/etc"}),
+        (
+            "claude_resolve_conflict",
+            {
+                "contract_path": "_handoff/TASK_CONTRACT.json",
+                "rebuttal_path": "/etc/passwd",
+                "judge_report_path": "_handoff/TASK_CONTRACT.json",
+            },
+        ),
+    ],
+)
+async def test_paths_outside_the_roots_are_refused_and_nothing_runs(
+    manager: SessionManager,
+    settings: Settings,
+    factory: FakeDriverFactory,
+    contract: Path,
+    tool: str,
+    args: dict[str, Any],
+) -> None:
+    async with client(build_server(manager, menu(settings))) as c:
+        body = error_body(await c.call_tool(tool, args))
+    assert body["code"] == "path_not_allowed", body
+    assert "review_roots" in (body["suggestion"] or "")
+    assert factory.drivers == []
+
+
+async def test_changed_file_outside_the_roots_refuses_the_whole_review(
+    manager: SessionManager, settings: Settings, factory: FakeDriverFactory, contract: Path
+) -> None:
+    contract.write_text(json.dumps({"changed_files": ["app.py", "../../etc/shadow"]}))
+    async with client(build_server(manager, menu(settings))) as c:
+        body = error_body(
+            await c.call_tool("claude_judge_review", {"contract_path": str(contract)})
+        )
+    assert body["code"] == "path_not_allowed" and "changed file" in body["message"]
+    assert factory.drivers == []
+
+
+async def test_a_registered_project_is_a_root_too(
+    manager: SessionManager, settings: Settings, tmp_path: Path
+) -> None:
+    other = tmp_path / "registered"
+    (other / "_handoff").mkdir(parents=True)
+    (other / "_handoff" / "TASK_CONTRACT.json").write_text("{}")
+    server = build_server(manager, menu(settings), project_roots=lambda: [other])
+    async with client(server) as c:
+        r = await c.call_tool(
+            "claude_judge_review",
+            {"contract_path": str(other / "_handoff" / "TASK_CONTRACT.json")},
+        )
+    assert not r.is_error and (r.structured_content or {})["success"] is True
+    assert (other / "_handoff" / "JUDGE_REPORT.json").exists()
+
+
+async def test_bad_documents_and_arguments_are_structured_errors(
+    manager: SessionManager, settings: Settings, contract: Path, project: Path
+) -> None:
+    (project / "notes.txt").write_text("not json")
+    async with client(build_server(manager, menu(settings))) as c:
+        missing = await c.call_tool("claude_judge_review", {"contract_path": "nope.json"})
+        assert error_body(missing)["code"] == "document_not_found"
+        bad = await c.call_tool("claude_judge_review", {"contract_path": "notes.txt"})
+        assert error_body(bad)["code"] == "invalid_contract"
+        no_arg = await c.call_tool("claude_judge_review", {})
+        assert error_body(no_arg)["code"] == "validation_error"
+        too_long = await c.call_tool(
+            "claude_judge_review", {"contract_path": str(contract), "timeout_seconds": 0}
+        )
+        assert error_body(too_long)["code"] == "validation_error"
+        no_files = await c.call_tool(
+            "claude_security_audit", {"files": [], "working_directory": str(project)}
+        )
+        assert error_body(no_files)["code"] == "validation_error"
+
+
+async def test_cli_missing_is_reported_by_health_and_by_every_review(
+    manager: SessionManager, settings: Settings, contract: Path, tmp_path: Path
+) -> None:
+    broken = menu(settings, claude_code_path=tmp_path / "no" / "claude")
+    async with client(build_server(manager, broken)) as c:
+        health = (await c.call_tool("claude_health", {})).structured_content or {}
+        assert health.get("available", health.get("ok")) is False
+        r = await c.call_tool("claude_judge_review", {"contract_path": str(contract)})
+    out = r.structured_content or {}
+    assert out["success"] is False and out["error"] == "cli_missing"
+    assert "CLAUDE_CODE_PATH" in (out["suggestion"] or "")
+    assert not (contract.parent / "JUDGE_REPORT.json").exists()
