@@ -74,6 +74,9 @@ async def test_broadcast_reaches_a_team_of_three_and_resumes_the_ended_one(
         assert blue.sent == ["not in the team"]
         listed = await ok(c, "claude_list_sessions", {"team": "red"})
         assert {s["sessionId"] for s in listed["sessions"]} == set(ids.values())
+        row = next(s for s in listed["sessions"] if s["sessionId"] == ids["carol"])
+        assert row["team_name"] == row["team"] == "red"  # seed 004's names and cctui's
+        assert row["teammate_name"] == row["teammate"] == "carol"
 
 
 async def test_broadcast_reports_members_it_could_not_reach(make: Any) -> None:
