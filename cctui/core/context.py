@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
+from cctui.claude.transcripts import find_session
 from cctui.core.models import SessionInfo
-from cctui.errors import ValidationFailed
+from cctui.errors import SessionNotFound, ValidationFailed
 
 if TYPE_CHECKING:
     from cctui.core.manager import SessionManager
@@ -109,8 +110,18 @@ async def sync(
     Raises:
         SessionNotFound, ValidationFailed (a path escapes), SessionLimitReached.
     """
-    info = manager.get(session_id)
-    built = await build(info.config.cwd, context_type, paths)
+    try:
+        cwd = manager.get(session_id).config.cwd
+    except SessionNotFound:
+        # A session cctui has not started (only its transcript is on disk): send() will
+        # take it on; its directory is the transcript's.
+        found = await asyncio.to_thread(
+            find_session, session_id, manager.settings.claude_config_dir
+        )
+        if found is None:
+            raise
+        cwd = found.cwd
+    built = await build(cwd, context_type, paths)
     return built, await manager.send(session_id, built.text)
 
 

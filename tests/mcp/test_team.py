@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from cctui.mcp_server.server import build_server
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
 from tests.mcp.conftest import Answers, client, error_body
+from tests.snapshot_apps.history import write_transcript
 
 
 async def ok(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -260,3 +262,33 @@ async def test_an_elicitation_retry_is_audited_as_the_same_call(make: Any) -> No
     ]
     [wait] = [t for t in manager.metrics_snapshot().tools if t.tool == "claude_wait"]
     assert wait.calls == 1 and wait.errors == 0 and wait.latency.count == 1
+
+
+async def test_sync_context_reaches_a_session_known_only_from_its_transcript(
+    make: Any, project: Path, tmp_path: Path, factory: FakeDriverFactory
+) -> None:
+    sid = "0a1b2c3d-0000-4000-8000-00000000c0de"
+    write_transcript(
+        tmp_path / "claude",
+        sid,
+        str(project.resolve()),
+        datetime.now(UTC) - timedelta(hours=1),
+        [("Earlier work", [{"type": "text", "text": "done"}])],
+    )
+    (project / "todo.txt").write_text("ship it\n")
+    _manager, server = await make()
+    async with client(server) as c:
+        out = await ok(
+            c,
+            "claude_sync_context",
+            {"sessionId": sid, "context_type": "files", "paths": ["todo.txt"]},
+        )
+        assert out["files_synced"] == 1 and not out["git_status_synced"]
+        [driver] = factory.drivers
+        assert driver.spec.resume == sid and "ship it" in driver.sent[0]
+        body = error_body(
+            await c.call_tool(
+                "claude_sync_context", {"sessionId": "0a1b2c3d-0000-4000-8000-00000000dead"}
+            )
+        )
+        assert body["code"] == "session_not_found"
