@@ -227,6 +227,8 @@ async def test_every_call_is_audited_and_counted(make: Any) -> None:
         )
         await ok(c, "claude_wait", {"sessionId": s["sessionId"], "timeoutMs": 5000})
         error_body(await c.call_tool("claude_get_status", {"sessionId": "nope"}))
+        listed = {str(r.uri): r for r in (await c.list_resources()).resources}
+        assert listed["cctui://metrics"].mime_type == "application/json"
         resource = await c.read_resource("cctui://metrics")
     records = [r for r in manager.audit.read() if r["event"] == "tool_call"]
     assert [r["tool"] for r in records] == [
