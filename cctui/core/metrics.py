@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -257,17 +257,13 @@ class Metrics:
             uptime_s=round(time.monotonic() - self._started, 1),
             sessions_started=self.sessions_started,
             processes_started=self.processes_started,
-            messages_sent=_sum(m.messages_sent for m in sessions),
-            chars_in=_sum(m.chars_in for m in sessions),
-            chars_out=_sum(m.chars_out for m in sessions),
+            messages_sent=sum(m.messages_sent for m in sessions),
+            chars_in=sum(m.chars_in for m in sessions),
+            chars_out=sum(m.chars_out for m in sessions),
             cost_usd=round(sum(m.cost_usd for m in sessions), 6),
-            tool_calls=_sum(t.calls for t in tools),
-            tool_errors=_sum(t.errors for t in tools),
+            tool_calls=sum(t.calls for t in tools),
+            tool_errors=sum(t.errors for t in tools),
             latency=self._all_calls.summary(),
             tools=tools,
             sessions=sessions,
         )
-
-
-def _sum(values: Iterable[int]) -> int:
-    return sum(values)
