@@ -29,12 +29,14 @@ class Delivery(BaseModel):
 
 
 def members(manager: SessionManager, team: str) -> list[SessionInfo]:
-    """cctui's sessions of ``team``, by teammate name then age.
+    """cctui's sessions of ``team`` (case-insensitive, like the list filter), by teammate
+    name then age.
 
     Raises:
         TeamNotFound: no session has this team.
     """
-    infos = [i for i in manager.list() if i.config.team == team]
+    wanted = team.casefold()
+    infos = [i for i in manager.list() if (i.config.team or "").casefold() == wanted]
     if not infos:
         known = sorted({i.config.team for i in manager.list() if i.config.team})
         raise TeamNotFound(

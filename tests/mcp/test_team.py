@@ -60,8 +60,8 @@ async def test_broadcast_reaches_a_team_of_three_and_resumes_the_ended_one(
         other = await ok(c, "claude_create_session", {"prompt": "not in the team", "team": "blue"})
         await ok(c, "claude_kill_session", {"sessionId": ids["bob"]})
 
-        out = await ok(c, "claude_broadcast", {"team": "red", "message": "Release at 5pm"})
-        assert out["team"] == "red" and out["delivered"] == 3 and out["failed"] == 0
+        out = await ok(c, "claude_broadcast", {"team": "Red", "message": "Release at 5pm"})
+        assert out["team"] == "Red" and out["delivered"] == 3 and out["failed"] == 0
         assert [r["teammate"] for r in out["results"]] == ["alice", "bob", "carol"]
         assert {r["sessionId"] for r in out["results"]} == set(ids.values())
         assert all(r["delivered"] and r["error"] is None for r in out["results"])
