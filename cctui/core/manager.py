@@ -363,6 +363,15 @@ class SessionManager:
             await session.process.start(
                 launch.launch_spec(self.settings, session.config, **spec), prompt
             )
+        except asyncio.CancelledError:
+            # The caller gave up while the process was spawning (an MCP call cancelled):
+            # the owner task goes on without it, so end that process instead of leaving it
+            # running untracked; the session stays listed, interrupted.
+            if session.process.busy:
+                self.keep(asyncio.create_task(session.process.stop(S.INTERRUPTED)))
+            else:
+                self._sessions.drop(session.id)
+            raise
         except BaseException:
             self._sessions.drop(session.id)
             raise

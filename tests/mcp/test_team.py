@@ -9,10 +9,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from cctui.config import SessionTemplate
-from cctui.core import SessionManager
+from cctui.core import SessionManager, UserMessageEvent
 from cctui.mcp_server.server import build_server
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
@@ -294,3 +295,30 @@ async def test_sync_context_reaches_a_session_known_only_from_its_transcript(
             )
         )
         assert body["code"] == "session_not_found"
+
+
+async def test_a_cancelled_call_is_audited_as_cancelled(
+    make: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manager, server = await make()
+    started, recorded = anyio.Event(), anyio.Event()
+    manager.subscribe(lambda ev: started.set() if isinstance(ev, UserMessageEvent) else None)
+    record = manager.record_tool_call
+
+    def spy(*args: Any, **kwargs: Any) -> None:
+        record(*args, **kwargs)
+        recorded.set()
+
+    monkeypatch.setattr(manager, "record_tool_call", spy)
+    async with client(server, name="impatient") as c:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(c.call_tool, "claude_query", {"prompt": "slow please"})
+            with anyio.fail_after(20):
+                await started.wait()
+            tg.cancel_scope.cancel()
+        with anyio.fail_after(20):
+            await recorded.wait()
+    [line] = [r for r in manager.audit.read() if r["tool"] == "claude_query"]
+    assert line["outcome"] == "cancelled" and line["client"] == "mcp:impatient"
+    [query] = [t for t in manager.metrics_snapshot().tools if t.tool == "claude_query"]
+    assert query.calls == 1 and query.errors == 1
