@@ -33,3 +33,37 @@ def test_literal_secrets_and_secret_keys_are_masked_recursively() -> None:
         "args": ["run", REDACTED],
         "command": "echo ok",
     }
+
+
+def test_more_secret_shapes_are_masked() -> None:
+    cases = {
+        '{"OPENAI_API_KEY": "sk-proj-abcdef123456"}': "sk-proj-abcdef123456",
+        "'AWS_SECRET_ACCESS_KEY': 'wJalrXUtnFEMIK7MDENG'": "wJalrXUtnFEMIK7MDENG",
+        "x-api-key: abcd1234efgh5678": "abcd1234efgh5678",
+        "X-Api-Key: abcd1234efgh5678": "abcd1234efgh5678",
+        "Authorization: Basic dXNlcjpwYXNzd29yZA==": "dXNlcjpwYXNzd29yZA==",
+        "authorization: token gho_abcdefghij": "gho_abcdefghij",
+        "git clone https://alice:s3cr3tpass@github.com/x/y.git": "s3cr3tpass",
+        "postgres://app:hunter2pw@db:5432/prod": "hunter2pw",
+        "use ghp_" + "a" * 36 + " now": "ghp_" + "a" * 36,
+        "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz": (
+            "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz"
+        ),
+        "curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.x'": "eyJhbGciOiJIUzI1NiJ9",
+    }
+    for text, secret in cases.items():
+        out = redact_text(text)
+        assert secret not in out, (text, out)
+        assert REDACTED in out, text
+    assert "alice" in redact_text("https://alice:s3cr3tpass@github.com/")  # only the password
+
+
+def test_harmless_token_words_are_kept() -> None:
+    for text in ("max_tokens=4096", '{"max_tokens": 4096}', "input_tokens: 12", "tokenizer"):
+        assert redact_text(text) == text
+    value = {"max_tokens": 4096, "usage": {"output_tokens": 7, "cache_read_input_tokens": 3}}
+    assert redact(value) == value
+    assert redact({"github_token": "abc", "password": "pw"}) == {
+        "github_token": REDACTED,
+        "password": REDACTED,
+    }

@@ -52,7 +52,8 @@ def _scan(session_id: str, config_dir: Path) -> TranscriptInfo | None:
         return None
     for path in candidates:
         try:
-            with path.open(encoding="utf-8") as fh:
+            # errors="replace": a transcript with bytes that are not UTF-8 is still resumable.
+            with path.open(encoding="utf-8", errors="replace") as fh:
                 for _, line in zip(range(200), fh, strict=False):
                     try:
                         entry = json.loads(line)
@@ -65,24 +66,21 @@ def _scan(session_id: str, config_dir: Path) -> TranscriptInfo | None:
     return None
 
 
-def newest_plan(config_dir: Path, since: float) -> str | None:
-    """Text of the newest ``plans/*.md`` modified at or after ``since`` (epoch seconds).
+PLAN_WRITERS = ("Write", "Edit", "MultiEdit")
+"""Tools the model writes its plan file with."""
 
-    CLI 2.1.330 sends ExitPlanMode with an empty input; the model wrote the plan to this
-    directory first.
-    """
-    plans = config_dir / "plans"
-    best: tuple[float, Path] | None = None
+
+def read_plan(config_dir: Path, file_path: str) -> str | None:
+    """The text of a plan file, if ``file_path`` is a ``.md`` directly under
+    ``<config_dir>/plans`` (a session's tool input is not trusted to name anything else)."""
+    plans = (config_dir / "plans").resolve()
     try:
-        for path in plans.glob("*.md"):
-            mtime = path.stat().st_mtime
-            if mtime >= since and (best is None or mtime > best[0]):
-                best = (mtime, path)
-    except OSError:
+        path = Path(file_path).resolve()
+    except (OSError, RuntimeError, ValueError):
         return None
-    if best is None:
+    if path.parent != plans or path.suffix != ".md":
         return None
     try:
-        return best[1].read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None

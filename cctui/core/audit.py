@@ -25,6 +25,9 @@ class AuditLog:
 
     def __init__(self, state_dir: Path) -> None:
         self.path = state_dir / AUDIT_FILE
+        self.failures = 0
+        """Lines that could not be written (each is logged; ``problem`` says the last)."""
+        self.problem: str | None = None
 
     def decision(
         self,
@@ -85,7 +88,7 @@ class AuditLog:
             record["arguments"] = arguments
         self._write(record | {"outcome": outcome, "duration_ms": round(duration_ms, 1)})
 
-    def _write(self, record: dict[str, Any]) -> None:
+    def _write(self, record: dict[str, Any]) -> bool:
         record = {"at": datetime.now(UTC).isoformat(), **redact(record)}
         line = (json.dumps(record, default=str, ensure_ascii=False) + "\n").encode()
         try:
@@ -95,9 +98,16 @@ class AuditLog:
                 os.write(fd, line)
             finally:
                 os.close(fd)
-        except OSError:
-            # Losing an audit line must not take a session down; the log says why.
-            log.exception("cannot append to the audit log %s", self.path)
+        except OSError as exc:
+            # Losing an audit line must not take a session down, but it is reported: in the
+            # log, and through ``problem`` (the TUI and claude_health show it).
+            self.failures += 1
+            self.problem = (
+                f"Cannot append to the audit log {self.path}: {exc} ({self.failures} lost)"
+            )
+            log.error("%s", self.problem)
+            return False
+        return True
 
     def read(self) -> list[dict[str, Any]]:
         """Every record so far (tests and diagnostics)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections import deque
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -19,9 +20,12 @@ class Page(Generic[E]):
     next_seq: int
     """Pass this as ``since`` next time: the last seq returned (or ``since`` if none)."""
     missed: bool
-    """True when events after ``since`` were already dropped from the ring."""
+    """True when events after ``since`` were already dropped from the ring, or when
+    ``since`` is past the newest seq (it came from an earlier run: seqs restart)."""
     oldest_seq: int
     """The oldest seq still held (0 when empty)."""
+    epoch: str = ""
+    """Which numbering the seqs belong to; a new buffer (a cctui restart) has a new one."""
 
 
 class EventBuffer(Generic[E]):
@@ -33,6 +37,8 @@ class EventBuffer(Generic[E]):
     """
 
     def __init__(self, size: int) -> None:
+        self.epoch = uuid.uuid4().hex[:12]
+        """Names this numbering: seqs restart at 1 in a new buffer, with a new epoch."""
         self._events: deque[E] = deque(maxlen=size)
         self._last_key: str | None = None
         self._seq = 0
@@ -61,7 +67,13 @@ class EventBuffer(Generic[E]):
         if limit is not None:
             events = events[:limit]
         oldest = self._events[0].seq if self._events else 0  # type: ignore[attr-defined]
-        next_seq = events[-1].seq if events else max(seq, 0)  # type: ignore[attr-defined]
+        ahead = seq > self._seq
+        newest = self._seq if ahead else max(seq, 0)
+        next_seq = events[-1].seq if events else newest  # type: ignore[attr-defined]
         return Page(
-            events=events, next_seq=next_seq, missed=seq < self._dropped_upto, oldest_seq=oldest
+            events=events,
+            next_seq=next_seq,
+            missed=ahead or seq < self._dropped_upto,
+            oldest_seq=oldest,
+            epoch=self.epoch,
         )

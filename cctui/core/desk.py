@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from cctui.claude.frames import PermissionAnswer, PermissionAsk
-from cctui.claude.transcripts import newest_plan
+from cctui.claude.transcripts import PLAN_WRITERS, read_plan
 from cctui.core import inputs
 from cctui.core.allow import call_detail, call_key, session_allowance
 from cctui.core.events import InputRequestedEvent, InputResolvedEvent
@@ -103,7 +103,9 @@ class InputDesk:
         return inputs.to_answer(item, decision, rules)
 
     async def _find_plan(self, ask: PermissionAsk) -> str | None:
-        """The plan: the ask's own input, the model's ExitPlanMode call, or the plan file."""
+        """The plan: the ask's own input, the model's ExitPlanMode call, or the plan file
+        this session wrote (the path the CLI's plan-mode reminder named; never the newest
+        file of the shared plans directory, which may be another session's)."""
         if isinstance(ask.input.get("plan"), str):
             return str(ask.input["plan"])
         for _ in range(10):  # the tool_use frame may trail the ask by a few ms
@@ -113,14 +115,26 @@ class InputDesk:
                     return str(call.input["plan"])
                 break
             await asyncio.sleep(0.02)
-        return newest_plan(
-            self.session.host.settings.claude_config_dir, self.session.process.started_at - 1
-        )
+        config_dir = self.session.host.settings.claude_config_dir
+        for call in reversed(list(self.session.translator.tools.values())):
+            path = call.input.get("file_path")
+            if call.name in PLAN_WRITERS and isinstance(path, str):
+                plan = read_plan(config_dir, path)
+                if plan is not None:
+                    return plan
+        return None
 
     def resolve(self, input_id: str, decision: Decision, decided_by: str) -> Resolution:
         """Answer an input of this session (first answer wins), publish and audit it."""
-        resolution = self.session.host.pending_inputs.resolve(input_id, decision, decided_by)
+        session = self.session
+        resolution = session.host.pending_inputs.resolve(input_id, decision, decided_by)
         self.record(resolution)
+        if (
+            session.status == S.WAITING_FOR_INPUT
+            and session.process.alive
+            and not session.host.pending_inputs.list(session.id)
+        ):
+            session.set_status(S.RUNNING)  # at once: whoever answered reads "running" back
         return resolution
 
     def record(self, res: Resolution) -> None:

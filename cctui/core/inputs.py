@@ -14,9 +14,12 @@ from pydantic import ValidationError
 from cctui.claude.frames import PermissionAnswer, PermissionAsk
 from cctui.core.allow import session_allowance
 from cctui.core.pending import Decision, InputKind, PendingInput, Question
+from cctui.errors import ValidationFailed
 
 log = logging.getLogger(__name__)
 
+OTHER_PREFIX = "Other:"
+"""Marks a free-text answer to a question (not one of its options)."""
 PLAN_TOOL = "ExitPlanMode"
 QUESTION_TOOL = "AskUserQuestion"
 
@@ -60,6 +63,58 @@ def build_input(session_id: str, ask: PermissionAsk, plan: str | None) -> Pendin
             else None
         ),
     )
+
+
+def check_answers(item: PendingInput, decision: Decision) -> Decision:
+    """An allowed question's answers, checked against its questions and options and spelled
+    as the option labels (case-insensitive match; several labels joined by ", ").
+
+    An answer of the form ``Other: <text>`` is free text (the CLI offers "Other" with every
+    question) and goes to the CLI as ``<text>``.
+
+    Raises:
+        ValidationFailed: an unknown question, a missing answer, or an answer that is not
+            one of the options.
+    """
+    if item.kind != "user_question" or decision.behavior != "allow" or not item.questions:
+        return decision
+    given = dict(decision.answers or {})
+    if decision.updated_input and isinstance(decision.updated_input.get("answers"), dict):
+        given = {**decision.updated_input["answers"], **given}
+    by_text = {q.question: q for q in item.questions}
+    unknown = [k for k in given if k not in by_text]
+    if unknown:
+        raise ValidationFailed(
+            f"No question {unknown[0]!r} in input {item.id}.",
+            suggestion="Key answers by the question text: " + "; ".join(by_text) + ".",
+        )
+    checked: dict[str, str] = {}
+    for q in item.questions:
+        raw = given.get(q.question)
+        if not isinstance(raw, str) or not raw.strip():
+            raise ValidationFailed(
+                f"No answer for {q.question!r}.",
+                suggestion="Answer every question, or deny with your reply as the reason.",
+            )
+        if raw.strip().casefold().startswith(OTHER_PREFIX.casefold()):
+            free = raw.strip()[len(OTHER_PREFIX) :].strip()
+            if free:
+                checked[q.question] = free
+                continue
+        labels = {o.label.casefold(): o.label for o in q.options}
+        parts = [p.strip() for p in raw.split(",")] if q.multi_select else [raw.strip()]
+        if labels:
+            wrong = [p for p in parts if p.casefold() not in labels]
+            if wrong or (not q.multi_select and len(parts) != 1):
+                raise ValidationFailed(
+                    f"{(wrong or parts)[0]!r} is not an option of {q.question!r}.",
+                    suggestion="Options: "
+                    + ", ".join(o.label for o in q.options)
+                    + f". For anything else answer '{OTHER_PREFIX} <your text>'.",
+                )
+            parts = [labels[p.casefold()] for p in parts]
+        checked[q.question] = ", ".join(parts)
+    return decision.model_copy(update={"answers": checked})
 
 
 def to_answer(

@@ -112,7 +112,10 @@ def launch_spec(settings: Settings, config: SessionConfig, **launch: Any) -> Lau
         LaunchPrefixNotFound: before anything is spawned.
     """
     check_prefix(config.launch_prefix, config.cwd)
-    allowed = tuple(dict.fromkeys((*settings.allowed_tools, *config.allowed_tools)))
+    if config.exact_tools:
+        allowed = config.allowed_tools
+    else:
+        allowed = tuple(dict.fromkeys((*settings.allowed_tools, *config.allowed_tools)))
     return LaunchSpec(
         cwd=config.cwd,
         model=config.model,

@@ -18,7 +18,7 @@ from typing import Any
 
 from cctui.claude.driver import ClaudeDriver, DriverFactory
 from cctui.config import Settings
-from cctui.core import launch
+from cctui.core import inputs, launch
 from cctui.core.audit import AuditLog
 from cctui.core.buffer import Page
 from cctui.core.events import InputRequestedEvent, SessionEvent, UserMessageEvent
@@ -69,6 +69,15 @@ class SessionManager:
         self._shutting_down = False
 
     # ------------------------------------------------------------------ lifecycle
+
+    @property
+    def problems(self) -> builtins.list[str]:
+        """Things that went wrong outside any request (a damaged registry, a failing audit
+        log), for the TUI and ``claude_health`` to show; they are in the log too."""
+        problems = list(self.registry.problems)
+        if self.audit.problem:
+            problems.append(self.audit.problem)
+        return problems
 
     async def start(self) -> None:
         """Load the registry (sessions from earlier runs become listed and resumable)."""
@@ -298,6 +307,7 @@ class SessionManager:
                 f"Input {input_id} belongs to another session, not {session_id}.",
                 suggestion="Use the sessionId listed with the input in claude_get_status.",
             )
+        decision = inputs.check_answers(item, decision)
         session = self._sessions.get(item.session_id)
         if session is None:
             return self.pending_inputs.resolve(input_id, decision, decided_by)

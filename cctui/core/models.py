@@ -28,6 +28,8 @@ class SessionConfig(BaseModel):
     append_system_prompt: str | None = None
     skip_permissions: bool = False
     """Run with ``bypassPermissions``; only when a caller asks for it explicitly."""
+    exact_tools: bool = False
+    """Pre-approve only ``allowed_tools``, not the settings' too (locked-down review sessions)."""
     launch_prefix: tuple[str, ...] = ()
     """Words run before ``claude``, e.g. ``("doppler", "run", "--")``."""
     project: str | None = None

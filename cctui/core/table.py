@@ -38,6 +38,9 @@ class SessionTable:
         self._sessions: dict[str, Session] = {}
         self._loaded = False
         self._dirty: set[str] = set()
+        self._touched: set[str] = set()
+        """Sessions this process created, ran or changed: the only ones it writes (another
+        cctui on the same state directory owns the rest)."""
         self._flush_handle: asyncio.TimerHandle | None = None
 
     def __iter__(self) -> Iterator[Session]:
@@ -64,11 +67,13 @@ class SessionTable:
     def add(self, session: Session) -> None:
         """Track a new session."""
         self._sessions[session.id] = session
+        self._touched.add(session.id)
 
     def drop(self, session_id: str) -> None:
         """Forget a session that never started (it is not saved)."""
         self._sessions.pop(session_id, None)
         self._dirty.discard(session_id)
+        self._touched.discard(session_id)
 
     def get(self, session_id: str) -> Session | None:
         """The session, if this process knows it (the registry is not read)."""
@@ -112,12 +117,13 @@ class SessionTable:
     def save(self, session: Session) -> None:
         """Persist one session's record soon (writes are coalesced off the turn's path)."""
         self._dirty.add(session.id)
+        self._touched.add(session.id)
         if self._flush_handle is None:
             self._flush_handle = asyncio.get_running_loop().call_later(_SAVE_DELAY_S, self.flush)
 
     def save_all(self) -> None:
-        """Write every record now."""
-        self._dirty.update(self._sessions)
+        """Write every record this process touched, now."""
+        self._dirty.update(self._touched)
         self.flush()
 
     def flush(self) -> None:

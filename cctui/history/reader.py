@@ -13,7 +13,7 @@ import json
 import logging
 import threading
 from collections import OrderedDict
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -164,7 +164,8 @@ def _parse(path: Path) -> tuple[list[dict[str, Any]], int]:
                     if line[9:end].decode("ascii", "replace") not in _sdk.TRANSCRIPT_ENTRY_TYPES:
                         continue
                 try:
-                    entry = json.loads(line)
+                    # Bytes that are not UTF-8 become U+FFFD; the rest of the line survives.
+                    entry = json.loads(line.decode("utf-8", errors="replace"))
                 except ValueError:
                     skipped += 1
                     continue
@@ -270,9 +271,12 @@ def _when(stamp: Any) -> datetime | None:
     if not isinstance(stamp, str):
         return None
     try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
     except ValueError:
         return None
+    # A stamp without a zone is UTC (what the CLI writes); naive datetimes would not compare
+    # with the aware ones everywhere else.
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def _cut(text: str, n: int) -> str:

@@ -31,6 +31,8 @@ from cctui.errors import CctuiError
 log = logging.getLogger(__name__)
 
 MODERN = "2026-07-28"
+ELICIT_TEXT_MAX = 20_000
+"""Characters of tool input an elicitation message shows (more is said to be cut)."""
 ELICIT_BOUND_S = 120.0
 """How long a client may take to answer an elicitation before the human gets the input."""
 
@@ -46,8 +48,8 @@ class DecisionForm(BaseModel):
     )
     answer: str = Field(
         default="",
-        description="For questions: the chosen option label; several questions: "
-        "answers in order separated by ' | '",
+        description="For questions: the chosen option label ('Other: <text>' for your own "
+        "answer); several questions: answers in order separated by ' | '",
     )
 
 
@@ -82,7 +84,7 @@ def question_text(item: PendingInput) -> str:
     head = f"Claude Code session {item.session_id}"
     if item.kind == "plan_review":
         body = f"{head} finished a plan. Approve it (allow) or send feedback (deny + reason):\n\n"
-        body += item.plan or json.dumps(item.tool_input, sort_keys=True)[:4000]
+        body += item.plan or _fields(item)
     elif item.kind == "user_question":
         lines = [f"{head} asks:"]
         for q in item.questions:
@@ -91,12 +93,26 @@ def question_text(item: PendingInput) -> str:
         lines.append("Put your choice in 'answer' (several: separate with ' | ').")
         body = "\n".join(lines)
     else:
-        shown = json.dumps(item.tool_input, sort_keys=True, ensure_ascii=False)
-        if len(shown) > 2000:
-            shown = shown[:2000] + "..."
         what = f" ({item.description})" if item.description else ""
-        body = f"{head} wants to use {item.tool_name}{what}: {shown}"
+        body = f"{head} wants to use {item.tool_name}{what}:\n{_fields(item)}"
     return f"{body}\n[input {item.id}]"
+
+
+def _fields(item: PendingInput) -> str:
+    """Every field of the tool input, one per line (strings as they are, the rest as JSON);
+    past ``ELICIT_TEXT_MAX`` characters the text says what was cut and where to read it."""
+    lines = []
+    for key, value in item.tool_input.items():
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines.append(f"{key}: {shown}")
+    text = "\n".join(lines) or "(no input)"
+    if len(text) > ELICIT_TEXT_MAX:
+        text = (
+            text[:ELICIT_TEXT_MAX]
+            + f"\n… (input truncated: {ELICIT_TEXT_MAX} of {len(text)} characters shown; "
+            f'claude_get_status(sessionId="{item.session_id}") has it whole)'
+        )
+    return text
 
 
 def form_to_decision(item: PendingInput, form: DecisionForm) -> Decision:

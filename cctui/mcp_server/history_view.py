@@ -12,7 +12,7 @@ from cctui.core import SessionManager
 from cctui.core.catalog import CatalogQuery, build_catalog, query_catalog
 from cctui.errors import CctuiError, ValidationFailed
 from cctui.history import HistoryIndex, aread_transcript
-from cctui.mcp_server.schemas import (
+from cctui.mcp_server.schemas_more import (
     SessionListEntry,
     SessionListOut,
     TranscriptMessage,

@@ -8,12 +8,15 @@ import errno
 import json
 import logging
 import os
+import resource
 import socket
 from collections.abc import Iterator
+from typing import Any
 
 import uvicorn
 from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from cctui.config import Settings
 from cctui.errors import CctuiError
@@ -31,6 +34,75 @@ LOOPBACK_ORIGINS = [
     for scheme in ("http", "https")
     for host in ("localhost", "127.0.0.1", "[::1]")
 ]
+
+
+REQUEST_TIMEOUT_S = 5.0
+"""A connection must send a complete request head this soon after it opens (or after its
+previous response): idle or trickling connections are closed, not held forever."""
+
+
+def connection_cap() -> int:
+    """How many connections to keep: a quarter of the file descriptors, at most 256, so
+    spawning ``claude`` (pipes) and writing the audit log never starve."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return 256
+    return max(8, min(256, soft // 4))
+
+
+class _GuardedH11(H11Protocol):
+    """uvicorn's h11 protocol with a deadline for each request head, and a cap on open
+    connections (the oldest one still waiting for a request is dropped first).
+
+    uvicorn only times out a connection between requests (``timeout_keep_alive``); one that
+    never sends a byte, or sends a request head byte by byte, would otherwise stay open.
+    """
+
+    cap = 256
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._head_timer: asyncio.TimerHandle | None = None
+        self.waiting_since = 0.0
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+        if len(self.connections) > self.cap:
+            waiting = [c for c in self.connections if isinstance(c, _GuardedH11) and c._head_timer]
+            oldest = min(waiting, key=lambda c: c.waiting_since, default=self)
+            log.warning("too many MCP connections (%d); closing an idle one", len(self.connections))
+            oldest.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        cycle = self.cycle
+        super().data_received(data)
+        if self.cycle is not None and self.cycle is not cycle:
+            self._disarm()  # a complete request head arrived
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._arm()  # the next request head has the same deadline
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        self._disarm()
+        self.waiting_since = self.loop.time()
+        self._head_timer = self.loop.call_later(REQUEST_TIMEOUT_S, self._expired)
+
+    def _disarm(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _expired(self) -> None:
+        self._head_timer = None
+        if not self.transport.is_closing():
+            self.transport.close()
 
 
 class _Uvicorn(uvicorn.Server):
@@ -107,6 +179,7 @@ class HttpService:
         )
         sock = _bind(self.settings.http_host, self.settings.http_port)
         self._port = sock.getsockname()[1]
+        cap = connection_cap()
         config = uvicorn.Config(
             BearerAuth(app, self.token),
             log_config=None,
@@ -114,6 +187,10 @@ class HttpService:
             access_log=False,
             lifespan="on",
             timeout_graceful_shutdown=2,
+            http=type("GuardedH11", (_GuardedH11,), {"cap": cap}),
+            # uvicorn's own bound (a 503) stays above the cap, which closes idle ones first.
+            limit_concurrency=cap + 16,
+            timeout_keep_alive=int(REQUEST_TIMEOUT_S),
         )
         self._uv = _Uvicorn(config)
         self._task = asyncio.create_task(self._uv.serve(sockets=[sock]), name="cctui-mcp-http")

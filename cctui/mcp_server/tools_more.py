@@ -28,9 +28,9 @@ from cctui.mcp_server import history_view
 from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label, is_modern
 from cctui.mcp_server.health import check_health
 from cctui.mcp_server.render import event_text
-from cctui.mcp_server.schemas import (
+from cctui.mcp_server.schemas import PendingInputOut
+from cctui.mcp_server.schemas_more import (
     HealthOut,
-    PendingInputOut,
     QueryMessage,
     QueryOut,
     QueryResult,
@@ -224,4 +224,5 @@ def register_health(server: MCPServer, manager: SessionManager, settings: Settin
     @server.tool(annotations=READ)
     async def claude_health() -> HealthOut:
         """Check that Claude Code can run here: CLI found, its version and path, or why not."""
-        return await check_health(settings, active=len(manager.list(active_only=True)))
+        health = await check_health(settings, active=len(manager.list(active_only=True)))
+        return health.model_copy(update={"problems": manager.problems})

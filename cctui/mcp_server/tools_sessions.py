@@ -5,6 +5,7 @@ evaluated annotations, and these resolvers are closures it could not look up by 
 """
 # ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seeds)
 
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from mcp.server import MCPServer
@@ -17,6 +18,7 @@ from cctui.core import Decision, SessionManager, templates
 from cctui.mcp_server.decisions import DecisionBroker, DecisionForm, can_elicit, client_label
 from cctui.mcp_server.render import event_out, output_lines, tool_uses
 from cctui.mcp_server.schemas import (
+    KillOut,
     PendingInputOut,
     RespondOut,
     SessionOut,
@@ -195,7 +197,8 @@ def register(
             Field(
                 ge=0,
                 description=(
-                    "Return events after this seq (0 = all buffered); pass the last nextSeq"
+                    "Return events after this seq (0 = all buffered); pass the last nextSeq. "
+                    "missed=true (or a new epoch) means events were lost: re-read from 0"
                 ),
             ),
         ] = 0,
@@ -224,6 +227,7 @@ def register(
             events=[event_out(e) for e in page.events],
             next_seq=page.next_seq,
             missed=page.missed,
+            epoch=page.epoch,
             has_more=page.next_seq < info.last_seq,
             pending_inputs=[PendingInputOut.of(p) for p in manager.pending(sessionId)],
             tool_use_events=tool_uses(everything),
@@ -255,7 +259,12 @@ def register(
         ] = None,
         answers: Annotated[
             dict[str, str] | None,
-            Field(description=("For questions: question text -> chosen option label")),
+            Field(
+                description=(
+                    "For questions: question text -> chosen option label (several: "
+                    "'A, B'; your own answer: 'Other: <text>')"
+                )
+            ),
         ] = None,
         allowForSession: Annotated[
             bool,
@@ -295,9 +304,11 @@ def register(
         return SessionOut.of(await manager.interrupt(sessionId))
 
     @server.tool(annotations=STOP)
-    async def claude_kill_session(sessionId: SessionId) -> SessionOut:
+    async def claude_kill_session(sessionId: SessionId) -> KillOut:
         """End a Claude Code session's process; a later claude_send_message resumes it."""
-        return SessionOut.of(await manager.kill(sessionId))
+        info = await manager.kill(sessionId)
+        out = SessionOut.of(info).model_dump()
+        return KillOut(**out, killed_at=datetime.now(UTC).isoformat())
 
     @server.tool(annotations=ACT)
     async def claude_fork_session(

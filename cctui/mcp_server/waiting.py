@@ -18,7 +18,7 @@ import anyio
 from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, ElicitationResult
 
 from cctui.core import PendingInput, SessionManager, WaitOutcome
-from cctui.errors import InputAlreadyAnswered, InputNotFound
+from cctui.errors import InputAlreadyAnswered, InputNotFound, ValidationFailed
 from cctui.mcp_server.decisions import (
     DecisionBroker,
     DecisionForm,
@@ -115,6 +115,13 @@ def apply_answer(
             res = manager.respond(item.id, decision, f"mcp:{label}")
         except (InputAlreadyAnswered, InputNotFound) as exc:
             tally.notes.append(exc.message)
+        except ValidationFailed as exc:  # e.g. an answer that is not an option
+            broker.to_human(item.id)
+            tally.notes.append(
+                f"Your answer to {item.id} was not used: {exc.message} {exc.suggestion or ''} "
+                "It now waits for the human or claude_respond."
+            )
+            return
         else:
             tally.answered.append(
                 AnsweredOut(input_id=item.id, decision=decision.behavior, decided_by=res.decided_by)

@@ -11,7 +11,14 @@ import json
 import re
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 Severity = Literal["critical", "high", "medium", "low", "info"]
 Verdict = Literal["PASS", "CONDITIONAL", "FAIL", "CRITICAL_HALT"]
@@ -87,6 +94,15 @@ class JudgeAnswer(_Answer):
     @classmethod
     def _suggestions(cls, value: Any) -> Any:
         return _as_texts(value)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> JudgeAnswer:
+        # A client acts on verdict and blocking_issues_count alone; they must agree.
+        if self.verdict in ("FAIL", "CRITICAL_HALT") and not self.blocking_issues:
+            raise ValueError(f"a {self.verdict} verdict must list its blocking_issues")
+        if self.verdict == "PASS" and self.blocking_issues:
+            raise ValueError("a PASS verdict cannot have blocking_issues (use CONDITIONAL or FAIL)")
+        return self
 
 
 class ProposalAnswer(_Answer):

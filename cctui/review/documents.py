@@ -115,6 +115,8 @@ def read_document(
     if not path.is_file():
         if not required and not path.exists():
             return Document(label, None)
+        if not required and path.is_dir():
+            return Document(label, "(a directory, not included: use Glob and Read)")
         raise DocumentNotFound(
             f"{label} is not a readable file.", suggestion="Check the path and try again."
         )

@@ -15,7 +15,13 @@ from cctui.review.answers import Criterion, Finding, Issue, Verdict
 from cctui.review.runner import ReviewFailed, RunResult
 
 ErrorCode = Literal[
-    "cli_missing", "cli_crash", "claude_error", "timeout", "parse_error", "session_limit"
+    "cli_missing",
+    "cli_crash",
+    "claude_error",
+    "timeout",
+    "parse_error",
+    "session_limit",
+    "report_error",
 ]
 
 
@@ -25,7 +31,8 @@ class ReviewOut(BaseModel):
     success: bool
     """Claude answered with the required JSON (and, for the Judge, the reports are written)."""
     error: ErrorCode | None = None
-    """Why not: cli_missing, cli_crash, claude_error, timeout, parse_error, session_limit."""
+    """Why not: cli_missing, cli_crash, claude_error, timeout, parse_error, session_limit,
+    report_error (the Judge's verdict is in the result but its reports could not be written)."""
     error_message: str | None = None
     """What happened, secrets redacted."""
     suggestion: str | None = None
@@ -71,7 +78,7 @@ class ReviewOut(BaseModel):
             "stderr": exc.stderr,
             "duration_ms": duration_ms,
             "session_id": exc.session_id,
-            "attempts": 2 if exc.code == "parse_error" else (1 if exc.session_id else 0),
+            "attempts": exc.attempts,
         }
 
 

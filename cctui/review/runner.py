@@ -3,8 +3,9 @@ one retry when the answer is not the required JSON, and the process ended afterw
 
 The session is an ordinary cctui session (it shows in the TUI, tagged ``review``), but
 locked down: permission mode ``dontAsk`` (the CLI denies whatever is not pre-approved and
-asks nobody), only Read, Grep and Glob pre-approved, and the tools that change things
-disallowed outright (a deny rule beats any allow rule in the user's own settings).
+asks nobody), only Read, Grep and Glob pre-approved and only inside the project (not the
+settings' allowed tools), and the tools that change things disallowed outright (a deny rule
+beats any allow rule in the user's own settings).
 """
 
 from __future__ import annotations
@@ -83,6 +84,8 @@ class ReviewFailed(CctuiError):
         self.session_id = session_id
         self.stderr = redact_text(stderr) if stderr else None
         self.answer_text = answer_text
+        self.attempts = 0
+        """Prompts sent before it failed (set by the runner)."""
 
 
 @dataclass
@@ -98,15 +101,27 @@ class RunResult(Generic[A]):
     """Tools Claude tried that the review session refused (anything not read-only)."""
 
 
-def review_config(settings: Settings, cwd: Path, kind: str, title: str) -> SessionConfig:
+def read_rules(root: Path) -> tuple[str, ...]:
+    """Read, Grep and Glob allowed inside ``root`` only: a blanket ``Read`` would let a
+    prompt injected through a reviewed document read any file on the machine.
+
+    A root whose path the rule syntax cannot carry gets no rules: the CLI still lets the
+    read-only tools see the working directory, and ``dontAsk`` denies the rest.
+    """
+    text = str(root)
+    if any(ch in text for ch in "()*?[]{},"):
+        return ()
+    return tuple(f"{tool}(/{text}/**)" for tool in READ_ONLY_TOOLS)
+
+
+def review_config(cwd: Path, kind: str, title: str) -> SessionConfig:
     """The locked-down session config of a review."""
-    # The settings' allowed tools are merged in at launch; deny any that are not read-only.
-    extra = tuple(t for t in settings.allowed_tools if t.split("(")[0] not in READ_ONLY_TOOLS)
     return SessionConfig(
         cwd=cwd,
         permission_mode="dontAsk",
-        allowed_tools=READ_ONLY_TOOLS,
-        disallowed_tools=tuple(dict.fromkeys((*WRITE_TOOLS, *extra))),
+        allowed_tools=read_rules(cwd),
+        exact_tools=True,
+        disallowed_tools=WRITE_TOOLS,
         skip_permissions=False,
         title=title,
         tags=("review", kind),
@@ -125,6 +140,8 @@ class _Watch:
         self.last_result: ResultEvent | None = None
         self.started = time.monotonic()
         self.tool_calls = 0
+        self.refused: list[str] = []
+        """Tools whose calls were refused: never allowed here, or denied by the CLI."""
 
     async def report(self, stage: str) -> None:
         """Tell the caller how long the run has been going; never fails the run."""
@@ -143,11 +160,19 @@ class _Watch:
             return
         if isinstance(event, ResultEvent):
             self.last_result = event
-        elif isinstance(event, ToolUseEvent) and event.state == "running":
-            self.tool_calls += 1
+        elif isinstance(event, ToolUseEvent):
+            if event.state == "running":
+                self.tool_calls += 1
+            elif event.state != "completed" and (
+                event.name not in READ_ONLY_TOOLS
+                or event.state == "denied"
+                or "denied" in (event.result or "")
+            ):
+                self.refused.append(event.name)
         elif isinstance(event, InputRequestedEvent):
-            # dontAsk means the CLI should never ask; if it does, nobody is bothered.
-            self.deny(event.input.id)
+            # dontAsk means the CLI should never ask; if it does, nobody is bothered. Soon,
+            # not now: the other listeners must see the request before its resolution.
+            asyncio.get_running_loop().call_soon(self.deny, event.input.id)
 
     def deny(self, input_id: str) -> None:
         with contextlib.suppress(CctuiError):
@@ -192,16 +217,17 @@ class ReviewRunner:
             ) from None
         sid = str(uuid.uuid4())
         watch = _Watch(self.manager, sid, progress)
-        config = review_config(self.settings, cwd, kind, title)
+        config = review_config(cwd, kind, title)
         deadline = asyncio.get_running_loop().time() + timeout_s
         unsubscribe = self.manager.subscribe(watch)
         kill = False  # killed on timeout or cancellation; otherwise closed gently
+        attempts = 0
         try:
             await self._create(sid, prompt, config)
+            attempts = 1
             try:
                 async with asyncio.timeout_at(deadline):
                     text = await self._turn(watch)
-                    attempts = 1
                     try:
                         parsed = parse_answer(text, answer)
                     except AnswerError as first:
@@ -220,6 +246,9 @@ class ReviewRunner:
                     timed_out=True,
                     session_id=sid,
                 ) from None
+        except ReviewFailed as exc:
+            exc.attempts = attempts
+            raise
         except asyncio.CancelledError:
             kill = True
             raise
@@ -234,9 +263,7 @@ class ReviewRunner:
             session_id=sid,
             attempts=attempts,
             cost_usd=info.total_cost_usd,
-            refused_tools=[
-                t.name for t in self.manager.tool_uses(sid) if t.name not in READ_ONLY_TOOLS
-            ],
+            refused_tools=watch.refused,
         )
 
     @staticmethod

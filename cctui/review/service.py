@@ -89,7 +89,7 @@ class ReviewService:
         except ReviewFailed as exc:
             return JudgeReviewOut(**ReviewOut.failed(exc, _ms(started)))
         answer = run.answer
-        if answer.task_id is None and task is not None:
+        if task is not None:  # the contract's id is authoritative, not Claude's copy of it
             answer = answer.model_copy(update={"task_id": task})
         body = reports.report_json(
             answer,
@@ -98,17 +98,29 @@ class ReviewService:
             duration_ms=_ms(started),
             cost_usd=run.cost_usd,
         )
-        md, js = reports.write_reports(out_dir, body, answer)
+        verdict = {
+            "verdict": answer.verdict,
+            "blocking_issues_count": len(answer.blocking_issues),
+            "task_id": answer.task_id,
+            "summary": answer.summary,
+            "blocking_issues": answer.blocking_issues,
+            "acceptance_criteria": answer.acceptance_criteria,
+        }
+        try:
+            md, js = reports.write_reports(out_dir, body, answer)
+        except OSError as exc:
+            failure = {
+                "success": False,
+                "error": "report_error",
+                "error_message": f"The reports could not be written to {out_dir}: {exc.strerror}.",
+                "suggestion": "Fix report_dir; the verdict is in this result.",
+            }
+            return JudgeReviewOut(**(ReviewOut.ran(run, _ms(started)) | verdict | failure))
         return JudgeReviewOut(
             **ReviewOut.ran(run, _ms(started)),
-            verdict=answer.verdict,
-            blocking_issues_count=len(answer.blocking_issues),
+            **verdict,
             report_md_path=str(md),
             report_json_path=str(js),
-            task_id=answer.task_id,
-            summary=answer.summary,
-            blocking_issues=answer.blocking_issues,
-            acceptance_criteria=answer.acceptance_criteria,
         )
 
     async def validate_proposal(

@@ -121,6 +121,8 @@ class CctuiApp(ApprovalEffects):
                     severity="error",
                     timeout=15,
                 )
+        for problem in self.manager.problems:  # e.g. a damaged registry set aside
+            self.notify(problem, title="cctui", severity="warning", timeout=30)
         # The main screen composes after this handler; queue what needs it for later.
         self.call_after_refresh(self.enqueue_existing)
         self.watch_history()

@@ -22,9 +22,9 @@ _HUNK = "$text-accent"
 _MUTED = "$text-muted"
 
 
-def _cut(text: str, limit: int = MAX_LINES) -> tuple[str, int]:
+def _cut(text: str, limit: int | None = MAX_LINES) -> tuple[str, int]:
     lines = text.splitlines()
-    if len(lines) <= limit:
+    if limit is None or len(lines) <= limit:
         return text, 0
     return "\n".join(lines[:limit]), len(lines) - limit
 
@@ -33,9 +33,15 @@ def _more(hidden: int) -> Content:
     return Content.styled(f"… {hidden} more lines", _MUTED)
 
 
-def code(text: str, *, language: str | None = None, path: str | None = None) -> Content:
-    """Syntax-highlighted code, cut to ``MAX_LINES``."""
-    shown, hidden = _cut(text)
+def code(
+    text: str,
+    *,
+    language: str | None = None,
+    path: str | None = None,
+    limit: int | None = MAX_LINES,
+) -> Content:
+    """Syntax-highlighted code, cut to ``limit`` lines (None: all of it), saying so."""
+    shown, hidden = _cut(text, limit)
     try:
         body = highlight(shown, language=language, path=path)
     except Exception:  # pygments can choke on odd input; plain text is still useful
@@ -43,7 +49,7 @@ def code(text: str, *, language: str | None = None, path: str | None = None) -> 
     return Content("\n").join([body, _more(hidden)]) if hidden else body
 
 
-def diff(old: str, new: str, *, path: str = "") -> Content:
+def diff(old: str, new: str, *, path: str = "", limit: int | None = MAX_LINES) -> Content:
     """A unified diff of ``old`` -> ``new`` with added and removed lines coloured."""
     lines: list[Content] = []
     for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=2):
@@ -59,8 +65,8 @@ def diff(old: str, new: str, *, path: str = "") -> Content:
             lines.append(Content(line))
     if not lines:
         lines.append(Content.styled("(no change)", _MUTED))
-    hidden = max(0, len(lines) - MAX_LINES)
-    lines = lines[:MAX_LINES] + ([_more(hidden)] if hidden else [])
+    if limit is not None and len(lines) > limit:
+        lines = [*lines[:limit], _more(len(lines) - limit)]
     return Content("\n").join(lines)
 
 
@@ -68,45 +74,57 @@ def _field(label: str, value: str) -> Content:
     return Content.assemble((f"{label} ", "bold"), value)
 
 
-def tool_input(name: str, data: dict[str, Any]) -> Content:
-    """The best rendering of one tool call's input."""
+def _value(key: str, value: Any, limit: int | None) -> list[Content]:
+    text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+    if "\n" in text:
+        return [_field(key, ""), code(text, language="text", limit=limit)]
+    return [_field(key, text)]
+
+
+_SHOWN = {
+    "Bash": ("command", "description"),
+    "Edit": ("file_path", "old_string", "new_string", "replace_all"),
+    "MultiEdit": ("file_path", "edits"),
+    "Write": ("file_path", "content"),
+}
+"""The fields each special rendering shows; every other field is listed after it."""
+
+
+def tool_input(name: str, data: dict[str, Any], *, limit: int | None = MAX_LINES) -> Content:
+    """The best rendering of one tool call's input: every field, long text cut to ``limit``
+    lines with a note saying how many more (``None``: nothing is cut, for approvals)."""
     path = str(data.get("file_path") or data.get("notebook_path") or "")
     parts: list[Content] = []
+    special = True
     if name == "Bash" and isinstance(data.get("command"), str):
         if data.get("description"):
             parts.append(Content.styled(str(data["description"]), _MUTED))
-        parts.append(code(data["command"], language="bash"))
+        parts.append(code(data["command"], language="bash", limit=limit))
     elif name == "Edit" and "old_string" in data:
         parts.append(_field("file", path))
-        parts.append(
-            diff(str(data.get("old_string", "")), str(data.get("new_string", "")), path=path)
-        )
+        old, new = str(data.get("old_string", "")), str(data.get("new_string", ""))
+        parts.append(diff(old, new, path=path, limit=limit))
         if data.get("replace_all"):
             parts.append(Content.styled("(every occurrence)", _MUTED))
     elif name == "MultiEdit" and isinstance(data.get("edits"), list):
         parts.append(_field("file", path))
         for edit in data["edits"]:
             if isinstance(edit, dict):
-                parts.append(
-                    diff(
-                        str(edit.get("old_string", "")), str(edit.get("new_string", "")), path=path
-                    )
-                )
+                old, new = str(edit.get("old_string", "")), str(edit.get("new_string", ""))
+                parts.append(diff(old, new, path=path, limit=limit))
+                if edit.get("replace_all"):
+                    parts.append(Content.styled("(every occurrence)", _MUTED))
     elif name == "Write" and "content" in data:
         parts.append(_field("file", path))
-        parts.append(code(str(data["content"]), path=path or None))
+        parts.append(code(str(data["content"]), path=path or None, limit=limit))
     else:
-        for key, value in data.items():
-            text = (
-                value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
-            )
-            if "\n" in text:
-                parts.append(_field(key, ""))
-                parts.append(code(text, language="text"))
-            else:
-                parts.append(_field(key, text))
-        if not parts:
-            parts.append(Content.styled("(no input)", _MUTED))
+        special = False
+    shown = _SHOWN.get(name, ()) if special else ()
+    for key, value in data.items():
+        if key not in shown:
+            parts += _value(key, value, limit)
+    if not parts:
+        parts.append(Content.styled("(no input)", _MUTED))
     return Content("\n").join(parts)
 
 

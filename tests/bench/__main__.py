@@ -1,6 +1,6 @@
 """Run every benchmark with quick defaults and print one table of ratios.
 
-    python -m tests.bench [--skip history,turns,events] [--turns 30]
+    python -m tests.bench [--skip history,turns,events,tui] [--turns 30]
 
 Each module prints its own report first; every number in the summary is a ratio against a
 baseline measured in the same run (see each module's docstring for what it compares).
@@ -63,14 +63,25 @@ def events() -> list[tuple[str, float]]:
     return results.rows
 
 
+def tui() -> list[tuple[str, float]]:
+    from tests.bench import bench_tui
+
+    return asyncio.run(bench_tui.run()).rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--skip", default="", help="comma-separated: history,turns,events")
+    parser.add_argument("--skip", default="", help="comma-separated: history,turns,events,tui")
     parser.add_argument("--turns", type=int, default=30, help="bench_turns: turns per variant")
     args = parser.parse_args()
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
 
-    benches = {"history": history, "turns": lambda: turns(args.turns), "events": events}
+    benches = {
+        "history": history,
+        "turns": lambda: turns(args.turns),
+        "events": events,
+        "tui": tui,
+    }
     summary: list[tuple[str, str, float]] = []
     timings: list[str] = []
     for name, bench in benches.items():

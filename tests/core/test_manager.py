@@ -274,21 +274,6 @@ async def test_plan_review_carries_the_plan_and_feedback(
     assert factory.drivers[0].answers[0].message == "Add tests first"
 
 
-async def test_plan_falls_back_to_the_newest_plan_file(
-    make_manager: MakeManager, project: Path, tmp_path: Path
-) -> None:
-    plans = tmp_path / "claude" / "plans"
-    plans.mkdir(parents=True)
-    script = {"*": [tool("ExitPlanMode", {}, output="approved")]}
-    manager = make_manager(fake_driver_factory(script))
-    (plans / "old-plan.md").write_text("# Stale\n")
-    os.utime(plans / "old-plan.md", (1, 1))
-    (plans / "glowing-thompson.md").write_text("# From the file\n")
-    info = await manager.create("x", manager.default_config(project))
-    [item] = (await manager.wait(info.session_id, 5)).pending
-    assert item.plan == "# From the file\n"
-
-
 async def test_question_answers_go_back_as_updated_input(
     manager: SessionManager, project: Path, factory: FakeDriverFactory
 ) -> None:
@@ -588,3 +573,60 @@ async def test_always_allow_with_cli_suggestions_leaves_the_rule_to_the_cli(
     outcome = await manager.wait(info.session_id, 5)
     assert outcome.reason == "input_needed"
     assert outcome.pending[0].tool_input == {"command": "rm -rf build"}
+
+
+async def test_plan_review_shows_this_sessions_plan_file(
+    make_manager: MakeManager, project: Path, tmp_path: Path
+) -> None:
+    """With an empty ExitPlanMode input (CLI 2.1.330), the plan is the file this session
+    wrote, not the newest file in the plans directory (another session's)."""
+    plans = tmp_path / "claude" / "plans"
+    plans.mkdir(parents=True)
+    mine, theirs = plans / "mine.md", plans / "theirs.md"
+    mine.write_text("# My plan")
+    theirs.write_text("# Their plan")
+    os.utime(mine, (1, 1))  # theirs is the newest file
+    script = {
+        "*": [
+            tool("Write", {"file_path": str(mine), "content": "# My plan"}, ask=False),
+            tool("ExitPlanMode", {}),
+            text("ok"),
+        ]
+    }
+    manager = make_manager(fake_driver_factory(script))
+    await manager.start()
+    info = await manager.create("plan it", manager.default_config(project))
+    [item] = (await manager.wait(info.session_id, 5)).pending
+    assert item.kind == "plan_review"
+    assert item.plan == "# My plan"
+
+
+async def test_question_answers_are_checked_against_the_options(
+    manager: SessionManager, project: Path, factory: FakeDriverFactory
+) -> None:
+    info = await manager.create("ask me", manager.default_config(project))
+    [item] = (await manager.wait(info.session_id, 5)).pending
+    q = "Which color do you prefer?"
+    for bad in ({q: "Green"}, {"Which pet?": "Red"}, {}):
+        with pytest.raises(ValidationFailed):
+            manager.respond(item.id, Decision(behavior="allow", answers=bad), "tui")
+    assert [p.id for p in manager.pending()] == [item.id]  # still open, nothing lost
+    manager.respond(item.id, Decision(behavior="allow", answers={q: "blue"}), "tui")
+    await manager.wait(info.session_id, 5)
+    answer = factory.drivers[0].answers[0]
+    assert answer.updated_input is not None and answer.updated_input["answers"] == {q: "Blue"}
+
+
+async def test_a_transcript_with_invalid_utf8_can_be_resumed(
+    make_manager: MakeManager, project: Path, tmp_path: Path, factory: FakeDriverFactory
+) -> None:
+    sid = "0f0f0f0f-1111-4222-8333-444455556666"
+    path = tmp_path / "claude" / "projects" / "-p" / f"{sid}.jsonl"
+    path.parent.mkdir(parents=True)
+    entry = {"type": "user", "cwd": str(project), "sessionId": sid, "message": "x"}
+    path.write_bytes(b'{"type":"summary","summary":"caf\xe9 \xff"}\n' + json.dumps(entry).encode())
+    manager = make_manager()
+    await manager.start()
+    info = await manager.send(sid, "go on")
+    assert info.config.cwd == project
+    assert factory.specs[-1].resume == sid

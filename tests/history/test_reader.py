@@ -137,3 +137,29 @@ async def test_async_read_runs_off_the_loop(claude_home: Path) -> None:
     page = await aread_transcript(claude_home, INTERACTIVE_ID, limit=2)
     assert [m.text for m in page.messages] == ["hello interactive", "OK from fake."]
     assert page.has_more
+
+
+def test_naive_timestamps_and_invalid_utf8_are_read(tmp_path: Path) -> None:
+    """A timestamp without a zone is taken as UTC (aware, comparable with the rest), and a
+    line with bytes that are not UTF-8 is read with replacement characters, not dropped."""
+    home = tmp_path / "claude"
+    path = home / "projects" / "-p" / f"{NEW_ID}.jsonl"
+    path.parent.mkdir(parents=True)
+    lines = (SAMPLES / "transcript-multiturn-then-resumed.jsonl").read_text().splitlines()
+    out: list[bytes] = []
+    for line in lines:
+        entry = json.loads(line)
+        if isinstance(entry.get("timestamp"), str):
+            entry["timestamp"] = entry["timestamp"].replace("Z", "").split("+")[0]
+        data = json.dumps(entry).encode()
+        if entry.get("type") == "user" and b"\\u" not in data:
+            data = data.replace(b'"content": "', b'"content": "\xff\xfe ', 1)
+        out.append(data)
+    path.write_bytes(b"\n".join(out) + b"\n")
+
+    page = read_transcript(home, NEW_ID)
+
+    assert page.skipped_lines == 0 and page.total == 8
+    stamps = [m.timestamp for m in page.messages if m.timestamp is not None]
+    assert stamps and all(s.tzinfo is not None for s in stamps)
+    assert sorted(stamps) == stamps  # comparable: no naive/aware TypeError

@@ -84,9 +84,12 @@ async def test_judge_write_is_refused_then_verdict_and_reports(
     fake_api: FakeAnthropicAPI,
     handoff: Path,
     project_dir: Path,
+    tmp_path: Path,
 ) -> None:
     service, _ = menu
     target = project_dir / "pwned.txt"
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOPSECRET")
     fake_api.add_rule(
         contains="You are the Judge",
         tool_result=False,
@@ -94,13 +97,19 @@ async def test_judge_write_is_refused_then_verdict_and_reports(
     )
     fake_api.add_rule(
         tool_name="Write",
-        reply=Reply(content=[tool_use("WebFetch", {"url": "http://127.0.0.1:9/", "prompt": "x"})]),
+        reply=Reply(content=[tool_use("Read", {"file_path": str(secret)})]),
     )
-    fake_api.add_rule(tool_name="WebFetch", reply=json.dumps(VERDICT))
+    fake_api.add_rule(
+        tool_name="Read",
+        tool_result_contains="denied",
+        reply=Reply(content=[tool_use("Read", {"file_path": str(project_dir / "greet.py")})]),
+    )
+    fake_api.add_rule(tool_name="Read", reply=json.dumps(VERDICT))
     out = await call(service, "claude_judge_review", {"contract_path": str(handoff)})
     assert out["success"] is True and out["verdict"] == "CONDITIONAL", out
-    assert out["blocking_issues_count"] == 0 and out["refused_tools"] == ["Write", "WebFetch"]
-    # The CLI refused both: Write is not even offered, WebFetch is denied by dontAsk.
+    assert out["blocking_issues_count"] == 0 and out["refused_tools"] == ["Write", "Read"]
+    # The CLI refused both: Write is not even offered; reading outside the project is denied
+    # by dontAsk (Read is allowed inside the project only), reading inside it works.
     first = fake_api.message_requests[0].summary
     assert (
         "greet(name) says hello" in first["prompt"] and "return f'hello {name}'" in first["prompt"]
@@ -110,12 +119,12 @@ async def test_judge_write_is_refused_then_verdict_and_reports(
     results = [
         r.summary["tool_results"] for r in fake_api.message_requests if r.summary["is_tool_result"]
     ]
-    write_result, fetch_result = results[0][0], results[1][0]
+    write_result, secret_result, inside_result = (r[0] for r in results)
     assert write_result["is_error"] and "Write is disabled" in write_result["content"]
-    assert (
-        fetch_result["is_error"]
-        and "Permission to use WebFetch has been denied" in (fetch_result["content"])
-    )
+    assert secret_result["is_error"]
+    assert "Permission to use Read has been denied" in secret_result["content"]
+    assert "TOPSECRET" not in json.dumps([r.summary for r in fake_api.message_requests])
+    assert not inside_result["is_error"] and "def greet(name)" in inside_result["content"]
     assert not target.exists()
     # cctui wrote the reports from the JSON answer.
     report = json.loads(Path(out["report_json_path"]).read_text())
@@ -168,7 +177,7 @@ async def test_audit_valid_findings_then_parse_error_after_one_retry(
     assert len(main_prompts(fake_api)) == 2  # exactly one retry
 
 
-async def test_conflict_slower_than_the_timeout_is_killed(
+async def test_conflict_slower_than_the_timeout_is_killed_then_answered(
     menu: tuple[HttpService, SessionManager],
     fake_api: FakeAnthropicAPI,
     handoff: Path,
@@ -208,6 +217,15 @@ async def test_conflict_slower_than_the_timeout_is_killed(
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+    # The same question answered in time.
+    fake_api.reset()
+    fake_api.add_rule(kind="main", reply='{"side": "floor_manager", "reasoning": "spec wins"}')
+    out = await call(service, "claude_resolve_conflict", {**args, "timeout_seconds": 120})
+    assert out["success"] is True and out["side"] == "floor_manager"
+    assert out["reasoning"] == "spec wins" and out["timed_out"] is False
+    prompt = main_prompts(fake_api)[0]
+    assert "The Judge is wrong." in prompt and "FAIL" in prompt
 
 
 async def test_a_cli_that_crashes_reports_redacted_stderr(

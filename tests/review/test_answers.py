@@ -48,6 +48,8 @@ def test_lenient_shapes_are_normalised() -> None:
         ("", JudgeAnswer, "empty"),
         ("I think it is fine.", JudgeAnswer, "not JSON"),
         ('{"verdict": "MAYBE"}', JudgeAnswer, "verdict"),
+        ('{"verdict": "FAIL", "blocking_issues": []}', JudgeAnswer, "must list its blocking"),
+        ('{"verdict": "PASS", "blocking_issues": ["x"]}', JudgeAnswer, "cannot have blocking"),
         ("[1, 2]", JudgeAnswer, "not an object"),
         ('{"valid": "perhaps"}', ProposalAnswer, "valid"),
         ('{"side": "nobody", "reasoning": "x"}', ConflictAnswer, "side"),

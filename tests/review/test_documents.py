@@ -119,5 +119,6 @@ def test_documents_are_limited_and_binary_is_left_out(project: Path) -> None:
     blob = project / "blob.bin"
     blob.write_bytes(b"\x89PNG\x00\x00data")
     assert read_document(blob, "blob.bin").text == "(binary file, not included)"
-    docs = read_documents([(project / "gone.py", "gone.py"), (big, "big.txt")])
+    docs = read_documents([(project / "gone.py", "gone.py"), (big, "big.txt"), (project, "d")])
     assert docs[0].text is None and docs[1].truncated
+    assert (docs[2].text or "").startswith("(a directory")

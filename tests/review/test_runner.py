@@ -12,7 +12,7 @@ from cctui.config import Settings
 from cctui.core import SessionManager, SessionStatus
 from cctui.errors import CliNotFound
 from cctui.review import READ_ONLY_TOOLS, ReviewService
-from cctui.review.runner import WRITE_TOOLS
+from cctui.review.runner import WRITE_TOOLS, read_rules
 from tests.fakes.fake_driver import FakeDriverFactory, crash, fail, fake_driver_factory, sleep, tool
 from tests.fakes.fake_driver import text as say
 
@@ -54,7 +54,12 @@ async def test_a_judge_review_runs_locked_down_and_writes_reports(
     assert Path(out.report_md_path or "").parent == project / "_handoff"
     spec = factory.specs[0]
     assert spec.permission_mode == "dontAsk" and not spec.skip_permissions
-    assert spec.allowed_tools == ("Bash", "Read", "Grep", "Glob")  # settings' merged at launch
+    # Only the read-only tools, only inside the project; the settings' Bash is not merged in.
+    assert spec.allowed_tools == (
+        f"Read(/{project}/**)",
+        f"Grep(/{project}/**)",
+        f"Glob(/{project}/**)",
+    )
     assert set(WRITE_TOOLS) <= set(spec.disallowed_tools) and "Bash" in spec.disallowed_tools
     assert spec.cwd == project
     sent = factory.drivers[0].sent[0]
@@ -62,6 +67,17 @@ async def test_a_judge_review_runs_locked_down_and_writes_reports(
     info = manager.get(out.session_id or "")
     assert info.status == SessionStatus.COMPLETED and not info.is_active
     assert "review" in info.config.tags
+
+
+async def test_reports_that_cannot_be_written_still_return_the_verdict(
+    run: Any, handoff: Path
+) -> None:
+    (handoff.parent / "JUDGE_REPORT.json").mkdir()  # os.replace onto a directory fails
+    _, svc, _ = await run({"*": [say(VERDICT)]})
+    out = await svc.judge_review(str(handoff), timeout_seconds=30)
+    assert not out.success and out.error == "report_error" and out.verdict == "CONDITIONAL"
+    assert out.report_json_path is None and "could not be written" in (out.error_message or "")
+    assert [p.name for p in handoff.parent.iterdir() if p.name.startswith(".")] == []
 
 
 async def test_an_ask_is_denied_without_bothering_anyone(run: Any, handoff: Path) -> None:
@@ -92,7 +108,7 @@ async def test_not_json_is_retried_once_then_parse_error(run: Any, handoff: Path
 async def test_timeout_kills_the_process(run: Any, handoff: Path) -> None:
     manager, svc, factory = await run({"*": [sleep(60), say(VERDICT)]})
     out = await svc.judge_review(str(handoff), timeout_seconds=1)
-    assert not out.success and out.error == "timeout" and out.timed_out
+    assert not out.success and out.error == "timeout" and out.timed_out and out.attempts == 1
     info = manager.get(out.session_id or "")
     assert not info.is_active and info.status == SessionStatus.INTERRUPTED
     assert factory.drivers[0].closed
@@ -114,6 +130,7 @@ async def test_cli_missing_and_cli_that_cannot_start(
     manager, svc, factory = await run({}, claude_code_path=tmp_path / "no" / "claude")
     out = await svc.validate_proposal(str(handoff))
     assert not out.success and out.error == "cli_missing" and factory.drivers == []
+    assert out.attempts == 0 and out.session_id is None
     factory2 = fake_driver_factory(connect_error=CliNotFound("claude did not start: boom"))
     manager2, svc2 = await review(manager.settings.model_copy(update={"claude_code_path": None}),
                                   factory2)  # fmt: skip
@@ -151,7 +168,19 @@ async def test_the_other_three_reviews(run: Any, handoff: Path, project: Path) -
     )
     assert conflict.success and conflict.side == "judge"
     assert "The Judge misread the spec." in factory.drivers[2].sent[0]
-    assert all(s.allowed_tools == READ_ONLY_TOOLS for s in factory.specs)
+    assert all(s.allowed_tools == read_rules(project) for s in factory.specs)
+    assert all(s.permission_mode == "dontAsk" for s in factory.specs)
+
+
+def test_read_rules_stay_inside_the_root(tmp_path: Path) -> None:
+    assert read_rules(Path("/srv/app")) == (
+        "Read(//srv/app/**)",
+        "Grep(//srv/app/**)",
+        "Glob(//srv/app/**)",
+    )
+    # A path the rule syntax cannot carry gets no blanket rule instead.
+    assert read_rules(Path("/srv/odd (copy)")) == ()
+    assert all(t in READ_ONLY_TOOLS for t in ("Read", "Grep", "Glob"))
 
 
 async def test_progress_is_reported_while_claude_works(

@@ -26,6 +26,12 @@ from cctui.tui.widgets.questions import QuestionForm
 _TITLES = {"permission": "Permission", "plan_review": "Plan review", "user_question": "Question"}
 
 
+def allow_scope(pending: PendingInput) -> str:
+    """What ``A`` will allow, in words: the core's text (the rule Claude Code suggested), or,
+    when it has none, the whole tool, as the core then remembers it."""
+    return pending.allow_for_session or f"every {pending.tool_name} call"
+
+
 class ReasonInput(Input):
     """The optional deny reason / plan feedback; ``esc`` backs out of denying."""
 
@@ -79,6 +85,15 @@ class ApprovalScreen(ModalScreen[Decision | None]):
                 yield Static(Content(p.description), id="description")
             with VerticalScroll(id="body"):
                 yield self._body()
+            if p.kind == "permission":
+                yield Static(
+                    Content.assemble(
+                        ("A", "bold $text-accent"),
+                        " allows for the rest of this session: ",
+                        (allow_scope(p), "bold"),
+                    ),
+                    id="allow-scope",
+                )
             yield ReasonInput(placeholder=self._reason_placeholder(), id="reason")
             yield Static(self._keys(), id="keys")
 
@@ -88,7 +103,8 @@ class ApprovalScreen(ModalScreen[Decision | None]):
             return Markdown(p.plan or "_(the plan is empty)_", id="plan")
         if p.kind == "user_question" and p.questions:
             return QuestionForm(p.questions, id="questions")
-        return Static(render.tool_input(p.tool_name, p.tool_input), id="tool-input")
+        # Nothing is cut: the approver scrolls through every field of what they allow.
+        return Static(render.tool_input(p.tool_name, p.tool_input, limit=None), id="tool-input")
 
     def _reason_placeholder(self) -> str:
         if self.pending.kind == "plan_review":

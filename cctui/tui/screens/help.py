@@ -19,19 +19,35 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("enter", "open the highlighted session (then type a message)"),
             ("i", "interrupt the current turn"),
             ("k", "kill the session's process (it stays resumable)"),
-            ("/", "filter: words, project:NAME, status:live|waiting|error…"),
+            ("/", "filter: words, project:NAME, status:live|waiting|idle|past…"),
             ("tab", "move between list, output and message line"),
             ("esc", "leave the message line / clear the filter"),
         ),
     ),
     (
+        "Output",
+        (
+            ("enter", "on a tool call: show or hide its input and result"),
+            ("▲", "an '… earlier' line: press it (or scroll to the top) for more"),
+        ),
+    ),
+    (
         "Approvals",
         (
-            ("a", "inbox of everything waiting, across sessions"),
+            ("a", "inbox of everything waiting, across sessions (a or esc closes it)"),
             ("y", "allow · approve a plan · send answers"),
             ("n", "deny, with an optional reason"),
-            ("A", "allow this tool for the rest of the session"),
+            ("A", "allow for the rest of the session (the modal says exactly what)"),
             ("esc", "later (it stays in the inbox)"),
+            ("enter", "in the inbox: open the request"),
+            ("", "y and n wait a moment after a request appears, so you read it first"),
+        ),
+    ),
+    (
+        "New session form",
+        (
+            ("ctrl+s", "start (enter in the prompt starts too)"),
+            ("esc", "cancel"),
         ),
     ),
     (
@@ -44,6 +60,7 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ),
     ),
 )
+"""Every key; tests check each binding of the app and its screens is listed here."""
 
 
 class HelpScreen(ModalScreen[None]):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -18,12 +19,20 @@ from textual.widgets import DataTable, Static
 from cctui.core import Decision, PendingInput
 from cctui.tui import format as fmt
 from cctui.tui import render
+from cctui.tui.screens.approval import ApprovalScreen
 
 _KIND = {"permission": "permission", "plan_review": "plan", "user_question": "question"}
+_COLUMN_KEYS = ("age", "session", "kind", "what", "who")
+_COLUMN_LABELS = ("asked", "session", "request", "what", "asks")
 
 
 class InboxScreen(ModalScreen[None]):
-    """Lists pending inputs; ``enter`` opens one, ``y``/``n`` answer a permission in place."""
+    """Lists pending inputs; ``enter`` opens one, ``y``/``n`` answer a permission in place.
+
+    ``y``/``n`` are ignored for the modal's arm delay after the inbox opens and whenever a
+    different request comes under the cursor, and the cursor stays on its request (by id)
+    when the list changes: a request nobody has read is never answered.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", priority=True),
@@ -47,6 +56,8 @@ class InboxScreen(ModalScreen[None]):
         self._items = items
         self._describe = context
         self._shown: list[PendingInput] = []
+        self._armed_for: str | None = None
+        self._armed_at = 0.0
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -58,46 +69,58 @@ class InboxScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for key, label in (
-            ("age", "asked"),
-            ("session", "session"),
-            ("kind", "request"),
-            ("what", "what"),
-            ("who", "asks"),
-        ):
+        for key, label in zip(_COLUMN_KEYS, _COLUMN_LABELS, strict=True):
             table.add_column(label, key=key)
         self.reload()
         table.focus()
 
+    def _cells(self, p: PendingInput) -> tuple[Text, ...]:
+        who = (p.route_label or "client") if p.route == "client" else "you"
+        return (
+            Text(fmt.age(p.created_at)),
+            Text(fmt.one_line(self._describe(p.session_id), 30)),
+            Text(p.tool_name if p.kind == "permission" else _KIND.get(p.kind, p.kind)),
+            Text(
+                fmt.pending_summary(
+                    p.kind,
+                    p.tool_name,
+                    p.tool_input,
+                    p.plan,
+                    tuple(q.question for q in p.questions),
+                    48,
+                )
+            ),
+            Text(who),
+        )
+
     def reload(self) -> None:
-        """Re-read the pending inputs (one was answered or a new one arrived)."""
+        """Re-read the pending inputs (one was answered or a new one arrived); rows are
+        diffed so the cursor stays on the request it was on."""
         table = self.query_one(DataTable)
         selected = self._selected()
-        self._shown = self._items()
-        table.clear()
-        for p in self._shown:
-            who = (p.route_label or "client") if p.route == "client" else "you"
-            table.add_row(
-                Text(fmt.age(p.created_at)),
-                Text(fmt.one_line(self._describe(p.session_id), 30)),
-                Text(p.tool_name if p.kind == "permission" else _KIND.get(p.kind, p.kind)),
-                Text(
-                    fmt.pending_summary(
-                        p.kind,
-                        p.tool_name,
-                        p.tool_input,
-                        p.plan,
-                        tuple(q.question for q in p.questions),
-                        48,
-                    )
-                ),
-                Text(who),
-                key=p.id,
-            )
-        ids = [p.id for p in self._shown]
-        if selected is not None and selected.id in ids:
-            table.move_cursor(row=ids.index(selected.id), animate=False)
-        count = len(self._shown)
+        row_before = table.cursor_row
+        items = self._items()
+        old = {p.id: p for p in self._shown}
+        new_ids = [p.id for p in items]
+        for gone in [i for i in old if i not in set(new_ids)]:
+            table.remove_row(gone)
+        for p in items:
+            if p.id not in old:
+                table.add_row(*self._cells(p), key=p.id)
+            elif p != old[p.id]:
+                for key, cell in zip(_COLUMN_KEYS, self._cells(p), strict=True):
+                    table.update_cell(p.id, key, cell)
+        if [str(r.key.value) for r in table.ordered_rows] != new_ids:
+            table.clear()  # an order the diff cannot express: rebuild (rare)
+            for p in items:
+                table.add_row(*self._cells(p), key=p.id)
+        self._shown = items
+        if selected is not None and selected.id in new_ids:
+            table.move_cursor(row=new_ids.index(selected.id), animate=False)
+        elif items:
+            # Its request was answered: the neighbour comes under the cursor (and re-arms).
+            table.move_cursor(row=min(row_before, len(items) - 1), animate=False)
+        count = len(items)
         self.query_one("#title", Static).update(
             Content.assemble(
                 ("Approvals inbox", "bold"),
@@ -113,8 +136,20 @@ class InboxScreen(ModalScreen[None]):
             return None
         return self._shown[table.cursor_row]
 
+    def _rearm(self) -> None:
+        p = self._selected()
+        current = p.id if p is not None else None
+        if current != self._armed_for:
+            self._armed_for = current
+            self._armed_at = time.monotonic() + ApprovalScreen.ARM_DELAY_S
+
+    def _armed(self) -> bool:
+        self._rearm()
+        return time.monotonic() >= self._armed_at
+
     @on(DataTable.RowHighlighted)
     def _preview(self) -> None:
+        self._rearm()
         p = self._selected()
         body = self.query_one("#preview-body", Static)
         if p is None:
@@ -131,7 +166,7 @@ class InboxScreen(ModalScreen[None]):
                 )
             )
         else:
-            body.update(render.tool_input(p.tool_name, p.tool_input))
+            body.update(render.tool_input(p.tool_name, p.tool_input, limit=None))
 
     def action_open(self) -> None:
         p = self._selected()
@@ -140,7 +175,7 @@ class InboxScreen(ModalScreen[None]):
 
     def action_quick(self, behavior: str) -> None:
         p = self._selected()
-        if p is None:
+        if p is None or not self._armed():
             return
         if p.kind != "permission":
             # Plans and questions need reading (and answers): open the full modal.

@@ -58,13 +58,30 @@ class _Stream(MarkdownStream):
             self._new_markup.set()
 
 
+class RevealParts(Button):
+    """Stands for the hidden early parts of a long reply; pressing it shows them."""
+
+    def __init__(self) -> None:
+        super().__init__("", compact=True, classes="reveal")
+
+
 class AssistantBlock(Markdown):
     """One assistant message; a text that continues what is drawn streams in as a fragment.
+
+    A long reply is hundreds of markdown blocks, and every layout of the screen walks every
+    displayed widget: while the pane follows the bottom, only the newest ``LIVE_PARTS``
+    blocks are displayed and the earlier ones wait behind one "▲ N earlier parts" line
+    (pressing it shows them). So the cost of drawing the next fragment stays flat however
+    long the reply grows.
 
     The last block carries ``-last`` (no bottom margin). A ``:last-child`` rule would do the
     same, but Textual restyles every child under an order-dependent rule on each mount, which
     costs more the longer the message grows.
     """
+
+    LIVE_PARTS = 30
+    """Markdown blocks displayed while following (hidden in steps of ``HIDE_STEP``)."""
+    HIDE_STEP = 20
 
     def __init__(self, text: str) -> None:
         super().__init__(text)
@@ -76,6 +93,10 @@ class AssistantBlock(Markdown):
         self._gone = False
         self._stream: _Stream | None = None
         self._last: Widget | None = None
+        self._hidden: list[Widget] = []
+        self._revealed = False
+        self._reveal: RevealParts | None = None
+        self._complete = False
 
     @property
     def text(self) -> str:
@@ -89,13 +110,20 @@ class AssistantBlock(Markdown):
     def _mounted(self) -> None:
         self._ready = True
         self._mark_last()
+        self._trim()
         self._push()
+        if self._complete and self._stream is not None:
+            self.call_later(self.settle)
 
-    def show(self, text: str) -> None:
-        """The message is now ``text`` (the whole of it so far)."""
+    def show(self, text: str, *, complete: bool = False) -> None:
+        """The message is now ``text`` (the whole of it so far); ``complete``: and that is all
+        of it (the stream is stopped once it has drawn everything)."""
         self._target = text
+        self._complete = self._complete or complete
         if self._ready:
             self._push()
+            if self._complete and self._stream is not None:
+                self.call_later(self.settle)
 
     def _push(self) -> None:
         target, sent = self._target, self._sent
@@ -139,6 +167,7 @@ class AssistantBlock(Markdown):
         async def then_mark() -> None:
             await appended
             self._mark_last()
+            self._trim()
 
         return AwaitComplete(then_mark())
 
@@ -150,6 +179,41 @@ class AssistantBlock(Markdown):
             if last is not None:
                 last.add_class("-last")
             self._last = last
+
+    def _trim(self) -> None:
+        """Hide the oldest displayed blocks beyond ``LIVE_PARTS`` while the pane follows."""
+        if self._revealed:
+            return
+        following = getattr(self.parent, "following", None)
+        if following is not None and not following():
+            return
+        shown = [c for c in self.children if isinstance(c, MarkdownBlock) and c not in self._hidden]
+        if len(shown) <= self.LIVE_PARTS + self.HIDE_STEP:
+            return
+        with self.app.batch_update():
+            for block in shown[: len(shown) - self.LIVE_PARTS]:
+                block.display = False
+                self._hidden.append(block)
+            if self._reveal is None:
+                self._reveal = RevealParts()
+                self.mount(self._reveal, before=0)
+            self._reveal.label = f"▲ {len(self._hidden)} earlier parts of this reply · show"
+
+    def reveal(self) -> None:
+        """Show every part of the reply (and stop hiding them)."""
+        self._revealed = True
+        with self.app.batch_update():
+            for block in self._hidden:
+                block.display = True
+            self._hidden.clear()
+            if self._reveal is not None:
+                self._reveal.remove()
+                self._reveal = None
+
+    @on(Button.Pressed, "RevealParts")
+    def _reveal_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.reveal()
 
     async def on_unmount(self) -> None:
         self._gone = True  # what the stream still holds is dropped, not drawn

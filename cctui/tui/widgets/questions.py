@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.widgets import Input, RadioButton, RadioSet, SelectionList, Static
 
 from cctui.core import Question
+from cctui.core.inputs import OTHER_PREFIX
 
 
 class QuestionBlock(Vertical):
@@ -48,7 +49,7 @@ class QuestionBlock(Vertical):
         """The chosen label(s), joined by ", "; free text wins when given."""
         other = self.query_one(".other", Input).value.strip()
         if other:
-            return other
+            return f"{OTHER_PREFIX} {other}"
         q = self.question
         if q.options and q.multi_select:
             chosen = self.query_one(".choices", SelectionList).selected

@@ -85,6 +85,7 @@ class SessionPane(Vertical):
         self._first_event_at: datetime | None = None
         self._history_start: int | None = None
         """Index of the oldest transcript message drawn; None before any was."""
+        self._header: Content | None = None
 
     def compose(self) -> ComposeResult:
         yield SessionHeader(id="pane-header")
@@ -246,7 +247,9 @@ class SessionPane(Vertical):
             "\n",
             (" · ".join(b for b in bits if b), "$text-muted"),
         )
-        self.query_one(SessionHeader).update(header)
+        if header != self._header:  # called on every batch: unchanged must not cost a layout
+            self._header = header
+            self.query_one(SessionHeader).update(header)
 
     @on(Input.Submitted, "#message")
     def _submit(self, event: Input.Submitted) -> None:

@@ -11,6 +11,8 @@ from textual.widgets import Static
 class StatusBar(Static):
     """Pending approvals, live sessions, service status lines, and what reading skipped."""
 
+    _shown: Content | None = None
+
     def show(self, *, pending: int, live: int, services: Sequence[str], problems: str) -> None:
         """Redraw with the current counts."""
         parts: list[Content] = []
@@ -23,5 +25,9 @@ class StatusBar(Static):
         if problems:
             parts.append(Content.styled(f"⚠ {problems}", "$text-warning"))
         sep = Content.styled("  │  ", "$text-muted")
-        self.update(sep.join(parts))
+        content = sep.join(parts)
+        # Called on every batch of activity: an unchanged line must not cost a layout.
+        if content != self._shown:
+            self._shown = content
+            self.update(content)
         self.set_class(bool(pending), "-pending")

@@ -119,15 +119,21 @@ class Transcript(VerticalScroll):
         item = self._texts.get(message_id)
         return None if item is None else str(item.state["text"])
 
+    @property
+    def blocks(self) -> list[AssistantBlock]:
+        """The mounted replies, oldest first (children only: a query would walk every
+        markdown block of every reply)."""
+        return [c for c in self.children if isinstance(c, AssistantBlock)]
+
     async def settle(self) -> None:
         """Return once every streamed reply has drawn everything it was given."""
-        for block in list(self.query(AssistantBlock)):
+        for block in self.blocks:
             await block.settle()
 
     @property
     def settled(self) -> bool:
         """No streamed fragment is waiting to be drawn."""
-        return all(b.settled for b in self.query(AssistantBlock))
+        return all(b.settled for b in self.blocks)
 
     # -- changes -------------------------------------------------------------------------
 
@@ -198,7 +204,7 @@ class Transcript(VerticalScroll):
             return
         self._items.extend(new)
         mounted = len(self._items) - self._folded
-        if mounted > self.MAX_MOUNTED + self.TRIM_STEP and self._following():
+        if mounted > self.MAX_MOUNTED + self.TRIM_STEP and self.following():
             self._fold_to(len(self._items) - self.MAX_MOUNTED)
         first_new = max(self._folded, len(self._items) - len(new))
         widgets = [self._make(i) for i in self._items[first_new:]]
@@ -224,7 +230,7 @@ class Transcript(VerticalScroll):
         item.widget = item.make(item)
         return item.widget
 
-    def _following(self) -> bool:
+    def following(self) -> bool:
         """The user has not scrolled up (so nothing they read disappears)."""
         return self.is_anchored and (self.max_scroll_y == 0 or self.is_vertical_scroll_end)
 
@@ -275,8 +281,12 @@ class Transcript(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if new_value < 1 <= old_value and self._folded:
-            self.call_later(self.show_earlier)  # scrolled to the top: there is more above
+        if new_value < 1 <= old_value:
+            # Scrolled to the top: show what waits above (folded items, a long reply's start).
+            if self._folded:
+                self.call_later(self.show_earlier)
+            for block in self.blocks[:1]:
+                block.reveal()
 
     # -- events -> items -----------------------------------------------------------------
 
@@ -293,7 +303,7 @@ class Transcript(VerticalScroll):
                 return item
             item.state["text"] = event.text
             if isinstance(item.widget, AssistantBlock):
-                item.widget.show(event.text)
+                item.widget.show(event.text, complete=event.complete)
             return None
         if isinstance(event, ToolUseEvent):
             item = self._tools.get(event.tool_use_id)

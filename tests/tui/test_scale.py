@@ -1,0 +1,182 @@
+"""The control room at scale and the approvers' safety: what is visible, not which screen.
+
+Folding of a long transcript, the inbox's arm delay and cursor, every field of a tool input
+in the modal, what ``A`` allows, the help page's keys, the core's filter in the list.
+"""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import DataTable, Input, Static
+
+from cctui.tui.app import CctuiApp
+from cctui.tui.screens.approval import ApprovalScreen
+from cctui.tui.screens.help import HelpScreen
+from cctui.tui.screens.inbox import InboxScreen
+from cctui.tui.screens.new_session import NewSessionScreen
+from cctui.tui.widgets.blocks import Earlier, ToolCall
+from cctui.tui.widgets.transcript import Transcript
+from tests.fakes.fake_driver import text, tool
+from tests.tui.conftest import Harness, RunApp
+
+
+def visible(widget: Static) -> str:
+    """The text a Static shows."""
+    return str(widget.render())
+
+
+async def test_three_hundred_tool_calls_fold_into_an_earlier_line(run_app: RunApp) -> None:
+    calls = [tool("Read", {"file_path": f"/src/m{i}.py"}, ask=False) for i in range(300)]
+    async with run_app({"*": [*calls, text("All read.")]}) as h:
+        session_id = await h.create("read all")
+        await h.manager.wait(session_id, 30)
+        h.app.main.open_session(session_id)
+        await h.app.settle()
+        await h.pilot.pause()
+        transcript = h.app.main.pane.query_one(Transcript)
+        mounted = list(transcript.query_children(ToolCall))
+        assert transcript.item_count > 300
+        assert len(mounted) <= Transcript.MAX_MOUNTED
+        earlier = transcript.query_one(Earlier)
+        assert f"▲ {transcript.folded} earlier item(s)" in str(earlier.label)
+        # The newest call is on screen, one line, its body not built until expanded.
+        last = mounted[-1]
+        assert "/src/m299.py" in visible(last.query_one(Static))
+        assert not last.query(".tool-body")
+        last.toggle()
+        await h.pilot.pause()
+        assert last.query(".tool-body")
+        folded = transcript.folded
+        transcript.show_earlier()
+        await h.pilot.pause()
+        assert transcript.folded == max(0, folded - Transcript.PAGE)
+
+
+async def test_inbox_keys_wait_for_the_arm_delay_and_the_cursor_keeps_its_request(
+    run_app: RunApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with run_app() as h:
+        for prompt in ("bash one", "bash two", "bash three"):
+            await h.create(prompt)
+        await h.until(lambda: len(h.manager.pending()) == 3)
+        await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+        await h.pilot.press("escape")
+        await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+        await h.pilot.press("escape")
+        await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+        await h.pilot.press("escape")
+        monkeypatch.setattr(ApprovalScreen, "ARM_DELAY_S", 3600.0)
+        await h.pilot.press("a")
+        inbox = h.app.screen
+        assert isinstance(inbox, InboxScreen)
+        table = inbox.query_one(DataTable)
+        await h.pilot.press("down", "down")
+        chosen = inbox._shown[table.cursor_row].id
+        await h.pilot.press("y")  # not armed: nothing is answered
+        await h.pilot.pause(0.1)
+        assert len(h.manager.pending()) == 3
+        # Another request is answered elsewhere: the cursor stays on the same request.
+        first = h.manager.pending()[0]
+        from cctui.core import Decision
+
+        h.manager.respond(first.id, Decision(behavior="deny"), "mcp:test")
+        await h.until(lambda: len(inbox._shown) == 2)
+        assert inbox._shown[table.cursor_row].id == chosen
+        await h.pilot.press("y")
+        await h.pilot.pause(0.1)
+        assert chosen in {p.id for p in h.manager.pending()}
+        monkeypatch.setattr(ApprovalScreen, "ARM_DELAY_S", 0.0)
+        inbox._armed_for = None  # re-arm with the short delay
+        await h.pilot.press("y")
+        await h.until(lambda: chosen not in {p.id for p in h.manager.pending()})
+
+
+async def _modal(h: Harness) -> ApprovalScreen:
+    await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+    screen = h.app.screen
+    assert isinstance(screen, ApprovalScreen)
+    return screen
+
+
+async def test_bash_modal_shows_every_field_and_what_capital_a_allows(run_app: RunApp) -> None:
+    script = {
+        "*": [
+            tool(
+                "Bash",
+                {
+                    "command": "npm test -- --watch=false",
+                    "description": "Run the tests",
+                    "timeout": 600000,
+                    "run_in_background": True,
+                },
+                suggestions=(
+                    {
+                        "type": "addRules",
+                        "rules": [{"toolName": "Bash", "ruleContent": "npm test:*"}],
+                        "behavior": "allow",
+                        "destination": "localSettings",
+                    },
+                ),
+            )
+        ]
+    }
+    async with run_app(script) as h:
+        await h.create("go")
+        screen = await _modal(h)
+        body = visible(screen.query_one("#tool-input", Static))
+        for shown in ("npm test -- --watch=false", "timeout", "600000", "run_in_background"):
+            assert shown in body
+        scope = visible(screen.query_one("#allow-scope", Static))
+        assert "allows for the rest of this session" in scope
+        assert scope.endswith(screen.pending.allow_for_session or "every Bash call")
+
+
+async def test_a_long_write_is_shown_whole_in_the_modal(run_app: RunApp) -> None:
+    content = "\n".join(f"line {i}" for i in range(1200))
+    async with run_app({"*": [tool("Write", {"file_path": "big.txt", "content": content})]}) as h:
+        await h.create("write")
+        screen = await _modal(h)
+        body = visible(screen.query_one("#tool-input", Static))
+        assert "line 0" in body and "line 1199" in body
+        assert "more lines" not in body
+        scope = visible(screen.query_one("#allow-scope", Static))
+        assert (screen.pending.allow_for_session or "every Write call") in scope
+
+
+def _help_text(app: CctuiApp) -> str:
+    screen = app.screen
+    assert isinstance(screen, HelpScreen)
+    return visible(screen.query_one("#keys", Static))
+
+
+async def test_help_shows_every_key_of_every_screen(run_app: RunApp) -> None:
+    async with run_app() as h:
+        await h.pilot.press("question_mark")
+        shown = _help_text(h.app)
+        region = h.app.screen.query_one("#dialog").region
+        assert region.width > 40 and region.height > 20  # not an empty 8x4 box
+        names = {"question_mark": "?", "slash": "/", "escape": "esc"}
+        for owner in (CctuiApp, ApprovalScreen, InboxScreen, NewSessionScreen):
+            for binding in owner.BINDINGS:
+                keys = binding.key if hasattr(binding, "key") else binding[0]  # type: ignore[index]
+                for key in str(keys).split(","):
+                    assert f" {names.get(key, key)} " in shown.replace("\n", " \n "), key
+
+
+async def test_filter_is_the_core_query_and_says_what_is_wrong(run_app: RunApp) -> None:
+    async with run_app({"bash": [tool("Bash", {"command": "ls"})], "*": [text("ok")]}) as h:
+        await h.create("alpha one")
+        await h.create("please bash")
+        await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+        await h.pilot.press("escape")
+        await h.pilot.press("slash")
+        box = h.app.main.query_one("#filter", Input)
+        box.value = "status:waiting"
+        await h.pilot.pause(0.05)
+        titles = [h.app.main.sessions.row(s).title for s in h.app.main.sessions.shown]  # type: ignore[union-attr]
+        assert titles == ["please bash"]
+        box.value = "status:nonsense"
+        await h.pilot.pause(0.05)
+        error = h.app.main.query_one("#filter-error", Static)
+        assert error.display and "unknown status" in visible(error)
+        assert len(h.app.main.sessions.shown) == 1  # the last good filter stays
