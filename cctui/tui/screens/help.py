@@ -51,6 +51,10 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ),
     ),
     (
+        "Metrics page",
+        (("esc", "close (m and q too); it refreshes every 2 s while open"),),
+    ),
+    (
         "App",
         (
             ("ctrl+p", "command palette"),
