@@ -74,6 +74,8 @@ class HistoryView:
                 cwd=e.cwd,
                 last_active=e.last_activity.isoformat(),
                 team_name=e.team,
+                teammate=e.teammate,
+                teammate_name=e.teammate,
             )
             for e in page.entries
         ]

@@ -27,6 +27,9 @@ class SessionListEntry(Out):
     cwd: str | None = Field(default=None, alias="cwd")
     last_active: str | None = Field(default=None, alias="last_active")
     team_name: str | None = Field(default=None, alias="team_name")
+    teammate: str | None = None
+    """The session's name within its team."""
+    teammate_name: str | None = Field(default=None, alias="teammate_name")
 
 
 class SessionListOut(Out):

@@ -14,7 +14,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from cctui.config import Settings
-from cctui.core import Decision, SessionManager
+from cctui.core import Decision, SessionManager, templates
 from cctui.mcp_server.decisions import DecisionBroker, DecisionForm, can_elicit, client_label
 from cctui.mcp_server.render import event_out, output_lines, tool_uses
 from cctui.mcp_server.schemas import (
@@ -87,8 +87,27 @@ def register(
         dangerouslySkipPermissions: Annotated[
             bool, Field(description="Run every tool without asking (bypassPermissions)")
         ] = False,
-        team: Annotated[str | None, Field(description="Team label")] = None,
+        team: Annotated[
+            str | None, Field(description="Team name (claude_broadcast messages a whole team)")
+        ] = None,
+        teammate: Annotated[
+            str | None, Field(description="This session's name within its team")
+        ] = None,
         title: Annotated[str | None, Field(description="A title for listings")] = None,
+        template: Annotated[
+            str | None,
+            Field(
+                description="A session template from cctui's config (prompt, model, mode, "
+                "tools, turns, system prompt); explicit arguments win"
+            ),
+        ] = None,
+        launchPrefix: Annotated[
+            list[Annotated[str, Field(min_length=1)]] | None,
+            Field(
+                description="Command words run before claude, e.g. ['doppler', 'run', '--'] "
+                "(a list, no shell); [] for none; default: the project's or config's"
+            ),
+        ] = None,
     ) -> SessionOut:
         """Start a new Claude Code session in a project; returns its sessionId at once.
 
@@ -96,6 +115,7 @@ def register(
         """
         config = manager.default_config(
             workingDirectory,
+            template=template,
             model=model,
             permission_mode=permissionMode,
             allowed_tools=allowedTools,
@@ -103,10 +123,14 @@ def register(
             max_turns=maxTurns,
             max_budget_usd=maxBudgetUsd,
             append_system_prompt=systemPrompt,
+            launch_prefix=launchPrefix,
             skip_permissions=dangerouslySkipPermissions,
             team=team,
+            teammate=teammate,
             title=title,
         )
+        if prompt is None and template is not None:
+            prompt = templates.find(settings, template).prompt
         info = await manager.create(prompt, config)
         broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
         return SessionOut.of(info)
