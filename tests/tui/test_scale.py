@@ -37,7 +37,7 @@ async def test_three_hundred_tool_calls_fold_into_an_earlier_line(run_app: RunAp
         transcript = h.app.main.pane.query_one(Transcript)
         mounted = list(transcript.query_children(ToolCall))
         assert transcript.item_count > 300
-        assert len(mounted) <= Transcript.MAX_MOUNTED
+        assert len(mounted) <= Transcript.MAX_WEIGHT + Transcript.TRIM_STEP
         earlier = transcript.query_one(Earlier)
         assert f"▲ {transcript.folded} earlier item(s)" in str(earlier.label)
         # The newest call is on screen, one line, its body not built until expanded.
@@ -50,7 +50,8 @@ async def test_three_hundred_tool_calls_fold_into_an_earlier_line(run_app: RunAp
         folded = transcript.folded
         transcript.show_earlier()
         await h.pilot.pause()
-        assert transcript.folded == max(0, folded - Transcript.PAGE)
+        assert 0 <= transcript.folded < folded
+        assert len(transcript.query_children(ToolCall)) > len(mounted)
 
 
 async def test_inbox_keys_wait_for_the_arm_delay_and_the_cursor_keeps_its_request(
