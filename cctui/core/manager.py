@@ -22,6 +22,7 @@ from cctui.core import confirm, inputs, launch
 from cctui.core.audit import AuditLog
 from cctui.core.buffer import Page
 from cctui.core.events import InputRequestedEvent, SessionEvent, UserMessageEvent
+from cctui.core.metrics import Metrics, MetricsSnapshot
 from cctui.core.models import SessionConfig, SessionInfo, SessionRecord, ToolUseSummary
 from cctui.core.pending import Decision, PendingInput, PendingInputs, Resolution
 from cctui.core.registry import Registry
@@ -42,8 +43,6 @@ that MCP client first (route ``client``), or None to leave it to the human (rout
 
 # A session still spawning when a message arrives: how long send() waits for it.
 _STARTING_WAIT_S = 30.0
-# How long interrupt() waits for the interrupted turn's result.
-_INTERRUPT_WAIT_S = 5.0
 
 
 class SessionManager:
@@ -60,6 +59,9 @@ class SessionManager:
         """SIGTERM -> SIGKILL grace when ending a process."""
         self._sessions = SessionTable(self, self.registry)
         self._fanout = Fanout()
+        self.metrics = Metrics()
+        """This run's counters; fed every event (the one place they are counted)."""
+        self._fanout.subscribe(self.metrics.observe)
         self._router: InputRouter | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._shutting_down = False
@@ -198,17 +200,17 @@ class SessionManager:
         )
         return session.info()
 
-    async def interrupt(self, session_id: str) -> SessionInfo:
+    async def interrupt(self, session_id: str, wait_s: float = 0.0) -> SessionInfo:
         """Stop the current turn (control request); the process stays alive.
 
-        Returns once the turn has ended (``interrupted``), or after a few seconds if the CLI
-        is slow to answer.
+        With ``wait_s``, returns once the turn has ended (``interrupted``) or that many
+        seconds have passed (the TUI does not wait; an MCP caller reads the end state).
         """
         session = self._sessions.find(session_id)
         busy = session.turns.busy and session.process.alive
         await session.process.interrupt()
-        if busy:
-            await wait_for(session, self._fanout, _INTERRUPT_WAIT_S)
+        if busy and wait_s > 0:
+            await wait_for(session, self._fanout, wait_s)
         return session.info()
 
     async def end(self, session_id: str) -> SessionInfo:
@@ -383,9 +385,29 @@ class SessionManager:
         """Return when the session needs input, its turn ends, it ends, or the timeout passes."""
         return await wait_for(self._sessions.find(session_id), self._fanout, timeout_s)
 
-    def audit_tool_call(self, client: str, tool: str, arguments: dict[str, object]) -> None:
-        """Record an MCP tool call in the audit log (secrets redacted)."""
-        self.audit.tool_call(client, tool, arguments)
+    def record_tool_call(
+        self,
+        client: str,
+        tool: str,
+        arguments: dict[str, object],
+        *,
+        outcome: str,
+        duration_ms: float,
+        retry: bool = False,
+    ) -> None:
+        """An MCP tool call (one round of it) into the audit log (redacted) and the metrics.
+
+        ``retry``: a round carrying elicitation answers, the continuation of a call already
+        recorded; it is logged as such and not counted as another call.
+        """
+        self.metrics.tool_call(tool, outcome, duration_ms, retry=retry)
+        self.audit.tool_call(
+            client, tool, arguments, outcome=outcome, duration_ms=duration_ms, retry=retry
+        )
+
+    def metrics_snapshot(self) -> MetricsSnapshot:
+        """This run's metrics, with session titles."""
+        return self.metrics.snapshot({s.id: s.title for s in self._sessions})
 
     # ------------------------------------------------------------------ helpers
 
@@ -396,6 +418,15 @@ class SessionManager:
             await session.process.start(
                 launch.launch_spec(self.settings, session.config, **spec), prompt
             )
+        except asyncio.CancelledError:
+            # The caller gave up while the process was spawning (an MCP call cancelled):
+            # the owner task goes on without it, so end that process instead of leaving it
+            # running untracked; the session stays listed, interrupted.
+            if session.process.busy:
+                self.keep(asyncio.create_task(session.process.stop(S.INTERRUPTED)))
+            else:
+                self._sessions.drop(session.id)
+            raise
         except BaseException:
             self._sessions.drop(session.id)
             raise

@@ -16,6 +16,19 @@ from pydantic.alias_generators import to_camel
 from cctui.core import PendingInput, SessionInfo, SessionStatus
 from cctui.core.allow import call_detail
 
+SeedStatus = Literal["running", "waiting_for_input", "completed", "error", "interrupted"]
+"""Seed 002's session states."""
+
+
+def seed_status(status: SessionStatus) -> SeedStatus:
+    """cctui's state in seed 002's words: ``starting`` is running, ``idle`` (turn done,
+    process alive) is completed. The exact state is in ``state``."""
+    if status == SessionStatus.STARTING:
+        return "running"
+    if status == SessionStatus.IDLE:
+        return "completed"
+    return status.value  # type: ignore[return-value]
+
 
 class Out(BaseModel):
     """Base of every output model: camelCase on the wire."""
@@ -84,7 +97,11 @@ class SessionOut(Out):
     """A session snapshot."""
 
     session_id: str
-    status: SessionStatus
+    status: SeedStatus
+    """Seed 002's word for ``state``."""
+    state: SessionStatus
+    """cctui's exact state (``idle``: the turn is done and the process takes the next
+    message at once; ``starting``)."""
     is_active: bool
     working_directory: str
     title: str | None = None
@@ -109,10 +126,11 @@ class SessionOut(Out):
         created = info.created_at.isoformat()
         return cls(
             session_id=info.session_id,
+            status=seed_status(info.status),
+            state=info.status,
             pid=info.pid,
             created_at=created,
             started_at=created,
-            status=info.status,
             is_active=info.is_active,
             working_directory=str(info.config.cwd),
             title=info.title,
@@ -140,7 +158,10 @@ class ToolUseOut(Out):
 
     tool_use_id: str
     tool_name: str
-    status: Literal["running", "completed", "denied", "failed"]
+    status: Literal["running", "completed", "denied"]
+    """Seed 002's three states; a call that ran and failed is ``completed``, see ``failed``."""
+    failed: bool = False
+    """It ran and returned an error."""
     input: dict[str, Any]
 
 
@@ -161,7 +182,9 @@ class StatusOut(Out):
     """
 
     session_id: str
-    status: SessionStatus
+    status: SeedStatus
+    state: SessionStatus
+    """cctui's exact state (see ``SessionOut.state``)."""
     result: str | None = None
     """The last turn's result text."""
     error: str | None = None
@@ -201,7 +224,8 @@ class WaitOut(Out):
     """
 
     session_id: str
-    status: SessionStatus
+    status: SeedStatus
+    state: SessionStatus
     reason: Literal["input_needed", "turn_ended", "timeout", "session_ended", "sent"]
     session: SessionOut
     session_id_004: str = Field(alias="session_id")
@@ -250,7 +274,8 @@ class WaitOut(Out):
             final = "active"
         return cls(
             session_id=info.session_id,
-            status=info.status,
+            status=seed_status(info.status),
+            state=info.status,
             reason=reason,
             session=SessionOut.of(info),
             reply=reply,
@@ -273,4 +298,5 @@ class RespondOut(Out):
     input_id: str
     decision: Literal["allow", "deny"]
     decided_by: str
-    status: SessionStatus
+    status: SeedStatus
+    state: SessionStatus

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from cctui.mcp_server.schemas import Out, PendingInputOut
+from cctui.mcp_server.schemas import Out, PendingInputOut, SeedStatus
 
 
 class SessionListEntry(Out):
@@ -17,7 +17,7 @@ class SessionListEntry(Out):
     display_text: str | None = None
     timestamp: str | None = None
     is_active: bool = False
-    active_status: str | None = None
+    active_status: SeedStatus | None = None
     """Seed 002: the status while this server has a process for it."""
     status: str | None = None
     team: str | None = None
@@ -27,6 +27,9 @@ class SessionListEntry(Out):
     cwd: str | None = Field(default=None, alias="cwd")
     last_active: str | None = Field(default=None, alias="last_active")
     team_name: str | None = Field(default=None, alias="team_name")
+    teammate: str | None = None
+    """The session's name within its team."""
+    teammate_name: str | None = Field(default=None, alias="teammate_name")
 
 
 class SessionListOut(Out):

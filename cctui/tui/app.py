@@ -32,6 +32,7 @@ from cctui.tui.screens.confirm import ConfirmScreen
 from cctui.tui.screens.help import HelpScreen
 from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
+from cctui.tui.screens.metrics import MetricsScreen
 from cctui.tui.screens.new_session import NewSessionRequest, NewSessionScreen
 from cctui.tui.screens.projects import ProjectsScreen
 from cctui.tui.sources import SessionSource
@@ -48,6 +49,7 @@ STYLESHEETS = (
     "new_session.tcss",
     "help.tcss",
     "projects.tcss",
+    "metrics.tcss",
 )
 
 SHUTDOWN_TIMEOUT_S = 10.0
@@ -72,6 +74,7 @@ class CctuiApp(ApprovalEffects):
         Binding("k", "kill", "Kill"),
         Binding("slash", "filter", "Filter"),
         Binding("p", "projects", "Projects", show=False),
+        Binding("m", "metrics", "Metrics", show=False),  # on the help page and palette
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit", "Quit"),
     ]
@@ -288,7 +291,11 @@ class CctuiApp(ApprovalEffects):
         row = self.main.sessions.row(self.main.current_session_id or "")
         if row is not None and row.cwd is not None and row.cwd.is_dir():
             cwd = row.cwd  # most new sessions continue in the project already on screen
-        screen = NewSessionScreen(cwd=cwd, permission_mode=self.settings.default_permission_mode)
+        screen = NewSessionScreen(
+            cwd=cwd,
+            permission_mode=self.settings.default_permission_mode,
+            templates=self.settings.templates,
+        )
         self.push_screen(screen, callback=self._create)
 
     def _create(self, request: NewSessionRequest | None) -> None:
@@ -300,7 +307,15 @@ class CctuiApp(ApprovalEffects):
     async def create_session(self, request: NewSessionRequest) -> None:
         """Start a session and show it."""
         try:
-            info = await self.manager.create(request.prompt, request.config)
+            # The config's defaults, the project's launch prefix and the template, under
+            # what the form shows.
+            shown = request.config.model_dump(
+                include={"model", "permission_mode"}, exclude_none=True
+            )
+            config = self.manager.default_config(
+                request.config.cwd, template=request.template, **shown
+            )
+            info = await self.manager.create(request.prompt, config)
         except CctuiError as exc:
             self.notify(exc.message, title="Could not start the session", severity="error")
             return
@@ -364,6 +379,12 @@ class CctuiApp(ApprovalEffects):
             self.main.set_filter(f"project:{project_id}")
         self.call_later(self.pump_approvals)
 
+    def action_metrics(self) -> None:
+        if not any(isinstance(s, MetricsScreen) for s in self.screen_stack):
+            self.push_screen(
+                MetricsScreen(self.manager.metrics_snapshot), callback=self._pump_after
+            )
+
     def action_help(self) -> None:
         self.push_screen(HelpScreen(), callback=self._pump_after)
 
@@ -382,5 +403,6 @@ class CctuiApp(ApprovalEffects):
         yield SystemCommand(
             "Projects", "Registered projects, filter by one (p)", self.action_projects
         )
+        yield SystemCommand("Metrics", "Sessions, MCP calls, latency (m)", self.action_metrics)
         yield SystemCommand("Keys", "Every key on one page (?)", self.action_help)
         yield from (c for c in super().get_system_commands(screen) if c.title != "Keys")

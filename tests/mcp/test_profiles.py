@@ -34,6 +34,8 @@ SESSION_TOOLS = {
     "claude_get_transcript",
     "claude_fork_session",
     "claude_query",
+    "claude_broadcast",
+    "claude_sync_context",
 }
 MENU = {*REVIEW_TOOLS, "claude_health"}
 PROJECT_TOOLS = {
@@ -50,6 +52,7 @@ FREE_FORM = [
     ("claude_create_session", {"prompt": "rm -rf /"}),
     ("claude_query", {"prompt": "anything"}),
     ("claude_send_message", {"sessionId": "x", "message": "anything"}),
+    ("claude_broadcast", {"team": "t", "message": "anything"}),
     ("claude_run", {"prompt": "anything"}),
     ("claude_review", {"contract_path": "c.json"}),
 ]

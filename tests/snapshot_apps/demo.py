@@ -242,6 +242,7 @@ class DemoApp(CctuiApp):
             "plan": ["split"],
             "question": ["ci"],
             "inbox": ["deploy", "race", "split", "ci"],
+            "metrics": ["readme", "flaky", "deploy"],
         }[self.scenario]
         for name in wanted:
             project, prompt = PROMPTS[name]
@@ -296,7 +297,7 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
 
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot, modal=scenario in ("bash", "edit", "plan", "question"))
-        if scenario in ("main", "inbox"):
+        if scenario in ("main", "inbox", "metrics"):
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
         if scenario == "main":
             app = pilot.app
@@ -310,5 +311,29 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             await pilot.pause(0.5)
             await pilot.press("a")
             await pilot.pause(0.3)
+        if scenario == "metrics":
+            app = pilot.app
+            assert isinstance(app, DemoApp)
+            app.main.open_session(_IDS["flaky"])  # painted before the page covers it
+            await pilot.pause(0.5)
+            for tool, outcome, ms, retry in _CALLS:
+                app.manager.record_tool_call(
+                    "mcp:demo", tool, {}, outcome=outcome, duration_ms=ms, retry=retry
+                )
+            await pilot.press("m")
+            await pilot.pause(0.3)
 
     return run_before
+
+
+# MCP calls recorded for the metrics scenario: (tool, outcome, ms, elicitation retry).
+_CALLS = [
+    *[("claude_get_status", "ok", float(ms), False) for ms in (3, 4, 4, 5, 6, 9, 12, 40)],
+    ("claude_create_session", "ok", 850.0, False),
+    ("claude_create_session", "ok", 1240.0, False),
+    ("claude_create_session", "launch_prefix_not_found", 2.0, False),
+    ("claude_wait", "input_required", 30.0, False),
+    ("claude_wait", "ok", 2100.0, True),
+    ("claude_broadcast", "ok", 95.0, False),
+    ("claude_sync_context", "validation_error", 1.0, False),
+]

@@ -20,6 +20,7 @@ SHOTS = {
     "plan": "plan-review",
     "question": "question",
     "inbox": "inbox",
+    "metrics": "metrics",
 }
 
 

@@ -13,6 +13,7 @@ from cctui.tui.app import CctuiApp
 from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.help import HelpScreen
 from cctui.tui.screens.inbox import InboxScreen
+from cctui.tui.screens.metrics import MetricsScreen
 from cctui.tui.screens.new_session import NewSessionScreen
 from cctui.tui.widgets.blocks import Earlier, ToolCall
 from cctui.tui.widgets.transcript import Transcript
@@ -36,7 +37,7 @@ async def test_three_hundred_tool_calls_fold_into_an_earlier_line(run_app: RunAp
         transcript = h.app.main.pane.query_one(Transcript)
         mounted = list(transcript.query_children(ToolCall))
         assert transcript.item_count > 300
-        assert len(mounted) <= Transcript.MAX_MOUNTED
+        assert len(mounted) <= Transcript.MAX_WEIGHT + Transcript.TRIM_STEP
         earlier = transcript.query_one(Earlier)
         assert f"▲ {transcript.folded} earlier item(s)" in str(earlier.label)
         # The newest call is on screen, one line, its body not built until expanded.
@@ -49,7 +50,8 @@ async def test_three_hundred_tool_calls_fold_into_an_earlier_line(run_app: RunAp
         folded = transcript.folded
         transcript.show_earlier()
         await h.pilot.pause()
-        assert transcript.folded == max(0, folded - Transcript.PAGE)
+        assert 0 <= transcript.folded < folded
+        assert len(transcript.query_children(ToolCall)) > len(mounted)
 
 
 async def test_inbox_keys_wait_for_the_arm_delay_and_the_cursor_keeps_its_request(
@@ -156,7 +158,7 @@ async def test_help_shows_every_key_of_every_screen(run_app: RunApp) -> None:
         region = h.app.screen.query_one("#dialog").region
         assert region.width > 40 and region.height > 20  # not an empty 8x4 box
         names = {"question_mark": "?", "slash": "/", "escape": "esc"}
-        for owner in (CctuiApp, ApprovalScreen, InboxScreen, NewSessionScreen):
+        for owner in (CctuiApp, ApprovalScreen, InboxScreen, NewSessionScreen, MetricsScreen):
             for binding in owner.BINDINGS:
                 keys = binding.key if hasattr(binding, "key") else binding[0]  # type: ignore[index]
                 for key in str(keys).split(","):

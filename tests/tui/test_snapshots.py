@@ -16,6 +16,7 @@ SCENARIOS = {
     "plan": "a plan review renders the plan as markdown",
     "question": "a question with single- and multi-select options and free text",
     "inbox": "the inbox lists every pending input across sessions",
+    "metrics": "the metrics page: totals, MCP tools with latency percentiles, sessions",
 }
 
 

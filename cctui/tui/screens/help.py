@@ -52,9 +52,14 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ),
     ),
     (
+        "Metrics page",
+        (("esc", "close (m and q too); it refreshes every 2 s while open"),),
+    ),
+    (
         "App",
         (
             ("ctrl+p", "command palette"),
+            ("m", "metrics: sessions, MCP tool calls, latency"),
             ("?", "this help"),
             ("q", "quit (ends every session cctui started)"),
         ),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -32,6 +33,14 @@ EMPTY_LIST = """\
 Press [b]n[/b] to start one.
 [$text-muted]Sessions you run with [b]claude[/b] anywhere on this
 machine show up here too, live.[/]"""
+
+PANE_GAP_S = 0.25
+"""The pane draws new output at most this often, and never sooner than twice as long as the
+last drawing took after it. Drawing a fragment of markdown costs a layout of the screen (a
+tenth of a second and more on a loaded machine); drawn at the bridge's 20 Hz, a fast stream
+kept the loop busy drawing, and the same loop reads the CLI's output, so the reply itself
+slowed down. This way drawing takes at most a third of the loop. Tests draw at once with
+``CctuiApp.settle``."""
 
 PREVIEW_DELAY_S = 0.12
 """The pane follows the list cursor after this pause, so holding an arrow key stays smooth."""
@@ -72,6 +81,10 @@ class MainScreen(Screen[None]):
         self._preview_timer: Timer | None = None
         self._stale: set[str] = set()
         self._stale_list = False
+        self._pulled_at = 0.0
+        self._pull_timer: Timer | None = None
+        self._draw_cost = 0.0
+        """How long the last drawing of new output took, until the screen was refreshed."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -148,10 +161,35 @@ class MainScreen(Screen[None]):
         ids, self._stale = self._stale, set()
         list_changed, self._stale_list = self._stale_list, False
         if full or self.pane.session_id in ids:
-            self.pane.pull()
+            self._pull_pane(now=full)
         if full or ids or list_changed:
             self.sessions.update_rows(self._source.own_rows(None if full else ids))
             self._after_rows()
+
+    def _pull_pane(self, *, now: bool = False) -> None:
+        gap = max(PANE_GAP_S, 3 * self._draw_cost)
+        wait = self._pulled_at + gap - time.monotonic()
+        if now or wait <= 0:
+            if self._pull_timer is not None:
+                self._pull_timer.stop()
+                self._pull_timer = None
+            started = self._pulled_at = time.monotonic()
+            self.pane.pull()
+
+            def drawn() -> None:
+                self._draw_cost = time.monotonic() - started
+                self._pulled_at = time.monotonic()
+
+            self.app.call_after_refresh(drawn)
+        elif self._pull_timer is None:
+            self._pull_timer = self.set_timer(wait, self._pull_due)
+
+    def _pull_due(self) -> None:
+        self._pull_timer = None
+        if self.is_current:
+            self._pull_pane()
+        else:
+            self._stale.add(self.pane.session_id or "")
 
     def on_screen_resume(self) -> None:
         self.catch_up()

@@ -58,30 +58,14 @@ class _Stream(MarkdownStream):
             self._new_markup.set()
 
 
-class RevealParts(Button):
-    """Stands for the hidden early parts of a long reply; pressing it shows them."""
-
-    def __init__(self) -> None:
-        super().__init__("", compact=True, classes="reveal")
-
-
 class AssistantBlock(Markdown):
-    """One assistant message; a text that continues what is drawn streams in as a fragment.
-
-    A long reply is hundreds of markdown blocks, and every layout of the screen walks every
-    displayed widget: while the pane follows the bottom, only the newest ``LIVE_PARTS``
-    blocks are displayed and the earlier ones wait behind one "▲ N earlier parts" line
-    (pressing it shows them). So the cost of drawing the next fragment stays flat however
-    long the reply grows.
+    """One chunk of an assistant message (``chunks.Chunker``); a text that continues what is
+    drawn streams in as a fragment.
 
     The last block carries ``-last`` (no bottom margin). A ``:last-child`` rule would do the
     same, but Textual restyles every child under an order-dependent rule on each mount, which
     costs more the longer the message grows.
     """
-
-    LIVE_PARTS = 30
-    """Markdown blocks displayed while following (hidden in steps of ``HIDE_STEP``)."""
-    HIDE_STEP = 20
 
     def __init__(self, text: str) -> None:
         super().__init__(text)
@@ -93,9 +77,6 @@ class AssistantBlock(Markdown):
         self._gone = False
         self._stream: _Stream | None = None
         self._last: Widget | None = None
-        self._hidden: list[Widget] = []
-        self._revealed = False
-        self._reveal: RevealParts | None = None
         self._complete = False
 
     @property
@@ -110,7 +91,6 @@ class AssistantBlock(Markdown):
     def _mounted(self) -> None:
         self._ready = True
         self._mark_last()
-        self._trim()
         self._push()
         if self._complete and self._stream is not None:
             self.call_later(self.settle)
@@ -167,7 +147,6 @@ class AssistantBlock(Markdown):
         async def then_mark() -> None:
             await appended
             self._mark_last()
-            self._trim()
 
         return AwaitComplete(then_mark())
 
@@ -179,41 +158,6 @@ class AssistantBlock(Markdown):
             if last is not None:
                 last.add_class("-last")
             self._last = last
-
-    def _trim(self) -> None:
-        """Hide the oldest displayed blocks beyond ``LIVE_PARTS`` while the pane follows."""
-        if self._revealed:
-            return
-        following = getattr(self.parent, "following", None)
-        if following is not None and not following():
-            return
-        shown = [c for c in self.children if isinstance(c, MarkdownBlock) and c not in self._hidden]
-        if len(shown) <= self.LIVE_PARTS + self.HIDE_STEP:
-            return
-        with self.app.batch_update():
-            for block in shown[: len(shown) - self.LIVE_PARTS]:
-                block.display = False
-                self._hidden.append(block)
-            if self._reveal is None:
-                self._reveal = RevealParts()
-                self.mount(self._reveal, before=0)
-            self._reveal.label = f"▲ {len(self._hidden)} earlier parts of this reply · show"
-
-    def reveal(self) -> None:
-        """Show every part of the reply (and stop hiding them)."""
-        self._revealed = True
-        with self.app.batch_update():
-            for block in self._hidden:
-                block.display = True
-            self._hidden.clear()
-            if self._reveal is not None:
-                self._reveal.remove()
-                self._reveal = None
-
-    @on(Button.Pressed, "RevealParts")
-    def _reveal_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.reveal()
 
     async def on_unmount(self) -> None:
         self._gone = True  # what the stream still holds is dropped, not drawn
@@ -304,6 +248,6 @@ class Earlier(Button):
     def __init__(self) -> None:
         super().__init__("", compact=True)
 
-    def set_count(self, hidden: int, page: int) -> None:
+    def set_count(self, hidden: int) -> None:
         """Say how many are folded away."""
-        self.label = f"▲ {hidden} earlier item(s) · show {min(hidden, page)} more"
+        self.label = f"▲ {hidden} earlier item(s) · show more"

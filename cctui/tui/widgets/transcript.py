@@ -4,11 +4,14 @@ Events are applied in seq order. A newer ``AssistantTextEvent`` for the same mes
 newer ``ToolUseEvent`` for the same call replace what an older one drew, so re-reading events
 (after a coalesced batch, or a merge in the ring buffer) is always safe.
 
-The output is a list of *items* (what to draw) of which only the newest ``MAX_MOUNTED`` have
-widgets while the pane follows the bottom: every layout walks every mounted widget, so a
-session with hundreds of tool calls would otherwise make each new line slower than the last.
-Older items fold into one "▲ N earlier" line that mounts them again, a page at a time, when
-it is pressed or scrolled to.
+The output is a list of *items* (what to draw); a reply is several items, chunks of a few KB
+cut between top-level markdown blocks (``chunks.Chunker``), of which only the last streams.
+Only the newest items, up to ``MAX_WEIGHT`` (a tool line weighs 1, a chunk of reply 1 per
+``CHARS_PER_WEIGHT`` characters), have widgets while the pane follows the bottom: every
+layout walks every mounted widget, so a session with hundreds of tool calls or a 50 KB reply
+would otherwise make each new line slower than the last. Older items fold into one
+"▲ N earlier" line that mounts them again, a page at a time, when it is pressed or scrolled
+to.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from cctui.core import (
 from cctui.history import TranscriptMessage
 from cctui.tui import format as fmt
 from cctui.tui import render
+from cctui.tui.chunks import Chunker
 from cctui.tui.widgets.blocks import (
     AssistantBlock,
     Earlier,
@@ -57,6 +61,14 @@ _KIND_LABEL = {
 }
 
 
+CHUNK_CHARS = 1500
+"""A reply is cut into chunks of about this size (between top-level markdown blocks)."""
+
+CHARS_PER_WEIGHT = 40
+"""A chunk of reply weighs one item per this many characters: markdown is about one widget
+(block, list item, fence part) per line, and a widget costs every layout the same."""
+
+
 @dataclass(eq=False)
 class _Item:
     """One thing the transcript shows; ``widget`` is None while it is folded away."""
@@ -64,6 +76,20 @@ class _Item:
     make: Callable[[_Item], Widget]
     state: dict[str, Any] = field(default_factory=dict)
     widget: Widget | None = None
+
+    @property
+    def weight(self) -> int:
+        text = self.state.get("text")
+        return 1 + len(text) // CHARS_PER_WEIGHT if isinstance(text, str) else 1
+
+
+@dataclass(eq=False)
+class _Reply:
+    """One assistant message: its text so far and the chunk items it is drawn in."""
+
+    text: str = ""
+    chunker: Chunker = field(default_factory=lambda: Chunker(size=CHUNK_CHARS))
+    items: list[_Item] = field(default_factory=list)
 
 
 def _text(item: _Item) -> Widget:
@@ -82,17 +108,17 @@ def _static(factory: Callable[[], Widget]) -> Callable[[_Item], Widget]:
 class Transcript(VerticalScroll):
     """Scrolling output of one session; sticks to the bottom while the user has not scrolled up."""
 
-    MAX_MOUNTED = 120
-    """Items with widgets while following the bottom (trimmed back to this, in steps)."""
+    MAX_WEIGHT = 120
+    """Weight of the items with widgets while following the bottom (trimmed back to this)."""
     TRIM_STEP = 30
-    """Fold this many more than needed at once, so trimming is not paid on every line."""
-    PAGE = 60
-    """Items mounted again per press of the "earlier" line."""
+    """Fold this much more weight than needed at once, so trimming is not paid per line."""
+    PAGE = 120
+    """Weight of the items mounted again per press of the "earlier" line."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._items: list[_Item] = []
-        self._texts: dict[str, _Item] = {}
+        self._replies: dict[str, _Reply] = {}
         self._tools: dict[str, _Item] = {}
         self._folded = 0
         """``_items[:_folded]`` have no widgets; everything after has."""
@@ -116,8 +142,8 @@ class Transcript(VerticalScroll):
 
     def text_of(self, message_id: str) -> str | None:
         """The newest text of an assistant message, drawn or folded."""
-        item = self._texts.get(message_id)
-        return None if item is None else str(item.state["text"])
+        reply = self._replies.get(message_id)
+        return None if reply is None else reply.text
 
     @property
     def blocks(self) -> list[AssistantBlock]:
@@ -140,7 +166,7 @@ class Transcript(VerticalScroll):
     def reset(self) -> None:
         """Forget everything drawn (another session is being shown)."""
         self._items.clear()
-        self._texts.clear()
+        self._replies.clear()
         self._tools.clear()
         self._folded = 0
         self._earlier = None
@@ -157,9 +183,7 @@ class Transcript(VerticalScroll):
         """Draw a batch of events, oldest first."""
         new: list[_Item] = []
         for event in events:
-            item = self._apply_one(event)
-            if item is not None:
-                new.append(item)
+            new += self._apply_one(event)
         self._append(new)
 
     def history(self, messages: Sequence[TranscriptMessage]) -> None:
@@ -170,9 +194,8 @@ class Transcript(VerticalScroll):
                 if m.role == "user":
                     new.append(_Item(_static(partial(_user, m.text))))
                 else:
-                    item = _Item(_text, {"text": m.text})
-                    self._texts[m.uuid] = item
-                    new.append(item)
+                    reply = self._replies[m.uuid] = _Reply()
+                    new += self._reply_text(reply, m.text, complete=True)
             for call in m.tool_calls:
                 preview = call.input_preview
                 item = _Item(
@@ -203,9 +226,16 @@ class Transcript(VerticalScroll):
         if not new:
             return
         self._items.extend(new)
-        mounted = len(self._items) - self._folded
-        if mounted > self.MAX_MOUNTED + self.TRIM_STEP and self.following():
-            self._fold_to(len(self._items) - self.MAX_MOUNTED)
+        if self.following():
+            weights = [i.weight for i in self._items[self._folded :]]
+            if sum(weights) > self.MAX_WEIGHT + self.TRIM_STEP:
+                keep, index = 0, len(self._items)
+                for w in reversed(weights):
+                    if keep + w > self.MAX_WEIGHT and index < len(self._items):
+                        break
+                    keep += w
+                    index -= 1
+                self._fold_to(index)
         first_new = max(self._folded, len(self._items) - len(new))
         widgets = [self._make(i) for i in self._items[first_new:]]
         if widgets:
@@ -231,8 +261,12 @@ class Transcript(VerticalScroll):
         return item.widget
 
     def following(self) -> bool:
-        """The user has not scrolled up (so nothing they read disappears)."""
-        return self.is_anchored and (self.max_scroll_y == 0 or self.is_vertical_scroll_end)
+        """The user has not scrolled up (so nothing they read disappears).
+
+        Textual keeps this as the anchor's "released" flag (set when the user scrolls away
+        from the bottom, cleared when they scroll back); the scroll offset itself lags
+        behind the content while output streams in, so it cannot tell."""
+        return self.is_anchored and not getattr(self, "_anchor_released", False)
 
     def _fold_to(self, index: int) -> None:
         """Drop the widgets of ``_items[:index]``."""
@@ -256,13 +290,16 @@ class Transcript(VerticalScroll):
             self._earlier.remove()
             self._earlier = None
         if self._earlier is not None:
-            self._earlier.set_count(self._folded, self.PAGE)
+            self._earlier.set_count(self._folded)
 
     def show_earlier(self) -> None:
         """Mount the page of folded items just above the ones shown."""
         if not self._folded:
             return
-        start = max(0, self._folded - self.PAGE)
+        start, weight = self._folded, 0
+        while start > 0 and weight < self.PAGE:
+            start -= 1
+            weight += self._items[start].weight
         anchor = self._first_widget()
         widgets = [self._make(i) for i in self._items[start : self._folded]]
         self._folded = start
@@ -281,12 +318,8 @@ class Transcript(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if new_value < 1 <= old_value:
-            # Scrolled to the top: show what waits above (folded items, a long reply's start).
-            if self._folded:
-                self.call_later(self.show_earlier)
-            for block in self.blocks[:1]:
-                block.reveal()
+        if new_value < 1 <= old_value and self._folded:
+            self.call_later(self.show_earlier)  # scrolled to the top: there is more above
 
     # -- events -> items -----------------------------------------------------------------
 
@@ -295,16 +328,12 @@ class Transcript(VerticalScroll):
         if isinstance(item.widget, ToolCall):
             item.widget.set_state(state, result)
 
-    def _apply_one(self, event: SessionEvent) -> _Item | None:
+    def _apply_one(self, event: SessionEvent) -> list[_Item]:
         if isinstance(event, AssistantTextEvent):
-            item = self._texts.get(event.message_id)
-            if item is None:
-                item = self._texts[event.message_id] = _Item(_text, {"text": event.text})
-                return item
-            item.state["text"] = event.text
-            if isinstance(item.widget, AssistantBlock):
-                item.widget.show(event.text, complete=event.complete)
-            return None
+            reply = self._replies.get(event.message_id)
+            if reply is None:
+                reply = self._replies[event.message_id] = _Reply()
+            return self._reply_text(reply, event.text, complete=event.complete)
         if isinstance(event, ToolUseEvent):
             item = self._tools.get(event.tool_use_id)
             if item is None:
@@ -319,13 +348,52 @@ class Transcript(VerticalScroll):
                         "result": event.result,
                     },
                 )
-                return item
+                return [item]
             self._set_tool(item, event.state, event.result)
-            return None
+            return []
         if isinstance(event, UserMessageEvent):
-            return _Item(_static(partial(_user, event.text)))
+            return [_Item(_static(partial(_user, event.text)))]
         widget = _event_widget(event)
-        return None if widget is None else _Item(_static(widget))
+        return [] if widget is None else [_Item(_static(widget))]
+
+    def _reply_text(self, reply: _Reply, text: str, *, complete: bool) -> list[_Item]:
+        """The reply is now ``text``: finished chunks are closed, new ones begin (returned,
+        to be appended), the last one streams what it was given."""
+        if not text.startswith(reply.text):
+            # Not a continuation (rare): cut it again from the start, redrawing the first
+            # chunk in place; the others are dropped.
+            reply.chunker = Chunker(size=CHUNK_CHARS)
+            for extra in reply.items[1:]:
+                self._drop(extra)
+            del reply.items[1:]
+        reply.text = text
+        start = reply.chunker.start
+        cuts, _ = reply.chunker.advance(text, complete=complete)
+        new: list[_Item] = []
+        if not reply.items:
+            new.append(_Item(_text, {"text": ""}))
+            reply.items.append(new[-1])
+        for cut in cuts:
+            self._set_text(reply.items[-1], text[start:cut], complete=True)
+            start = cut
+            new.append(_Item(_text, {"text": ""}))
+            reply.items.append(new[-1])
+        self._set_text(reply.items[-1], text[start:], complete=complete)
+        return new
+
+    def _set_text(self, item: _Item, text: str, *, complete: bool) -> None:
+        item.state["text"] = text
+        if isinstance(item.widget, AssistantBlock):
+            item.widget.show(text, complete=complete)
+
+    def _drop(self, item: _Item) -> None:
+        if item.widget is not None:
+            item.widget.remove()
+        if item in self._items:
+            index = self._items.index(item)
+            if index < self._folded:
+                self._folded -= 1
+            self._items.remove(item)
 
 
 def _user(text: str) -> UserBlock:
