@@ -7,6 +7,7 @@ it in a worker thread so the event loop (and the TUI drawn on it) never waits on
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,12 +15,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from cctui.errors import CctuiError
 from cctui.projects import git
 from cctui.projects.files import ReadResult, read_lines
 from cctui.projects.registry import Project, ProjectRegistry
 from cctui.projects.safepath import WriteMode, WriteResult, check_relative, exists, write_file
 from cctui.projects.state import Artifact, Checkpoint, SessionState, StateFile, TaskRecord
 from cctui.projects.tree import Tree, TreeCache
+
+log = logging.getLogger(__name__)
 
 DOCS_MAX_BYTES = 512 * 1024
 """The ``/docs`` resource stops adding files past this much text."""
@@ -96,7 +100,10 @@ class ProjectService:
     def get(self, project_id: str) -> Project:
         """A project by id, recording the access. Raises ``ProjectNotFound``."""
         project = self.registry.get(project_id)
-        self.registry.touch(project_id)
+        try:
+            self.registry.touch(project_id)
+        except CctuiError as exc:  # a read-only registry must not block reading the project
+            log.warning("could not record access to %s: %s", project_id, exc.message)
         return project
 
     def register(

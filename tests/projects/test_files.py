@@ -160,3 +160,20 @@ async def test_an_unanswered_confirmation_cancels_at_the_timeout(tmp_path: Path)
     assert choice == ("cancel", "timeout")
     record = [r for r in manager.audit.read() if r["event"] == "decision"][-1]
     assert (record["decision"], record["decided_by"]) == ("cancel", "timeout")
+
+
+def test_an_unwritable_registry_still_lets_projects_be_read(tmp_path: Path, root: Path) -> None:
+    """Recording lastAccessed fails (the lock cannot be taken): reads still work, writes to
+    the registry report the problem."""
+    from cctui.projects import ProjectService
+    from cctui.projects.errors import PathNotAccessible
+
+    service = ProjectService(tmp_path / "projects.json", watch=False)
+    service.register("p", str(root), project_id="p")
+    (root / "a.txt").write_text("hello\n")
+    lock = tmp_path / "projects.json.lock"
+    lock.unlink()
+    lock.mkdir()  # open(O_RDWR) on a directory fails, whoever we are (even root)
+    assert service.read("p", "a.txt").content == "hello\n"
+    with pytest.raises(PathNotAccessible):
+        service.register("q", str(root), project_id="q")
