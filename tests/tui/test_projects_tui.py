@@ -149,3 +149,18 @@ async def test_projects_view_and_project_filter(run_app: RunApp, tmp_path: Path)
         h.app.main.set_filter("project:my-app")  # the name's slug works as well
         await h.pilot.pause(0.1)
         assert h.app.main.sessions.shown == [inside]
+
+
+async def test_projects_view_reports_a_corrupt_registry(run_app: RunApp) -> None:
+    async with run_app() as h:
+        registry = h.app.settings.projects_file
+        registry.parent.mkdir(parents=True, exist_ok=True)
+        registry.write_text("{not json")
+        await h.pilot.press("p")
+        await h.until(lambda: isinstance(h.app.screen, ProjectsScreen))
+        await h.pilot.pause(0.1)
+        title = str(h.app.screen.query_one("#title").render())
+        assert "corrupt" in title
+        await h.pilot.press("escape")
+        await h.until(lambda: not isinstance(h.app.screen, ProjectsScreen))
+        assert registry.read_text() == "{not json"  # shown, never rewritten
