@@ -75,8 +75,16 @@ class JsonFile:
         """Read, apply ``change``, write atomically; all under the lock. Returns the new data."""
         with self.locked():
             new = change(self.read())
+            self._sweep()
             self._write(new)
             return new
+
+    def _sweep(self) -> None:
+        """Remove temp files of writers killed mid-write. Safe under the lock: a live
+        writer holds it for as long as its temp file exists."""
+        for stale in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+            with contextlib.suppress(OSError):
+                stale.unlink()
 
     def _write(self, data: Data) -> None:
         body = json.dumps(data, indent=2, ensure_ascii=False).encode() + b"\n"
