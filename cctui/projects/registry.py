@@ -92,7 +92,13 @@ def check_root(root_path: str) -> Path:
             f"{path} is not readable by this user.",
             suggestion="Fix its permissions (chmod u+rx) or register another directory.",
         )
-    return path.resolve()
+    resolved = path.resolve()
+    if resolved == Path(resolved.anchor):
+        raise PathNotAccessible(
+            f"{path} is the filesystem root; a project there would expose the whole machine.",
+            suggestion="Register the project's own directory.",
+        )
+    return resolved
 
 
 class ProjectRegistry:

@@ -133,6 +133,8 @@ async def test_register_errors(
         assert (await fails(c, "register_project", name="x", rootPath=str(a_file)))[
             "code"
         ] == "path_not_found"
+        slash = await fails(c, "register_project", name="x", rootPath="/")
+        assert slash["code"] == "permission_denied" and "whole machine" in slash["message"]
         bad_id = await fails(c, "register_project", name="x", rootPath=str(project), id="Bad_Id")
         assert bad_id["code"] == "validation_error"
         bad_spec = await fails(
