@@ -30,9 +30,12 @@ class RegisterOut(Out):
 
     success: bool
     project_id: str
+    """The id every other project tool takes."""
     message: str
     root_path: str
+    """The resolved absolute root."""
     overwritten: bool = False
+    """An existing project with this id was replaced (confirmed)."""
     decided_by: str | None = None
     """Who confirmed an overwrite (``mcp:<client>`` or ``tui``)."""
 
@@ -44,11 +47,13 @@ class ProjectItem(Out):
     name: str
     root_path: str
     active: bool
+    """Inactive projects are listed only with includeInactive."""
     last_accessed: str | None = None
     """Relative, like ``2 hours ago``."""
     last_accessed_at: str | None = None
     """The same as an ISO timestamp."""
     has_claude_state: bool
+    """The project has a ``.claude/`` directory."""
     spec_paths: list[str] = Field(default_factory=list)
 
 
@@ -57,6 +62,7 @@ class ProjectListOut(Out):
 
     projects: list[ProjectItem]
     registry_path: str
+    """The registry file these came from."""
 
 
 class WriteOut(Out):
@@ -64,8 +70,10 @@ class WriteOut(Out):
 
     success: bool
     full_path: str
+    """Absolute path of the file written."""
     action: Literal["created", "overwritten", "appended"]
     bytes: int
+    """Bytes this call wrote (for an append: the appended part)."""
     decided_by: str | None = None
     """Who chose overwrite/append for an existing file, when someone was asked."""
 
@@ -77,14 +85,18 @@ class ReadOut(Out):
     file_path: str
     full_path: str
     content: str
+    """The lines, newlines included."""
     start_line: int
     end_line: int
+    """Last line returned (``startLine - 1`` when none was)."""
     total_lines: int | None = None
     """Known when the read reached the end of the file."""
     size: int
+    """The file's size in bytes."""
     truncated: bool
     """The size cap cut the range short; ask for a smaller range."""
     has_more: bool
+    """Lines exist after endLine."""
 
 
 class CheckpointOut(Out):
@@ -92,8 +104,10 @@ class CheckpointOut(Out):
 
     success: bool
     state_file: str
+    """Where the checkpoint was saved (``{root}/.claude/session_state.json``)."""
     timestamp: str
     checkpoints: int
+    """How many checkpoints the project has now."""
     message: str
 
 
@@ -104,15 +118,20 @@ class TaskItem(Out):
     status: str
     summary: str | None = None
     command: str
+    """The task as given."""
     completed_at: str | None = None
+    """Relative, like ``1 hour ago``."""
     session_id: str | None = None
+    """The Claude Code session that did it (claude_send_message continues it)."""
 
 
 class GitStatusOut(Out):
     """Branch and uncommitted count."""
 
     branch: str | None
+    """None on a detached HEAD."""
     uncommitted: int
+    """Changed, staged and untracked entries (a new directory counts once)."""
 
 
 class ProjectStatusOut(Out):
@@ -122,10 +141,15 @@ class ProjectStatusOut(Out):
     name: str
     root_path: str
     checkpoints: int
+    """How many checkpoints were saved."""
     last_checkpoint: str | None = None
+    """``2 hours ago: <summary>``."""
     next_actions: list[str] = Field(default_factory=list)
+    """The last checkpoint's next actions."""
     claude_code_tasks: list[TaskItem]
+    """Newest first (at most 20)."""
     recent_files: list[str]
+    """Files written through cctui and by Claude Code tasks, newest first."""
     git_status: GitStatusOut | None = None
     state_file: str
 
@@ -134,6 +158,7 @@ class ProgressUpdate(Out):
     """One progress line of ``invoke_claude_code``."""
 
     time: str
+    """Local ``HH:MM:SS``."""
     message: str
 
 
@@ -143,14 +168,18 @@ class InvokeOut(Out):
     status: Literal["completed", "failed", "timeout", "cancelled", "waiting_for_input"]
     task_id: str
     session_id: str
+    """The Claude Code session; claude_send_message continues it."""
     duration: float
     """Seconds."""
     files_modified: list[str]
     files_created: list[str]
     files_deleted: list[str] = Field(default_factory=list)
     summary: str | None = None
+    """Claude's final reply (prefixed with the timeout notice on a timeout)."""
     exit_code: int
     """0 completed, 1 failed, 124 timed out (like ``timeout(1)``), 130 cancelled."""
     updates: list[ProgressUpdate] = Field(default_factory=list)
+    """The progress lines that were streamed (the last 200)."""
     cost_usd: float = 0.0
     note: str | None = None
+    """Decisions left open, errors, anything else worth knowing."""

@@ -57,7 +57,9 @@ class Project(BaseModel):
     active: bool = True
     """Inactive projects are listed only with ``includeInactive``."""
     created: datetime = Field(default_factory=_now)
+    """When it was registered."""
     last_accessed: datetime | None = None
+    """When a tool last used it (recorded at most once a minute)."""
 
     @property
     def root(self) -> Path:

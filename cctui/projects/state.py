@@ -37,11 +37,14 @@ class Checkpoint(_Camel):
     """One saved state, for pickup in another interface."""
 
     timestamp: str = Field(default_factory=now_iso)
+    """UTC, ``2025-01-20T14:30:00Z``."""
     source: str = "mcp"
     """Who saved it: the MCP client's name (``desktop`` in the seed)."""
     summary: str
     artifacts: list[str] = Field(default_factory=list)
+    """Files this state refers to (relative paths, as the caller gave them)."""
     next_actions: list[str] = Field(default_factory=list)
+    """Suggested next steps for whoever picks this up."""
     conversation_id: str | None = None
     """The caller's conversation/session id, when it told us one."""
 
@@ -52,21 +55,27 @@ class TaskRecord(_Camel):
     task_id: str
     status: Literal["running", "completed", "failed", "timeout", "cancelled"]
     command: str
+    """The task as given."""
     start_time: str
     end_time: str | None = None
+    """Unset while running (or when cctui stopped during the task)."""
     session_id: str | None = None
     """The Claude Code session that did the work (resumable with claude_send_message)."""
     files_modified: list[str] = Field(default_factory=list)
     files_created: list[str] = Field(default_factory=list)
     summary: str | None = None
+    """Claude's final reply."""
     exit_code: int | None = None
+    """0 completed, 1 failed, 124 timed out, 130 cancelled."""
 
 
 class Artifact(_Camel):
     """A file written into the project through cctui."""
 
     path: str
+    """Relative to the project root."""
     action: str
+    """``created``, ``overwritten`` or ``appended``."""
     at: str = Field(default_factory=now_iso)
 
 
@@ -74,10 +83,15 @@ class SessionState(_Camel):
     """The whole file."""
 
     session_id: str | None = None
+    """The seed's field; kept as written by whoever wrote it."""
     desktop_conversation_id: str | None = None
+    """The seed's field; kept as written by whoever wrote it."""
     checkpoints: list[Checkpoint] = Field(default_factory=list)
+    """Oldest first."""
     claude_code_tasks: list[TaskRecord] = Field(default_factory=list)
+    """Oldest first (the newest ``MAX_TASKS`` are kept)."""
     artifacts: list[Artifact] = Field(default_factory=list)
+    """Files written through cctui, newest last (the newest ``MAX_ARTIFACTS``)."""
 
 
 class StateFile:
