@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from cctui import paths
 from cctui.errors import ConfigError
@@ -118,6 +118,20 @@ class Settings(BaseModel):
     """Claude Code's directory (``$CLAUDE_CONFIG_DIR`` or ``~/.claude``)."""
     state_dir: Path
     """cctui's own state: server.json, registry, audit log, log file."""
+    projects_config: Path | None = None
+    """The project registry (seed 000); ``None`` means ``<claude_config_dir>/projects.json``,
+    i.e. ``~/.claude/projects.json`` unless ``CLAUDE_CONFIG_DIR`` moves it."""
+
+    @field_validator("projects_config", mode="after")
+    @classmethod
+    def _expand(cls, value: Path | None) -> Path | None:
+        # Clients configure it as "~/.claude/projects.json" (JSON args are not shell-expanded).
+        return value.expanduser() if value is not None else None
+
+    @property
+    def projects_file(self) -> Path:
+        """The project registry file."""
+        return self.projects_config or self.claude_config_dir / "projects.json"
 
     @property
     def tool_groups(self) -> frozenset[str]:
@@ -154,6 +168,7 @@ ENV_VARS: dict[str, str] = {
     "CLAUDE_CODE_ALLOWED_TOOLS": "allowed_tools",
     "CCTUI_HTTP_PORT": "http_port",
     "CCTUI_TOOLS": "tools_profile",
+    "CCTUI_PROJECTS_CONFIG": "projects_config",
     "CCTUI_REVIEW_ROOTS": "review_roots",
 }
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from cctui.claude.driver import ClaudeDriver, DriverFactory
 from cctui.config import Settings
-from cctui.core import inputs, launch
+from cctui.core import confirm, inputs, launch
 from cctui.core.audit import AuditLog
 from cctui.core.buffer import Page
 from cctui.core.events import InputRequestedEvent, SessionEvent, UserMessageEvent
@@ -65,6 +65,7 @@ class SessionManager:
         self._router: InputRouter | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._shutting_down = False
+        self._humans = 0
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -325,6 +326,52 @@ class SessionManager:
         if session is not None:
             session.publish(InputRequestedEvent(session_id=item.session_id, input=item))
         return item
+
+    def attach_human(self) -> Callable[[], None]:
+        """A front end with a human at it (the TUI) shows inputs; returns the detach function.
+
+        Without one, nobody could answer a confirmation, so callers fail fast instead.
+        """
+        self._humans += 1
+        detached = False
+
+        def detach() -> None:
+            nonlocal detached
+            if not detached:
+                detached = True
+                self._humans -= 1
+
+        return detach
+
+    @property
+    def human_attached(self) -> bool:
+        """Some front end shows pending inputs to a human."""
+        return self._humans > 0
+
+    async def confirm(
+        self,
+        subject: str,
+        title: str,
+        message: str,
+        choices: tuple[str, ...],
+        *,
+        cancel: str = "cancel",
+        timeout_s: float | None = None,
+    ) -> tuple[str, str]:
+        """Ask the human to pick one of ``choices`` (see ``core.confirm``).
+
+        Returns ``(choice, decided_by)``; ``cancel`` when the permission timeout passes.
+        """
+        timeout = self.settings.permission_timeout_ms / 1000 if timeout_s is None else timeout_s
+        return await confirm.ask(
+            self,
+            subject=subject,
+            title=title,
+            message=message,
+            choices=choices,
+            cancel=cancel,
+            timeout_s=timeout,
+        )
 
     def set_input_router(self, router: InputRouter | None) -> None:
         """Install the MCP server's router (see ``InputRouter``)."""

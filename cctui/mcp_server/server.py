@@ -152,7 +152,13 @@ def build_server(
     through which a client could send Claude a free-form prompt.
     ``project_roots`` lists registered projects' directories for the review path checks.
     """
-    from cctui.mcp_server import tools_more, tools_review, tools_sessions, tools_team
+    from cctui.mcp_server import (
+        tools_more,
+        tools_projects,
+        tools_review,
+        tools_sessions,
+        tools_team,
+    )
 
     groups = settings.tool_groups
     root = logging.getLogger()
@@ -183,8 +189,9 @@ def build_server(
     else:
         tools_more.register_health(server, manager, settings)
     if "projects" in groups:
-        pass  # issue 9: tools_projects.register(...) goes here (tools, resources, prompts)
+        tools_projects.register(server, manager, settings, server.broker)
     if "review" in groups:
-        review = ReviewService(manager, settings, project_roots or (lambda: ()))
+        roots = project_roots or tools_projects.roots_provider(settings)
+        review = ReviewService(manager, settings, roots)
         tools_review.register(server, review)
     return server

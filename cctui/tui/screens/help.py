@@ -20,6 +20,7 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("i", "interrupt the current turn"),
             ("k", "kill the session's process (it stays resumable)"),
             ("/", "filter: words, project:NAME, status:live|waiting|idle|past…"),
+            ("p", "registered projects (enter filters the list to one)"),
             ("tab", "move between list, output and message line"),
             ("esc", "leave the message line / clear the filter"),
         ),
