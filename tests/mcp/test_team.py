@@ -214,6 +214,14 @@ async def test_launch_prefix_on_create(
         assert factory.drivers[-1].spec.launch_prefix == ()
         await ok(c, "claude_create_session", {"prompt": "x", "launchPrefix": ["nice", "-n", "5"]})
         assert factory.drivers[-1].spec.launch_prefix == ("nice", "-n", "5")
+        await ok(
+            c,
+            "claude_create_session",
+            {"prompt": "x", "launchPrefix": ["env", "--token", "tok-123-secret", "--"]},
+        )
+        line = manager.audit.read()[-1]
+        assert line["arguments"]["launchPrefix"] == ["env", "--token", "[REDACTED]", "--"]
+        assert "tok-123-secret" not in json.dumps(manager.audit.read())
         await ok(c, "claude_query", {"prompt": "one shot"})
         assert factory.drivers[-1].spec.launch_prefix == ("env", "A=1")  # claude_query too
 
