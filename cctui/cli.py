@@ -41,6 +41,12 @@ def _parser() -> argparse.ArgumentParser:
         "fixed-prompt review tools and claude_health)",
     )
     common.add_argument(
+        "--projects-config",
+        dest="projects_config",
+        metavar="PATH",
+        help="the project registry (default: ~/.claude/projects.json, under $CLAUDE_CONFIG_DIR)",
+    )
+    common.add_argument(
         "--log-level",
         dest="log_level",
         type=str.upper,
@@ -94,7 +100,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
     flags = {
         k: getattr(args, k, None)
-        for k in ("http_port", "claude_code_path", "tools_profile", "log_level")
+        for k in ("http_port", "claude_code_path", "tools_profile", "log_level", "projects_config")
     }
     return load_settings(config_path=Path(args.config) if args.config else None, overrides=flags)
 

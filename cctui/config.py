@@ -10,9 +10,9 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from cctui import paths
 from cctui.errors import ConfigError
@@ -22,6 +22,33 @@ ToolsProfile = Literal["full", "sessions", "projects", "menu"]
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 
 DEFAULT_HTTP_PORT = 47823
+
+LaunchPrefix = tuple[Annotated[str, Field(min_length=1)], ...]
+"""Command words run before ``claude`` (``["doppler", "run", "--"]``): a list, never a shell
+string, so nothing in it is ever interpreted by a shell."""
+
+
+class SessionTemplate(BaseModel):
+    """A named preset for new sessions (``[templates.NAME]`` in the config file).
+
+    Fields left out keep the usual defaults; what a caller passes explicitly wins.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    description: str | None = None
+    """One line for menus and error messages."""
+    prompt: str | None = None
+    """The first message, when the caller gives none."""
+    model: str | None = None
+    permission_mode: PermissionMode | None = None
+    allowed_tools: tuple[str, ...] | None = None
+    """Tools that run without asking (added to the config's ``allowed_tools``)."""
+    max_turns: int | None = Field(default=None, ge=1)
+    system_prompt: str | None = None
+    """Appended to Claude Code's system prompt."""
+    launch_prefix: LaunchPrefix | None = None
+    """Overrides the project's or the default launch prefix."""
 
 
 class ToolGroups(BaseModel):
@@ -81,10 +108,30 @@ class Settings(BaseModel):
     review_roots: tuple[Path, ...] = ()
     """Directories the review tools may read and write in, besides registered projects;
     empty means ``default_cwd`` (or cctui's cwd)."""
+    launch_prefix: LaunchPrefix = ()
+    """Run before ``claude`` for every session (e.g. to inject secrets); none by default."""
+    project_launch_prefixes: dict[Path, LaunchPrefix] = Field(default_factory=dict)
+    """Per project directory: a session whose cwd is inside it uses this prefix instead."""
+    templates: dict[str, SessionTemplate] = Field(default_factory=dict)
+    """Named session presets (``[templates.review]``), for ``template`` and the TUI form."""
     claude_config_dir: Path
     """Claude Code's directory (``$CLAUDE_CONFIG_DIR`` or ``~/.claude``)."""
     state_dir: Path
     """cctui's own state: server.json, registry, audit log, log file."""
+    projects_config: Path | None = None
+    """The project registry (seed 000); ``None`` means ``<claude_config_dir>/projects.json``,
+    i.e. ``~/.claude/projects.json`` unless ``CLAUDE_CONFIG_DIR`` moves it."""
+
+    @field_validator("projects_config", mode="after")
+    @classmethod
+    def _expand(cls, value: Path | None) -> Path | None:
+        # Clients configure it as "~/.claude/projects.json" (JSON args are not shell-expanded).
+        return value.expanduser() if value is not None else None
+
+    @property
+    def projects_file(self) -> Path:
+        """The project registry file."""
+        return self.projects_config or self.claude_config_dir / "projects.json"
 
     @property
     def tool_groups(self) -> frozenset[str]:
@@ -121,6 +168,7 @@ ENV_VARS: dict[str, str] = {
     "CLAUDE_CODE_ALLOWED_TOOLS": "allowed_tools",
     "CCTUI_HTTP_PORT": "http_port",
     "CCTUI_TOOLS": "tools_profile",
+    "CCTUI_PROJECTS_CONFIG": "projects_config",
     "CCTUI_REVIEW_ROOTS": "review_roots",
 }
 

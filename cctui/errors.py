@@ -74,3 +74,21 @@ class OperationTimeout(CctuiError):
 
     code = "timeout"
     retryable = True
+
+
+class LaunchPrefixNotFound(CctuiError):
+    """A session's launch prefix names an executable that is not there."""
+
+    code = "launch_prefix_not_found"
+
+
+class TemplateNotFound(CctuiError):
+    """No session template of this name is configured; the message lists the known ones."""
+
+    code = "template_not_found"
+
+
+class TeamNotFound(CctuiError):
+    """No session cctui knows belongs to this team."""
+
+    code = "team_not_found"

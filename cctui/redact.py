@@ -63,6 +63,8 @@ _RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), _whole),
 ]
 _SECRET_KEY = re.compile(r"(?i)(?:" + _SECRET_WORD + r"|authorization)$")
+# An argv flag naming a secret (``--token``, ``--api-key``): the next word is its value.
+_SECRET_FLAG = re.compile(r"(?i)^--?[a-z0-9_\-]*" + _SECRET_WORD + r"$")
 
 
 def redact_text(text: str, extra_secrets: tuple[str, ...] = ()) -> str:
@@ -93,5 +95,12 @@ def redact(value: Any, extra_secrets: tuple[str, ...] = ()) -> Any:
             for k, v in value.items()
         }
     if isinstance(value, list | tuple):
-        return [redact(v, extra_secrets) for v in value]
+        # Argument lists (a launch prefix such as ``doppler run --token X --``) carry a
+        # secret as the word after its flag.
+        out: list[Any] = []
+        after_flag = False
+        for item in value:
+            out.append(REDACTED if after_flag and item else redact(item, extra_secrets))
+            after_flag = isinstance(item, str) and _SECRET_FLAG.match(item) is not None
+        return out
     return value

@@ -94,3 +94,15 @@ def test_sessions_lists_a_transcript_and_skips_corrupt_lines(tmp_path: Path) -> 
     assert entry["title"] == "fix the flaky test"
     text = _run(tmp_path, "sessions", "--status", "past")
     assert sid in text.stdout
+
+
+def test_an_unreadable_registry_is_set_aside_not_a_traceback(tmp_path: Path) -> None:
+    state = tmp_path / ".local" / "state" / "cctui"
+    state.mkdir(parents=True)
+    (state / "sessions.json").write_bytes(b'{"version": 1, "sessions": [\xff]}')
+    out = _run(tmp_path, "sessions", "--json")
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    assert json.loads(out.stdout) == []
+    assert list(state.glob("sessions.json.bad-*"))
+    assert "unreadable" in (state / "cctui.log").read_text()

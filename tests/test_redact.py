@@ -67,3 +67,17 @@ def test_harmless_token_words_are_kept() -> None:
         "github_token": REDACTED,
         "password": REDACTED,
     }
+
+
+def test_argument_lists_hide_the_word_after_a_secret_flag() -> None:
+    argv = ["doppler", "run", "--token", "dp.st.dev.abc", "--project", "api", "--"]
+    assert redact(argv) == ["doppler", "run", "--token", REDACTED, "--project", "api", "--"]
+    assert redact(["tool", "--api-key", "k1", "-password", "p", "--max-tokens", "5"]) == [
+        "tool",
+        "--api-key",
+        REDACTED,
+        "-password",
+        REDACTED,
+        "--max-tokens",
+        "5",
+    ]

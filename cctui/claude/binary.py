@@ -74,7 +74,8 @@ def launcher(prefix: tuple[str, ...], cli: Path) -> Path:
     """
     words = [*prefix, str(cli)]
     if sys.platform.startswith("linux"):
-        words = [sys.executable, "-I", "-S", str(Path(__file__).with_name("reaper.py")), *words]
+        reaper = str(Path(__file__).with_name("reaper.py"))
+        words = [sys.executable, "-I", "-S", reaper, f"--parent={os.getpid()}", *words]
     directory = Path(tempfile.mkdtemp(prefix="cctui-launch-"))
     script = directory / "claude"
     line = " ".join(shlex.quote(w) for w in words)

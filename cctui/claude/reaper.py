@@ -101,10 +101,13 @@ def _sweep(grace_s: float) -> None:
 
 def main(argv: list[str]) -> int:
     """Run ``argv`` under the reaper; returns its exit status."""
-    if not argv:
-        print("usage: reaper.py CMD [ARGS...]", file=sys.stderr)
-        return 2
     parent = os.getppid()
+    if argv and argv[0].startswith("--parent="):
+        parent = int(argv[0].split("=", 1)[1])  # cctui's pid, written by the launcher
+        argv = argv[1:]
+    if not argv:
+        print("usage: reaper.py [--parent=PID] CMD [ARGS...]", file=sys.stderr)
+        return 2
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != parent:  # cctui died before the death signal was armed
@@ -159,7 +162,8 @@ def main(argv: list[str]) -> int:
     if os.WIFSIGNALED(status):
         # Die the same way, so cctui sees the CLI's own end (e.g. -9).
         dead_by = os.WTERMSIG(status)
-        signal.signal(dead_by, signal.SIG_DFL)
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL has no handler to reset
+            signal.signal(dead_by, signal.SIG_DFL)
         os.kill(os.getpid(), dead_by)
     return os.waitstatus_to_exitcode(status)
 

@@ -62,9 +62,31 @@ class AuditLog:
             }
         )
 
-    def tool_call(self, client: str, tool: str, arguments: dict[str, object]) -> None:
-        """Record an MCP tool call with its (redacted) arguments."""
-        self._write({"event": "tool_call", "client": client, "tool": tool, "arguments": arguments})
+    def tool_call(
+        self,
+        client: str,
+        tool: str,
+        arguments: dict[str, object],
+        *,
+        outcome: str,
+        duration_ms: float,
+        retry: bool = False,
+    ) -> None:
+        """Record an MCP tool call: who, which tool, its (redacted) arguments, the outcome
+        (``ok``, ``input_required``, ``cancelled`` or the error code) and how long it took.
+
+        A ``retry`` (the same call coming back with elicitation answers) is written as a
+        ``tool_call_retry`` line without the arguments, so counting ``tool_call`` lines
+        counts calls.
+        """
+        record: dict[str, Any] = {
+            "event": "tool_call_retry" if retry else "tool_call",
+            "client": client,
+            "tool": tool,
+        }
+        if not retry:
+            record["arguments"] = arguments
+        self._write(record | {"outcome": outcome, "duration_ms": round(duration_ms, 1)})
 
     def _write(self, record: dict[str, Any]) -> bool:
         record = {"at": datetime.now(UTC).isoformat(), **redact(record)}

@@ -16,6 +16,7 @@ Status of an entry, first rule that applies:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -220,8 +221,14 @@ def _matches(
     if query.project:
         wanted = query.project.strip()
         by_name = (entry.project or "").casefold() == wanted.casefold()
-        path = str(Path(wanted).expanduser()) if "/" in wanted else None
-        if not by_name and not (path and entry.cwd and _under(entry.cwd, path)):
+        # Either spelling matches: as given (~ expanded) or resolved (symlinks, ..), since
+        # cwds are stored resolved but Claude Code's files keep what the CLI saw.
+        paths = (
+            {str(Path(wanted).expanduser()), os.path.realpath(Path(wanted).expanduser())}
+            if "/" in wanted
+            else set()
+        )
+        if not by_name and not (entry.cwd and any(_under(entry.cwd, p) for p in paths)):
             return False
     if query.text:
         hay = (entry.title, entry.project, entry.cwd, entry.session_id, entry.git_branch,

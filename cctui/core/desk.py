@@ -126,8 +126,15 @@ class InputDesk:
 
     def resolve(self, input_id: str, decision: Decision, decided_by: str) -> Resolution:
         """Answer an input of this session (first answer wins), publish and audit it."""
-        resolution = self.session.host.pending_inputs.resolve(input_id, decision, decided_by)
+        session = self.session
+        resolution = session.host.pending_inputs.resolve(input_id, decision, decided_by)
         self.record(resolution)
+        if (
+            session.status == S.WAITING_FOR_INPUT
+            and session.process.alive
+            and not session.host.pending_inputs.list(session.id)
+        ):
+            session.set_status(S.RUNNING)  # at once: whoever answered reads "running" back
         return resolution
 
     def record(self, res: Resolution) -> None:

@@ -78,9 +78,17 @@ def check_answers(item: PendingInput, decision: Decision) -> Decision:
     """
     if item.kind != "user_question" or decision.behavior != "allow" or not item.questions:
         return decision
-    given = dict(decision.answers or {})
-    if decision.updated_input and isinstance(decision.updated_input.get("answers"), dict):
-        given = {**decision.updated_input["answers"], **given}
+    given: dict[str, Any] = {}
+    raw_answers = (decision.updated_input or {}).get("answers")
+    if isinstance(raw_answers, dict):
+        given.update(raw_answers)
+    elif isinstance(raw_answers, list):  # seed 002: answers in the order of the questions
+        given.update((q.question, a) for q, a in zip(item.questions, raw_answers, strict=False))
+    elif raw_answers is not None:
+        raise ValidationFailed(
+            "updatedInput.answers must map question text to a label, or list labels in order."
+        )
+    given.update(decision.answers or {})
     by_text = {q.question: q for q in item.questions}
     unknown = [k for k in given if k not in by_text]
     if unknown:
@@ -114,7 +122,10 @@ def check_answers(item: PendingInput, decision: Decision) -> Decision:
                 )
             parts = [labels[p.casefold()] for p in parts]
         checked[q.question] = ", ".join(parts)
-    return decision.model_copy(update={"answers": checked})
+    updated = decision.updated_input
+    if updated is not None and "answers" in updated:
+        updated = {k: v for k, v in updated.items() if k != "answers"}  # the checked ones win
+    return decision.model_copy(update={"answers": checked, "updated_input": updated})
 
 
 def to_answer(

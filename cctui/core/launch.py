@@ -3,37 +3,55 @@ spec built from it, and the checks and title made before spawning."""
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
 from cctui.claude.frames import LaunchSpec
 from cctui.config import Settings
+from cctui.core import templates
 from cctui.core.models import SessionConfig
-from cctui.errors import ValidationFailed
+from cctui.errors import LaunchPrefixNotFound, ValidationFailed
 
 _TITLE_MAX = 80
 
 
 def default_config(
-    settings: Settings, cwd: Path | str | None = None, **fields: Any
+    settings: Settings,
+    cwd: Path | str | None = None,
+    *,
+    template: str | None = None,
+    **fields: Any,
 ) -> SessionConfig:
-    """A SessionConfig with the settings' defaults; a field passed as None takes its default.
+    """A SessionConfig: the settings' defaults (permission mode, the project's launch
+    prefix), then the named ``template``, then ``fields``; a field passed as None takes its
+    default (explicit values win over the template).
 
     The cwd (argument, ``CLAUDE_CODE_DEFAULT_CWD``, else cctui's) is stored resolved
     (``~`` expanded, absolute, symlinks followed), so listings and filters by project match
     whatever spelling the caller used. ``allowed_tools`` are the session's own; the settings'
     are added at every launch (``launch_spec``).
+
+    Raises:
+        TemplateNotFound: ``template`` is not configured.
     """
     given = {k: v for k, v in fields.items() if v is not None}
-    raw = cwd or settings.default_cwd or Path.cwd()
+    where = resolve_dir(cwd or settings.default_cwd or Path.cwd())
     base: dict[str, Any] = {
-        "cwd": resolve_dir(raw),
+        "cwd": where,
         "permission_mode": settings.default_permission_mode,
+        "launch_prefix": prefix_for(settings, where),
     }
+    if template is not None:
+        base |= templates.config_fields(templates.find(settings, template))
+        base["template"] = template
     if "allowed_tools" in given:
         given["allowed_tools"] = tuple(given["allowed_tools"])
     if "disallowed_tools" in given:
         given["disallowed_tools"] = tuple(given["disallowed_tools"])
+    if "launch_prefix" in given:
+        given["launch_prefix"] = tuple(given["launch_prefix"])
     return SessionConfig(**(base | given))
 
 
@@ -52,8 +70,48 @@ def resolve_dir(raw: Path | str) -> Path:
         ) from None
 
 
+def prefix_for(settings: Settings, cwd: Path) -> tuple[str, ...]:
+    """The launch prefix for a session in ``cwd``: the innermost configured project
+    directory containing it, else the config's default."""
+    where = cwd.expanduser().resolve()
+    best: tuple[int, tuple[str, ...]] | None = None
+    for directory, prefix in settings.project_launch_prefixes.items():
+        root = directory.expanduser().resolve()
+        if where.is_relative_to(root) and (best is None or len(root.parts) > best[0]):
+            best = (len(root.parts), prefix)
+    return best[1] if best is not None else settings.launch_prefix
+
+
+def check_prefix(prefix: tuple[str, ...], cwd: Path) -> None:
+    """Raise ``LaunchPrefixNotFound`` unless the prefix's first word runs (PATH or a path).
+
+    Checked before a process is spawned: a wrapper that cannot start would otherwise show up
+    only as a CLI that never answers.
+    """
+    if not prefix:
+        return
+    word = prefix[0]
+    if os.sep in word:
+        path = Path(word).expanduser()
+        path = path if path.is_absolute() else cwd / path
+        found = path.is_file() and os.access(path, os.X_OK)
+    else:
+        found = shutil.which(word) is not None
+    if not found:
+        raise LaunchPrefixNotFound(
+            f"launch prefix executable {word!r} not found or not executable "
+            f"(prefix: {list(prefix)}).",
+            suggestion="Install it, put it on PATH, or pass another launchPrefix ([] for none).",
+        )
+
+
 def launch_spec(settings: Settings, config: SessionConfig, **launch: Any) -> LaunchSpec:
-    """The spec for a process of ``config``; ``launch`` adds session_id / resume / fork."""
+    """The spec for a process of ``config``; ``launch`` adds session_id / resume / fork.
+
+    Raises:
+        LaunchPrefixNotFound: before anything is spawned.
+    """
+    check_prefix(config.launch_prefix, config.cwd)
     if config.exact_tools:
         allowed = config.allowed_tools
     else:

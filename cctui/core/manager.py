@@ -18,10 +18,11 @@ from typing import Any
 
 from cctui.claude.driver import ClaudeDriver, DriverFactory
 from cctui.config import Settings
-from cctui.core import inputs, launch
+from cctui.core import confirm, inputs, launch
 from cctui.core.audit import AuditLog
 from cctui.core.buffer import Page
 from cctui.core.events import InputRequestedEvent, SessionEvent, UserMessageEvent
+from cctui.core.metrics import Metrics, MetricsSnapshot
 from cctui.core.models import SessionConfig, SessionInfo, SessionRecord, ToolUseSummary
 from cctui.core.pending import Decision, PendingInput, PendingInputs, Resolution
 from cctui.core.registry import Registry
@@ -42,8 +43,6 @@ that MCP client first (route ``client``), or None to leave it to the human (rout
 
 # A session still spawning when a message arrives: how long send() waits for it.
 _STARTING_WAIT_S = 30.0
-# How long interrupt() waits for the interrupted turn's result.
-_INTERRUPT_WAIT_S = 5.0
 
 
 class SessionManager:
@@ -60,9 +59,13 @@ class SessionManager:
         """SIGTERM -> SIGKILL grace when ending a process."""
         self._sessions = SessionTable(self, self.registry)
         self._fanout = Fanout()
+        self.metrics = Metrics()
+        """This run's counters; fed every event (the one place they are counted)."""
+        self._fanout.subscribe(self.metrics.observe)
         self._router: InputRouter | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._shutting_down = False
+        self._humans = 0
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -197,17 +200,17 @@ class SessionManager:
         )
         return session.info()
 
-    async def interrupt(self, session_id: str) -> SessionInfo:
+    async def interrupt(self, session_id: str, wait_s: float = 0.0) -> SessionInfo:
         """Stop the current turn (control request); the process stays alive.
 
-        Returns once the turn has ended (``interrupted``), or after a few seconds if the CLI
-        is slow to answer.
+        With ``wait_s``, returns once the turn has ended (``interrupted``) or that many
+        seconds have passed (the TUI does not wait; an MCP caller reads the end state).
         """
         session = self._sessions.find(session_id)
         busy = session.turns.busy and session.process.alive
         await session.process.interrupt()
-        if busy:
-            await wait_for(session, self._fanout, _INTERRUPT_WAIT_S)
+        if busy and wait_s > 0:
+            await wait_for(session, self._fanout, wait_s)
         return session.info()
 
     async def end(self, session_id: str) -> SessionInfo:
@@ -324,6 +327,52 @@ class SessionManager:
             session.publish(InputRequestedEvent(session_id=item.session_id, input=item))
         return item
 
+    def attach_human(self) -> Callable[[], None]:
+        """A front end with a human at it (the TUI) shows inputs; returns the detach function.
+
+        Without one, nobody could answer a confirmation, so callers fail fast instead.
+        """
+        self._humans += 1
+        detached = False
+
+        def detach() -> None:
+            nonlocal detached
+            if not detached:
+                detached = True
+                self._humans -= 1
+
+        return detach
+
+    @property
+    def human_attached(self) -> bool:
+        """Some front end shows pending inputs to a human."""
+        return self._humans > 0
+
+    async def confirm(
+        self,
+        subject: str,
+        title: str,
+        message: str,
+        choices: tuple[str, ...],
+        *,
+        cancel: str = "cancel",
+        timeout_s: float | None = None,
+    ) -> tuple[str, str]:
+        """Ask the human to pick one of ``choices`` (see ``core.confirm``).
+
+        Returns ``(choice, decided_by)``; ``cancel`` when the permission timeout passes.
+        """
+        timeout = self.settings.permission_timeout_ms / 1000 if timeout_s is None else timeout_s
+        return await confirm.ask(
+            self,
+            subject=subject,
+            title=title,
+            message=message,
+            choices=choices,
+            cancel=cancel,
+            timeout_s=timeout,
+        )
+
     def set_input_router(self, router: InputRouter | None) -> None:
         """Install the MCP server's router (see ``InputRouter``)."""
         self._router = router
@@ -336,9 +385,29 @@ class SessionManager:
         """Return when the session needs input, its turn ends, it ends, or the timeout passes."""
         return await wait_for(self._sessions.find(session_id), self._fanout, timeout_s)
 
-    def audit_tool_call(self, client: str, tool: str, arguments: dict[str, object]) -> None:
-        """Record an MCP tool call in the audit log (secrets redacted)."""
-        self.audit.tool_call(client, tool, arguments)
+    def record_tool_call(
+        self,
+        client: str,
+        tool: str,
+        arguments: dict[str, object],
+        *,
+        outcome: str,
+        duration_ms: float,
+        retry: bool = False,
+    ) -> None:
+        """An MCP tool call (one round of it) into the audit log (redacted) and the metrics.
+
+        ``retry``: a round carrying elicitation answers, the continuation of a call already
+        recorded; it is logged as such and not counted as another call.
+        """
+        self.metrics.tool_call(tool, outcome, duration_ms, retry=retry)
+        self.audit.tool_call(
+            client, tool, arguments, outcome=outcome, duration_ms=duration_ms, retry=retry
+        )
+
+    def metrics_snapshot(self) -> MetricsSnapshot:
+        """This run's metrics, with session titles."""
+        return self.metrics.snapshot({s.id: s.title for s in self._sessions})
 
     # ------------------------------------------------------------------ helpers
 
@@ -349,6 +418,15 @@ class SessionManager:
             await session.process.start(
                 launch.launch_spec(self.settings, session.config, **spec), prompt
             )
+        except asyncio.CancelledError:
+            # The caller gave up while the process was spawning (an MCP call cancelled):
+            # the owner task goes on without it, so end that process instead of leaving it
+            # running untracked; the session stays listed, interrupted.
+            if session.process.busy:
+                self.keep(asyncio.create_task(session.process.stop(S.INTERRUPTED)))
+            else:
+                self._sessions.drop(session.id)
+            raise
         except BaseException:
             self._sessions.drop(session.id)
             raise

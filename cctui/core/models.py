@@ -35,7 +35,11 @@ class SessionConfig(BaseModel):
     project: str | None = None
     """A project label (defaults to the cwd's name in listings)."""
     team: str | None = None
+    """Sessions sharing a team get ``claude_broadcast`` messages together."""
     teammate: str | None = None
+    """This session's name within its team."""
+    template: str | None = None
+    """The config template it was started from, if any."""
     tags: tuple[str, ...] = ()
     title: str | None = None
     """A human title; the first prompt is used when absent."""

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cctui.errors import InputAlreadyAnswered, InputNotFound
 
-InputKind = Literal["permission", "plan_review", "user_question"]
+InputKind = Literal["permission", "plan_review", "user_question", "confirmation"]
 
 # How many answered ids we remember, so a late answer hears "already answered", not "unknown".
 _REMEMBERED = 1024
@@ -62,6 +62,10 @@ class PendingInput(BaseModel):
     """For ``plan_review``: the plan as markdown."""
     questions: tuple[Question, ...] = ()
     """For ``user_question``: what to ask."""
+    choices: tuple[str, ...] = ()
+    """For ``confirmation``: the options (e.g. overwrite / append / cancel); the answer's
+    ``Decision.choice`` is one of them. ``session_id`` then names what is being confirmed
+    (e.g. ``project:myapp``), not a session."""
     created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     expires_at: datetime | None = None
     """When the timeout will deny it."""
@@ -88,6 +92,8 @@ class Decision(BaseModel):
     """For questions: question text -> chosen label(s), several joined by ", "."""
     always: bool = False
     """Allow for the rest of the session what ``PendingInput.allow_for_session`` says."""
+    choice: str | None = None
+    """For a ``confirmation``: the option chosen."""
 
 
 class Resolution(BaseModel):

@@ -12,7 +12,8 @@ from cctui.core import SessionManager
 from cctui.core.catalog import CatalogQuery, build_catalog, query_catalog
 from cctui.errors import CctuiError, ValidationFailed
 from cctui.history import HistoryIndex, aread_transcript
-from cctui.mcp_server.schemas import (
+from cctui.mcp_server.schemas import seed_status
+from cctui.mcp_server.schemas_more import (
     SessionListEntry,
     SessionListOut,
     TranscriptMessage,
@@ -66,13 +67,15 @@ class HistoryView:
                 display_text=e.title,
                 timestamp=e.last_activity.isoformat(),
                 is_active=e.is_active,
-                active_status=str(e.status) if e.is_active else None,
+                active_status=seed_status(e.status) if e.is_active else None,
                 status=str(e.status),
                 team=e.team,
                 cost_usd=e.total_cost_usd,
                 cwd=e.cwd,
                 last_active=e.last_activity.isoformat(),
                 team_name=e.team,
+                teammate=e.teammate,
+                teammate_name=e.teammate,
             )
             for e in page.entries
         ]

@@ -68,6 +68,10 @@ def tool_uses(events: list[SessionEvent]) -> list[ToolUseOut]:
     for ev in events:
         if isinstance(ev, ToolUseEvent):
             latest[ev.tool_use_id] = ToolUseOut(
-                tool_use_id=ev.tool_use_id, tool_name=ev.name, status=ev.state, input=ev.input
+                tool_use_id=ev.tool_use_id,
+                tool_name=ev.name,
+                status="completed" if ev.state == "failed" else ev.state,
+                failed=ev.state == "failed",
+                input=ev.input,
             )
     return list(latest.values())

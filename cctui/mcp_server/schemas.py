@@ -16,6 +16,19 @@ from pydantic.alias_generators import to_camel
 from cctui.core import PendingInput, SessionInfo, SessionStatus
 from cctui.core.allow import call_detail
 
+SeedStatus = Literal["running", "waiting_for_input", "completed", "error", "interrupted"]
+"""Seed 002's session states."""
+
+
+def seed_status(status: SessionStatus) -> SeedStatus:
+    """cctui's state in seed 002's words: ``starting`` is running, ``idle`` (turn done,
+    process alive) is completed. The exact state is in ``state``."""
+    if status == SessionStatus.STARTING:
+        return "running"
+    if status == SessionStatus.IDLE:
+        return "completed"
+    return status.value  # type: ignore[return-value]
+
 
 class Out(BaseModel):
     """Base of every output model: camelCase on the wire."""
@@ -84,7 +97,11 @@ class SessionOut(Out):
     """A session snapshot."""
 
     session_id: str
-    status: SessionStatus
+    status: SeedStatus
+    """Seed 002's word for ``state``."""
+    state: SessionStatus
+    """cctui's exact state (``idle``: the turn is done and the process takes the next
+    message at once; ``starting``)."""
     is_active: bool
     working_directory: str
     title: str | None = None
@@ -95,13 +112,25 @@ class SessionOut(Out):
     permission_mode: str | None = None
     last_seq: int = 0
     pending_input_ids: list[str] = Field(default_factory=list)
+    pid: int | None = None
+    """The live CLI's process id."""
+    created_at: str = ""
+    session_id_004: str = Field(default="", alias="session_id")
+    """Seed 004's ``session_id`` (filled from the same keyword as ``sessionId``)."""
+    started_at: str = Field(default="", alias="started_at")
+    """Seed 004's start_session timestamp (the session's creation)."""
 
     @classmethod
     def of(cls, info: SessionInfo) -> SessionOut:
         """Build from the core's snapshot."""
+        created = info.created_at.isoformat()
         return cls(
             session_id=info.session_id,
-            status=info.status,
+            status=seed_status(info.status),
+            state=info.status,
+            pid=info.pid,
+            created_at=created,
+            started_at=created,
             is_active=info.is_active,
             working_directory=str(info.config.cwd),
             title=info.title,
@@ -115,12 +144,24 @@ class SessionOut(Out):
         )
 
 
+class KillOut(SessionOut):
+    """``claude_kill_session``: the session after its process ended (seed 004's
+    ``killed_at`` and ``state_saved`` too; ``status`` keeps seed 002's states)."""
+
+    killed_at: str = Field(default="", alias="killed_at")
+    state_saved: bool = Field(default=True, alias="state_saved")
+    """The transcript and cctui's record are kept: a later message resumes the session."""
+
+
 class ToolUseOut(Out):
     """One tool call of the session."""
 
     tool_use_id: str
     tool_name: str
-    status: Literal["running", "completed", "denied", "failed"]
+    status: Literal["running", "completed", "denied"]
+    """Seed 002's three states; a call that ran and failed is ``completed``, see ``failed``."""
+    failed: bool = False
+    """It ran and returned an error."""
     input: dict[str, Any]
 
 
@@ -141,7 +182,9 @@ class StatusOut(Out):
     """
 
     session_id: str
-    status: SessionStatus
+    status: SeedStatus
+    state: SessionStatus
+    """cctui's exact state (see ``SessionOut.state``)."""
     result: str | None = None
     """The last turn's result text."""
     error: str | None = None
@@ -181,7 +224,8 @@ class WaitOut(Out):
     """
 
     session_id: str
-    status: SessionStatus
+    status: SeedStatus
+    state: SessionStatus
     reason: Literal["input_needed", "turn_ended", "timeout", "session_ended", "sent"]
     session: SessionOut
     session_id_004: str = Field(alias="session_id")
@@ -230,7 +274,8 @@ class WaitOut(Out):
             final = "active"
         return cls(
             session_id=info.session_id,
-            status=info.status,
+            status=seed_status(info.status),
+            state=info.status,
             reason=reason,
             session=SessionOut.of(info),
             reply=reply,
@@ -253,131 +298,5 @@ class RespondOut(Out):
     input_id: str
     decision: Literal["allow", "deny"]
     decided_by: str
-    status: SessionStatus
-
-
-class SessionListEntry(Out):
-    """One row of ``claude_list_sessions``."""
-
-    session_id: str
-    project_directory: str | None = None
-    display_text: str | None = None
-    timestamp: str | None = None
-    is_active: bool = False
-    active_status: str | None = None
-    """Seed 002: the status while this server has a process for it."""
-    status: str | None = None
-    team: str | None = None
-    cost_usd: float | None = None
-    session_id_004: str = Field(alias="session_id")
-    """Seed 004's ``session_id`` (filled from the same keyword as ``sessionId``)."""
-    cwd: str | None = Field(default=None, alias="cwd")
-    last_active: str | None = Field(default=None, alias="last_active")
-    team_name: str | None = Field(default=None, alias="team_name")
-
-
-class SessionListOut(Out):
-    """``claude_list_sessions`` (seed 002's ``sessions``; seed 004's counts)."""
-
-    sessions: list[SessionListEntry]
-    total: int
-    truncated: bool
-    total_count: int = Field(alias="total_count")
-    filtered_count: int = Field(alias="filtered_count")
-
-
-class TranscriptMessage(Out):
-    """One transcript message, text-rendered."""
-
-    index: int
-    role: str
-    text: str
-    timestamp: str | None = None
-
-
-class TranscriptOut(Out):
-    """``claude_get_transcript``: a page of a session's messages."""
-
-    session_id: str
-    messages: list[TranscriptMessage]
-    offset: int
-    total: int
-    next_offset: int | None
-    """Pass as ``offset`` for the next page; null at the end."""
-
-
-class QueryMessage(Out):
-    """One message of a ``claude_query`` run (also sent as a notification)."""
-
-    seq: int
-    type: str
-    text: str
-
-
-class QueryResult(Out):
-    """Seed 003's ``result`` object."""
-
-    success: bool
-    summary: str
-    """The run's final text."""
-    error: str | None = None
-
-
-class QueryOut(Out):
-    """``claude_query``: the run's messages (the last ``maxMessages``) and its result.
-
-    Seed 003's ``{sessionId, messages, executionTime, usage, result: {success, summary,
-    error}}``; ``success``/``error``/``text`` repeat the result flat.
-    """
-
-    session_id: str
-    messages: list[QueryMessage]
-    total_messages: int
-    truncated: bool
-    execution_time: int
-    """Milliseconds (seed 003's name); ``executionTimeMs`` is the same."""
-    execution_time_ms: int
-    result: QueryResult
-    success: bool
-    text: str | None = None
-    """The run's final text (``result.summary``)."""
-    error: str | None = None
-    cost_usd: float | None = None
-    turn_count: int = 0
-    usage: dict[str, Any] | None = None
-    pending_inputs: list[PendingInputOut] = Field(default_factory=list)
-
-
-class HealthOut(Out):
-    """``claude_health``: can cctui run Claude Code here? (seed 001: available, version, error)"""
-
-    available: bool
-    ok: bool
-    """Same as ``available``."""
-    path: str | None = None
-    """The claude binary (``cliPath`` is the same)."""
-    cli_path: str | None = None
-    version: str | None = None
-    error: str | None = None
-    """Why it is not available (``problem`` is the same)."""
-    source: str
-    """Where the path came from: setting, CLAUDE_CODE_PATH, bundled or PATH."""
-    problem: str | None = None
-    suggestion: str | None = None
-    active_sessions: int = 0
-    server_version: str
-    problems: list[str] = Field(default_factory=list)
-    """cctui's own troubles (a damaged registry set aside, audit lines that failed)."""
-
-    @classmethod
-    def down(cls, *, problem: str, cli_path: str | None = None, **fields: Any) -> HealthOut:
-        """Not available, and why."""
-        return cls(
-            available=False,
-            ok=False,
-            path=cli_path,
-            cli_path=cli_path,
-            error=problem,
-            problem=problem,
-            **fields,
-        )
+    status: SeedStatus
+    state: SessionStatus

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Any
 
+import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
@@ -61,19 +63,51 @@ class CctuiMCPServer(MCPServer):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        """Audit, run, and map every failure to a structured error result."""
+        """Run, map every failure to a structured error result, and record the call."""
         label = client_label(context) if context is not None else "direct"
         self.clients_seen[label] = time.monotonic()
-        # Retries of one elicitation round carry the same arguments: audit the call once.
-        if context is None or context.input_responses is None:
-            try:
-                self.manager.audit_tool_call(f"mcp:{label}", name, dict(arguments))
-            except Exception:  # the audit log must never break a call
-                log.exception("audit of %s failed", name)
+        # An elicitation retry carries the same arguments as the round that asked: it is
+        # that call continuing, recorded as a retry rather than as another call.
+        retry = context is not None and context.input_responses is not None
+        started = time.perf_counter()
+        outcome = "internal_error"
         try:
-            return await super().call_tool(name, arguments, context)
+            result = await super().call_tool(name, arguments, context)
+            if isinstance(result, InputRequiredResult):
+                outcome = "input_required"
+            else:
+                outcome = "error" if result.is_error else "ok"
+            return result
         except ToolError as exc:
-            return errors.error_result(self._describe(name, exc))
+            info = self._describe(name, exc)
+            outcome = info.code
+            return errors.error_result(info)
+        except (asyncio.CancelledError, anyio.get_cancelled_exc_class()):
+            outcome = "cancelled"
+            raise
+        finally:
+            self._record(label, name, arguments, outcome, started, retry)
+
+    def _record(
+        self,
+        label: str,
+        name: str,
+        arguments: dict[str, Any],
+        outcome: str,
+        started: float,
+        retry: bool,
+    ) -> None:
+        try:
+            self.manager.record_tool_call(
+                f"mcp:{label}",
+                name,
+                dict(arguments),
+                outcome=outcome,
+                duration_ms=(time.perf_counter() - started) * 1000,
+                retry=retry,
+            )
+        except Exception:  # recording must never break a call
+            log.exception("recording the call of %s failed", name)
 
     def _describe(self, name: str, exc: ToolError) -> errors.ToolErrorInfo:
         cause = exc.__cause__
@@ -118,7 +152,13 @@ def build_server(
     through which a client could send Claude a free-form prompt.
     ``project_roots`` lists registered projects' directories for the review path checks.
     """
-    from cctui.mcp_server import tools_more, tools_review, tools_sessions
+    from cctui.mcp_server import (
+        tools_more,
+        tools_projects,
+        tools_review,
+        tools_sessions,
+        tools_team,
+    )
 
     groups = settings.tool_groups
     root = logging.getLogger()
@@ -145,11 +185,13 @@ def build_server(
     if "sessions" in groups:
         tools_sessions.register(server, manager, server.broker, settings)
         tools_more.register(server, manager, server.broker, settings)  # with claude_health
+        tools_team.register(server, manager, server.broker)
     else:
         tools_more.register_health(server, manager, settings)
     if "projects" in groups:
-        pass  # issue 9: tools_projects.register(...) goes here (tools, resources, prompts)
+        tools_projects.register(server, manager, settings, server.broker)
     if "review" in groups:
-        review = ReviewService(manager, settings, project_roots or (lambda: ()))
+        roots = project_roots or tools_projects.roots_provider(settings)
+        review = ReviewService(manager, settings, roots)
         tools_review.register(server, review)
     return server

@@ -28,9 +28,9 @@ from cctui.mcp_server import history_view
 from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label, is_modern
 from cctui.mcp_server.health import check_health
 from cctui.mcp_server.render import event_text
-from cctui.mcp_server.schemas import (
+from cctui.mcp_server.schemas import PendingInputOut
+from cctui.mcp_server.schemas_more import (
     HealthOut,
-    PendingInputOut,
     QueryMessage,
     QueryOut,
     QueryResult,

@@ -5,6 +5,7 @@ evaluated annotations, and these resolvers are closures it could not look up by 
 """
 # ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seeds)
 
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from mcp.server import MCPServer
@@ -13,18 +14,22 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from cctui.config import Settings
-from cctui.core import Decision, SessionManager
+from cctui.core import Decision, SessionManager, templates
 from cctui.mcp_server.decisions import DecisionBroker, DecisionForm, can_elicit, client_label
 from cctui.mcp_server.render import event_out, output_lines, tool_uses
 from cctui.mcp_server.schemas import (
+    KillOut,
     PendingInputOut,
     RespondOut,
     SessionOut,
     StatusOut,
     WaitOut,
+    seed_status,
 )
 from cctui.mcp_server.waiting import Checkpoint, checkpoint, finish, question
 
+INTERRUPT_WAIT_S = 5.0
+"""claude_interrupt returns once the turn has ended (seed 002: status interrupted), or then."""
 MAX_WAIT_MS = 55_000
 """Waiting tools return before common client timeouts (60 s)."""
 
@@ -82,8 +87,27 @@ def register(
         dangerouslySkipPermissions: Annotated[
             bool, Field(description="Run every tool without asking (bypassPermissions)")
         ] = False,
-        team: Annotated[str | None, Field(description="Team label")] = None,
+        team: Annotated[
+            str | None, Field(description="Team name (claude_broadcast messages a whole team)")
+        ] = None,
+        teammate: Annotated[
+            str | None, Field(description="This session's name within its team")
+        ] = None,
         title: Annotated[str | None, Field(description="A title for listings")] = None,
+        template: Annotated[
+            str | None,
+            Field(
+                description="A session template from cctui's config (prompt, model, mode, "
+                "tools, turns, system prompt); explicit arguments win"
+            ),
+        ] = None,
+        launchPrefix: Annotated[
+            list[Annotated[str, Field(min_length=1)]] | None,
+            Field(
+                description="Command words run before claude, e.g. ['doppler', 'run', '--'] "
+                "(a list, no shell); [] for none; default: the project's or config's"
+            ),
+        ] = None,
     ) -> SessionOut:
         """Start a new Claude Code session in a project; returns its sessionId at once.
 
@@ -91,6 +115,7 @@ def register(
         """
         config = manager.default_config(
             workingDirectory,
+            template=template,
             model=model,
             permission_mode=permissionMode,
             allowed_tools=allowedTools,
@@ -98,10 +123,14 @@ def register(
             max_turns=maxTurns,
             max_budget_usd=maxBudgetUsd,
             append_system_prompt=systemPrompt,
+            launch_prefix=launchPrefix,
             skip_permissions=dangerouslySkipPermissions,
             team=team,
+            teammate=teammate,
             title=title,
         )
+        if prompt is None and template is not None:
+            prompt = templates.find(settings, template).prompt
         info = await manager.create(prompt, config)
         broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
         return SessionOut.of(info)
@@ -190,7 +219,8 @@ def register(
         everything = manager.events(sessionId).events
         return StatusOut(
             session_id=info.session_id,
-            status=info.status,
+            status=seed_status(info.status),
+            state=info.status,
             result=info.last_result,
             error=info.error,
             cost_usd=info.total_cost_usd,
@@ -269,18 +299,21 @@ def register(
             input_id=inputId,
             decision=decision,
             decided_by=res.decided_by,
-            status=manager.get(sessionId).status,
+            status=seed_status(state := manager.get(sessionId).status),
+            state=state,
         )
 
     @server.tool(annotations=STOP)
     async def claude_interrupt(sessionId: SessionId) -> SessionOut:
         """Stop a Claude Code session's current turn (like pressing Escape); it stays resumable."""
-        return SessionOut.of(await manager.interrupt(sessionId))
+        return SessionOut.of(await manager.interrupt(sessionId, wait_s=INTERRUPT_WAIT_S))
 
     @server.tool(annotations=STOP)
-    async def claude_kill_session(sessionId: SessionId) -> SessionOut:
+    async def claude_kill_session(sessionId: SessionId) -> KillOut:
         """End a Claude Code session's process; a later claude_send_message resumes it."""
-        return SessionOut.of(await manager.kill(sessionId))
+        info = await manager.kill(sessionId)
+        out = SessionOut.of(info).model_dump()
+        return KillOut(**out, killed_at=datetime.now(UTC).isoformat())
 
     @server.tool(annotations=ACT)
     async def claude_fork_session(

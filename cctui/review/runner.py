@@ -34,8 +34,15 @@ from cctui.core import (
     SessionManager,
     SessionStatus,
     ToolUseEvent,
+    launch,
 )
-from cctui.errors import CctuiError, CliNotFound, SessionLimitReached, SessionNotFound
+from cctui.errors import (
+    CctuiError,
+    CliNotFound,
+    LaunchPrefixNotFound,
+    SessionLimitReached,
+    SessionNotFound,
+)
 from cctui.redact import redact_text
 from cctui.review.answers import AnswerError, parse_answer
 from cctui.review.templates import retry_prompt
@@ -114,10 +121,12 @@ def read_rules(root: Path) -> tuple[str, ...]:
     return tuple(f"{tool}(/{text}/**)" for tool in READ_ONLY_TOOLS)
 
 
-def review_config(cwd: Path, kind: str, title: str) -> SessionConfig:
-    """The locked-down session config of a review."""
+def review_config(settings: Settings, cwd: Path, kind: str, title: str) -> SessionConfig:
+    """The locked-down session config of a review (with the project's launch prefix, which
+    may be what puts the API key in the CLI's environment)."""
     return SessionConfig(
         cwd=cwd,
+        launch_prefix=launch.prefix_for(settings, cwd),
         permission_mode="dontAsk",
         allowed_tools=read_rules(cwd),
         exact_tools=True,
@@ -217,7 +226,7 @@ class ReviewRunner:
             ) from None
         sid = str(uuid.uuid4())
         watch = _Watch(self.manager, sid, progress)
-        config = review_config(cwd, kind, title)
+        config = review_config(self.settings, cwd, kind, title)
         deadline = asyncio.get_running_loop().time() + timeout_s
         unsubscribe = self.manager.subscribe(watch)
         kill = False  # killed on timeout or cancellation; otherwise closed gently
@@ -293,6 +302,10 @@ class ReviewRunner:
                 suggestion="Run claude_health; check the CLI and its settings.",
                 retryable=True,
                 stderr=exc.message,
+            ) from None
+        except LaunchPrefixNotFound as exc:
+            raise ReviewFailed(
+                "cli_missing", exc.message, suggestion=exc.suggestion, retryable=False
             ) from None
         except SessionLimitReached as exc:
             raise ReviewFailed(

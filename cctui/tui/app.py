@@ -6,7 +6,7 @@ import asyncio
 import logging
 import os
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from importlib.resources import files
 from pathlib import Path, PurePath
 from typing import ClassVar
@@ -20,6 +20,7 @@ from cctui.config import Settings
 from cctui.core import PendingInput, SessionManager
 from cctui.core.services import Service
 from cctui.errors import CctuiError
+from cctui.projects import ProjectRegistry
 from cctui.tui import format as fmt
 from cctui.tui.app_approvals import ApprovalEffects
 from cctui.tui.approvals import ApprovalQueue
@@ -27,10 +28,13 @@ from cctui.tui.bridge import EventBridge
 from cctui.tui.messages import InputRequested, InputResolved, OpenSession, SessionsActivity
 from cctui.tui.notify import desktop_notification
 from cctui.tui.screens.approval import ApprovalScreen
+from cctui.tui.screens.confirm import ConfirmScreen
 from cctui.tui.screens.help import HelpScreen
 from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
+from cctui.tui.screens.metrics import MetricsScreen
 from cctui.tui.screens.new_session import NewSessionRequest, NewSessionScreen
+from cctui.tui.screens.projects import ProjectsScreen
 from cctui.tui.sources import SessionSource
 from cctui.tui.widgets.session_pane import SessionPane
 from cctui.tui.widgets.transcript import Transcript
@@ -44,6 +48,8 @@ STYLESHEETS = (
     "inbox.tcss",
     "new_session.tcss",
     "help.tcss",
+    "projects.tcss",
+    "metrics.tcss",
 )
 
 SHUTDOWN_TIMEOUT_S = 10.0
@@ -67,6 +73,8 @@ class CctuiApp(ApprovalEffects):
         Binding("i", "interrupt", "Interrupt"),
         Binding("k", "kill", "Kill"),
         Binding("slash", "filter", "Filter"),
+        Binding("p", "projects", "Projects", show=False),
+        Binding("m", "metrics", "Metrics", show=False),  # on the help page and palette
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit", "Quit"),
     ]
@@ -80,10 +88,12 @@ class CctuiApp(ApprovalEffects):
         self.services = tuple(services)
         self.source = SessionSource(settings, manager)
         self.approvals = ApprovalQueue()
-        self._modal: ApprovalScreen | None = None
+        self._modal: ApprovalScreen | ConfirmScreen | None = None
         self.alerts: deque[str] = deque(maxlen=50)
         """Desktop notifications sent (newest last); tests read it, nothing else does."""
         self._bridge = EventBridge(manager, self)
+        self.project_registry = ProjectRegistry(settings.projects_file)
+        self._detach_human: Callable[[], None] | None = None
         self._started: list[Service] = []
         self._shut_down = False
         self._stop_watching = asyncio.Event()
@@ -104,6 +114,8 @@ class CctuiApp(ApprovalEffects):
 
     async def on_mount(self) -> None:
         self._bridge.start()
+        # Confirmations (e.g. overwrite a project file?) may now wait for this human.
+        self._detach_human = self.manager.attach_human()
         for service in self.services:
             try:
                 await service.start()
@@ -160,6 +172,8 @@ class CctuiApp(ApprovalEffects):
             return
         self._shut_down = True
         self._bridge.stop()
+        if self._detach_human is not None:
+            self._detach_human()
         self._stop_watching.set()
         try:
             await asyncio.wait_for(self.manager.shutdown(), SHUTDOWN_TIMEOUT_S)
@@ -197,8 +211,8 @@ class CctuiApp(ApprovalEffects):
         if row is None:
             try:
                 info = self.manager.get(session_id)
-            except CctuiError:
-                return session_id[:8]
+            except CctuiError:  # a confirmation's subject ("project:web") is not a session
+                return session_id if session_id.startswith("project:") else session_id[:8]
             return " · ".join(
                 b
                 for b in (
@@ -211,9 +225,11 @@ class CctuiApp(ApprovalEffects):
 
     def alert_waiting(self, pending: PendingInput) -> None:
         """Bell + desktop notification: a session now waits for the human."""
-        what = {"plan_review": "a plan to review", "user_question": "a question"}.get(
-            pending.kind, f"permission for {pending.tool_name}"
-        )
+        what = {
+            "plan_review": "a plan to review",
+            "user_question": "a question",
+            "confirmation": f"a confirmation ({pending.tool_name})",
+        }.get(pending.kind, f"permission for {pending.tool_name}")
         body = f"{self.describe_session(pending.session_id)} needs {what}"
         sequence = desktop_notification("cctui", body)
         self.alerts.append(body)
@@ -263,8 +279,8 @@ class CctuiApp(ApprovalEffects):
         if pending is None:
             self.notify("That request was already answered.", severity="warning")
             self.refresh_inbox()
-        elif message.decision is None:
-            self.open_approval(pending)
+        elif message.decision is None or pending.kind == "confirmation":
+            self.open_approval(pending)  # a confirmation's choice is made in its modal
         else:
             self.answer(pending.id, message.decision)
             self.refresh_inbox()
@@ -276,7 +292,11 @@ class CctuiApp(ApprovalEffects):
         row = self.main.sessions.row(self.main.current_session_id or "")
         if row is not None and row.cwd is not None and row.cwd.is_dir():
             cwd = row.cwd  # most new sessions continue in the project already on screen
-        screen = NewSessionScreen(cwd=cwd, permission_mode=self.settings.default_permission_mode)
+        screen = NewSessionScreen(
+            cwd=cwd,
+            permission_mode=self.settings.default_permission_mode,
+            templates=self.settings.templates,
+        )
         self.push_screen(screen, callback=self._create)
 
     def _create(self, request: NewSessionRequest | None) -> None:
@@ -288,7 +308,15 @@ class CctuiApp(ApprovalEffects):
     async def create_session(self, request: NewSessionRequest) -> None:
         """Start a session and show it."""
         try:
-            info = await self.manager.create(request.prompt, request.config)
+            # The config's defaults, the project's launch prefix and the template, under
+            # what the form shows.
+            shown = request.config.model_dump(
+                include={"model", "permission_mode"}, exclude_none=True
+            )
+            config = self.manager.default_config(
+                request.config.cwd, template=request.template, **shown
+            )
+            info = await self.manager.create(request.prompt, config)
         except CctuiError as exc:
             self.notify(exc.message, title="Could not start the session", severity="error")
             return
@@ -342,6 +370,22 @@ class CctuiApp(ApprovalEffects):
     def action_filter(self) -> None:
         self.main.start_filter()
 
+    def action_projects(self) -> None:
+        if not any(isinstance(s, ProjectsScreen) for s in self.screen_stack):
+            screen = ProjectsScreen(self.project_registry, self.source.rows())
+            self.push_screen(screen, callback=self._filter_project)
+
+    def _filter_project(self, project_id: str | None) -> None:
+        if project_id is not None:
+            self.main.set_filter(f"project:{project_id}")
+        self.call_later(self.pump_approvals)
+
+    def action_metrics(self) -> None:
+        if not any(isinstance(s, MetricsScreen) for s in self.screen_stack):
+            self.push_screen(
+                MetricsScreen(self.manager.metrics_snapshot), callback=self._pump_after
+            )
+
     def action_help(self) -> None:
         self.push_screen(HelpScreen(), callback=self._pump_after)
 
@@ -357,5 +401,9 @@ class CctuiApp(ApprovalEffects):
         yield SystemCommand("Interrupt session", "Stop the current turn (i)", self.action_interrupt)
         yield SystemCommand("Kill session", "End the session's process (k)", self.action_kill)
         yield SystemCommand("Filter sessions", "By text, project:, status: (/)", self.action_filter)
+        yield SystemCommand(
+            "Projects", "Registered projects, filter by one (p)", self.action_projects
+        )
+        yield SystemCommand("Metrics", "Sessions, MCP calls, latency (m)", self.action_metrics)
         yield SystemCommand("Keys", "Every key on one page (?)", self.action_help)
         yield from (c for c in super().get_system_commands(screen) if c.title != "Keys")

@@ -15,6 +15,7 @@ from cctui.errors import CctuiError, InputAlreadyAnswered
 from cctui.tui.approvals import WHAT, ApprovalQueue
 from cctui.tui.messages import InputResolved
 from cctui.tui.screens.approval import ApprovalScreen
+from cctui.tui.screens.confirm import ConfirmScreen
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +25,7 @@ class ApprovalEffects(App[None]):
 
     manager: SessionManager
     approvals: ApprovalQueue
-    _modal: ApprovalScreen | None
+    _modal: ApprovalScreen | ConfirmScreen | None
 
     def describe_session(self, session_id: str) -> str:
         raise NotImplementedError
@@ -77,7 +78,8 @@ class ApprovalEffects(App[None]):
         """Show ``pending``'s modal now (from the queue or the inbox)."""
         if not self.approvals.showing(pending.id):
             return
-        screen = ApprovalScreen(
+        modal = ConfirmScreen if pending.kind == "confirmation" else ApprovalScreen
+        screen = modal(
             pending,
             context=self.describe_session(pending.session_id),
             queued=self.approvals.queued,

@@ -16,6 +16,7 @@ WHAT = {
     "permission": "permission request",
     "plan_review": "plan review",
     "user_question": "question",
+    "confirmation": "confirmation",
 }
 """How a notice names each kind of input."""
 

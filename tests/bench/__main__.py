@@ -1,6 +1,7 @@
 """Run every benchmark with quick defaults and print one table of ratios.
 
-    python -m tests.bench [--skip history,turns,events,tui] [--turns 30]
+    python -m tests.bench [--skip history,turns,events,tui,projects] [--turns 30]
+                          [--files 100000]
 
 Each module prints its own report first; every number in the summary is a ratio against a
 baseline measured in the same run (see each module's docstring for what it compares).
@@ -63,6 +64,14 @@ def events() -> list[tuple[str, float]]:
     return results.rows
 
 
+def projects(files: int) -> list[tuple[str, float]]:
+    from tests.bench import bench_projects
+
+    results = asyncio.run(bench_projects.run(files, repeat=3))
+    print("\n".join(results.lines))
+    return results.rows
+
+
 def tui() -> list[tuple[str, float]]:
     from tests.bench import bench_tui
 
@@ -71,8 +80,11 @@ def tui() -> list[tuple[str, float]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--skip", default="", help="comma-separated: history,turns,events,tui")
+    parser.add_argument(
+        "--skip", default="", help="comma-separated: history,turns,events,tui,projects"
+    )
     parser.add_argument("--turns", type=int, default=30, help="bench_turns: turns per variant")
+    parser.add_argument("--files", type=int, default=100_000, help="bench_projects: files")
     args = parser.parse_args()
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
 
@@ -81,6 +93,7 @@ def main() -> None:
         "turns": lambda: turns(args.turns),
         "events": events,
         "tui": tui,
+        "projects": lambda: projects(args.files),
     }
     summary: list[tuple[str, str, float]] = []
     timings: list[str] = []

@@ -493,10 +493,12 @@ async def test_shutdown_ends_every_process(
 
 
 async def test_audit_tool_call_is_redacted(manager: SessionManager) -> None:
-    manager.audit_tool_call(
+    manager.record_tool_call(
         "mcp:cli",
         "claude_send_message",
         {"message": "use ANTHROPIC_API_KEY=sk-ant-abcdefghijkl", "n": 1},
+        outcome="ok",
+        duration_ms=1.0,
     )
     [record] = manager.audit.read()
     assert record["tool"] == "claude_send_message" and record["client"] == "mcp:cli"

@@ -86,7 +86,7 @@ async def test_deny_and_interrupt(real_http: HttpService, project_dir: Path) -> 
         await anyio.sleep(1.0)
         await ok(c, "claude_interrupt", {"sessionId": sid})
         out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 20000})
-        assert out["session"]["status"] in ("interrupted", "idle"), out
+        assert out["session"]["state"] in ("interrupted", "idle"), out
 
 
 async def test_cancelling_client_falls_back_and_claude_respond_answers(

@@ -116,3 +116,36 @@ async def test_write_approved_by_elicitation_over_http(http: HttpService, mode: 
         assert out["answered"][0]["decidedBy"] == "mcp:http-client"
         assert out["reason"] == "turn_ended"
     assert http.client_count >= 1
+
+
+async def test_a_request_head_sent_byte_by_byte_is_cut_off(http: HttpService) -> None:
+    """Trickling a request head keeps no connection open: the head has one deadline."""
+    import socket
+
+    import anyio
+
+    host, port = http.url.split("//")[1].split("/")[0].split(":")
+    sock = socket.create_connection((host, int(port)))
+    sock.setblocking(False)
+    head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 200
+    closed = False
+    try:
+        with anyio.move_on_after(60):  # the bound only turns a hang into a failure
+            for byte in head:
+                try:
+                    sock.send(bytes([byte]))
+                except OSError:
+                    closed = True
+                    break
+                try:
+                    closed = sock.recv(1) == b""
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    closed = True
+                if closed:
+                    break
+                await anyio.sleep(0.1)
+    finally:
+        sock.close()
+    assert closed, "the server kept a trickling connection open"

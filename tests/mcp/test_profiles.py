@@ -34,13 +34,25 @@ SESSION_TOOLS = {
     "claude_get_transcript",
     "claude_fork_session",
     "claude_query",
+    "claude_broadcast",
+    "claude_sync_context",
 }
 MENU = {*REVIEW_TOOLS, "claude_health"}
+PROJECT_TOOLS = {
+    "register_project",
+    "list_projects",
+    "write_to_project",
+    "read_from_project",
+    "invoke_claude_code",
+    "create_checkpoint",
+    "get_project_status",
+}
 # Everything a client could use to get a prompt of its own to Claude.
 FREE_FORM = [
     ("claude_create_session", {"prompt": "rm -rf /"}),
     ("claude_query", {"prompt": "anything"}),
     ("claude_send_message", {"sessionId": "x", "message": "anything"}),
+    ("claude_broadcast", {"team": "t", "message": "anything"}),
     ("claude_run", {"prompt": "anything"}),
     ("claude_review", {"contract_path": "c.json"}),
 ]
@@ -58,9 +70,9 @@ async def names(target: Any) -> set[str]:
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
-        ("full", SESSION_TOOLS | MENU),
+        ("full", SESSION_TOOLS | MENU | PROJECT_TOOLS),
         ("sessions", SESSION_TOOLS | {"claude_health"}),
-        ("projects", {"claude_health"}),  # + the project tools (issue 9)
+        ("projects", PROJECT_TOOLS | {"claude_health"}),
         ("menu", MENU),
     ],
 )
@@ -68,10 +80,7 @@ async def test_each_profile_lists_its_groups(
     manager: SessionManager, settings: Settings, name: str, expected: set[str]
 ) -> None:
     listed = await names(build_server(manager, profile(settings, name)))
-    if name == "projects":
-        assert listed >= expected and not listed & (SESSION_TOOLS | set(REVIEW_TOOLS))
-    else:
-        assert listed == expected
+    assert listed == expected
 
 
 async def test_menu_refuses_everything_else_in_memory(
@@ -123,7 +132,7 @@ async def test_config_switches_turn_groups_off(manager: SessionManager, settings
     no_sessions = profile(
         settings, "full", tools=settings.tools.model_copy(update={"sessions": False})
     )
-    assert await names(build_server(manager, no_sessions)) == MENU
+    assert await names(build_server(manager, no_sessions)) == MENU | PROJECT_TOOLS
     no_review = profile(settings, "menu", tools=settings.tools.model_copy(update={"review": False}))
     assert await names(build_server(manager, no_review)) == {"claude_health"}
 

@@ -157,7 +157,7 @@ async def test_cli_missing_is_reported_by_health_and_by_every_review(
     broken = menu(settings, claude_code_path=tmp_path / "no" / "claude")
     async with client(build_server(manager, broken)) as c:
         health = (await c.call_tool("claude_health", {})).structured_content or {}
-        assert health.get("available", health.get("ok")) is False
+        assert health["available"] is False and health["error"]
         r = await c.call_tool("claude_judge_review", {"contract_path": str(contract)})
     out = r.structured_content or {}
     assert out["success"] is False and out["error"] == "cli_missing"

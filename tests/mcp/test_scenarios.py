@@ -107,7 +107,7 @@ async def test_interrupt_stops_a_slow_turn(server: CctuiMCPServer) -> None:
         out = await ok(c, "claude_interrupt", {"sessionId": sid})
         assert out["sessionId"] == sid
         w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
-        assert w["session"]["status"] in ("interrupted", "idle")
+        assert w["session"]["state"] in ("interrupted", "idle")
 
 
 async def test_since_seq_paging_misses_nothing(server: CctuiMCPServer) -> None:

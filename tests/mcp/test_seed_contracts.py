@@ -16,14 +16,14 @@ from tests.fakes.settings import make_settings
 from tests.mcp.conftest import client
 from tests.mcp.test_tools_inmemory import call
 
-SEED_002_STATUSES = {"running", "waiting_for_input", "completed", "error", "interrupted", "idle"}
+SEED_002_STATUSES = {"running", "waiting_for_input", "completed", "error", "interrupted"}
 
 
 async def test_seed_002_session_tools(server: Any, project: Path) -> None:
     async with client(server) as c:
         created = await call(c, "claude_create_session", {"prompt": "please write"})
         sid = created["sessionId"]
-        assert created["status"] in SEED_002_STATUSES | {"starting"}
+        assert created["status"] in SEED_002_STATUSES
 
         await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
         status = await call(c, "claude_get_status", {"sessionId": sid})
@@ -38,6 +38,7 @@ async def test_seed_002_session_tools(server: Any, project: Path) -> None:
         assert pending["allowForSession"].startswith("Allow ")
         for use in status["toolUseEvents"]:
             assert {"toolName", "status"} <= set(use)
+            assert use["status"] in ("running", "completed", "denied")
 
         responded = await call(
             c,
@@ -45,14 +46,16 @@ async def test_seed_002_session_tools(server: Any, project: Path) -> None:
             {"sessionId": sid, "inputId": pending["inputId"], "decision": "allow"},
         )
         assert responded["sessionId"] == sid
-        assert responded["status"] in ("running", "waiting_for_input", "idle")
+        assert responded["status"] == "running"  # the answer is on its way; nothing else waits
 
         sent = await call(c, "claude_send_message", {"sessionId": sid, "message": "hello"})
         assert sent["sessionId"] == sid and sent["status"] in SEED_002_STATUSES
         assert sent["session_id"] == sid and sent["message_sent"] is True  # seed 004
 
+        await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
         done = await call(c, "claude_get_status", {"sessionId": sid})
-        assert "result" in done
+        assert done["status"] == "completed" and done["state"] == "idle"  # turn over, alive
+        assert done["result"]
 
         listed = await call(c, "claude_list_sessions", {})
         [row] = [r for r in listed["sessions"] if r["sessionId"] == sid]
@@ -169,3 +172,57 @@ def test_elicitation_text_shows_the_whole_input_or_says_what_is_cut() -> None:
     huge = item.model_copy(update={"tool_input": {"command": "y" * 100_000}})
     text = question_text(huge)
     assert "truncated" in text and "claude_get_status" in text
+
+
+async def test_seed_004_start_and_kill_fields(server: Any) -> None:
+    async with client(server) as c:
+        created = await call(c, "claude_create_session", {"prompt": "hello"})
+        sid = created["sessionId"]
+        assert created["session_id"] == sid and created["started_at"] and "pid" in created
+        killed = await call(c, "claude_kill_session", {"sessionId": sid})
+        assert killed["session_id"] == sid and killed["killed_at"]
+        assert killed["state_saved"] is True and killed["status"] == "interrupted"
+
+
+async def test_seed_002_question_answered_through_updated_input(
+    server: Any, factory: FakeDriverFactory
+) -> None:
+    """Seed 002's example: allow with updatedInput {questions, answers: [label, ...]}."""
+    async with client(server) as c:
+        sid = (await call(c, "claude_create_session", {"prompt": "ask me"}))["sessionId"]
+        await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        [pending] = (await call(c, "claude_get_status", {"sessionId": sid}))["pendingInputs"]
+        assert pending["type"] == "user_question"
+        bad = await c.call_tool(
+            "claude_respond",
+            {
+                "sessionId": sid,
+                "inputId": pending["inputId"],
+                "decision": "allow",
+                "updatedInput": {**pending["toolInput"], "answers": ["Green"]},
+            },
+        )
+        assert bad.is_error and "not an option" in bad.content[0].text
+        await call(
+            c,
+            "claude_respond",
+            {
+                "sessionId": sid,
+                "inputId": pending["inputId"],
+                "decision": "allow",
+                "updatedInput": {**pending["toolInput"], "answers": ["Blue"]},
+            },
+        )
+        await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+    answer = factory.drivers[0].answers[0]
+    assert answer.updated_input is not None
+    assert answer.updated_input["answers"] == {"Which color do you prefer?": "Blue"}
+
+
+async def test_list_filter_by_project_takes_any_spelling(server: Any, project: Path) -> None:
+    async with client(server) as c:
+        sid = (await call(c, "claude_create_session", {}))["sessionId"]
+        for spelling in (str(project), f"{project}/sub/..", f"{project}/"):
+            (project / "sub").mkdir(exist_ok=True)
+            listed = await call(c, "claude_list_sessions", {"projectDirectory": spelling})
+            assert sid in [r["sessionId"] for r in listed["sessions"]], spelling

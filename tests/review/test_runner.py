@@ -215,3 +215,17 @@ async def test_a_cancelled_review_kills_its_process(run: Any, handoff: Path) -> 
     (info,) = manager.list()
     assert not info.is_active and info.status == SessionStatus.INTERRUPTED
     assert factory.drivers[0].closed
+
+
+async def test_reviews_use_the_launch_prefix_and_a_missing_one_is_reported(
+    run: Any, handoff: Path, project: Path
+) -> None:
+    _, svc, factory = await run(
+        {"*": [say(VERDICT)]}, project_launch_prefixes={project: ("env", "A=1")}
+    )
+    assert (await svc.judge_review(str(handoff), timeout_seconds=30)).success
+    assert factory.specs[0].launch_prefix == ("env", "A=1")
+    _, svc, factory = await run({"*": [say(VERDICT)]}, launch_prefix=("no-such-wrapper-10a",))
+    out = await svc.judge_review(str(handoff), timeout_seconds=30)
+    assert not out.success and out.error == "cli_missing" and factory.drivers == []
+    assert "no-such-wrapper-10a" in (out.error_message or "")

@@ -255,6 +255,7 @@ class DemoApp(CctuiApp):
             "inbox": ["deploy", "race", "split", "ci"],
             "help": ["readme", "flaky"],
             "new": ["readme"],
+            "metrics": ["readme", "flaky", "deploy"],
         }[self.scenario]
         for name in wanted:
             project, prompt = PROMPTS[name]
@@ -272,6 +273,7 @@ class DemoApp(CctuiApp):
             "inbox": "race",
             "help": "flaky",
             "new": "readme",
+            "metrics": "flaky",
         }.get(self.scenario)
         if shown is not None:
             self.main.open_session(_IDS[shown])
@@ -321,7 +323,7 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
         app = pilot.app
         assert isinstance(app, DemoApp)
         await settle(pilot, modal=scenario in ("bash", "edit", "plan", "question"))
-        if scenario in ("main", "inbox", "help", "new"):
+        if scenario in ("main", "inbox", "help", "new", "metrics"):
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
             await app.settle()
         if scenario == "inbox":
@@ -332,7 +334,26 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             await pilot.press("n")
             form = app.screen
             form.query_one("#prompt", Input).value = "Add a --json flag to cctui sessions"
+        if scenario == "metrics":
+            for tool, outcome, ms, retry in _CALLS:
+                app.manager.record_tool_call(
+                    "mcp:demo", tool, {}, outcome=outcome, duration_ms=ms, retry=retry
+                )
+            await pilot.press("m")
         await pilot.pause()
         await pilot.wait_for_scheduled_animations()
 
     return run_before
+
+
+# MCP calls recorded for the metrics scenario: (tool, outcome, ms, elicitation retry).
+_CALLS = [
+    *[("claude_get_status", "ok", float(ms), False) for ms in (3, 4, 4, 5, 6, 9, 12, 40)],
+    ("claude_create_session", "ok", 850.0, False),
+    ("claude_create_session", "ok", 1240.0, False),
+    ("claude_create_session", "launch_prefix_not_found", 2.0, False),
+    ("claude_wait", "input_required", 30.0, False),
+    ("claude_wait", "ok", 2100.0, True),
+    ("claude_broadcast", "ok", 95.0, False),
+    ("claude_sync_context", "validation_error", 1.0, False),
+]

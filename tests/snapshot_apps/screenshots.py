@@ -22,6 +22,7 @@ SHOTS = {
     "inbox": "inbox",
     "help": "help",
     "new": "new-session",
+    "metrics": "metrics",
 }
 
 

@@ -13,6 +13,7 @@ from cctui.tui.app import CctuiApp
 from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.help import HelpScreen
 from cctui.tui.screens.inbox import InboxScreen
+from cctui.tui.screens.metrics import MetricsScreen
 from cctui.tui.screens.new_session import NewSessionScreen
 from cctui.tui.widgets.blocks import Earlier, ToolCall
 from cctui.tui.widgets.transcript import Transcript
@@ -160,7 +161,7 @@ async def test_help_shows_every_key_of_every_screen(run_app: RunApp) -> None:
         region = h.app.screen.query_one("#dialog").region
         assert region.width > 40 and region.height > 20  # not an empty 8x4 box
         names = {"question_mark": "?", "slash": "/", "escape": "esc"}
-        for owner in (CctuiApp, ApprovalScreen, InboxScreen, NewSessionScreen):
+        for owner in (CctuiApp, ApprovalScreen, InboxScreen, NewSessionScreen, MetricsScreen):
             for binding in owner.BINDINGS:
                 keys = binding.key if hasattr(binding, "key") else binding[0]  # type: ignore[index]
                 for key in str(keys).split(","):

@@ -18,6 +18,7 @@ SCENARIOS = {
     "inbox": "the inbox lists every pending input across sessions",
     "help": "the help page lists every key",
     "new": "the new-session form with a prompt typed",
+    "metrics": "the metrics page: totals, MCP tools with latency percentiles, sessions",
 }
 
 

@@ -20,6 +20,7 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("i", "interrupt the current turn"),
             ("k", "kill its process (it stays resumable)"),
             ("/", "filter: words, project:, status:live|waiting…"),
+            ("p", "projects (enter filters the list to one)"),
             ("tab", "list → output → message line"),
             ("esc", "leave the message line / clear the filter"),
         ),
@@ -51,9 +52,14 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ),
     ),
     (
+        "Metrics page",
+        (("esc", "close (m and q too); it refreshes every 2 s while open"),),
+    ),
+    (
         "App",
         (
             ("ctrl+p", "command palette"),
+            ("m", "metrics: sessions, MCP tool calls, latency"),
             ("?", "this help"),
             ("q", "quit (ends every session cctui started)"),
         ),

@@ -19,7 +19,9 @@ from textual.widgets import DataTable, Footer, Input, Static
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.core.catalog import parse_filter
+from cctui.projects import ProjectRegistry
 from cctui.tui.messages import SessionsActivity
+from cctui.tui.projects_filter import with_registered_project
 from cctui.tui.sources import SessionSource
 from cctui.tui.widgets.session_list import SessionList
 from cctui.tui.widgets.session_pane import MessageInput, SessionPane
@@ -75,6 +77,7 @@ class MainScreen(Screen[None]):
         self._settings = settings
         self._source = source
         self._service_lines = service_lines
+        self._projects = ProjectRegistry(settings.projects_file)
         self._preview_timer: Timer | None = None
         self._stale: set[str] = set()
         self._stale_list = False
@@ -233,6 +236,13 @@ class MainScreen(Screen[None]):
         box.display = True
         box.focus()
 
+    def set_filter(self, line: str) -> None:
+        """Show the filter line with ``line`` applied (e.g. from the projects view)."""
+        box = self.query_one(FilterInput)
+        box.display = True
+        box.value = line
+        self.sessions.focus()
+
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         error = self.query_one("#filter-error", Static)
@@ -244,6 +254,8 @@ class MainScreen(Screen[None]):
             error.display = True
             return
         error.display = False
+        if query is not None:
+            query = with_registered_project(query, self._projects)
         self.sessions.set_query(query)
         self._after_rows()
 

@@ -1,7 +1,8 @@
-"""The new-session form: prompt, directory, model, permission mode."""
+"""The new-session form: template, prompt, directory, model, permission mode."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, get_args
@@ -15,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from cctui.claude.frames import PermissionModeName
+from cctui.config import SessionTemplate
 from cctui.core import SessionConfig
 
 MODELS = ("sonnet", "opus", "haiku")
@@ -36,6 +38,8 @@ class NewSessionRequest:
 
     prompt: str
     config: SessionConfig
+    template: str | None = None
+    """The config template chosen; what the form shows (prompt, model, mode) wins over it."""
 
 
 class NewSessionScreen(ModalScreen[NewSessionRequest | None]):
@@ -46,15 +50,37 @@ class NewSessionScreen(ModalScreen[NewSessionRequest | None]):
         Binding("ctrl+s", "submit", "Start", priority=True),
     ]
 
-    def __init__(self, *, cwd: Path, permission_mode: str = "default") -> None:
+    def __init__(
+        self,
+        *,
+        cwd: Path,
+        permission_mode: str = "default",
+        templates: Mapping[str, SessionTemplate] | None = None,
+    ) -> None:
         super().__init__()
         self._cwd = cwd
         self._mode = permission_mode
+        self._templates = dict(templates or {})
+        self._template_prompt = ""
+        """The prompt the chosen template filled in (replaced when another is chosen)."""
 
     def compose(self) -> ComposeResult:
         modes: tuple[str, ...] = get_args(PermissionModeName)
+        models = list(MODELS)
+        models += sorted({t.model for t in self._templates.values() if t.model} - set(models))
         with Vertical(id="dialog"):
             yield Static(Content.styled("New session", "bold"), id="title")
+            if self._templates:
+                yield Label("Template")
+                yield Select(
+                    [
+                        (f"{name}  ({t.description})" if t.description else name, name)
+                        for name, t in sorted(self._templates.items())
+                    ],
+                    prompt="none",
+                    allow_blank=True,
+                    id="template",
+                )
             yield Label("Prompt")
             yield Input(placeholder="What should Claude do?", id="prompt")
             yield Label("Directory")
@@ -63,7 +89,7 @@ class NewSessionScreen(ModalScreen[NewSessionRequest | None]):
                 with Vertical():
                     yield Label("Model")
                     yield Select(
-                        [(m, m) for m in MODELS], prompt="CLI default", allow_blank=True, id="model"
+                        [(m, m) for m in models], prompt="CLI default", allow_blank=True, id="model"
                     )
                 with Vertical():
                     yield Label("Permission mode")
@@ -80,6 +106,19 @@ class NewSessionScreen(ModalScreen[NewSessionRequest | None]):
 
     def on_mount(self) -> None:
         self.query_one("#prompt", Input).focus()
+
+    @on(Select.Changed, "#template")
+    def _template_chosen(self, event: Select.Changed) -> None:
+        """Fill the form from the template; the user can still change every field."""
+        template = self._templates.get(event.value) if isinstance(event.value, str) else None
+        prompt = self.query_one("#prompt", Input)
+        if prompt.value in ("", self._template_prompt):
+            self._template_prompt = template.prompt or "" if template else ""
+            prompt.value = self._template_prompt
+        if template is not None and template.model:
+            self.query_one("#model", Select).value = template.model
+        if template is not None and template.permission_mode:
+            self.query_one("#mode", Select).value = template.permission_mode
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -110,4 +149,6 @@ class NewSessionScreen(ModalScreen[NewSessionRequest | None]):
             model=model if isinstance(model, str) else None,
             permission_mode=mode if isinstance(mode, str) else "default",
         )
-        self.dismiss(NewSessionRequest(prompt, config))
+        chosen = self.query("#template").first(Select).value if self._templates else None
+        template = chosen if isinstance(chosen, str) else None
+        self.dismiss(NewSessionRequest(prompt, config, template))

@@ -1,0 +1,96 @@
+"""Confirmations: a question with a few choices for whoever decides, outside any session.
+
+``write_to_project`` on an existing file (overwrite / append / cancel) and
+``register_project`` on a taken id (overwrite / cancel) ask this way when the MCP client
+cannot elicit. It is an ordinary pending input of kind ``confirmation``: it reaches the
+TUI like a permission request (modal, inbox, bell), is answered once by whoever is first
+(``SessionManager.respond``), is audited, and a timeout picks the cancelling choice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from cctui.core.events import InputRequestedEvent, InputResolvedEvent
+from cctui.core.pending import Decision, PendingInput, Resolution
+from cctui.errors import InputAlreadyAnswered, InputNotFound
+
+if TYPE_CHECKING:
+    from cctui.core.manager import SessionManager
+
+
+def choice_of(item: PendingInput, decision: Decision, cancel: str) -> str:
+    """The chosen option: the decision's ``choice`` when offered, ``cancel`` for a deny,
+    else the first option (an "allow" from a channel that cannot pick, e.g. the inbox)."""
+    if decision.behavior == "deny":
+        return cancel
+    if decision.choice in item.choices:
+        return decision.choice
+    return item.choices[0]
+
+
+async def ask(
+    manager: SessionManager,
+    *,
+    subject: str,
+    title: str,
+    message: str,
+    choices: tuple[str, ...],
+    cancel: str,
+    timeout_s: float,
+) -> tuple[str, str]:
+    """Ask the human; returns ``(choice, decided_by)``. ``cancel`` on timeout or shutdown."""
+    expires = datetime.fromtimestamp(time.time() + timeout_s, UTC)
+    item = PendingInput(
+        session_id=subject,
+        kind="confirmation",
+        tool_name=title,
+        tool_input={},
+        description=message,
+        choices=choices,
+        expires_at=expires,
+    )
+    future = manager.pending_inputs.open(item)
+    manager.publish(InputRequestedEvent(session_id=subject, input=item))
+    try:
+        try:
+            resolution = await asyncio.wait_for(asyncio.shield(future), timeout_s)
+        except TimeoutError:
+            resolution = _resolve(manager, item, "timeout", future)
+    except asyncio.CancelledError:
+        _resolve(manager, item, "interrupted", future)
+        raise
+    choice = choice_of(item, resolution.decision, cancel)
+    manager.publish(
+        InputResolvedEvent(
+            session_id=subject,
+            input_id=item.id,
+            decision="deny" if choice == cancel else "allow",
+            decided_by=resolution.decided_by,
+            message=choice,
+        )
+    )
+    manager.audit.decision(
+        session_id=subject,
+        input_id=item.id,
+        tool=title,
+        kind="confirmation",
+        decision=choice,
+        decided_by=resolution.decided_by,
+        message=message[:200],
+    )
+    return choice, resolution.decided_by
+
+
+def _resolve(
+    manager: SessionManager, item: PendingInput, by: str, future: asyncio.Future[Resolution]
+) -> Resolution:
+    try:
+        return manager.pending_inputs.resolve(
+            item.id, Decision(behavior="deny", message="No answer in time."), by
+        )
+    except (InputAlreadyAnswered, InputNotFound):
+        return future.result()

@@ -1,0 +1,87 @@
+"""Which files a task created, modified or deleted: from git when the project is a
+repository, from a before/after scan of the same tree walker otherwise.
+
+A git snapshot is the porcelain status plus each listed path's size and mtime, so a file
+that was already dirty and got edited again still counts as modified.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cctui.projects import git
+from cctui.projects.tree import walk
+
+Signature = tuple[int, int]
+
+
+def _sig(root: Path, rel: str) -> Signature | None:
+    try:
+        st = os.lstat(root / rel)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns)
+
+
+@dataclass
+class Snapshot:
+    """The state of a project's files at one moment."""
+
+    source: str
+    """``git`` or ``scan``."""
+    codes: dict[str, str] = field(default_factory=dict)
+    """git: path -> porcelain code; scan: unused."""
+    sigs: dict[str, Signature | None] = field(default_factory=dict)
+
+
+@dataclass
+class Changes:
+    """What changed between two snapshots (paths relative to the root, sorted)."""
+
+    created: list[str]
+    modified: list[str]
+    deleted: list[str]
+
+
+def snapshot(root: Path) -> Snapshot:
+    """Take a snapshot (blocking)."""
+    status = git.status(root)
+    if status is not None:
+        return Snapshot("git", dict(status.changed), {p: _sig(root, p) for p in status.changed})
+    sigs: dict[str, Signature | None] = {}
+    for entry in walk(root):
+        if entry.type != "directory":
+            sigs[entry.path] = _sig(root, entry.path)
+    return Snapshot("scan", {}, sigs)
+
+
+def diff(root: Path, before: Snapshot, after: Snapshot) -> Changes:
+    """Files created, modified and deleted from ``before`` to ``after``."""
+    created: set[str] = set()
+    modified: set[str] = set()
+    deleted: set[str] = set()
+    if after.source == "git" and before.source == "git":
+        for path, code in after.codes.items():
+            if "D" in code:
+                if before.codes.get(path) != code:
+                    deleted.add(path)
+            elif path not in before.codes:
+                (created if code in ("??", "A ", "AM") else modified).add(path)
+            elif before.sigs.get(path) != after.sigs.get(path):
+                modified.add(path)
+        for path in before.codes.keys() - after.codes.keys():
+            # Dirty before, clean now: reverted (modified) or committed; either way touched.
+            if _sig(root, path) is None:
+                deleted.add(path)
+            elif before.sigs.get(path) != _sig(root, path):
+                modified.add(path)
+    else:
+        for path, sig in after.sigs.items():
+            if path not in before.sigs:
+                created.add(path)
+            elif before.sigs[path] != sig:
+                modified.add(path)
+        deleted = set(before.sigs.keys() - after.sigs.keys())
+    return Changes(sorted(created), sorted(modified), sorted(deleted))

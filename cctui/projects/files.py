@@ -1,0 +1,138 @@
+"""Reading project files: line ranges streamed from disk, binary files refused.
+
+A file is read line by line and only the requested range is kept, so a 2 GB log costs
+what the range costs. Without a range at most ``MAX_READ_BYTES`` are returned and the
+result says there is more.
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from cctui.errors import ValidationFailed
+from cctui.projects.errors import BinaryFile
+from cctui.projects.safepath import open_read
+
+MAX_READ_BYTES = 256 * 1024
+"""Most text one read returns; ask for a line range to go further."""
+SNIFF_BYTES = 8192
+SKIP_BLOCK = 1 << 20
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """A slice of a text file."""
+
+    path: Path
+    content: str
+    start_line: int
+    end_line: int
+    """Last line returned (``start_line - 1`` when nothing was)."""
+    total_lines: int | None
+    """Known when the read reached the end of the file."""
+    size: int
+    truncated: bool
+    """The byte cap cut the range short."""
+    has_more: bool
+    """Lines exist after ``end_line``."""
+
+
+def _looks_binary(head: bytes) -> bool:
+    if b"\x00" in head:
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        decoder.decode(head, final=False)  # a cut multi-byte char at the end is fine
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+def _skip_lines(fh: BinaryIO, count: int) -> int:
+    """Move past ``count`` lines reading 1 MB blocks (counting newlines in C, not per
+    line in Python); returns how many lines were skipped (fewer at the end of the file)."""
+    skipped = 0
+    pos = fh.tell()
+    partial = False  # the bytes read so far end inside a line
+    while skipped < count:
+        block = fh.read(SKIP_BLOCK)
+        if not block:
+            skipped += partial  # a last line without a newline is a line too
+            break
+        need = count - skipped
+        found = block.count(b"\n")
+        if found < need:
+            skipped += found
+            pos += len(block)
+            partial = not block.endswith(b"\n")
+            continue
+        idx = -1
+        for _ in range(need):
+            idx = block.index(b"\n", idx + 1)
+        skipped += need
+        pos += idx + 1
+        break
+    fh.seek(pos)
+    return skipped
+
+
+def read_lines(
+    root: Path, rel: str, start_line: int | None = None, end_line: int | None = None
+) -> ReadResult:
+    """Lines ``start_line..end_line`` (1-indexed, inclusive) of a text file inside ``root``."""
+    start = start_line or 1
+    if start < 1 or (end_line is not None and end_line < start):
+        raise ValidationFailed(
+            f"Bad line range {start_line}..{end_line}.",
+            suggestion="startLine >= 1 and endLine >= startLine (both 1-indexed).",
+        )
+    with open_read(root, rel) as (path, fh, st):
+        head = fh.read(SNIFF_BYTES)
+        if _looks_binary(head):
+            raise BinaryFile(
+                f"{rel} is a binary file ({st.st_size} bytes); only text files can be read.",
+                suggestion="Read a text file, or use the files resource for its size.",
+            )
+        fh.seek(0)
+        line_no = _skip_lines(fh, start - 1)
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        kept: list[str] = []
+        kept_bytes = 0
+        last = start - 1
+        at_line_start = True
+        truncated = False
+        reached_end = True
+        while True:
+            # Bounded reads: one huge line (minified JS, a log) is never held whole.
+            raw = fh.readline(MAX_READ_BYTES)
+            if not raw:
+                break
+            if at_line_start:
+                line_no += 1
+            at_line_start = raw.endswith(b"\n")
+            if line_no < start:
+                continue
+            if end_line is not None and line_no > end_line:
+                reached_end = False
+                break
+            if kept_bytes + len(raw) > MAX_READ_BYTES:
+                truncated = True
+                reached_end = False
+                break
+            kept.append(decoder.decode(raw))
+            kept_bytes += len(raw)
+            last = line_no
+        kept.append(decoder.decode(b"", final=True))
+        return ReadResult(
+            path=path,
+            content="".join(kept),
+            start_line=start,
+            end_line=last,
+            total_lines=line_no if reached_end else None,
+            size=st.st_size,
+            truncated=truncated,
+            has_more=not reached_end,
+        )

@@ -1,0 +1,97 @@
+"""Read-only git facts about a project: branch, uncommitted changes, tracked-or-not files.
+
+Always ``git`` as a subprocess with a bounded time; cctui never changes a repository.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+GIT_TIMEOUT_S = 20.0
+
+
+def git_available() -> bool:
+    """A ``git`` binary is on PATH."""
+    return shutil.which("git") is not None
+
+
+def _git(root: Path, *args: str) -> bytes | None:
+    """stdout of ``git -C root args``, or None when it fails (not a repo, no git, timeout)."""
+    if not git_available():
+        return None
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), *args],
+            capture_output=True,
+            timeout=GIT_TIMEOUT_S,
+            env=env,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def is_repo(root: Path) -> bool:
+    """``root`` is the top of a git work tree (a sub-directory of a repo counts too)."""
+    out = _git(root, "rev-parse", "--is-inside-work-tree")
+    return out is not None and out.strip() == b"true"
+
+
+def list_files(root: Path) -> list[str] | None:
+    """Tracked and untracked-but-not-ignored files under ``root`` (``git ls-files -co
+    --exclude-standard``), relative and ``/``-separated; None when ``root`` is not a repo."""
+    out = _git(root, "ls-files", "-co", "--exclude-standard", "-z")
+    if out is None:
+        return None
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+@dataclass
+class GitStatus:
+    """The branch and what is uncommitted."""
+
+    branch: str | None
+    uncommitted: int
+    changed: dict[str, str] = field(default_factory=dict)
+    """path -> two-letter porcelain code (``??`` untracked, `` M`` modified, ...)."""
+
+
+def status(root: Path, *, every_untracked: bool = True) -> GitStatus | None:
+    """``git status --porcelain`` of the work tree; None when not a repo.
+
+    ``every_untracked=False`` lists a new directory once instead of each file in it (much
+    faster on a big untracked tree; enough for a count).
+    """
+    untracked = "--untracked-files=all" if every_untracked else "--untracked-files=normal"
+    out = _git(root, "status", "--porcelain=v1", "-b", "-z", untracked)
+    if out is None:
+        return None
+    records = out.decode("utf-8", "surrogateescape").split("\0")
+    # Porcelain paths are relative to the repository's top; the project may be below it.
+    prefix = (_git(root, "rev-parse", "--show-prefix") or b"").decode().strip()
+    branch: str | None = None
+    changed: dict[str, str] = {}
+    skip = False
+    for rec in records:
+        if skip:  # the source path of a rename
+            skip = False
+            continue
+        if not rec:
+            continue
+        if rec.startswith("## "):
+            head = rec[3:].split("...", 1)[0]
+            branch = None if head.startswith(("HEAD (no branch)", "No commits yet on ")) else head
+            if head.startswith("No commits yet on "):
+                branch = head.removeprefix("No commits yet on ")
+            continue
+        code, path = rec[:2], rec[3:]
+        skip = code[0] in "RC"
+        if path.startswith(prefix):
+            changed[path[len(prefix) :]] = code
+    return GitStatus(branch=branch, uncommitted=len(changed), changed=changed)

@@ -1,0 +1,133 @@
+"""A JSON file written atomically under an ``fcntl`` lock, never silently replaced when corrupt.
+
+Used for the project registry and each project's ``session_state.json``. Every update is
+read-modify-write under an exclusive lock on a side ``.lock`` file (so two cctui processes,
+or a TUI and ``serve``, never lose each other's changes), written to a temporary file in
+the same directory, fsynced and ``os.replace``d: a crash at any point leaves the old file or
+the new one. A file that does not parse is copied to ``<name>.corrupt-<time>`` once,
+reported as ``CorruptFile`` on every read and write, and left in place for a human.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import secrets
+import shutil
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from cctui.projects.errors import CorruptFile, PathNotAccessible
+
+Data = dict[str, Any]
+
+
+class JsonFile:
+    """One JSON object on disk."""
+
+    def __init__(self, path: Path, *, what: str = "file") -> None:
+        self.path = path
+        self.what = what
+        """How errors name it ("project registry", "session state")."""
+        self.lock_path = path.with_name(path.name + ".lock")
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the exclusive lock (creating the directory if needed)."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            raise PathNotAccessible(
+                f"Cannot lock the {self.what} {self.path}: {exc.strerror}."
+            ) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+    def read(self) -> Data | None:
+        """The object, or None when the file does not exist. Raises ``CorruptFile``."""
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise PathNotAccessible(
+                f"Cannot read the {self.what} {self.path}: {exc.strerror}."
+            ) from None
+        try:
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise self._corrupt(raw, f"not valid JSON ({exc})") from None
+        if not isinstance(data, dict):
+            raise self._corrupt(raw, "not a JSON object")
+        return data
+
+    def update(self, change: Callable[[Data | None], Data]) -> Data:
+        """Read, apply ``change``, write atomically; all under the lock. Returns the new data."""
+        with self.locked():
+            new = change(self.read())
+            self._sweep()
+            self._write(new)
+            return new
+
+    def _sweep(self) -> None:
+        """Remove temp files of writers killed mid-write. Safe under the lock: a live
+        writer holds it for as long as its temp file exists."""
+        for stale in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+            with contextlib.suppress(OSError):
+                stale.unlink()
+
+    def _write(self, data: Data) -> None:
+        body = json.dumps(data, indent=2, ensure_ascii=False).encode() + b"\n"
+        tmp = self.path.with_name(f".{self.path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(body)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, self.path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+                raise
+            dfd = os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+        except OSError as exc:
+            raise PathNotAccessible(
+                f"Cannot write the {self.what} {self.path}: {exc.strerror}."
+            ) from None
+
+    def _corrupt(self, raw: bytes, why: str) -> CorruptFile:
+        backup = self._backup(raw)
+        kept = f" A copy is at {backup}." if backup else ""
+        return CorruptFile(
+            f"The {self.what} {self.path} is corrupt ({why}); cctui will not overwrite it.{kept}",
+            suggestion=f"Fix or remove {self.path}, then try again.",
+        )
+
+    def _backup(self, raw: bytes) -> Path | None:
+        """Copy the bad file once per distinct content (``.corrupt-<time>-<hash>``)."""
+        digest = hashlib.sha256(raw).hexdigest()[:8]
+        for existing in self.path.parent.glob(f"{self.path.name}.corrupt-*-{digest}"):
+            return existing
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        backup = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{digest}")
+        try:
+            shutil.copy2(self.path, backup)
+        except OSError:
+            return None
+        return backup

@@ -1,0 +1,283 @@
+"""ProjectService: the one object the front ends use for projects.
+
+Blocking file work (locks, fsync, reads) is plain synchronous code here; the MCP tools run
+it in a worker thread so the event loop (and the TUI drawn on it) never waits on a disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from cctui.errors import CctuiError
+from cctui.projects import git
+from cctui.projects.files import ReadResult, read_lines
+from cctui.projects.registry import Project, ProjectRegistry
+from cctui.projects.safepath import WriteMode, WriteResult, check_relative, exists, write_file
+from cctui.projects.state import Artifact, Checkpoint, SessionState, StateFile, TaskRecord
+from cctui.projects.tree import Tree, TreeCache
+
+log = logging.getLogger(__name__)
+
+DOCS_MAX_BYTES = 512 * 1024
+"""The ``/docs`` resource stops adding files past this much text."""
+DOC_SUFFIXES = (".md", ".markdown", ".txt", ".rst", ".adoc")
+
+
+def ago(when: datetime | str | None, now: datetime | None = None) -> str | None:
+    """``2 hours ago``, ``just now``, ``3 days ago``; None for None."""
+    if when is None:
+        return None
+    if isinstance(when, str):
+        try:
+            when = datetime.fromisoformat(when.replace("Z", "+00:00"))
+        except ValueError:
+            return str(when)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return ago_seconds(((now or datetime.now(UTC)) - when).total_seconds())
+
+
+def ago_seconds(elapsed: float) -> str:
+    """``ago`` for a number of seconds (the tree renders 10,000 of these at a time)."""
+    seconds = int(elapsed)
+    if seconds < 45:
+        return "just now"
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            n = round(seconds / size) if unit != "day" else seconds // size
+            return f"{n} {unit}{'s' if n != 1 else ''} ago"
+    return "just now"
+
+
+def _mtimes(*paths: Path) -> tuple[int, ...]:
+    out = []
+    for path in paths:
+        try:
+            out.append(os.stat(path).st_mtime_ns)
+        except OSError:
+            out.append(0)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class ProjectStatus:
+    """What ``get_project_status`` reports."""
+
+    project: Project
+    state: SessionState
+    state_path: Path
+    recent_files: list[str]
+    git: git.GitStatus | None
+
+
+class ProjectService:
+    """Registry, files, session state and trees of the registered projects."""
+
+    def __init__(
+        self,
+        registry_path: Path,
+        *,
+        keep: Callable[[asyncio.Task[Any]], None] | None = None,
+        watch: bool = True,
+    ) -> None:
+        self.registry = ProjectRegistry(registry_path)
+        self.trees = TreeCache(keep, watch=watch)
+        self._git_cache: dict[str, tuple[tuple[int, ...], git.GitStatus | None]] = {}
+
+    # -- registry ------------------------------------------------------------------------
+
+    def projects(self, include_inactive: bool = False) -> list[Project]:
+        """Registered projects (active ones unless ``include_inactive``)."""
+        return [p for p in self.registry.all() if p.active or include_inactive]
+
+    def get(self, project_id: str) -> Project:
+        """A project by id, recording the access. Raises ``ProjectNotFound``."""
+        project = self.registry.get(project_id)
+        try:
+            self.registry.touch(project_id)
+        except CctuiError as exc:  # a read-only registry must not block reading the project
+            log.warning("could not record access to %s: %s", project_id, exc.message)
+        return project
+
+    def register(
+        self,
+        name: str,
+        root_path: str,
+        *,
+        project_id: str | None = None,
+        spec_paths: list[str] | None = None,
+        overwrite: bool = False,
+    ) -> Project:
+        """Register a directory (see ``ProjectRegistry.register``)."""
+        for spec in spec_paths or ():
+            check_relative(spec)
+        return self.registry.register(
+            name, root_path, project_id=project_id, spec_paths=spec_paths, overwrite=overwrite
+        )
+
+    def has_claude_state(self, project: Project) -> bool:
+        """The project has a ``.claude/`` directory."""
+        return (project.root / project.claude_state_path).is_dir()
+
+    def project_for(self, cwd: Path | str | None) -> Project | None:
+        """The registered project whose root contains ``cwd`` (the deepest one)."""
+        if cwd is None:
+            return None
+        path = Path(cwd)
+        best: Project | None = None
+        for project in self.registry.all():
+            if path.is_relative_to(project.root) and (
+                best is None or len(project.root_path) > len(best.root_path)
+            ):
+                best = project
+        return best
+
+    # -- files ---------------------------------------------------------------------------
+
+    def file_exists(self, project_id: str, rel: str) -> bool:
+        """``rel`` exists inside the project (the path is checked like for any access)."""
+        return exists(self.registry.get(project_id).root, rel)
+
+    def write(
+        self,
+        project_id: str,
+        rel: str,
+        content: str,
+        *,
+        mode: WriteMode,
+        create_dirs: bool = True,
+        record: bool = True,
+    ) -> WriteResult:
+        """Write a file inside the project and record it as an artifact."""
+        project = self.get(project_id)
+        result = write_file(
+            project.root, rel, content.encode("utf-8"), mode=mode, create_dirs=create_dirs
+        )
+        if record:
+            shown = str(result.path.relative_to(project.root.resolve()))
+            self.state_file(project).add_artifact(Artifact(path=shown, action=result.action))
+        return result
+
+    def read(
+        self, project_id: str, rel: str, start_line: int | None = None, end_line: int | None = None
+    ) -> ReadResult:
+        """Lines of a text file inside the project."""
+        return read_lines(self.get(project_id).root, rel, start_line, end_line)
+
+    # -- session state -------------------------------------------------------------------
+
+    def state_file(self, project: Project) -> StateFile:
+        """The project's ``session_state.json``."""
+        return StateFile(project.root, project.claude_state_path)
+
+    def state(self, project_id: str) -> tuple[SessionState, Path]:
+        """The session state and where it lives."""
+        sf = self.state_file(self.get(project_id))
+        return sf.read(), sf.path
+
+    def checkpoint(self, project_id: str, checkpoint: Checkpoint) -> tuple[SessionState, Path]:
+        """Append a checkpoint."""
+        sf = self.state_file(self.get(project_id))
+        return sf.add_checkpoint(checkpoint), sf.path
+
+    def put_task(self, project_id: str, task: TaskRecord) -> None:
+        """Record (or update) an ``invoke_claude_code`` task."""
+        self.state_file(self.registry.get(project_id)).put_task(task)
+
+    def status(self, project_id: str, include_git: bool) -> ProjectStatus:
+        """Checkpoints, tasks, recent files and (optionally) git facts."""
+        project = self.get(project_id)
+        sf = self.state_file(project)
+        state = sf.read()
+        recent: list[str] = []
+        for name in [a.path for a in reversed(state.artifacts)] + [
+            f for t in reversed(state.claude_code_tasks) for f in t.files_created + t.files_modified
+        ]:
+            if name not in recent:
+                recent.append(name)
+        return ProjectStatus(
+            project=project,
+            state=state,
+            state_path=sf.path,
+            recent_files=recent[:20],
+            git=self._git_status(project) if include_git else None,
+        )
+
+    def _git_status(self, project: Project) -> git.GitStatus | None:
+        """``git status``, reused while nothing changed: the tree's watcher has seen no
+        change batch and git's index and HEAD are untouched. (On 100,000 files git status
+        stats every one; a watched project answers from memory until something moves.)"""
+        root = project.root.resolve()
+        watched = self.trees.watching(project.id, root)
+        key = (
+            self.trees.changes(project.id),
+            *_mtimes(root / ".git" / "index", root / ".git" / "HEAD"),
+        )
+        hit = self._git_cache.get(project.id)
+        if watched and hit is not None and hit[0] == key:
+            return hit[1]
+        status = git.status(root, every_untracked=False)
+        self._git_cache[project.id] = (key, status)
+        return status
+
+    # -- trees and docs ------------------------------------------------------------------
+
+    async def tree(self, project_id: str, *, fresh: bool = False) -> Tree:
+        """The project's file tree (cached; built in a thread the first time)."""
+        project = self.get(project_id)
+        return await self.trees.get(project.id, project.root.resolve(), fresh=fresh)
+
+    def watch(self, project_id: str) -> None:
+        """Make sure the project's tree is built and watched (call on the event loop)."""
+        project = self.registry.get(project_id)
+        if project.root.is_dir():
+            self.trees.prefetch(project.id, project.root.resolve())
+
+    def prefetch_trees(self) -> None:
+        """Start building every active project's tree in the background."""
+        for project in self.projects():
+            if project.root.is_dir():
+                self.trees.prefetch(project.id, project.root.resolve())
+
+    def docs(self, project_id: str, tree: Tree) -> str:
+        """Every text doc under the spec paths as one markdown document (bounded)."""
+        project = self.get(project_id)
+        prefixes = tuple(s.strip("/") + "/" for s in project.spec_paths if s.strip("/"))
+        parts = [f"# Project Documentation: {project.name}\n"]
+        used = 0
+        skipped: list[str] = []
+        for entry in tree.entries:
+            if entry.type != "file" or not entry.path.startswith(prefixes):
+                continue
+            if not entry.path.lower().endswith(DOC_SUFFIXES):
+                continue
+            if used >= DOCS_MAX_BYTES:
+                skipped.append(entry.path)
+                continue
+            try:
+                got = read_lines(project.root, entry.path)
+            except Exception as exc:  # one unreadable doc must not hide the others
+                parts.append(f"\n## {entry.path}\n\n_(not readable: {exc})_\n")
+                continue
+            used += len(got.content.encode())
+            more = "\n\n_(truncated; read the file for the rest)_" if got.has_more else ""
+            parts.append(f"\n## {entry.path}\n\n{got.content.rstrip()}{more}\n")
+        if len(parts) == 1:
+            wanted = ", ".join(project.spec_paths) or "(none)"
+            parts.append(f"\nNo documents found under the spec paths ({wanted}).\n")
+        if skipped:
+            parts.append(
+                f"\n_{len(skipped)} more documents not shown: {', '.join(skipped[:50])}_\n"
+            )
+        return "".join(parts)
+
+    async def close(self) -> None:
+        """Stop watchers."""
+        await self.trees.close()

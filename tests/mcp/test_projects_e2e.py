@@ -1,0 +1,108 @@
+"""invoke_claude_code with the real ``claude`` CLI against the fake API, over real HTTP.
+
+One test drives the seed's whole flow (register -> write spec -> invoke -> checkpoint ->
+status) in a git repository; one runs in a plain directory (before/after scan) and times out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cctui.mcp_server.http import HttpService
+from tests.mcp.conftest import Answers, client
+from tests.mcp.test_http import authed
+
+pytestmark = pytest.mark.e2e
+
+
+async def ok(c: Any, name: str, args: dict[str, Any], **kw: Any) -> dict[str, Any]:
+    r = await c.call_tool(name, args, **kw)
+    assert not r.is_error, r.content[0].text
+    assert r.structured_content is not None
+    return r.structured_content
+
+
+def git(root: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
+    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    done = subprocess.run(
+        ["git", "-C", str(root), *args], check=True, capture_output=True, text=True, env=env
+    )
+    return done.stdout
+
+
+async def test_desktop_write_invoke_checkpoint_flow_in_a_repo(
+    real_http: HttpService, project_dir: Path
+) -> None:
+    git(project_dir, "init", "-q", "-b", "main")
+    (project_dir / "existing.txt").write_text("one\n")
+    (project_dir / ".gitignore").write_text(".claude/\n")
+    git(project_dir, "add", "-A")
+    git(project_dir, "commit", "-qm", "init")
+    answers = Answers("accept", {"decision": "allow"})
+    progress: list[str] = []
+
+    async def on_progress(_p: float, _total: float | None, message: str | None) -> None:
+        progress.append(message or "")
+
+    async with client(authed(real_http), name="desktop", elicit=answers, mode="legacy") as c:
+        reg = await ok(c, "register_project", {"name": "Web", "rootPath": str(project_dir)})
+        pid = reg["projectId"]
+        await ok(
+            c,
+            "write_to_project",
+            {"projectId": pid, "filePath": "docs/spec.md", "content": "# Spec\nAdd src/new.txt\n"},
+        )
+        task = (
+            "Implement the spec. [[write path=src/new.txt content=hello]] "
+            "[[bash cmd=echo two >> existing.txt]]"
+        )
+        out = await ok(
+            c,
+            "invoke_claude_code",
+            {"projectId": pid, "task": task, "contextFiles": ["docs/spec.md"], "maxTime": 120},
+            progress_callback=on_progress,
+        )
+        await ok(c, "create_checkpoint", {"projectId": pid, "summary": "implemented"})
+        status = await ok(c, "get_project_status", {"projectId": pid, "includeGitStatus": True})
+    assert out["status"] == "completed" and out["exitCode"] == 0, out
+    assert out["filesCreated"] == ["src/new.txt"]  # docs/spec.md predates the task
+    assert out["filesModified"] == ["existing.txt"]
+    assert (project_dir / "src" / "new.txt").read_text().strip() == "hello"
+    assert (project_dir / "existing.txt").read_text() == "one\ntwo\n"
+    assert out["summary"] and out["duration"] > 0 and out["sessionId"]
+    assert any("Creating" in m and "new.txt" in m for m in progress), progress
+    assert any(m.startswith("Running echo two") for m in progress), progress
+    assert [u["message"] for u in out["updates"]] == progress
+    assert len(answers.asked) == 2  # Write and Bash, both asked of this client
+    tasks = status["claudeCodeTasks"]
+    assert tasks[0]["taskId"] == out["taskId"] and tasks[0]["status"] == "completed"
+    assert status["gitStatus"]["branch"] == "main"
+    assert status["gitStatus"]["uncommitted"] == 3  # existing.txt, docs/spec.md, src/new.txt
+    state = json.loads((project_dir / ".claude" / "session_state.json").read_text())
+    record = state["claudeCodeTasks"][0]
+    assert record["filesCreated"] == ["src/new.txt"] and record["sessionId"] == out["sessionId"]
+    assert record["endTime"] and record["command"] == task
+
+
+async def test_timeout_returns_partial_results(real_http: HttpService, project_dir: Path) -> None:
+    """No git here: the before/after scan finds the file written before maxTime ran out."""
+    answers = Answers("accept", {"decision": "allow"})
+    async with client(authed(real_http), name="desktop", elicit=answers, mode="legacy") as c:
+        await ok(c, "register_project", {"name": "p", "rootPath": str(project_dir), "id": "p"})
+        task = "[[write path=partial.txt content=half]] [[sleep-bash seconds=120]]"
+        out = await ok(c, "invoke_claude_code", {"projectId": "p", "task": task, "maxTime": 25})
+        session = await ok(c, "claude_get_status", {"sessionId": out["sessionId"]})
+        status = await ok(c, "get_project_status", {"projectId": "p"})
+    assert out["status"] == "timeout" and out["exitCode"] == 124, out
+    assert out["filesCreated"] == ["partial.txt"]
+    assert out["summary"].startswith("Timed out after 25 s; partial results.")
+    assert 25 <= out["duration"] < 90
+    assert session["session"]["isActive"] is False  # interrupted, then the process ended
+    assert status["claudeCodeTasks"][0]["status"] == "timeout"
