@@ -6,6 +6,8 @@ in the modal, what ``A`` allows, the help page's keys, the core's filter in the 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from textual.widgets import DataTable, Input, Static
 
@@ -211,3 +213,48 @@ async def test_a_50_kb_reply_ends_on_screen_and_only_its_end_is_mounted(run_app:
         await h.pilot.pause()
         await h.app.settle()
         assert "".join(b.source for b in transcript.blocks) == body
+
+
+async def test_the_tui_and_the_mcp_list_tool_share_one_history_index(tmp_path: Path) -> None:
+    """cli._tui wires one index: the TUI's watcher keeps it live and claude_list_sessions
+    reads it (no refresh of its own), so both show the same sessions with the same filter."""
+    from datetime import UTC, datetime
+
+    from cctui.config import load_settings
+    from cctui.core import SessionManager
+    from cctui.history import HistoryIndex
+    from cctui.mcp_server.history_view import HistoryView
+    from tests.snapshot_apps.history import write_transcript
+
+    (tmp_path / "proj").mkdir()
+    settings = load_settings(
+        env={"HOME": str(tmp_path / "home")},
+        config_path=tmp_path / "none.toml",
+        overrides={"default_cwd": tmp_path / "proj"},
+    )
+    sid = "0a1b2c3d-0000-4000-8000-0000000000c1"
+    write_transcript(
+        settings.claude_config_dir,
+        sid,
+        str(tmp_path / "proj"),
+        datetime.now(UTC),
+        [("Fix the login page", [{"type": "text", "text": "Done."}])],
+    )
+    index = HistoryIndex.from_settings(settings)
+    manager = SessionManager(settings)
+    await manager.start()
+    app = CctuiApp(settings, manager, history=index)
+    view = HistoryView(settings, manager, index)
+    try:
+        async with app.run_test():
+            await app.history_loaded.wait()
+            assert app.source.index is index
+            reads = index.read_stats.files_read  # the view must not sweep the disk again
+            listed = await view.list(None, None, None, "login", 10)
+            assert [s.session_id for s in listed.sessions] == [sid]
+            assert index.read_stats.files_read == reads
+            app.main.set_filter("login")
+            await app.settle()
+            assert app.main.sessions.shown == [sid]
+    finally:
+        await manager.shutdown()
