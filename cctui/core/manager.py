@@ -229,15 +229,6 @@ class SessionManager:
         await session.process.stop(S.INTERRUPTED)
         return session.info()
 
-    async def close(self, session_id: str) -> SessionInfo:
-        """End the process gently (stdin closed, then terminate); resumable afterwards.
-
-        An idle session ends ``completed``, a busy one ``interrupted``.
-        """
-        session = self._sessions.find(session_id)
-        await session.process.stop()
-        return session.info()
-
     async def fork(self, session_id: str, prompt: str | None = None) -> SessionInfo:
         """A new session with this one's history, under a new id."""
         source = self._sessions.find_or_adopt(session_id)

@@ -361,7 +361,7 @@ class ReviewRunner:
             if kill:
                 await self.manager.kill(sid)
             else:
-                await self.manager.close(sid)
+                await self.manager.end(sid)
         except SessionNotFound:
             pass  # it never started
         except Exception:
