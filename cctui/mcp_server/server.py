@@ -188,10 +188,11 @@ def build_server(
         tools_team.register(server, manager, server.broker)
     else:
         tools_more.register_health(server, manager, settings)
+    registry = None
     if "projects" in groups:
-        tools_projects.register(server, manager, settings, server.broker)
+        registry = tools_projects.register(server, manager, settings, server.broker).registry
     if "review" in groups:
-        roots = project_roots or tools_projects.roots_provider(settings)
+        roots = project_roots or tools_projects.roots_provider(settings, registry)
         review = ReviewService(manager, settings, roots)
         tools_review.register(server, review)
     return server
