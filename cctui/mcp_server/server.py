@@ -20,6 +20,7 @@ from cctui.errors import CctuiError
 from cctui.mcp_server import errors
 from cctui.mcp_server.decisions import DecisionBroker, client_label
 from cctui.mcp_server.health import SERVER_VERSION
+from cctui.redact import redact_text
 from cctui.review import ReviewService
 from cctui.review.documents import RootsProvider
 
@@ -125,7 +126,9 @@ class CctuiMCPServer(MCPServer):
         if cause is None or isinstance(cause, ToolError):
             # An anticipated SDK failure (e.g. a resolver's elicitation went wrong).
             text = str(exc).removeprefix(f"Error executing tool {name}: ")
-            return errors.ToolErrorInfo(code="tool_error", message=text, retryable=True)
+            return errors.ToolErrorInfo(
+                code="tool_error", message=redact_text(text), retryable=True
+            )
         log.error("tool %s crashed", name, exc_info=cause)
         return errors.internal(name)
 
