@@ -156,14 +156,17 @@ async def _serve(settings: Settings, transport: str) -> int:
 
 async def _tui(settings: Settings) -> int:
     from cctui.core import SessionManager
+    from cctui.history import HistoryIndex
     from cctui.mcp_server.http import HttpService
     from cctui.mcp_server.server import build_server
     from cctui.tui.app import CctuiApp
 
     manager = SessionManager(settings)
     await manager.start()
-    services = [HttpService(build_server(manager, settings), settings)]
-    app = CctuiApp(settings, manager, services=services)
+    # One history index: the TUI's watcher keeps it live, the MCP list tool reads it too.
+    history = HistoryIndex.from_settings(settings)
+    services = [HttpService(build_server(manager, settings, history=history), settings)]
+    app = CctuiApp(settings, manager, services=services, history=history)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, app.exit)

@@ -24,14 +24,25 @@ log = logging.getLogger(__name__)
 
 
 class HistoryView:
-    """Keeps one incremental ``HistoryIndex`` for the server's lifetime."""
+    """Keeps one incremental ``HistoryIndex`` for the server's lifetime.
 
-    def __init__(self, settings: Settings, manager: SessionManager) -> None:
+    Under the TUI the index is the TUI's own (``index``), kept live by its watcher: the list
+    tool and the session list read the same index, and this view does not refresh it (a
+    refresh here would take the changes the watcher reports to the TUI). ``cctui serve``
+    has no watcher: the view owns an index and refreshes it on each call.
+    """
+
+    def __init__(
+        self, settings: Settings, manager: SessionManager, index: HistoryIndex | None = None
+    ) -> None:
         self._settings = settings
         self._manager = manager
-        self._index: HistoryIndex | None = None
+        self._index = index
+        self._live = index is not None
 
     async def _index_ready(self) -> HistoryIndex | None:
+        if self._live:
+            return self._index
         try:
             if self._index is None:
                 self._index = HistoryIndex.from_settings(self._settings)

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.errors import CctuiError
+from cctui.history import HistoryIndex
 from cctui.mcp_server import errors
 from cctui.mcp_server.decisions import DecisionBroker, client_label
 from cctui.mcp_server.health import SERVER_VERSION
@@ -146,6 +147,7 @@ def build_server(
     settings: Settings,
     *,
     project_roots: RootsProvider | None = None,
+    history: HistoryIndex | None = None,
 ) -> CctuiMCPServer:
     """The server for ``settings.tools_profile`` and the ``[tools]`` switches.
 
@@ -187,7 +189,8 @@ def build_server(
     server.broker.install()
     if "sessions" in groups:
         tools_sessions.register(server, manager, server.broker, settings)
-        tools_more.register(server, manager, server.broker, settings)  # with claude_health
+        # with claude_health; ``history``: the TUI's live index (one index, one watcher)
+        tools_more.register(server, manager, server.broker, settings, history)
         tools_team.register(server, manager, server.broker)
     else:
         tools_more.register_health(server, manager, settings)

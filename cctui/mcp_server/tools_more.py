@@ -24,6 +24,7 @@ from cctui.core import (
     SessionManager,
     StatusChanged,
 )
+from cctui.history import HistoryIndex
 from cctui.mcp_server import history_view
 from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label, is_modern
 from cctui.mcp_server.health import check_health
@@ -70,10 +71,15 @@ async def _notify(ctx: Context, session_id: str, msg: QueryMessage) -> None:
 
 
 def register(
-    server: MCPServer, manager: SessionManager, broker: DecisionBroker, settings: Settings
+    server: MCPServer,
+    manager: SessionManager,
+    broker: DecisionBroker,
+    settings: Settings,
+    index: HistoryIndex | None = None,
 ) -> None:
-    """Add claude_query, the history tools and claude_health to ``server``."""
-    history = history_view.HistoryView(settings, manager)
+    """Add claude_query, the history tools and claude_health to ``server`` (``index``: a
+    history index kept live by someone else, the TUI)."""
+    history = history_view.HistoryView(settings, manager, index)
 
     @server.tool(annotations=ACT)
     async def claude_query(

@@ -20,6 +20,7 @@ from cctui.config import Settings
 from cctui.core import PendingInput, SessionManager
 from cctui.core.services import Service
 from cctui.errors import CctuiError
+from cctui.history import HistoryIndex
 from cctui.projects import ProjectRegistry
 from cctui.tui import format as fmt
 from cctui.tui.app_approvals import ApprovalEffects
@@ -80,13 +81,18 @@ class CctuiApp(ApprovalEffects):
     ]
 
     def __init__(
-        self, settings: Settings, manager: SessionManager, *, services: Sequence[Service] = ()
+        self,
+        settings: Settings,
+        manager: SessionManager,
+        *,
+        services: Sequence[Service] = (),
+        history: HistoryIndex | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings
         self.manager = manager
         self.services = tuple(services)
-        self.source = SessionSource(settings, manager)
+        self.source = SessionSource(settings, manager, history)
         self.approvals = ApprovalQueue()
         self._modal: ApprovalScreen | ConfirmScreen | None = None
         self.alerts: deque[str] = deque(maxlen=50)
@@ -144,7 +150,8 @@ class CctuiApp(ApprovalEffects):
         async for _change in self.source.watch(self._stop_watching):
             if self.is_running and self.main.is_mounted:
                 self.main.reload()
-                self.history_loaded.set()
+            # Not mounted yet: the main screen reads the rows when it mounts.
+            self.history_loaded.set()
         self.history_loaded.set()  # the watcher failed or stopped: the list is what it is
 
     def _tick(self) -> None:

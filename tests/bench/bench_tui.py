@@ -240,15 +240,19 @@ async def real_cli_runs(res: Results, *, reply: bool, tools: bool) -> None:
                 prompt = tools_prompt(env.project)
                 bare = await bare_cli(env, prompt)
                 marks.clear()
-                results_before = len(transcript.query(ResultBlock))
+                before = transcript.children[-1] if transcript.children else None
                 start = time.perf_counter()
                 await manager.send(info.session_id, prompt)
-                drawn = await until(
-                    lambda: (
-                        "result" in marks and len(transcript.query(ResultBlock)) > results_before
-                    ),
-                    300,
-                )
+
+                def result_drawn() -> bool:
+                    # Older output folds away, so count nothing: the newest line is this
+                    # turn's result.
+                    last = transcript.children[-1] if transcript.children else None
+                    return (
+                        "result" in marks and isinstance(last, ResultBlock) and last is not before
+                    )
+
+                drawn = await until(result_drawn, 300)
                 end = time.perf_counter()
                 ratio = (end - start) / bare
                 print(f"\n  one turn with {TOOLS} Read calls")

@@ -215,7 +215,12 @@ def _history(claude_dir: Path, *, corrupt: int = 0) -> None:
 
 
 class DemoApp(CctuiApp):
-    """CctuiApp plus a scenario run on its own loop before the first screenshot."""
+    """CctuiApp plus a scenario run on its own loop before the first screenshot.
+
+    Deterministic: the history is read before any session starts, modals wait until every
+    session has settled and the pane shows the scenario's session, and the screen is drawn
+    with ``settle()`` (no timer decides what is on it).
+    """
 
     def __init__(self, scenario: str) -> None:
         env = _reset()
@@ -224,6 +229,7 @@ class DemoApp(CctuiApp):
         super().__init__(settings, SessionManager(settings, driver_factory=self.factory))
         self.scenario = scenario
         self.ready = asyncio.Event()
+        self._seeding = True
 
     async def on_mount(self) -> None:
         # Runs before CctuiApp.on_mount (Textual calls handlers down the MRO).
@@ -232,8 +238,13 @@ class DemoApp(CctuiApp):
             _history(self.settings.claude_config_dir, corrupt=1)
         await self.manager.start()
 
+    def main_screen_on_top(self) -> bool:
+        # No modal pops while seeding: it would cover a pane that is still being drawn.
+        return not self._seeding and super().main_screen_on_top()
+
     async def seed(self) -> None:
         """Start the scenario's sessions and wait until each settles."""
+        await self.history_loaded.wait()
         wanted = {
             "empty": [],
             "main": ["readme", "flaky", "deploy"],
@@ -242,6 +253,8 @@ class DemoApp(CctuiApp):
             "plan": ["split"],
             "question": ["ci"],
             "inbox": ["deploy", "race", "split", "ci"],
+            "help": ["readme", "flaky"],
+            "new": ["readme"],
             "metrics": ["readme", "flaky", "deploy"],
         }[self.scenario]
         for name in wanted:
@@ -251,14 +264,22 @@ class DemoApp(CctuiApp):
                 config = config.model_copy(update={"permission_mode": "plan"})
             await self.manager.create(prompt, config, session_id=_IDS[name])
             await self.manager.wait(_IDS[name], 5)
-            if name == "flaky" and self.scenario in ("bash", "edit"):
-                # The pane follows the list cursor to this session; let it paint before the
-                # next session's modal pops, since a screen under a modal is not repainted.
-                for _ in range(200):
-                    if self.main.pane.session_id == _IDS[name]:
-                        break
-                    await asyncio.sleep(0.05)
-                await asyncio.sleep(0.3)
+        shown = {
+            "main": "flaky",
+            "bash": "flaky",
+            "edit": "flaky",
+            "plan": "split",
+            "question": "ci",
+            "inbox": "race",
+            "help": "flaky",
+            "new": "readme",
+            "metrics": "flaky",
+        }.get(self.scenario)
+        if shown is not None:
+            self.main.open_session(_IDS[shown])
+        await self.settle()
+        self._seeding = False
+        self.pump_approvals()
         self.ready.set()
 
 
@@ -272,20 +293,23 @@ async def settle(pilot: Pilot[None], *, modal: bool = False) -> None:
     app = pilot.app
     assert isinstance(app, DemoApp)
     await app.seed()
-    for _ in range(100):
-        await pilot.pause(0.05)
+    for _ in range(200):
+        await pilot.pause()
         if not modal or isinstance(app.screen, ApprovalScreen):
             break
+        await asyncio.sleep(0.02)
     for widget in app.query(Input):
         widget.cursor_blink = False
-    await pilot.pause(0.3)
+    await app.settle()
+    await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
 
 
 async def _dismiss_modals(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, DemoApp)
     for _ in range(40):
-        await pilot.pause(0.1)
+        await pilot.pause()
         if isinstance(app.screen, ApprovalScreen):
             await pilot.press("escape")
         elif not app.approvals.queued:
@@ -296,32 +320,28 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
     """A ``run_before`` for snap_compare."""
 
     async def run_before(pilot: Pilot[None]) -> None:
+        app = pilot.app
+        assert isinstance(app, DemoApp)
         await settle(pilot, modal=scenario in ("bash", "edit", "plan", "question"))
-        if scenario in ("main", "inbox", "metrics"):
+        if scenario in ("main", "inbox", "help", "new", "metrics"):
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
-        if scenario == "main":
-            app = pilot.app
-            assert isinstance(app, DemoApp)
-            app.main.open_session(_IDS["flaky"])
-            await pilot.pause(0.5)
+            await app.settle()
         if scenario == "inbox":
-            app = pilot.app
-            assert isinstance(app, DemoApp)
-            app.main.open_session(_IDS["race"])  # painted before the inbox covers it
-            await pilot.pause(0.5)
             await pilot.press("a")
-            await pilot.pause(0.3)
+        if scenario == "help":
+            await pilot.press("question_mark")
+        if scenario == "new":
+            await pilot.press("n")
+            form = app.screen
+            form.query_one("#prompt", Input).value = "Add a --json flag to cctui sessions"
         if scenario == "metrics":
-            app = pilot.app
-            assert isinstance(app, DemoApp)
-            app.main.open_session(_IDS["flaky"])  # painted before the page covers it
-            await pilot.pause(0.5)
             for tool, outcome, ms, retry in _CALLS:
                 app.manager.record_tool_call(
                     "mcp:demo", tool, {}, outcome=outcome, duration_ms=ms, retry=retry
                 )
             await pilot.press("m")
-            await pilot.pause(0.3)
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
 
     return run_before
 

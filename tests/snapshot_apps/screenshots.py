@@ -20,6 +20,8 @@ SHOTS = {
     "plan": "plan-review",
     "question": "question",
     "inbox": "inbox",
+    "help": "help",
+    "new": "new-session",
     "metrics": "metrics",
 }
 
@@ -29,7 +31,6 @@ async def shoot(scenario: str, name: str) -> Path:
     app = demo_app(scenario)
     async with app.run_test(size=SIZE) as pilot:
         await ready(scenario)(pilot)
-        await pilot.pause(0.3)
         path = app.save_screenshot(filename=f"{name}.svg", path=str(OUT))
     return Path(path)
 

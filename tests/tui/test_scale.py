@@ -6,6 +6,8 @@ in the modal, what ``A`` allows, the help page's keys, the core's filter in the 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from textual.widgets import DataTable, Input, Static
 
@@ -36,7 +38,7 @@ async def test_three_hundred_tool_calls_fold_into_an_earlier_line(run_app: RunAp
         await h.pilot.pause()
         transcript = h.app.main.pane.query_one(Transcript)
         mounted = list(transcript.query_children(ToolCall))
-        assert transcript.item_count > 300
+        assert transcript.item_count > Transcript.MAX_WEIGHT + Transcript.TRIM_STEP
         assert len(mounted) <= Transcript.MAX_WEIGHT + Transcript.TRIM_STEP
         earlier = transcript.query_one(Earlier)
         assert f"▲ {transcript.folded} earlier item(s)" in str(earlier.label)
@@ -129,8 +131,8 @@ async def test_bash_modal_shows_every_field_and_what_capital_a_allows(run_app: R
         for shown in ("npm test -- --watch=false", "timeout", "600000", "run_in_background"):
             assert shown in body
         scope = visible(screen.query_one("#allow-scope", Static))
-        assert "allows for the rest of this session" in scope
-        assert scope.endswith(screen.pending.allow_for_session or "every Bash call")
+        assert screen.pending.allow_for_session  # the core says what A allows...
+        assert scope == "A " + screen.pending.allow_for_session  # ...and it is on screen
 
 
 async def test_a_long_write_is_shown_whole_in_the_modal(run_app: RunApp) -> None:
@@ -142,13 +144,16 @@ async def test_a_long_write_is_shown_whole_in_the_modal(run_app: RunApp) -> None
         assert "line 0" in body and "line 1199" in body
         assert "more lines" not in body
         scope = visible(screen.query_one("#allow-scope", Static))
-        assert (screen.pending.allow_for_session or "every Write call") in scope
+        assert scope == "A " + (
+            screen.pending.allow_for_session
+            or "Allow every Write call for the rest of this session."
+        )
 
 
 def _help_text(app: CctuiApp) -> str:
     screen = app.screen
     assert isinstance(screen, HelpScreen)
-    return visible(screen.query_one("#keys", Static))
+    return screen.text
 
 
 async def test_help_shows_every_key_of_every_screen(run_app: RunApp) -> None:
@@ -182,3 +187,74 @@ async def test_filter_is_the_core_query_and_says_what_is_wrong(run_app: RunApp) 
         error = h.app.main.query_one("#filter-error", Static)
         assert error.display and "unknown status" in visible(error)
         assert len(h.app.main.sessions.shown) == 1  # the last good filter stays
+
+
+async def test_a_50_kb_reply_ends_on_screen_and_only_its_end_is_mounted(run_app: RunApp) -> None:
+    from tests.bench.bench_tui import END, reply_markdown
+
+    body = reply_markdown(50)
+    async with run_app({"*": [text(body, chunk=10)]}) as h:
+        info = await h.manager.create("long", h.manager.default_config())
+        h.app.main.open_session(info.session_id)
+        await h.manager.wait(info.session_id, 60)
+        await h.app.settle()
+        await h.pilot.pause()
+        transcript = h.app.main.pane.query_one(Transcript)
+        blocks = transcript.blocks
+        assert blocks and blocks[-1].source.endswith(END)
+        # Chunks in order, the newest mounted, the start folded behind the "earlier" line.
+        shown = "".join(b.source for b in blocks)
+        assert body.endswith(shown) and len(shown) < len(body) / 3
+        assert transcript.folded > 0
+        assert "earlier item(s)" in str(transcript.query_one(Earlier).label)
+        # Scrolling back mounts the earlier chunks again, in order.
+        while transcript.folded:
+            transcript.show_earlier()
+        await h.pilot.pause()
+        await h.app.settle()
+        assert "".join(b.source for b in transcript.blocks) == body
+
+
+async def test_the_tui_and_the_mcp_list_tool_share_one_history_index(tmp_path: Path) -> None:
+    """cli._tui wires one index: the TUI's watcher keeps it live and claude_list_sessions
+    reads it (no refresh of its own), so both show the same sessions with the same filter."""
+    from datetime import UTC, datetime
+
+    from cctui.config import load_settings
+    from cctui.core import SessionManager
+    from cctui.history import HistoryIndex
+    from cctui.mcp_server.history_view import HistoryView
+    from tests.snapshot_apps.history import write_transcript
+
+    (tmp_path / "proj").mkdir()
+    settings = load_settings(
+        env={"HOME": str(tmp_path / "home")},
+        config_path=tmp_path / "none.toml",
+        overrides={"default_cwd": tmp_path / "proj"},
+    )
+    sid = "0a1b2c3d-0000-4000-8000-0000000000c1"
+    write_transcript(
+        settings.claude_config_dir,
+        sid,
+        str(tmp_path / "proj"),
+        datetime.now(UTC),
+        [("Fix the login page", [{"type": "text", "text": "Done."}])],
+    )
+    index = HistoryIndex.from_settings(settings)
+    manager = SessionManager(settings)
+    await manager.start()
+    app = CctuiApp(settings, manager, history=index)
+    view = HistoryView(settings, manager, index)
+    try:
+        async with app.run_test():
+            await app.history_loaded.wait()
+            assert app.source.index is index
+            reads = index.read_stats.files_read  # the view must not sweep the disk again
+            listed = await view.list(None, None, None, "login", 10)
+            assert [s.session_id for s in listed.sessions] == [sid]
+            assert index.read_stats.files_read == reads
+            app.main.set_filter("login")
+            await app.settle()
+            assert app.main.sessions.shown == [sid]
+    finally:
+        await manager.shutdown()

@@ -16,6 +16,8 @@ SCENARIOS = {
     "plan": "a plan review renders the plan as markdown",
     "question": "a question with single- and multi-select options and free text",
     "inbox": "the inbox lists every pending input across sessions",
+    "help": "the help page lists every key",
+    "new": "the new-session form with a prompt typed",
     "metrics": "the metrics page: totals, MCP tools with latency percentiles, sessions",
 }
 

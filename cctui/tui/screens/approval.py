@@ -29,7 +29,10 @@ _TITLES = {"permission": "Permission", "plan_review": "Plan review", "user_quest
 def allow_scope(pending: PendingInput) -> str:
     """What ``A`` will allow, in words: the core's text (the rule Claude Code suggested), or,
     when it has none, the whole tool, as the core then remembers it."""
-    return pending.allow_for_session or f"every {pending.tool_name} call"
+    return (
+        pending.allow_for_session
+        or f"Allow every {pending.tool_name} call for the rest of this session."
+    )
 
 
 class ReasonInput(Input):
@@ -87,11 +90,7 @@ class ApprovalScreen(ModalScreen[Decision | None]):
                 yield self._body()
             if p.kind == "permission":
                 yield Static(
-                    Content.assemble(
-                        ("A", "bold $text-accent"),
-                        " allows for the rest of this session: ",
-                        (allow_scope(p), "bold"),
-                    ),
+                    Content.assemble(("A ", "bold $text-accent"), allow_scope(p)),
                     id="allow-scope",
                 )
             yield ReasonInput(placeholder=self._reason_placeholder(), id="reason")

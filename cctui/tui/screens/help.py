@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -16,38 +16,38 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         "Sessions",
         (
             ("n", "new session"),
-            ("enter", "open the highlighted session (then type a message)"),
+            ("enter", "open the session, then type a message"),
             ("i", "interrupt the current turn"),
-            ("k", "kill the session's process (it stays resumable)"),
-            ("/", "filter: words, project:NAME, status:live|waiting|idle|past…"),
-            ("p", "registered projects (enter filters the list to one)"),
-            ("tab", "move between list, output and message line"),
+            ("k", "kill its process (it stays resumable)"),
+            ("/", "filter: words, project:, status:live|waiting…"),
+            ("p", "projects (enter filters the list to one)"),
+            ("tab", "list → output → message line"),
             ("esc", "leave the message line / clear the filter"),
         ),
     ),
     (
         "Output",
         (
-            ("enter", "on a tool call: show or hide its input and result"),
-            ("▲", "an '… earlier' line: press it (or scroll to the top) for more"),
+            ("enter", "on a tool call: show its input and result"),
+            ("▲", "an 'earlier' line: press it or scroll up"),
         ),
     ),
     (
         "Approvals",
         (
-            ("a", "inbox of everything waiting, across sessions (a or esc closes it)"),
+            ("a", "inbox: everything waiting, every session"),
             ("y", "allow · approve a plan · send answers"),
             ("n", "deny, with an optional reason"),
-            ("A", "allow for the rest of the session (the modal says exactly what)"),
+            ("A", "allow for the session (the modal says what)"),
             ("esc", "later (it stays in the inbox)"),
             ("enter", "in the inbox: open the request"),
-            ("", "y and n wait a moment after a request appears, so you read it first"),
+            ("", "y/n wait a moment after a request shows"),
         ),
     ),
     (
         "New session form",
         (
-            ("ctrl+s", "start (enter in the prompt starts too)"),
+            ("ctrl+s", "start (enter in the prompt too)"),
             ("esc", "cancel"),
         ),
     ),
@@ -67,6 +67,9 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
 )
 """Every key; tests check each binding of the app and its screens is listed here."""
 
+_LEFT = frozenset({"Sessions", "Output", "App"})
+"""Sections in the left column (two columns fit a 36-row terminal)."""
+
 
 class HelpScreen(ModalScreen[None]):
     """Every key, grouped."""
@@ -76,15 +79,25 @@ class HelpScreen(ModalScreen[None]):
     ]
 
     def compose(self) -> ComposeResult:
-        lines: list[Content] = [Content.styled("cctui keys", "bold")]
+        columns: list[list[Content]] = [[], []]
         for title, keys in SECTIONS:
-            lines.append(Content(""))
-            lines.append(Content.styled(title, "bold $text-primary"))
+            column = columns[0 if title in _LEFT else 1]
+            if column:
+                column.append(Content(""))
+            column.append(Content.styled(title, "bold $text-primary"))
             for key, what in keys:
-                lines.append(Content.assemble((f"  {key:>7}", "bold $text-accent"), f"   {what}"))
-        lines += [Content(""), Content.styled("esc to close", "$text-muted")]
-        with Vertical(id="dialog"):
-            yield Static(Content("\n").join(lines), id="keys")
+                column.append(Content.assemble((f"  {key:>6}", "bold $text-accent"), f"  {what}"))
+        with VerticalScroll(id="dialog"):
+            yield Static(Content.styled("cctui keys", "bold"), id="title")
+            with Horizontal(id="columns"):
+                yield Static(Content("\n").join(columns[0]), id="keys")
+                yield Static(Content("\n").join(columns[1]), id="keys-2")
+            yield Static(Content.styled("esc to close", "$text-muted"), id="close")
+
+    @property
+    def text(self) -> str:
+        """Everything the page says (for tests)."""
+        return "\n".join(str(w.render()) for w in self.query(Static))
 
     def action_close(self) -> None:
         self.dismiss(None)

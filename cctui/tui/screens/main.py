@@ -161,7 +161,9 @@ class MainScreen(Screen[None]):
         ids, self._stale = self._stale, set()
         list_changed, self._stale_list = self._stale_list, False
         if full or self.pane.session_id in ids:
-            self._pull_pane(now=full)
+            # A status or result changed (a turn ended, a modal is needed): draw now, the
+            # stream that the gap protects is over.
+            self._pull_pane(now=full or list_changed)
         if full or ids or list_changed:
             self.sessions.update_rows(self._source.own_rows(None if full else ids))
             self._after_rows()

@@ -6,6 +6,7 @@ top-level block is re-parsed per fragment), a tool call is one line until it is 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -127,6 +128,10 @@ class AssistantBlock(Markdown):
         """Return once everything given is drawn (stops the stream; a later text restarts it)."""
         stream, self._stream = self._stream, None
         if stream is not None:
+            # A stream stopped before its task first ran raises CancelledError from stop()
+            # (Textual 8.2.8 cancels a task that never entered its try); one turn of the loop
+            # lets it start.
+            await asyncio.sleep(0)
             await stream.stop()
 
     @property

@@ -229,9 +229,11 @@ class Transcript(VerticalScroll):
         if self.following():
             weights = [i.weight for i in self._items[self._folded :]]
             if sum(weights) > self.MAX_WEIGHT + self.TRIM_STEP:
+                # Keep the newest items up to the budget, and the one that crosses it (a long
+                # chunk of reply that just ended is never folded away).
                 keep, index = 0, len(self._items)
                 for w in reversed(weights):
-                    if keep + w > self.MAX_WEIGHT and index < len(self._items):
+                    if keep >= self.MAX_WEIGHT:
                         break
                     keep += w
                     index -= 1
