@@ -19,6 +19,7 @@ from cctui import __version__
 from cctui.config import Settings, load_settings
 from cctui.errors import CctuiError
 from cctui.logs import configure_logging
+from cctui.redact import redact_text
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -125,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return asyncio.run(_tui(settings))
     except CctuiError as exc:
         hint = f"\n  hint: {exc.suggestion}" if exc.suggestion else ""
-        print(f"cctui: {exc.message}{hint}", file=sys.stderr)
+        print(redact_text(f"cctui: {exc.message}{hint}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

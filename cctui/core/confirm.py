@@ -9,14 +9,12 @@ TUI like a permission request (modal, inbox, bell), is answered once by whoever 
 
 from __future__ import annotations
 
-import asyncio
 import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from cctui.core.events import InputRequestedEvent, InputResolvedEvent
-from cctui.core.pending import Decision, PendingInput, Resolution
-from cctui.errors import InputAlreadyAnswered, InputNotFound
+from cctui.core.pending import Decision, PendingInput, Resolution, await_resolution
 
 if TYPE_CHECKING:
     from cctui.core.manager import SessionManager
@@ -55,14 +53,12 @@ async def ask(
     )
     future = manager.pending_inputs.open(item)
     manager.publish(InputRequestedEvent(session_id=subject, input=item))
-    try:
-        try:
-            resolution = await asyncio.wait_for(asyncio.shield(future), timeout_s)
-        except TimeoutError:
-            resolution = _resolve(manager, item, "timeout", future)
-    except asyncio.CancelledError:
-        _resolve(manager, item, "interrupted", future)
-        raise
+    resolution = await await_resolution(
+        future,
+        timeout_s,
+        on_timeout=lambda: _deny(manager, item, "timeout"),
+        on_cancel=lambda: _deny(manager, item, "interrupted"),
+    )
     choice = choice_of(item, resolution.decision, cancel)
     manager.publish(
         InputResolvedEvent(
@@ -85,12 +81,7 @@ async def ask(
     return choice, resolution.decided_by
 
 
-def _resolve(
-    manager: SessionManager, item: PendingInput, by: str, future: asyncio.Future[Resolution]
-) -> Resolution:
-    try:
-        return manager.pending_inputs.resolve(
-            item.id, Decision(behavior="deny", message="No answer in time."), by
-        )
-    except (InputAlreadyAnswered, InputNotFound):
-        return future.result()
+def _deny(manager: SessionManager, item: PendingInput, by: str) -> Resolution:
+    return manager.pending_inputs.resolve(
+        item.id, Decision(behavior="deny", message="No answer in time."), by
+    )

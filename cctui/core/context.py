@@ -153,22 +153,26 @@ def _files_section(root: Path, paths: list[Path], result: ContextSync) -> str:
             result.warnings.append(f"{rel}: no such file")
             blocks.append(f"### {rel}\n\n(no such file)")
             continue
-        data = path.read_bytes()
+        size = path.stat().st_size
+        with path.open("rb") as fh:
+            # At most what FILE_MAX_CHARS characters can take (4 bytes each in UTF-8), plus
+            # one byte to tell a longer file: a huge log is never read whole.
+            data = fh.read(FILE_MAX_CHARS * 4 + 1)
         if b"\0" in data[:8192]:
-            blocks.append(f"### {rel} ({len(data)} bytes)\n\n(binary file, not included)")
+            blocks.append(f"### {rel} ({size} bytes)\n\n(binary file, not included)")
             result.files_synced += 1
             continue
         text = data.decode("utf-8", errors="replace")
         limit = min(FILE_MAX_CHARS, budget)
         cut = len(text) > limit
         if cut:
-            result.warnings.append(f"{rel}: cut to {limit} of {len(text)} characters")
+            result.warnings.append(f"{rel}: cut to {limit} characters of {size} bytes")
             text = text[:limit]
         budget -= len(text)
         fence = "````" if "```" in text else "```"
         note = " (truncated)" if cut else ""
         body = text.removesuffix("\n")
-        blocks.append(f"### {rel} ({len(data)} bytes){note}\n\n{fence}\n{body}\n{fence}")
+        blocks.append(f"### {rel} ({size} bytes){note}\n\n{fence}\n{body}\n{fence}")
         result.files_synced += 1
     return "\n\n".join(blocks)
 

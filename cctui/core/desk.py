@@ -18,7 +18,7 @@ from cctui.claude.transcripts import PLAN_WRITERS, read_plan
 from cctui.core import inputs
 from cctui.core.allow import call_detail, call_key, session_allowance
 from cctui.core.events import InputRequestedEvent, InputResolvedEvent
-from cctui.core.pending import Decision, PendingInput, Resolution
+from cctui.core.pending import Decision, PendingInput, Resolution, await_resolution
 from cctui.core.states import SessionStatus
 from cctui.errors import InputAlreadyAnswered, InputNotFound
 
@@ -67,24 +67,19 @@ class InputDesk:
         self.items[item.id] = item
         session.set_status(S.WAITING_FOR_INPUT)
         session.publish(InputRequestedEvent(session_id=session.id, input=item))
+        timeout_deny = Decision(
+            behavior="deny", message=f"No answer within {timeout_s:g} s; denied."
+        )
         try:
-            try:
-                resolution = await asyncio.wait_for(asyncio.shield(future), timeout_s)
-            except TimeoutError:
-                deny = Decision(
-                    behavior="deny", message=f"No answer within {timeout_s:g} s; denied."
-                )
-                try:
-                    resolution = self.resolve(item.id, deny, "timeout")
-                except (InputAlreadyAnswered, InputNotFound):
-                    resolution = future.result()
-        except asyncio.CancelledError:
-            # The CLI withdrew the request (interrupt) or the process is going away.
-            with contextlib.suppress(InputAlreadyAnswered, InputNotFound):
-                self.resolve(
+            resolution = await await_resolution(
+                future,
+                timeout_s,
+                on_timeout=lambda: self.resolve(item.id, timeout_deny, "timeout"),
+                # Cancelled: the CLI withdrew the request (interrupt) or the process is going.
+                on_cancel=lambda: self.resolve(
                     item.id, Decision(behavior="deny", message="Cancelled."), "interrupted"
-                )
-            raise
+                ),
+            )
         finally:
             if session.status == S.WAITING_FOR_INPUT and not host.pending_inputs.list(session.id):
                 session.set_status(S.RUNNING if session.process.alive else session.status)

@@ -13,6 +13,7 @@ from cctui.config import Settings
 from cctui.core import templates
 from cctui.core.models import SessionConfig
 from cctui.errors import LaunchPrefixNotFound, ValidationFailed
+from cctui.redact import redact
 
 _TITLE_MAX = 80
 
@@ -100,7 +101,7 @@ def check_prefix(prefix: tuple[str, ...], cwd: Path) -> None:
     if not found:
         raise LaunchPrefixNotFound(
             f"launch prefix executable {word!r} not found or not executable "
-            f"(prefix: {list(prefix)}).",
+            f"(prefix: {redact(list(prefix))}).",  # its words may carry a --token value
             suggestion="Install it, put it on PATH, or pass another launchPrefix ([] for none).",
         )
 

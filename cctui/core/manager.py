@@ -2,8 +2,9 @@
 
 All methods run on the app's event loop. A session's state and process live in
 ``session.py``; the table of sessions and its registry in ``table.py``; the fan-out and
-``wait`` in ``watch.py``. This module holds the verbs, the limits, input routing and the
-audit log, and is the ``SessionHost`` every session reports to.
+``wait`` in ``watch.py``; routing and answering pending inputs in ``answering.py`` (inherited).
+This module holds the session verbs, the limits, metrics and the audit log, and is the
+``SessionHost`` every session reports to.
 """
 
 from __future__ import annotations
@@ -18,34 +19,31 @@ from typing import Any
 
 from cctui.claude.driver import ClaudeDriver, DriverFactory
 from cctui.config import Settings
-from cctui.core import confirm, inputs, launch
+from cctui.core import confirm, launch
+from cctui.core.answering import InputRouter, InputVerbs
 from cctui.core.audit import AuditLog
 from cctui.core.buffer import Page
-from cctui.core.events import InputRequestedEvent, SessionEvent, UserMessageEvent
+from cctui.core.events import SessionEvent, UserMessageEvent
 from cctui.core.metrics import Metrics, MetricsSnapshot
 from cctui.core.models import SessionConfig, SessionInfo, SessionRecord, ToolUseSummary
-from cctui.core.pending import Decision, PendingInput, PendingInputs, Resolution
+from cctui.core.pending import PendingInputs
 from cctui.core.registry import Registry
 from cctui.core.session import Session
 from cctui.core.states import SessionStatus
 from cctui.core.table import SessionTable
 from cctui.core.watch import Fanout, Listener, WaitOutcome, wait_for
-from cctui.errors import InputNotFound, SessionLimitReached, SessionNotReady, ValidationFailed
+from cctui.errors import SessionLimitReached, SessionNotReady, ValidationFailed
 
 __all__ = ["InputRouter", "Listener", "SessionManager", "WaitOutcome"]
 
 log = logging.getLogger(__name__)
 S = SessionStatus
 
-InputRouter = Callable[[PendingInput], str | None]
-"""Consulted when an input opens, before it is published: return a client label to ask
-that MCP client first (route ``client``), or None to leave it to the human (route ``human``)."""
-
 # A session still spawning when a message arrives: how long send() waits for it.
 _STARTING_WAIT_S = 30.0
 
 
-class SessionManager:
+class SessionManager(InputVerbs):
     """Creates, drives and tracks sessions; owns pending inputs, the registry and the audit log."""
 
     def __init__(self, settings: Settings, driver_factory: DriverFactory | None = None) -> None:
@@ -115,19 +113,6 @@ class SessionManager:
     def flush(self) -> None:
         """Write every changed record now."""
         self._sessions.flush()
-
-    def route(self, item: PendingInput) -> PendingInput:
-        """Ask the installed router who should answer ``item`` first."""
-        if self._router is None:
-            return item
-        try:
-            label = self._router(item)
-        except Exception:
-            log.exception("input router failed; routing to the human")
-            label = None
-        if label is None:
-            return item
-        return item.model_copy(update={"route": "client", "route_label": label})
 
     def keep(self, task: asyncio.Task[Any]) -> None:
         """Hold a background task until it finishes."""
@@ -229,15 +214,6 @@ class SessionManager:
         await session.process.stop(S.INTERRUPTED)
         return session.info()
 
-    async def close(self, session_id: str) -> SessionInfo:
-        """End the process gently (stdin closed, then terminate); resumable afterwards.
-
-        An idle session ends ``completed``, a busy one ``interrupted``.
-        """
-        session = self._sessions.find(session_id)
-        await session.process.stop()
-        return session.info()
-
     async def fork(self, session_id: str, prompt: str | None = None) -> SessionInfo:
         """A new session with this one's history, under a new id."""
         source = self._sessions.find_or_adopt(session_id)
@@ -275,79 +251,6 @@ class SessionManager:
         """The session's tool calls (running / completed / denied / failed), oldest first."""
         return self._sessions.find(session_id).translator.tool_summaries()
 
-    def pending(self, session_id: str | None = None) -> builtins.list[PendingInput]:
-        """Open inputs, oldest first."""
-        return self.pending_inputs.list(session_id)
-
-    def respond(
-        self,
-        input_id: str,
-        decision: Decision,
-        decided_by: str,
-        *,
-        session_id: str | None = None,
-    ) -> Resolution:
-        """Answer a pending input; first answer wins. Audited.
-
-        With ``session_id``, the input must belong to that session (a caller naming both
-        must not answer another session's question by a mixed-up id).
-
-        Raises:
-            SessionNotFound, InputNotFound, InputAlreadyAnswered, ValidationFailed.
-        """
-        if session_id is not None:
-            self._sessions.find(session_id)
-        try:
-            item = self.pending_inputs.get(input_id)
-        except InputNotFound:
-            return self.pending_inputs.resolve(input_id, decision, decided_by)  # raises
-        if session_id is not None and item.session_id != session_id:
-            raise ValidationFailed(
-                f"Input {input_id} belongs to another session, not {session_id}.",
-                suggestion="Use the sessionId listed with the input in claude_get_status.",
-            )
-        decision = inputs.check_answers(item, decision)
-        session = self._sessions.get(item.session_id)
-        if session is None:
-            return self.pending_inputs.resolve(input_id, decision, decided_by)
-        return session.desk.resolve(input_id, decision, decided_by)
-
-    def route_to_human(self, input_id: str) -> PendingInput:
-        """A client could not decide (declined/cancelled elicitation): hand it to the human.
-
-        Publishes the input again (``InputRequestedEvent`` with route ``human``).
-        """
-        item = self.pending_inputs.get(input_id)
-        if item.route == "human":
-            return item
-        item = item.model_copy(update={"route": "human", "route_label": None})
-        self.pending_inputs.update(item)
-        session = self._sessions.get(item.session_id)
-        if session is not None:
-            session.publish(InputRequestedEvent(session_id=item.session_id, input=item))
-        return item
-
-    def attach_human(self) -> Callable[[], None]:
-        """A front end with a human at it (the TUI) shows inputs; returns the detach function.
-
-        Without one, nobody could answer a confirmation, so callers fail fast instead.
-        """
-        self._humans += 1
-        detached = False
-
-        def detach() -> None:
-            nonlocal detached
-            if not detached:
-                detached = True
-                self._humans -= 1
-
-        return detach
-
-    @property
-    def human_attached(self) -> bool:
-        """Some front end shows pending inputs to a human."""
-        return self._humans > 0
-
     async def confirm(
         self,
         subject: str,
@@ -372,10 +275,6 @@ class SessionManager:
             cancel=cancel,
             timeout_s=timeout,
         )
-
-    def set_input_router(self, router: InputRouter | None) -> None:
-        """Install the MCP server's router (see ``InputRouter``)."""
-        self._router = router
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive every event; returns the unsubscribe function."""

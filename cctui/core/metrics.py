@@ -176,7 +176,9 @@ class Metrics:
 
     def observe(self, event: SessionEvent) -> None:
         """A ``Listener``: count one published event."""
-        s = self._sessions.setdefault(event.session_id, _Session())
+        s = self._sessions.get(event.session_id)
+        if s is None:  # not setdefault: this runs for every event, a _Session is not free
+            s = self._sessions[event.session_id] = _Session()
         s.last = event.at
         if isinstance(event, UserMessageEvent):
             s.sent += 1
@@ -207,7 +209,9 @@ class Metrics:
         ``cancelled`` or an error code. A ``retry`` round (carrying elicitation answers)
         is the same call: it is not counted again, but its outcome and time are the call's.
         """
-        t = self._tools.setdefault(tool, _Tool())
+        t = self._tools.get(tool)
+        if t is None:
+            t = self._tools[tool] = _Tool()
         if not retry:
             t.calls += 1
         if outcome == "input_required":

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import contextlib
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Literal, NoReturn
 
@@ -177,3 +179,30 @@ class PendingInputs:
             f"No pending input has id {input_id!r}.",
             suggestion="Pending input ids are listed by claude_get_status.",
         )
+
+
+async def await_resolution(
+    future: asyncio.Future[Resolution],
+    timeout_s: float,
+    *,
+    on_timeout: Callable[[], Resolution],
+    on_cancel: Callable[[], object],
+) -> Resolution:
+    """Wait for an input's answer (``future`` from ``PendingInputs.open``).
+
+    After ``timeout_s``, ``on_timeout`` closes the input and its resolution is returned,
+    unless an answer won the race (then that answer). Cancelled, ``on_cancel`` closes the
+    input (if nobody answered) and the cancellation goes on.
+    """
+    try:
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), timeout_s)
+        except TimeoutError:
+            try:
+                return on_timeout()
+            except (InputAlreadyAnswered, InputNotFound):
+                return future.result()
+    except asyncio.CancelledError:
+        with contextlib.suppress(InputAlreadyAnswered, InputNotFound):
+            on_cancel()
+        raise

@@ -7,20 +7,19 @@ under an ``fcntl`` lock, and merged on save: two cctui processes sharing the dir
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import logging
 import os
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from cctui.core.models import SessionRecord
+from cctui.files import locked, write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -44,17 +43,6 @@ class Registry:
         """What went wrong reading or writing the file, oldest first (never raised)."""
         self._invalid: dict[str, Any] = {}
         """Records that did not validate, by id (written back unchanged: nothing is lost)."""
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
 
     def _problem(self, message: str) -> None:
         log.error("%s", message)
@@ -114,7 +102,7 @@ class Registry:
     def load(self) -> dict[str, SessionRecord]:
         """Every valid record on disk, by session id (empty, with a problem, on failure)."""
         try:
-            with self._locked():
+            with locked(self._lock_path):
                 return self._read()
         except OSError as exc:
             self._problem(f"Cannot read the session registry {self.path}: {exc}")
@@ -127,7 +115,7 @@ class Registry:
             OSError: the file cannot be written (the caller logs it and carries on).
         """
         removed = set(removed)
-        with self._locked():
+        with locked(self._lock_path):
             merged = self._read()
             for rec in records:
                 merged[rec.session_id] = rec
@@ -138,10 +126,4 @@ class Registry:
                 "sessions": [r.model_dump(mode="json") for r in merged.values()]
                 + [v for k, v in self._invalid.items() if k not in removed and k not in merged],
             }
-            tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(body, fh, indent=1)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
+            write_atomic(self.path, json.dumps(body, indent=1))

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from cctui.core.models import SessionInfo
 from cctui.errors import CctuiError, TeamNotFound
+from cctui.redact import redact_text
 
 if TYPE_CHECKING:
     from cctui.core.manager import SessionManager
@@ -67,7 +68,7 @@ async def broadcast(manager: SessionManager, team: str, message: str) -> list[De
                 delivered=False,
                 status=_status(manager, info.session_id),
                 error_code=exc.code,
-                error=exc.message,
+                error=redact_text(exc.message),  # a result, not an error: not redacted later
             )
         return Delivery(
             session_id=info.session_id,

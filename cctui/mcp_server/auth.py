@@ -11,22 +11,15 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from cctui.files import write_atomic
+
 TOKEN_FILE = "token"
 
 
 def write_private(path: Path, text: str) -> None:
     """Write ``text`` with mode 0600, atomically (temp file + ``os.replace``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o600)  # in case the file existed with wider bits
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(path, text, mode=0o600)
 
 
 def load_or_create_token(state_dir: Path) -> str:

@@ -18,7 +18,7 @@ from cctui.mcp_server.decisions import can_elicit
 
 @dataclass
 class NoQuestion:
-    """The resolver had nothing to ask."""
+    """A resolver's "nothing to ask this round" (the session tools' and the project tools')."""
 
 
 @dataclass

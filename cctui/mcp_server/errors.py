@@ -42,7 +42,7 @@ def from_cctui_error(exc: CctuiError) -> ToolErrorInfo:
         code=exc.code,
         message=redact_text(exc.message),
         retryable=exc.retryable,
-        suggestion=exc.suggestion,
+        suggestion=redact_text(exc.suggestion) if exc.suggestion else None,
     )
 
 

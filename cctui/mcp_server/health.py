@@ -11,6 +11,7 @@ from typing import Any
 
 from cctui.config import Settings
 from cctui.mcp_server.schemas_more import HealthOut
+from cctui.redact import redact_text
 
 SERVER_VERSION = "0.1.0"
 
@@ -81,7 +82,7 @@ async def check_health(settings: Settings, active: int = 0) -> HealthOut:
     except OSError as exc:
         return HealthOut.down(cli_path=str(path), problem=f"cannot run {path}: {exc}", **base)
     if proc.returncode != 0:
-        detail = (err or out).decode(errors="replace").strip()[:300]
+        detail = redact_text((err or out).decode(errors="replace").strip()[:300])
         return HealthOut.down(
             cli_path=str(path),
             problem=f"claude --version exited {proc.returncode}: {detail}",

@@ -21,6 +21,7 @@ from cctui.history import HistoryIndex
 from cctui.mcp_server import errors
 from cctui.mcp_server.decisions import DecisionBroker, client_label
 from cctui.mcp_server.health import SERVER_VERSION
+from cctui.redact import redact_text
 from cctui.review import ReviewService
 from cctui.review.documents import RootsProvider
 
@@ -126,7 +127,9 @@ class CctuiMCPServer(MCPServer):
         if cause is None or isinstance(cause, ToolError):
             # An anticipated SDK failure (e.g. a resolver's elicitation went wrong).
             text = str(exc).removeprefix(f"Error executing tool {name}: ")
-            return errors.ToolErrorInfo(code="tool_error", message=text, retryable=True)
+            return errors.ToolErrorInfo(
+                code="tool_error", message=redact_text(text), retryable=True
+            )
         log.error("tool %s crashed", name, exc_info=cause)
         return errors.internal(name)
 
@@ -191,10 +194,11 @@ def build_server(
         tools_team.register(server, manager, server.broker)
     else:
         tools_more.register_health(server, manager, settings)
+    registry = None
     if "projects" in groups:
-        tools_projects.register(server, manager, settings, server.broker)
+        registry = tools_projects.register(server, manager, settings, server.broker).registry
     if "review" in groups:
-        roots = project_roots or tools_projects.roots_provider(settings)
+        roots = project_roots or tools_projects.roots_provider(settings, registry)
         review = ReviewService(manager, settings, roots)
         tools_review.register(server, review)
     return server

@@ -58,9 +58,12 @@ FilePath = Annotated[
 ]
 
 
-def roots_provider(settings: Settings) -> Callable[[], list[Path]]:
-    """The registered projects' roots, read per call (for the review tools' path checks)."""
-    registry = ProjectRegistry(settings.projects_file)
+def roots_provider(
+    settings: Settings, registry: ProjectRegistry | None = None
+) -> Callable[[], list[Path]]:
+    """The registered projects' roots, read per call (for the review tools' path checks);
+    through the project tools' own ``registry`` (and its cache) when they are served."""
+    registry = registry or ProjectRegistry(settings.projects_file)
 
     def roots() -> list[Path]:
         try:

@@ -19,6 +19,7 @@ from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, Elicitati
 
 from cctui.core import PendingInput, SessionManager, WaitOutcome
 from cctui.errors import InputAlreadyAnswered, InputNotFound, ValidationFailed
+from cctui.mcp_server.confirming import NoQuestion
 from cctui.mcp_server.decisions import (
     DecisionBroker,
     DecisionForm,
@@ -29,11 +30,6 @@ from cctui.mcp_server.decisions import (
     question_text,
 )
 from cctui.mcp_server.schemas import AnsweredOut, PendingInputOut, WaitOut
-
-
-@dataclass
-class NoQuestion:
-    """A question resolver's "nothing to ask this round"."""
 
 
 @dataclass

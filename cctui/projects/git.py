@@ -37,12 +37,6 @@ def _git(root: Path, *args: str) -> bytes | None:
     return done.stdout if done.returncode == 0 else None
 
 
-def is_repo(root: Path) -> bool:
-    """``root`` is the top of a git work tree (a sub-directory of a repo counts too)."""
-    out = _git(root, "rev-parse", "--is-inside-work-tree")
-    return out is not None and out.strip() == b"true"
-
-
 def list_files(root: Path) -> list[str] | None:
     """Tracked and untracked-but-not-ignored files under ``root`` (``git ls-files -co
     --exclude-standard``), relative and ``/``-separated; None when ``root`` is not a repo."""

@@ -11,17 +11,15 @@ reported as ``CorruptFile`` on every read and write, and left in place for a hum
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
-import os
-import secrets
 import shutil
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from cctui.files import locked, temp_glob, write_atomic
 from cctui.projects.errors import CorruptFile, PathNotAccessible
 
 Data = dict[str, Any]
@@ -39,19 +37,14 @@ class JsonFile:
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the exclusive lock (creating the directory if needed)."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        except OSError as exc:
-            raise PathNotAccessible(
-                f"Cannot lock the {self.what} {self.path}: {exc.strerror}."
-            ) from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        with contextlib.ExitStack() as stack:
+            try:
+                stack.enter_context(locked(self.lock_path))
+            except OSError as exc:
+                raise PathNotAccessible(
+                    f"Cannot lock the {self.what} {self.path}: {exc.strerror}."
+                ) from None
             yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
 
     def read(self) -> Data | None:
         """The object, or None when the file does not exist. Raises ``CorruptFile``."""
@@ -82,30 +75,14 @@ class JsonFile:
     def _sweep(self) -> None:
         """Remove temp files of writers killed mid-write. Safe under the lock: a live
         writer holds it for as long as its temp file exists."""
-        for stale in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+        for stale in self.path.parent.glob(temp_glob(self.path)):
             with contextlib.suppress(OSError):
                 stale.unlink()
 
     def _write(self, data: Data) -> None:
         body = json.dumps(data, indent=2, ensure_ascii=False).encode() + b"\n"
-        tmp = self.path.with_name(f".{self.path.name}.{secrets.token_hex(6)}.tmp")
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(body)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, self.path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    tmp.unlink()
-                raise
-            dfd = os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
+            write_atomic(self.path, body, sync_dir=True)
         except OSError as exc:
             raise PathNotAccessible(
                 f"Cannot write the {self.what} {self.path}: {exc.strerror}."

@@ -17,7 +17,6 @@ file, never half of one.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import re
 import secrets
@@ -28,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal
 
+from cctui.files import flocked
 from cctui.projects.errors import (
     FileAlreadyExists,
     NotAFile,
@@ -208,12 +208,8 @@ def write_file(
     base = real_root(root)
     name = parts[-1]
     try:
-        with _dir_fd(base, parts[:-1], create=create_dirs) as dfd:
-            fcntl.flock(dfd, fcntl.LOCK_EX)
-            try:
-                return _write_in(dfd, target, name, data, mode, rel)
-            finally:
-                fcntl.flock(dfd, fcntl.LOCK_UN)
+        with _dir_fd(base, parts[:-1], create=create_dirs) as dfd, flocked(dfd):
+            return _write_in(dfd, target, name, data, mode, rel)
     except FileNotFoundError:
         raise PathNotFound(
             f"The parent directory of {rel} does not exist.",

@@ -126,19 +126,6 @@ class ProjectService:
         """The project has a ``.claude/`` directory."""
         return (project.root / project.claude_state_path).is_dir()
 
-    def project_for(self, cwd: Path | str | None) -> Project | None:
-        """The registered project whose root contains ``cwd`` (the deepest one)."""
-        if cwd is None:
-            return None
-        path = Path(cwd)
-        best: Project | None = None
-        for project in self.registry.all():
-            if path.is_relative_to(project.root) and (
-                best is None or len(project.root_path) > len(best.root_path)
-            ):
-                best = project
-        return best
-
     # -- files ---------------------------------------------------------------------------
 
     def file_exists(self, project_id: str, rel: str) -> bool:
@@ -239,12 +226,6 @@ class ProjectService:
         project = self.registry.get(project_id)
         if project.root.is_dir():
             self.trees.prefetch(project.id, project.root.resolve())
-
-    def prefetch_trees(self) -> None:
-        """Start building every active project's tree in the background."""
-        for project in self.projects():
-            if project.root.is_dir():
-                self.trees.prefetch(project.id, project.root.resolve())
 
     def docs(self, project_id: str, tree: Tree) -> str:
         """Every text doc under the spec paths as one markdown document (bounded)."""

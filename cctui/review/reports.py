@@ -7,31 +7,15 @@ reader sees the old report or the new one, never half of one.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from cctui.files import write_atomic
 from cctui.review.answers import JudgeAnswer
 
 REPORT_MD = "JUDGE_REPORT.md"
 REPORT_JSON = "JUDGE_REPORT.json"
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to a temp file beside ``path``, fsync, then ``os.replace``."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def report_json(
@@ -94,6 +78,6 @@ def write_reports(report_dir: Path, data: dict[str, Any], answer: JudgeAnswer) -
     """Both reports into ``report_dir`` (created if missing); returns (md, json) paths."""
     report_dir.mkdir(parents=True, exist_ok=True)
     md, js = report_dir / REPORT_MD, report_dir / REPORT_JSON
-    write_atomic(js, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    write_atomic(md, report_markdown(answer, data))
+    write_atomic(js, json.dumps(data, indent=2, ensure_ascii=False) + "\n", mode=0o644)
+    write_atomic(md, report_markdown(answer, data), mode=0o644)
     return md, js

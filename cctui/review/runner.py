@@ -82,7 +82,6 @@ class ReviewFailed(CctuiError):
         timed_out: bool = False,
         session_id: str | None = None,
         stderr: str | None = None,
-        answer_text: str | None = None,
     ) -> None:
         super().__init__(redact_text(message), suggestion=suggestion)
         self.code = code
@@ -90,7 +89,6 @@ class ReviewFailed(CctuiError):
         self.timed_out = timed_out
         self.session_id = session_id
         self.stderr = redact_text(stderr) if stderr else None
-        self.answer_text = answer_text
         self.attempts = 0
         """Prompts sent before it failed (set by the runner)."""
 
@@ -286,7 +284,6 @@ class ReviewRunner:
                 suggestion="Retry the call; the answer is in the review session's transcript.",
                 retryable=True,
                 session_id=sid,
-                answer_text=(text or "")[:2000],
             ) from None
 
     async def _create(self, sid: str, prompt: str, config: SessionConfig) -> None:
@@ -361,7 +358,7 @@ class ReviewRunner:
             if kill:
                 await self.manager.kill(sid)
             else:
-                await self.manager.close(sid)
+                await self.manager.end(sid)
         except SessionNotFound:
             pass  # it never started
         except Exception:

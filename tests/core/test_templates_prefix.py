@@ -101,6 +101,10 @@ def test_prefix_executable_is_checked(tmp_path: Path, project: Path) -> None:
     with pytest.raises(LaunchPrefixNotFound, match="no-such-doppler") as err:
         launch.check_prefix(("no-such-doppler", "run", "--"), project)
     assert err.value.suggestion and "launchPrefix" in err.value.suggestion
+    # The prefix's words are quoted in the message, but not a secret passed as a flag value.
+    with pytest.raises(LaunchPrefixNotFound) as err:
+        launch.check_prefix(("no-such-doppler", "--token", "dp.st.s3cr3tvalue", "--"), project)
+    assert "dp.st.s3cr3tvalue" not in err.value.message and "--token" in err.value.message
 
 
 async def test_missing_prefix_fails_create_before_anything_starts(
