@@ -334,6 +334,8 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             await pilot.press("n")
             form = app.screen
             form.query_one("#prompt", Input).value = "Add a --json flag to cctui sessions"
+            # The default directory is the checkout's path: pin it so the snapshot is portable.
+            form.query_one("#cwd", Input).value = "/home/you/src/cctui"
         if scenario == "metrics":
             for tool, outcome, ms, retry in _CALLS:
                 app.manager.record_tool_call(
