@@ -63,7 +63,7 @@ class QuestionBlock(Vertical):
 def _option_label(label: str, description: str) -> Content:
     if not description:
         return Content(label)
-    return Content.assemble((label, "bold"), ("  " + description, "$text-muted"))
+    return Content.assemble((label, "bold"), (f" — {description}", "$text-muted"))
 
 
 class QuestionForm(Vertical):
