@@ -11,7 +11,7 @@ from importlib.resources import files
 from pathlib import Path, PurePath
 from typing import ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -26,6 +26,7 @@ from cctui.tui import format as fmt
 from cctui.tui.app_approvals import ApprovalEffects
 from cctui.tui.approvals import ApprovalQueue
 from cctui.tui.bridge import EventBridge
+from cctui.tui.gc_pause import GcPacer
 from cctui.tui.messages import InputRequested, InputResolved, OpenSession, SessionsActivity
 from cctui.tui.notify import desktop_notification
 from cctui.tui.screens.approval import ApprovalScreen
@@ -87,8 +88,11 @@ class CctuiApp(ApprovalEffects):
         *,
         services: Sequence[Service] = (),
         history: HistoryIndex | None = None,
+        pace_gc: bool | None = None,
     ) -> None:
         super().__init__()
+        self._pace_gc = pace_gc
+        self.gc = GcPacer()
         self.settings = settings
         self.manager = manager
         self.services = tuple(services)
@@ -151,10 +155,24 @@ class CctuiApp(ApprovalEffects):
             if self.is_running and self.main.is_mounted:
                 self.main.reload()
             # Not mounted yet: the main screen reads the rows when it mounts.
+            if not self.history_loaded.is_set() and self._gc_paced:
+                self.gc.start()  # the heap is mostly built now: the list is filled
             self.history_loaded.set()
         self.history_loaded.set()  # the watcher failed or stopped: the list is what it is
 
+    @property
+    def _gc_paced(self) -> bool:
+        # Off in headless test apps unless asked for: freezing is process-wide.
+        return not self.is_headless if self._pace_gc is None else self._pace_gc
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key | events.MouseDown):
+            self.gc.input_seen()
+        await super().on_event(event)
+
     def _tick(self) -> None:
+        if self._gc_paced:
+            self.gc.tick()
         if self.is_running and self.main.is_mounted and self.main.is_current:
             self.main.refresh_status()
 
@@ -194,6 +212,8 @@ class CctuiApp(ApprovalEffects):
     async def on_unmount(self) -> None:
         # Exits that skip action_quit (signals, ctrl+c paths) still end every session.
         await self._stop_everything()
+        if self._gc_paced:
+            self.gc.stop()
 
     # -- what other parts of the TUI ask of the app ---------------------------------------
 

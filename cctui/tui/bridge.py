@@ -29,7 +29,11 @@ from cctui.tui.messages import InputRequested, InputResolved, SessionsActivity
 log = logging.getLogger(__name__)
 
 TICK_S = 1 / 20
-"""At most this often a batch of activity reaches the UI (20 Hz reads as live)."""
+"""How soon a status change (a turn ended, a question came) reaches the UI: it reads as live."""
+STREAM_TICK_S = 1 / 4
+"""How soon streamed output alone does: the pane draws at most this often anyway, and every
+batch costs a pass over the list, so ten chatty sessions must not each wake the UI 20 times
+a second."""
 
 _LIST_EVENTS = (
     StatusChanged,
@@ -49,6 +53,7 @@ class EventBridge:
         self._dirty: set[str] = set()
         self._list_changed = False
         self._flush_handle: asyncio.TimerHandle | None = None
+        self._flush_urgent = False
         self._unsubscribe: Callable[[], None] | None = None
 
     def start(self) -> None:
@@ -81,10 +86,17 @@ class EventBridge:
                     )
                 )
             self._dirty.add(event.session_id)
-            self._list_changed |= isinstance(event, _LIST_EVENTS)
+            urgent = isinstance(event, _LIST_EVENTS)
+            self._list_changed |= urgent
+            if urgent and self._flush_handle is not None and not self._flush_urgent:
+                self._flush_handle.cancel()  # a status change does not wait for the stream tick
+                self._flush_handle = None
             if self._flush_handle is None:
                 loop = asyncio.get_running_loop()
-                self._flush_handle = loop.call_later(TICK_S, self._flush)
+                self._flush_urgent = urgent
+                self._flush_handle = loop.call_later(
+                    TICK_S if urgent else STREAM_TICK_S, self._flush
+                )
         except Exception:
             log.exception("bridge failed on %s", type(event).__name__)
 

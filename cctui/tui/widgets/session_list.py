@@ -40,6 +40,30 @@ def _order(row: SessionRow) -> tuple[float, str]:
     return (-(row.last_activity.timestamp() if row.last_activity else 0.0), row.session_id)
 
 
+_REORDER_S = 30.0
+"""A row whose status stays the same moves up at most this often."""
+
+
+class _Ordering:
+    """Each row's place, moved when its status changes (a turn starts or ends, a question
+    comes) or its activity is ``_REORDER_S`` newer than its place: ten sessions streaming at
+    once would otherwise swap rows under the cursor several times a second, and every swap is
+    a sort of the whole table."""
+
+    def __init__(self) -> None:
+        self._held: dict[str, tuple[str, tuple[float, str]]] = {}
+
+    def __call__(self, row: SessionRow) -> tuple[float, str]:
+        held = self._held.get(row.session_id)
+        now = _order(row)
+        if held is None or held[0] != row.status or held[1][0] - now[0] > _REORDER_S:
+            held = self._held[row.session_id] = (row.status, now)
+        return held[1]
+
+    def forget(self, session_id: str) -> None:
+        self._held.pop(session_id, None)
+
+
 class SessionList(DataTable[Text]):
     """A DataTable keyed by session id; the highlighted row is the selected session."""
 
@@ -53,6 +77,7 @@ class SessionList(DataTable[Text]):
         self._plain: dict[str, tuple[str, ...]] = {}
         """Text and style of each listed row's cells (and its order), to update only those."""
         self._title_width = 30
+        self._order = _Ordering()
 
     def on_mount(self) -> None:
         for key, label, width in _COLUMNS:
@@ -133,6 +158,7 @@ class SessionList(DataTable[Text]):
                 if sid in self._drawn:
                     self.remove_row(sid)
                     del self._drawn[sid], self._plain[sid]
+                    self._order.forget(sid)
                     reorder = True
                 continue
             seen = (r, fmt.age(r.last_activity))
@@ -140,7 +166,7 @@ class SessionList(DataTable[Text]):
             if before == seen:
                 continue
             cells = self._cells(r)
-            plain = (*tuple(f"{c.plain}\x00{c.style}" for c in cells), str(_order(r)))
+            plain = (*tuple(f"{c.plain}\x00{c.style}" for c in cells), str(self._order(r)))
             if before is None:
                 self.add_row(*cells, key=sid)
                 reorder = True
@@ -158,9 +184,10 @@ class SessionList(DataTable[Text]):
             for gone in [sid for sid in self._drawn if sid not in self._rows]:
                 self.remove_row(gone)
                 del self._drawn[gone], self._plain[gone]
+                self._order.forget(gone)
                 reorder = True
         if reorder:
-            keys = sorted(self._drawn, key=lambda sid: _order(self._rows[sid]))
+            keys = sorted(self._drawn, key=lambda sid: self._order(self._rows[sid]))
             if keys != self._shown:
                 self.sort("status", key=lambda cell: cell.order)
             self._shown = keys
@@ -170,7 +197,7 @@ class SessionList(DataTable[Text]):
     def _cells(self, r: SessionRow) -> tuple[Text, Text, Text, Text, Text]:
         glyph, label, var = fmt.badge(r.status)
         status = _StatusCell(f"{glyph} {label}", style=self._colour(var))
-        status.order = _order(r)
+        status.order = self._order(r)
         if r.status == "waiting_for_input":
             status.stylize("bold")
         muted = self._colour("foreground-muted")

@@ -1,0 +1,118 @@
+"""What keeps the loop free for keys while sessions stream: the GC pacer, the list's held
+order, and the bridge's two ticks (plain logic, no app)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from cctui.core import AssistantTextEvent, StatusChanged
+from cctui.core.states import SessionStatus
+from cctui.tui import bridge as bridge_module
+from cctui.tui import gc_pause
+from cctui.tui.bridge import EventBridge
+from cctui.tui.messages import SessionsActivity
+from cctui.tui.rows import SessionRow
+from cctui.tui.widgets.session_list import _Ordering
+
+T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[float]]:
+    now = [1000.0]
+    monkeypatch.setattr(gc_pause.time, "monotonic", lambda: now[0])
+    yield now
+    gc.unfreeze()
+
+
+def test_pacer_freezes_each_tick_and_collects_only_when_quiet(clock: list[float]) -> None:
+    pacer = gc_pause.GcPacer()
+    pacer.start()
+    assert gc.get_freeze_count() > 0
+    gc.unfreeze()
+    clock[0] += 1
+    assert pacer.tick() is False
+    assert gc.get_freeze_count() > 0  # the last second's survivors are frozen
+    # Due, but a key came in just now: no full pass while someone types.
+    clock[0] += gc_pause.REFREEZE_S
+    pacer.input_seen()
+    assert pacer.tick() is False
+    clock[0] += gc_pause.QUIET_S
+    assert pacer.tick() is True and pacer.full_collections == 1
+    # Keys all the time: after FORCE_S it runs anyway, so frozen garbage is bounded.
+    clock[0] += gc_pause.FORCE_S
+    pacer.input_seen()
+    assert pacer.tick() is True and pacer.full_collections == 2
+    pacer.stop()
+    assert gc.get_freeze_count() == 0
+
+
+def test_pacer_frees_cyclic_garbage_that_was_frozen(clock: list[float]) -> None:
+    class Node:
+        other: object = None
+
+    pacer = gc_pause.GcPacer()
+    pacer.start()
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    alive = weakref.ref(a)
+    clock[0] += 1
+    pacer.tick()  # a and b are in use: frozen
+    del a, b
+    gc.collect(1)  # an automatic pass does not see them
+    assert alive() is not None
+    clock[0] += gc_pause.FORCE_S
+    assert pacer.tick() is True
+    assert alive() is None
+
+
+def _row(status: str, at: datetime, sid: str = "s1") -> SessionRow:
+    return SessionRow(
+        session_id=sid,
+        status=status,
+        project="p",
+        title="t",
+        last_activity=at,
+        cost_usd=None,
+        cwd=None,
+        live=True,
+    )
+
+
+def test_a_streaming_row_keeps_its_place_until_its_status_changes() -> None:
+    order = _Ordering()
+    first = order(_row("running", T0))
+    # Output every 10 ms for 20 s: same place.
+    assert order(_row("running", T0 + timedelta(seconds=20))) == first
+    # The turn ends: it moves to where its last activity puts it.
+    ended = order(_row("idle", T0 + timedelta(seconds=21)))
+    assert ended < first  # sorted ascending: newer is smaller, i.e. higher up
+    # A row that stays in one status still moves up after a while (another terminal's
+    # session writing its transcript).
+    assert order(_row("idle", T0 + timedelta(seconds=52))) < ended
+
+
+async def test_stream_output_is_batched_slower_than_status_changes() -> None:
+    posted: list[SessionsActivity] = []
+
+    class Target:
+        def post_message(self, message: SessionsActivity) -> bool:
+            posted.append(message)
+            return True
+
+    bridge = EventBridge.__new__(EventBridge)
+    EventBridge.__init__(bridge, manager=None, target=Target())  # type: ignore[arg-type]
+    text = AssistantTextEvent(session_id="s1", message_id="m", text="hi")
+    bridge._on_event(text)
+    await asyncio.sleep(bridge_module.TICK_S * 2)
+    assert posted == []  # output alone waits for the stream tick
+    bridge._on_event(StatusChanged(session_id="s1", status=SessionStatus.IDLE))
+    await asyncio.sleep(bridge_module.TICK_S * 2)
+    assert [(set(m.session_ids), m.list_changed) for m in posted] == [({"s1"}, True)]
+    bridge.stop()
