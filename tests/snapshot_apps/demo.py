@@ -22,6 +22,7 @@ from cctui.core import SessionConfig, SessionManager
 from cctui.tui import clock
 from cctui.tui.app import CctuiApp
 from cctui.tui.screens.approval import ApprovalScreen
+from cctui.tui.screens.confirm import ConfirmScreen
 from tests.fakes.fake_driver import fake_driver_factory, plan, text, tool
 from tests.snapshot_apps.history import write_history, write_transcript
 
@@ -230,6 +231,7 @@ class DemoApp(CctuiApp):
         self.scenario = scenario
         self.ready = asyncio.Event()
         self._seeding = True
+        self._confirming: asyncio.Task[tuple[str, str]] | None = None
 
     async def on_mount(self) -> None:
         # Runs before CctuiApp.on_mount (Textual calls handlers down the MRO).
@@ -256,6 +258,8 @@ class DemoApp(CctuiApp):
             "help": ["readme", "flaky"],
             "new": ["readme"],
             "metrics": ["readme", "flaky", "deploy"],
+            "projects": ["readme", "flaky", "race"],
+            "confirm": ["readme"],
         }[self.scenario]
         for name in wanted:
             project, prompt = PROMPTS[name]
@@ -274,11 +278,28 @@ class DemoApp(CctuiApp):
             "help": "flaky",
             "new": "readme",
             "metrics": "flaky",
+            "projects": "flaky",
+            "confirm": "readme",
         }.get(self.scenario)
         if shown is not None:
             self.main.open_session(_IDS[shown])
+        if self.scenario == "projects":
+            self.project_registry.register("API service", str(ROOT / "api"), project_id="api")
+            self.project_registry.register("Docs site", str(ROOT / "docs"), project_id="docs")
         await self.settle()
         self._seeding = False
+        if self.scenario == "confirm":
+            # What an MCP client without elicitation gets for write_to_project on a file
+            # that exists: the human picks.
+            self._confirming = asyncio.create_task(
+                self.manager.confirm(
+                    "project:api",
+                    "File exists",
+                    "File 'docs/plan.md' already exists in project api. Overwrite it (replace "
+                    "its content), append to it, or cancel?",
+                    ("overwrite", "append", "cancel"),
+                )
+            )
         self.pump_approvals()
         self.ready.set()
 
@@ -295,7 +316,7 @@ async def settle(pilot: Pilot[None], *, modal: bool = False) -> None:
     await app.seed()
     for _ in range(200):
         await pilot.pause()
-        if not modal or isinstance(app.screen, ApprovalScreen):
+        if not modal or isinstance(app.screen, ApprovalScreen | ConfirmScreen):
             break
         await asyncio.sleep(0.02)
     for widget in app.query(Input):
@@ -322,8 +343,8 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
     async def run_before(pilot: Pilot[None]) -> None:
         app = pilot.app
         assert isinstance(app, DemoApp)
-        await settle(pilot, modal=scenario in ("bash", "edit", "plan", "question"))
-        if scenario in ("main", "inbox", "help", "new", "metrics"):
+        await settle(pilot, modal=scenario in ("bash", "edit", "plan", "question", "confirm"))
+        if scenario in ("main", "inbox", "help", "new", "metrics", "projects"):
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
             await app.settle()
         if scenario == "inbox":
@@ -336,6 +357,8 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             form.query_one("#prompt", Input).value = "Add a --json flag to cctui sessions"
             # The default directory is the checkout's path: pin it so the snapshot is portable.
             form.query_one("#cwd", Input).value = "/home/you/src/cctui"
+        if scenario == "projects":
+            await pilot.press("p")
         if scenario == "metrics":
             for tool, outcome, ms, retry in _CALLS:
                 app.manager.record_tool_call(

@@ -19,6 +19,8 @@ SCENARIOS = {
     "help": "the help page lists every key",
     "new": "the new-session form with a prompt typed",
     "metrics": "the metrics page: totals, MCP tools with latency percentiles, sessions",
+    "projects": "the projects view: registered projects, their sessions, last access",
+    "confirm": "a confirmation an MCP client needs (a file exists: overwrite, append, cancel)",
 }
 
 
