@@ -18,11 +18,11 @@ from __future__ import annotations
 import gc
 import time
 
-REFREEZE_S = 20.0
+REFREEZE_S = 10.0
 """How often the frozen heap is collected and frozen again (at a quiet moment)."""
-QUIET_S = 2.0
+QUIET_S = 1.0
 """No input for this long before a full collection may run."""
-FORCE_S = 60.0
+FORCE_S = 15.0
 """A full collection runs after this long even while keys keep coming (memory stays bounded)."""
 
 

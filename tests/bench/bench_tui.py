@@ -161,7 +161,7 @@ async def until(check: Callable[[], bool], wait_s: float, step: float = 0.005) -
 async def app_for(manager: Any, settings: Any) -> AsyncIterator[tuple[Any, Any]]:
     from cctui.tui.app import CctuiApp
 
-    app = CctuiApp(settings, manager, pace_gc=True)
+    app = CctuiApp(settings, manager, pace_gc=os.environ.get("CCTUI_BENCH_GC", "1") == "1")
     try:
         async with app.run_test(size=SIZE) as pilot:
             yield app, pilot
