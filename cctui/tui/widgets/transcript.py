@@ -29,12 +29,7 @@ from textual.widgets import Button
 
 from cctui.core import (
     AssistantTextEvent,
-    ErrorEvent,
-    InputRequestedEvent,
-    InputResolvedEvent,
-    ResultEvent,
     SessionEvent,
-    StatusChanged,
     ToolUseEvent,
     UserMessageEvent,
 )
@@ -50,16 +45,9 @@ from cctui.tui.widgets.blocks import (
     ToolCall,
     UserBlock,
 )
+from cctui.tui.widgets.event_lines import event_widget, user_block
 
 __all__ = ["AssistantBlock", "Note", "ResultBlock", "ToolCall", "Transcript", "UserBlock"]
-
-_NOTED_STATUSES = frozenset({"completed", "interrupted", "error"})
-_KIND_LABEL = {
-    "permission": "permission",
-    "plan_review": "plan review",
-    "user_question": "question",
-}
-
 
 CHUNK_CHARS = 1500
 """A reply is cut into chunks of about this size (between top-level markdown blocks)."""
@@ -192,7 +180,7 @@ class Transcript(VerticalScroll):
         for m in messages:
             if m.text.strip():
                 if m.role == "user":
-                    new.append(_Item(_static(partial(_user, m.text))))
+                    new.append(_Item(_static(partial(user_block, m.text))))
                 else:
                     reply = self._replies[m.uuid] = _Reply()
                     new += self._reply_text(reply, m.text, complete=True)
@@ -354,8 +342,8 @@ class Transcript(VerticalScroll):
             self._set_tool(item, event.state, event.result)
             return []
         if isinstance(event, UserMessageEvent):
-            return [_Item(_static(partial(_user, event.text)))]
-        widget = _event_widget(event)
+            return [_Item(_static(partial(user_block, event.text)))]
+        widget = event_widget(event)
         return [] if widget is None else [_Item(_static(widget))]
 
     def _reply_text(self, reply: _Reply, text: str, *, complete: bool) -> list[_Item]:
@@ -396,50 +384,3 @@ class Transcript(VerticalScroll):
             if index < self._folded:
                 self._folded -= 1
             self._items.remove(item)
-
-
-def _user(text: str) -> UserBlock:
-    return UserBlock(Content.assemble(("❯ ", "bold $text-primary"), text))
-
-
-def _event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
-    """A factory for the one-line widget of a status, approval, result or error event."""
-    if isinstance(event, StatusChanged):
-        if event.status.value not in _NOTED_STATUSES:
-            return None  # the header shows the live status; notes are for endings
-        glyph, label, _ = fmt.badge(event.status.value)
-        text = f"{glyph} {label}" + (f": {event.error}" if event.error else "")
-        status = event.status.value
-        return lambda: Note(Content(text), classes=f"status -{status}")
-    if isinstance(event, InputRequestedEvent):
-        item = event.input
-        who = item.route_label if item.route == "client" else "you"
-        what = _KIND_LABEL.get(item.kind, item.kind)
-        line = f"◆ asks {who}: {what} for {item.tool_name} (a: inbox)"
-        return lambda: Note(Content(line), classes="input")
-    if isinstance(event, InputResolvedEvent):
-        verb = {"allow": "allowed", "deny": "denied"}.get(event.decision, event.decision)
-        extra = f": {event.message}" if event.message else ""
-        line = f"  {verb} by {event.decided_by}{extra}"
-        return lambda: Note(Content(line), classes="input")
-    if isinstance(event, ResultEvent):
-        content, classes = _result_line(event), "-error" if event.is_error else ""
-        return lambda: ResultBlock(content, classes=classes)
-    if isinstance(event, ErrorEvent):
-        message = f"✗ {event.message}"
-        return lambda: Note(Content(message), classes="error")
-    return None
-
-
-def _result_line(event: ResultEvent) -> Content:
-    head = "✗ turn failed" if event.is_error else "✓ turn complete"
-    bits = [f"{event.num_turns} turn{'s' if event.num_turns != 1 else ''}"]
-    if event.total_cost_usd:
-        bits.append(fmt.cost(event.total_cost_usd))
-    bits.append(fmt.duration(event.duration_ms))
-    if event.terminal_reason and event.terminal_reason != "completed":
-        bits.append(event.terminal_reason)
-    line = Content.assemble((head, "bold"), ("  " + " · ".join(bits), "$text-muted"))
-    if event.is_error and event.result:
-        line = Content("\n").join([line, Content(event.result)])
-    return line
