@@ -23,6 +23,8 @@ SHOTS = {
     "help": "help",
     "new": "new-session",
     "metrics": "metrics",
+    "projects": "projects",
+    "confirm": "confirm",
 }
 
 
