@@ -10,9 +10,12 @@ baseline, headless (``CctuiApp.run_test``) and once under tmux (``bench_tui_tmux
 - *tools*: one turn with 100 Read calls (one model call each), bare ``claude -p`` vs cctui
   with the session in the pane until its result line is drawn. Target <= 1.2x.
 - *chatty*: 10 sessions (fake driver) each streaming about 1,000 deltas/s for 10 s (100
-  messages of 100 deltas); key-to-screen latency of ``?`` (help up) while they stream vs
-  idle, p95 target <= 50 ms; every message's text checked in the core and, for the session
-  in the pane, on screen (no event lost); the process's peak RSS, target <= 200 MB.
+  messages of 100 deltas). Key-to-screen, measured to the next paint: the list cursor
+  (``down``/``up``, the commonest key) and ``?`` (help up), idle and while they stream, p95
+  target <= 50 ms; ``?`` also against a bare Textual app pushing a one-line modal. Every
+  message's text checked in the core and, for the session in the pane, on screen (no event
+  lost); the process's peak RSS, target <= 200 MB. ``CCTUI_BENCH_GC=0`` runs it without the
+  GC pacer (``cctui.tui.gc_pause``) for comparison.
 - *past*: a transcript with 2,000 tool calls opened from the list vs one with 20 (time until
   the pane shows its newest page).
 - *first*: first frame, and the list filled, with 2,000 transcripts on disk vs none. Target:
