@@ -167,7 +167,7 @@ class CctuiApp(KeyActions):
     def _tick(self) -> None:
         if self._gc_paced:
             self.gc.tick()
-        if self.is_running and self.main.is_mounted and self.main.is_current:
+        if self.is_running and self.main.is_mounted and self.main.on_top:
             self.main.refresh_status()
 
     async def settle(self) -> None:

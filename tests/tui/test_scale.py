@@ -7,6 +7,7 @@ in the modal, what ``A`` allows, the help page's keys, the core's filter in the 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import DataTable, Input, Static
@@ -258,3 +259,38 @@ async def test_the_tui_and_the_mcp_list_tool_share_one_history_index(tmp_path: P
             assert app.main.sessions.shown == [sid]
     finally:
         await manager.shutdown()
+
+
+async def test_a_form_over_a_streaming_pane_stays_responsive_and_the_pane_catches_up(
+    run_app: RunApp,
+) -> None:
+    """While the new-session form covers a pane that streams, nothing is drawn under it
+    (typing in the form is answered at once) and on closing the pane shows everything."""
+    body = "word " * 4000
+    async with run_app({"*": [text(body, chunk=5, delay=0.0005)]}) as h:
+        info = await h.manager.create("long", h.manager.default_config())
+        h.app.main.open_session(info.session_id)
+        transcript = h.app.main.pane.query_one(Transcript)
+        await h.until(lambda: bool(transcript.blocks))
+        await h.pilot.press("n")
+        await h.until(lambda: isinstance(h.app.screen, NewSessionScreen))
+        drawn_when_covered = transcript.text_of(transcript_ids(h, info.session_id)[-1])
+        prompt = h.app.screen.query_one("#prompt", Input)
+        for char in "still typing":
+            await h.pilot.press(char if char != " " else "space")
+        assert prompt.value == "still typing"
+        assert h.app.main.pane.session_id == info.session_id
+        # Covered: the pane did not draw what streamed meanwhile.
+        assert transcript.text_of(transcript_ids(h, info.session_id)[-1]) == drawn_when_covered
+        await h.manager.wait(info.session_id, 30)
+        await h.pilot.press("escape")
+        await h.until(lambda: not isinstance(h.app.screen, NewSessionScreen))
+        await h.app.settle()
+        assert transcript.text_of(transcript_ids(h, info.session_id)[-1]) == body
+
+
+def transcript_ids(h: Any, session_id: str) -> list[str]:
+    from cctui.core import AssistantTextEvent
+
+    page = h.manager.events(session_id, since=0)
+    return [e.message_id for e in page.events if isinstance(e, AssistantTextEvent)]

@@ -152,7 +152,7 @@ class MainScreen(Screen[None]):
         """A batch of session activity from the bridge."""
         self._stale |= message.session_ids
         self._stale_list |= message.list_changed
-        if self.is_current:
+        if self.on_top:
             self.catch_up()
 
     def catch_up(self, *, full: bool = False) -> None:
@@ -188,10 +188,16 @@ class MainScreen(Screen[None]):
 
     def _pull_due(self) -> None:
         self._pull_timer = None
-        if self.is_current:
+        if self.on_top:
             self._pull_pane()
         else:
             self._stale.add(self.pane.session_id or "")
+
+    @property
+    def on_top(self) -> bool:
+        """Nothing covers this screen. (Textual's ``is_current`` also holds under a
+        translucent modal, where drawing would re-blend the whole backdrop on every frame.)"""
+        return self.is_attached and self.app.screen is self
 
     def on_screen_resume(self) -> None:
         self.catch_up()
