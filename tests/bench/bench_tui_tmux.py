@@ -47,6 +47,12 @@ async def tmux(res: Results) -> None:
         bare_s = await _until_screen(bare, "END-OF-REPLY", 120)
         bare_s = None if bare_s is None else time.perf_counter() - start
         _tmux("kill-session", "-t", bare)
+        # The bare run's session would be listed (and previewed, its reply's end on screen)
+        # before cctui's own session answers: forget it.
+        config_dir = Path(os.environ.get("CLAUDE_CONFIG_DIR") or env.home / ".claude")
+        for transcript in config_dir.glob("projects/*/*.jsonl"):
+            transcript.unlink()
+        (config_dir / "history.jsonl").unlink(missing_ok=True)
         name = f"cctui-bench-{uuid.uuid4().hex[:6]}"
         cctui = REPO / ".venv" / "bin" / "cctui"
         subprocess.run(
