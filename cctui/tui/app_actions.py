@@ -139,7 +139,10 @@ class KeyActions(ApprovalEffects):
             )
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(), callback=self._pump_after)
+        # Installed once: composing and styling the page again cost more than showing it.
+        if not self.is_screen_installed("help"):
+            self.install_screen(HelpScreen(), "help")
+        self.push_screen("help", callback=self._pump_after)
 
     def _pump_after(self, _result: None) -> None:
         # A modal queued while a form or help page was open may pop now.

@@ -125,10 +125,14 @@ async def test_slash_filters_by_text_and_escape_clears(run_app: RunApp) -> None:
 
 async def test_question_mark_opens_help(run_app: RunApp) -> None:
     async with run_app() as h:
-        await h.pilot.press("question_mark")
-        assert isinstance(h.app.screen, HelpScreen)
-        await h.pilot.press("escape")
-        assert isinstance(h.app.screen, MainScreen)
+        # Twice: the page is installed once and shown again (q closes it too).
+        for close in ("escape", "q"):
+            await h.pilot.press("question_mark")
+            assert isinstance(h.app.screen, HelpScreen)
+            assert "new session" in h.app.screen.text
+            assert h.app.screen.query_one("#keys").region.height > 10
+            await h.pilot.press(close)
+            assert isinstance(h.app.screen, MainScreen)
 
 
 async def test_a_opens_the_inbox(run_app: RunApp) -> None:
