@@ -34,7 +34,7 @@ class GcPacer:
         self._last_input = self._now()
         self._last_full = self._now()
         self.full_collections = 0
-        """How many refreezes ran (for tests and the metrics page)."""
+        """How many full collections ran (tests read it)."""
 
     def start(self) -> None:
         """Collect once and freeze what survives (call when the app is up)."""
