@@ -24,8 +24,12 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    # A zombie is dead for our purposes (its parent just has not reaped it yet).
-    stat = Path(f"/proc/{pid}/stat").read_text()
+    # A zombie is dead for our purposes (its parent just has not reaped it yet); so is one
+    # that was reaped between the two checks.
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
     return stat.split(")")[-1].split()[0] != "Z"
 
 
