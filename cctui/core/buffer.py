@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections import deque
 from dataclasses import dataclass
+from itertools import takewhile
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel
@@ -63,7 +64,11 @@ class EventBuffer(Generic[E]):
 
     def since(self, seq: int = 0, limit: int | None = None) -> Page[E]:
         """Events with seq > ``seq``, oldest first, at most ``limit`` of them."""
-        events = [e for e in self._events if e.seq > seq]  # type: ignore[attr-defined]
+        # Seqs increase along the ring, so the newer events are a run at its end: walking
+        # back costs what is new, not the whole ring (a pane pulls 4 times a second).
+        newer = takewhile(lambda e: e.seq > seq, reversed(self._events))  # type: ignore[attr-defined]
+        events = list(newer)
+        events.reverse()
         if limit is not None:
             events = events[:limit]
         oldest = self._events[0].seq if self._events else 0  # type: ignore[attr-defined]

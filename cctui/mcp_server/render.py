@@ -55,10 +55,13 @@ def event_out(ev: SessionEvent) -> EventOut:
 
 def output_lines(events: list[SessionEvent], limit: int) -> list[str]:
     """The last ``limit`` lines of assistant text (merged messages, newest last)."""
+    # From the newest message back, so a poll splits only what it returns.
     lines: list[str] = []
-    for ev in events:
+    for ev in reversed(events):
+        if len(lines) >= limit:
+            break
         if isinstance(ev, AssistantTextEvent):
-            lines.extend(ev.text.splitlines() or [""])
+            lines[:0] = ev.text.splitlines() or [""]
     return lines[-limit:] if limit > 0 else []
 
 
