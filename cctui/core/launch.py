@@ -17,6 +17,61 @@ from cctui.redact import redact
 
 _TITLE_MAX = 80
 
+_BUILTIN_TOOLS = [
+    "Agent",
+    "AskUserQuestion",
+    "Bash",
+    "BashOutput",
+    "CronCreate",
+    "CronDelete",
+    "CronList",
+    "Edit",
+    "EnterPlanMode",
+    "EnterWorktree",
+    "ExitPlanMode",
+    "ExitWorktree",
+    "Glob",
+    "Grep",
+    "KillShell",
+    "LS",
+    "ListAgents",
+    "Monitor",
+    "MultiEdit",
+    "NotebookEdit",
+    "NotebookRead",
+    "Read",
+    "ReportFindings",
+    "ScheduleWakeup",
+    "SendMessage",
+    "Skill",
+    "SlashCommand",
+    "Task",
+    "TaskCreate",
+    "TaskGet",
+    "TaskList",
+    "TaskStop",
+    "TaskUpdate",
+    "TodoWrite",
+    "ToolSearch",
+    "WebFetch",
+    "WebSearch",
+    "Workflow",
+    "Write",
+]
+_CANONICAL = {name.lower(): name for name in _BUILTIN_TOOLS}
+
+
+def canonical_rule(rule: str) -> str:
+    """``rule`` with a built-in tool's name spelled as the CLI spells it.
+
+    The CLI matches tool names case-sensitively, so seed 003's own example
+    ``CLAUDE_CODE_ALLOWED_TOOLS=read,write,edit`` would otherwise allow nothing. Only the
+    name before ``(`` changes (``bash(git diff *)`` -> ``Bash(git diff *)``); MCP tools
+    (``mcp__…``) and names the CLI does not ship are left as written.
+    """
+    name, paren, spec = rule.strip().partition("(")
+    return _CANONICAL.get(name.strip().lower(), name.strip()) + paren + spec
+
 
 def default_config(
     settings: Settings,
@@ -113,16 +168,16 @@ def launch_spec(settings: Settings, config: SessionConfig, **launch: Any) -> Lau
         LaunchPrefixNotFound: before anything is spawned.
     """
     check_prefix(config.launch_prefix, config.cwd)
-    if config.exact_tools:
-        allowed = config.allowed_tools
-    else:
-        allowed = tuple(dict.fromkeys((*settings.allowed_tools, *config.allowed_tools)))
+    allowed = config.allowed_tools
+    if not config.exact_tools:
+        allowed = (*settings.allowed_tools, *allowed)
+    allowed = tuple(dict.fromkeys(canonical_rule(rule) for rule in allowed))
     return LaunchSpec(
         cwd=config.cwd,
         model=config.model,
         permission_mode="bypassPermissions" if config.skip_permissions else config.permission_mode,
         allowed_tools=allowed,
-        disallowed_tools=config.disallowed_tools,
+        disallowed_tools=tuple(canonical_rule(rule) for rule in config.disallowed_tools),
         max_turns=config.max_turns,
         max_budget_usd=config.max_budget_usd,
         append_system_prompt=config.append_system_prompt,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cctui.config import Settings
+from cctui.config import Settings, load_settings
 from cctui.core import Decision, SessionManager, SessionStatus, WaitOutcome
 from tests.fakes.anthropic_api import FakeAnthropicAPI
 
@@ -89,6 +89,28 @@ async def test_write_allowed_and_bash_denied(manager: SessionManager, project_di
     assert states == {"Write": "completed", "Bash": "denied"}
     decisions = [r["decision"] for r in manager.audit.read() if r["event"] == "decision"]
     assert decisions == ["allow", "deny"]
+
+
+async def test_seed_003_lowercase_allowed_tools_reach_the_cli(
+    claude_env: dict[str, str], claude_bin: Path, tmp_path: Path, project_dir: Path
+) -> None:
+    # Seed 003's own example spells tools in lower case; the CLI matches names exactly.
+    env = dict(claude_env, CLAUDE_CODE_ALLOWED_TOOLS="read,write,edit,grep,glob")
+    settings = load_settings(env=env, config_path=tmp_path / "none.toml")
+    settings = settings.model_copy(
+        update={"claude_code_path": claude_bin, "state_dir": tmp_path / "state"}
+    )
+    manager = SessionManager(settings)
+    await manager.start()
+    try:
+        info = await manager.create(
+            "[[write path=free.txt content=no prompt]]", manager.default_config(project_dir)
+        )
+        outcome = await until(manager, info.session_id, "turn_ended")
+        assert not outcome.pending
+        assert (project_dir / "free.txt").read_text() == "no prompt"
+    finally:
+        await manager.shutdown()
 
 
 async def test_allow_for_the_session_uses_the_clis_own_rules(
