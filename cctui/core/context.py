@@ -67,8 +67,12 @@ async def build(
     context_type: ContextType,
     paths: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
+    pid: int | None = None,
 ) -> ContextSync:
-    """The context message for a session working in ``cwd``.
+    """The context message for a session working in ``cwd`` whose CLI runs as ``pid``.
+
+    Environment names are the live process's (a launch prefix such as ``doppler run``
+    injects variables cctui never sees), else ``env``, else cctui's own.
 
     Every path is checked before anything is read, so a refused call reads nothing.
 
@@ -83,13 +87,32 @@ async def build(
     if context_type in ("files", "all"):
         parts.append(await asyncio.to_thread(_files_section, root, resolved, result))
     if context_type in ("env", "all"):
-        names = sorted(os.environ if env is None else env)
+        names, source = await asyncio.to_thread(env_names, pid, env)
         result.env_vars_synced = len(names)
         parts.append(
-            "## Environment variable names (values withheld)\n\n" + (", ".join(names) or "(none)")
+            f"## Environment variable names of {source} (values withheld)\n\n"
+            + (", ".join(names) or "(none)")
         )
     result.text = "\n\n".join(parts)
     return result
+
+
+def env_names(pid: int | None, env: Mapping[str, str] | None = None) -> tuple[list[str], str]:
+    """The names in process ``pid``'s environment and a phrase saying whose they are.
+
+    Only the bytes before each ``=`` are kept: values are never decoded or held.
+    """
+    if pid is not None:
+        try:
+            raw = Path(f"/proc/{pid}/environ").read_bytes()
+        except OSError:  # not Linux, gone, or not ours: fall back below
+            pass
+        else:
+            entries = (entry.partition(b"=")[0] for entry in raw.split(b"\0") if b"=" in entry)
+            return sorted({name.decode(errors="replace") for name in entries}), "the session"
+    if env is not None:
+        return sorted(env), "the session's launch environment"
+    return sorted(os.environ), "cctui (the session has no running process to read)"
 
 
 def _check(cwd: Path, paths: Sequence[str]) -> tuple[Path, list[Path]]:
@@ -110,8 +133,10 @@ async def sync(
     Raises:
         SessionNotFound, ValidationFailed (a path escapes), SessionLimitReached.
     """
+    pid: int | None = None
     try:
-        cwd = manager.get(session_id).config.cwd
+        session = manager.get(session_id)
+        cwd, pid = session.config.cwd, session.pid
     except SessionNotFound:
         # A session cctui has not started (only its transcript is on disk): send() will
         # take it on; its directory is the transcript's.
@@ -121,7 +146,7 @@ async def sync(
         if found is None:
             raise
         cwd = found.cwd
-    built = await build(cwd, context_type, paths)
+    built = await build(cwd, context_type, paths, pid=pid)
     return built, await manager.send(session_id, built.text)
 
 

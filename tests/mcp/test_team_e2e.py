@@ -29,6 +29,7 @@ WRAPPER = """#!/bin/sh
 tag="$2"
 shift 2
 export ANTHROPIC_CUSTOM_HEADERS="x-cctui-prefix: $tag"
+export PREFIX_INJECTED_SECRET="doppler-like-value"
 exec "$@"
 """
 
@@ -114,6 +115,13 @@ async def test_prefix_and_template_wrap_the_real_cli(
         await ok(c, "claude_wait", {"sessionId": sid2, **WAIT})
         req = fake_api.wait_for(lambda r: r.is_messages and "Own prefix." in r.prompt)
         assert req.headers.get("x-cctui-prefix") == "per-session"
+        # sync_context names the live process's variables, the prefix's included.
+        fake_api.add_rule(contains="cctui context sync", reply="env noted")
+        await ok(c, "claude_sync_context", {"sessionId": sid2, "context_type": "env"})
+        await ok(c, "claude_wait", {"sessionId": sid2, **WAIT})
+        req = fake_api.wait_for(lambda r: r.is_messages and "cctui context sync" in r.prompt)
+        assert "PREFIX_INJECTED_SECRET" in req.prompt and "of the session" in req.prompt
+        assert "doppler-like-value" not in str(req.body)
         seen = len(fake_api.requests)
         body = error_body(
             await c.call_tool(
