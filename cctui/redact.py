@@ -2,8 +2,9 @@
 
 Shapes: Anthropic/OpenAI ``sk-`` keys, GitHub tokens (``ghp_``, ``gho_``, ``github_pat_``
 ...), ``Authorization`` headers of any scheme (Bearer, Basic, token), ``x-api-key``,
-passwords in URLs (``scheme://user:password@host``), and assignments whose key *ends* in a
-secret word (``API_KEY=``, ``"OPENAI_API_KEY": "…"``, ``GITHUB_TOKEN:``), quoted or not.
+passwords in URLs (``scheme://user:password@host``) and in ``curl -u user:password``,
+and assignments whose key *ends* in a secret word (``API_KEY=``, ``"OPENAI_API_KEY": "…"``,
+``GITHUB_TOKEN:``), quoted or not.
 Counters such as ``max_tokens`` or ``input_tokens`` are not secrets and are kept.
 """
 
@@ -57,6 +58,8 @@ _RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
         ),
         _keep_quotes,
     ),
+    # curl -u user:password / --user user:password (wget's --password is a key above).
+    (re.compile(r"(?:^|\s)(?:-u|--user)[\s=]+[\"']?[^\s:\"']*:" + _VALUE), _keep_quotes),
     (re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"), _whole),
     (re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"), _whole),
     (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"), _whole),

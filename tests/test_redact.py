@@ -45,6 +45,8 @@ def test_more_secret_shapes_are_masked() -> None:
         "authorization: token gho_abcdefghij": "gho_abcdefghij",
         "git clone https://alice:s3cr3tpass@github.com/x/y.git": "s3cr3tpass",
         "postgres://app:hunter2pw@db:5432/prod": "hunter2pw",
+        "curl -u alice:s3cr3tpass https://api.example.com": "s3cr3tpass",
+        "curl --user=bob:pa55word-x https://api.example.com": "pa55word-x",
         "use ghp_" + "a" * 36 + " now": "ghp_" + "a" * 36,
         "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz": (
             "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz"
