@@ -3,6 +3,11 @@
 A JSON file in the state directory, rewritten atomically (temp file, fsync, ``os.replace``)
 under an ``fcntl`` lock, and merged on save: two cctui processes sharing the directory
 (the TUI and ``serve``) keep each other's records; each writes only the records it changed.
+
+Each record in the file carries a ``revision`` (the registry's bookkeeping, not part of
+``SessionRecord``) that every write of it raises. A writer whose record's revision moved on
+since it read or wrote it knows another process wrote it meanwhile: the two copies conflict,
+and the one with the later ``last_activity`` is kept (a tie keeps the one already written).
 """
 
 from __future__ import annotations
@@ -43,6 +48,8 @@ class Registry:
         """What went wrong reading or writing the file, oldest first (never raised)."""
         self._invalid: dict[str, Any] = {}
         """Records that did not validate, by id (written back unchanged: nothing is lost)."""
+        self._seen: dict[str, int] = {}
+        """Each record's revision when this instance last loaded or wrote it."""
 
     def _problem(self, message: str) -> None:
         log.error("%s", message)
@@ -66,64 +73,94 @@ class Registry:
             "starting without it."
         )
 
-    def _read(self) -> dict[str, SessionRecord]:
+    def _read(self) -> tuple[dict[str, SessionRecord], dict[str, int]]:
+        """The valid records on disk and their revisions (missing means 0), by id."""
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
-            return {}
+            return {}, {}
         except OSError as exc:  # a directory, no permission, an I/O error
             self._set_aside(exc.strerror or str(exc))
-            return {}
+            return {}, {}
         try:
             data = json.loads(raw.decode("utf-8"))
             if not isinstance(data, dict) or not isinstance(data.get("sessions", []), list):
                 raise ValueError("not a registry object")
         except (UnicodeDecodeError, ValueError) as exc:
             self._set_aside(str(exc)[:200])
-            return {}
+            return {}, {}
         records: dict[str, SessionRecord] = {}
-        self._invalid = {}
+        revisions: dict[str, int] = {}
+        invalid: dict[str, Any] = {}
         for item in data.get("sessions", []):
             try:
                 rec = SessionRecord.model_validate(item)
             except ValidationError as exc:
                 sid = item.get("session_id") if isinstance(item, dict) else None
                 key = sid if isinstance(sid, str) else json.dumps(item, sort_keys=True)[:200]
-                if key not in self._invalid:
+                # Every save reads the file again: report a record once, not on each read.
+                if key not in self._invalid and key not in invalid:
                     self._problem(
                         f"Skipping an invalid record {key!r} in {self.path} "
                         f"({exc.error_count()} errors); it stays in the file."
                     )
-                self._invalid[key] = item
+                invalid[key] = item
                 continue
             records[rec.session_id] = rec
-        return records
+            revision = item.get("revision")
+            if isinstance(revision, int) and not isinstance(revision, bool):
+                revisions[rec.session_id] = revision
+        self._invalid = invalid
+        return records, revisions
 
     def load(self) -> dict[str, SessionRecord]:
         """Every valid record on disk, by session id (empty, with a problem, on failure)."""
         try:
             with locked(self._lock_path):
-                return self._read()
+                records, revisions = self._read()
         except OSError as exc:
             self._problem(f"Cannot read the session registry {self.path}: {exc}")
             return {}
+        self._seen.update({sid: revisions.get(sid, 0) for sid in records})
+        return records
 
     def save(self, records: Iterable[SessionRecord], removed: Iterable[str] = ()) -> None:
-        """Merge ``records`` into the file (ours win), drop ``removed``, write atomically.
+        """Merge ``records`` into the file, drop ``removed``, write atomically.
+
+        A record another process wrote since this instance last loaded or wrote it is
+        replaced only if ours has the later ``last_activity`` (else ours is stale).
 
         Raises:
             OSError: the file cannot be written (the caller logs it and carries on).
         """
         removed = set(removed)
         with locked(self._lock_path):
-            merged = self._read()
+            merged, revisions = self._read()
+            written: dict[str, int] = {}
             for rec in records:
-                merged[rec.session_id] = rec
+                sid = rec.session_id
+                theirs = merged.get(sid)
+                on_disk = revisions.get(sid, 0)
+                if (
+                    theirs is not None
+                    and on_disk != self._seen.get(sid, 0)
+                    and theirs.last_activity >= rec.last_activity
+                ):
+                    log.info("session %s: another cctui wrote a newer record; keeping it", sid)
+                    continue
+                merged[sid] = rec
+                written[sid] = revisions[sid] = on_disk + 1
             for sid in removed:
                 merged.pop(sid, None)
             body = {
                 "version": _VERSION,
-                "sessions": [r.model_dump(mode="json") for r in merged.values()]
+                "sessions": [
+                    {**r.model_dump(mode="json"), "revision": revisions.get(sid, 0)}
+                    for sid, r in merged.items()
+                ]
                 + [v for k, v in self._invalid.items() if k not in removed and k not in merged],
             }
             write_atomic(self.path, json.dumps(body, indent=1))
+        self._seen.update(written)
+        for sid in removed:
+            self._seen.pop(sid, None)

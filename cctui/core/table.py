@@ -1,7 +1,9 @@
 """The sessions cctui knows, by id, kept in step with the registry.
 
 Loaded from the registry once, joined on demand by sessions Claude Code has a transcript
-of but cctui never ran (so they can be resumed or forked), and saved back in batches.
+of but cctui never ran (so they can be resumed or forked), and saved back in batches. Only
+records that changed since this process last read or wrote them are written: another cctui
+on the same state directory may have moved a session on since (see ``registry``).
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ class SessionTable:
         self._touched: set[str] = set()
         """Sessions this process created, ran or changed: the only ones it writes (another
         cctui on the same state directory owns the rest)."""
+        self._written: dict[str, SessionRecord] = {}
+        """Each session's record as this process last read or wrote it (an unchanged one is
+        not written again: its copy may be stale)."""
         self._flush_handle: asyncio.TimerHandle | None = None
 
     def __iter__(self) -> Iterator[Session]:
@@ -62,7 +67,9 @@ class SessionTable:
                 rec = rec.model_copy(update={"status": S.COMPLETED})
             elif rec.status in (S.STARTING, S.RUNNING, S.WAITING_FOR_INPUT):
                 rec = rec.model_copy(update={"status": S.INTERRUPTED})
-            self._sessions[sid] = Session(self.host, sid, rec.config, record=rec)
+            session = Session(self.host, sid, rec.config, record=rec)
+            self._sessions[sid] = session
+            self._written[sid] = session.record()
 
     def add(self, session: Session) -> None:
         """Track a new session."""
@@ -74,6 +81,7 @@ class SessionTable:
         self._sessions.pop(session_id, None)
         self._dirty.discard(session_id)
         self._touched.discard(session_id)
+        self._written.pop(session_id, None)
 
     def get(self, session_id: str) -> Session | None:
         """The session, if this process knows it (the registry is not read)."""
@@ -122,7 +130,7 @@ class SessionTable:
             self._flush_handle = asyncio.get_running_loop().call_later(_SAVE_DELAY_S, self.flush)
 
     def save_all(self) -> None:
-        """Write every record this process touched, now."""
+        """Write every record this process touched and changed, now."""
         self._dirty.update(self._touched)
         self.flush()
 
@@ -133,8 +141,13 @@ class SessionTable:
             self._flush_handle = None
         dirty, self._dirty = self._dirty, set()
         records = [self._sessions[sid].record() for sid in dirty if sid in self._sessions]
+        records = [r for r in records if r != self._written.get(r.session_id)]
         if records:
             try:
                 self.registry.save(records)
             except OSError:
                 log.exception("cannot save the session registry")
+                return  # still differs from the file: the next save_all retries it
+            # Also a record the registry kept another process's newer copy of: ours is
+            # stale, and writing it again later (unchanged) would bring it back.
+            self._written.update((r.session_id, r) for r in records)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from importlib.resources import files
 from pathlib import Path, PurePath
@@ -103,6 +103,8 @@ class CctuiApp(KeyActions):
         self._stop_watching = asyncio.Event()
         self.history_loaded = asyncio.Event()
         """Set once the list holds Claude Code's sessions from disk (the first index read)."""
+        self._problems_shown: list[str] = []
+        """``manager.problems`` as last notified (new ones are looked for every tick)."""
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -134,8 +136,7 @@ class CctuiApp(KeyActions):
                     severity="error",
                     timeout=15,
                 )
-        for problem in self.manager.problems:  # e.g. a damaged registry set aside
-            self.notify(problem, title="cctui", severity="warning", timeout=30)
+        self._show_new_problems()  # e.g. a damaged registry set aside
         # The main screen composes after this handler; queue what needs it for later.
         self.call_after_refresh(self.enqueue_existing)
         self.watch_history()
@@ -164,7 +165,24 @@ class CctuiApp(KeyActions):
             self.gc.input_seen()
         await super().on_event(event)
 
+    def _show_new_problems(self) -> None:
+        """Notify the core's problems that appeared since the last look (a registry set aside
+        at start-up, an audit line that could not be written mid-run)."""
+        problems = self.manager.problems
+        # Only a new entry is news: a problem that rewords itself (the audit log's count of
+        # lost lines) would otherwise raise a toast every second while writes keep failing.
+        if len(problems) == len(self._problems_shown):
+            return
+        shown = Counter(self._problems_shown)
+        for problem in problems:
+            if shown[problem] > 0:
+                shown[problem] -= 1
+            else:
+                self.notify(problem, title="cctui", severity="warning", timeout=30)
+        self._problems_shown = problems
+
     def _tick(self) -> None:
+        self._show_new_problems()
         if self._gc_paced:
             self.gc.tick()
         if self.is_running and self.main.is_mounted and self.main.on_top:
