@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from cctui.mcp_server.schemas import Out
+from cctui.mcp_server.schemas import Out, PendingInputOut
 
 
 class ChoiceForm(BaseModel):
@@ -166,6 +166,8 @@ class InvokeOut(Out):
     """``invoke_claude_code``'s result."""
 
     status: Literal["completed", "failed", "timeout", "cancelled", "waiting_for_input"]
+    """``waiting_for_input``: the task waits for a decision nobody here can be asked
+    (``pendingInputs``); answer with claude_respond, then claude_wait on the session."""
     task_id: str
     session_id: str
     """The Claude Code session; claude_send_message continues it."""
@@ -176,10 +178,13 @@ class InvokeOut(Out):
     files_deleted: list[str] = Field(default_factory=list)
     summary: str | None = None
     """Claude's final reply (prefixed with the timeout notice on a timeout)."""
-    exit_code: int
-    """0 completed, 1 failed, 124 timed out (like ``timeout(1)``), 130 cancelled."""
+    exit_code: int | None
+    """0 completed, 1 failed, 124 timed out (like ``timeout(1)``), 130 cancelled; None
+    while the task still runs (``waiting_for_input``)."""
     updates: list[ProgressUpdate] = Field(default_factory=list)
     """The progress lines that were streamed (the last 200)."""
     cost_usd: float = 0.0
+    pending_inputs: list[PendingInputOut] = Field(default_factory=list)
+    """With ``waiting_for_input``: the decisions the task waits for."""
     note: str | None = None
     """Decisions left open, errors, anything else worth knowing."""

@@ -1,8 +1,10 @@
 """Which files a task created, modified or deleted: from git when the project is a
 repository, from a before/after scan of the same tree walker otherwise.
 
-A git snapshot is the porcelain status plus each listed path's size and mtime, so a file
-that was already dirty and got edited again still counts as modified.
+A git snapshot is HEAD, the porcelain status and each listed path's size and mtime, so a
+file that was already dirty and got edited again still counts as modified, and a file the
+task committed (clean again afterwards, invisible to the status) is found by diffing the
+commits HEAD moved over.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ class Snapshot:
     codes: dict[str, str] = field(default_factory=dict)
     """git: path -> porcelain code; scan: unused."""
     sigs: dict[str, Signature | None] = field(default_factory=dict)
+    head: str | None = None
+    """git: the commit HEAD pointed at (None before the first commit)."""
 
 
 @dataclass
@@ -49,7 +53,8 @@ def snapshot(root: Path) -> Snapshot:
     """Take a snapshot (blocking)."""
     status = git.status(root)
     if status is not None:
-        return Snapshot("git", dict(status.changed), {p: _sig(root, p) for p in status.changed})
+        dirty = {p: _sig(root, p) for p in status.changed}
+        return Snapshot("git", dict(status.changed), dirty, git.head(root))
     sigs: dict[str, Signature | None] = {}
     for entry in walk(root):
         if entry.type != "directory":
@@ -77,6 +82,17 @@ def diff(root: Path, before: Snapshot, after: Snapshot) -> Changes:
                 deleted.add(path)
             elif before.sigs.get(path) != _sig(root, path):
                 modified.add(path)
+        for path, code in _committed(root, before, after).items():
+            # What HEAD moved over trumps the status: with it we know whether the file was there.
+            existed = _existed(before, path, code)
+            exists = _sig(root, path) is not None
+            created.discard(path)
+            modified.discard(path)
+            deleted.discard(path)
+            if exists:
+                (modified if existed else created).add(path)
+            elif existed:
+                deleted.add(path)
     else:
         for path, sig in after.sigs.items():
             if path not in before.sigs:
@@ -85,3 +101,17 @@ def diff(root: Path, before: Snapshot, after: Snapshot) -> Changes:
                 modified.add(path)
         deleted = set(before.sigs.keys() - after.sigs.keys())
     return Changes(sorted(created), sorted(modified), sorted(deleted))
+
+
+def _committed(root: Path, before: Snapshot, after: Snapshot) -> dict[str, str]:
+    """Path -> ``A``/``M``/``D``/``T`` for what changed between the two snapshots' HEADs."""
+    if after.head is None or after.head == before.head:
+        return {}
+    return git.committed(root, before.head, after.head) or {}
+
+
+def _existed(before: Snapshot, path: str, code: str) -> bool:
+    """Was a file HEAD moved over (``code``) in the work tree at ``before``? In the old
+    commit (not added) or untracked then, and not deleted from the work tree."""
+    was_there = code != "A" or path in before.codes
+    return was_there and "D" not in before.codes.get(path, "")

@@ -89,3 +89,30 @@ def status(root: Path, *, every_untracked: bool = True) -> GitStatus | None:
         if path.startswith(prefix):
             changed[path[len(prefix) :]] = code
     return GitStatus(branch=branch, uncommitted=len(changed), changed=changed)
+
+
+def head(root: Path) -> str | None:
+    """The commit HEAD points at; None when not a repo or no commit yet."""
+    out = _git(root, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+    if out is None:
+        return None
+    return out.decode().strip() or None
+
+
+def committed(root: Path, old: str | None, new: str) -> dict[str, str] | None:
+    """Files under ``root`` that differ between commits ``old`` and ``new``: relative path ->
+    ``A`` added, ``D`` deleted, ``M`` modified (``T`` type changed). Renames count as a
+    deletion and an addition. ``old=None`` (no commit before): every file of ``new`` is added.
+    None when git fails."""
+    if old is None:
+        out = _git(root, "ls-tree", "-r", "-z", "--name-only", new)
+        return None if out is None else dict.fromkeys(_split(out), "A")
+    out = _git(root, "diff", "--name-status", "-z", "--no-renames", "--relative", old, new)
+    if out is None:
+        return None
+    fields = _split(out)
+    return {path: code[:1] for code, path in zip(fields[::2], fields[1::2], strict=False)}
+
+
+def _split(out: bytes) -> list[str]:
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]

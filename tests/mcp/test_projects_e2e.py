@@ -79,7 +79,9 @@ async def test_desktop_write_invoke_checkpoint_flow_in_a_repo(
     assert out["summary"] and out["duration"] > 0 and out["sessionId"]
     assert any("Creating" in m and "new.txt" in m for m in progress), progress
     assert any(m.startswith("Running echo two") for m in progress), progress
-    assert [u["message"] for u in out["updates"]] == progress
+    tag = f" [task {out['taskId']}, session {out['sessionId']}]"  # each notification's
+    assert [u["message"] + tag for u in out["updates"]] == progress
+    assert progress[0] == "Claude Code started" + tag
     assert len(answers.asked) == 2  # Write and Bash, both asked of this client
     tasks = status["claudeCodeTasks"]
     assert tasks[0]["taskId"] == out["taskId"] and tasks[0]["status"] == "completed"

@@ -1,0 +1,64 @@
+"""Files a task committed count as created, modified or deleted (``changes`` diffs HEAD too)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from cctui.projects.changes import diff, snapshot
+
+
+def _git(root: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
+    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
+
+
+def _repo(top: Path) -> None:
+    top.mkdir(parents=True, exist_ok=True)
+    _git(top, "init", "-q")
+
+
+def test_committed_files_are_created_modified_and_deleted(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    _repo(root)
+    for name in ("kept.txt", "edited.txt", "gone.txt", "moved.txt"):
+        (root / name).write_text(name)
+    (root / "untracked.txt").write_text("there before")
+    _git(root, "add", "kept.txt", "edited.txt", "gone.txt", "moved.txt")
+    _git(root, "commit", "-qm", "init")
+    before = snapshot(root)
+    (root / "src").mkdir()
+    (root / "src" / "a.txt").write_text("new")
+    (root / "edited.txt").write_text("v2")
+    (root / "untracked.txt").write_text("there before, now committed")
+    (root / "gone.txt").unlink()
+    _git(root, "mv", "moved.txt", "renamed.txt")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "task")
+    (root / "after.txt").write_text("not committed")
+    (root / "src" / "a.txt").write_text("new, then edited again")  # still created
+    changes = diff(root, before, snapshot(root))
+    assert changes.created == ["after.txt", "renamed.txt", "src/a.txt"]
+    assert changes.modified == ["edited.txt", "untracked.txt"]
+    assert changes.deleted == ["gone.txt", "moved.txt"]
+
+
+def test_the_first_commit_and_a_project_below_the_repository_top(tmp_path: Path) -> None:
+    top = tmp_path / "top"
+    _repo(top)
+    root = top / "sub"
+    root.mkdir()
+    (top / "outside.txt").write_text("not the project's")
+    before = snapshot(root)  # no commit yet: HEAD is unborn
+    assert before.source == "git"
+    (root / "a.txt").write_text("a")
+    _git(top, "add", "-A")
+    _git(top, "commit", "-qm", "first")
+    (root / "b.txt").write_text("b")
+    _git(top, "add", "-A")
+    _git(top, "commit", "-qm", "second")
+    changes = diff(root, before, snapshot(root))
+    assert changes.created == ["a.txt", "b.txt"]
+    assert changes.modified == [] and changes.deleted == []
