@@ -99,6 +99,8 @@ class ResultEvent(_Event):
     total_cost_usd: float | None
     duration_ms: int
     terminal_reason: str | None = None
+    usage: dict[str, Any] = Field(default_factory=dict)
+    """The CLI's token usage for the turn (input/output/cache tokens), as it reports it."""
 
 
 class ErrorEvent(_Event):

@@ -174,11 +174,30 @@ class SessionManager(InputVerbs):
             session.publish(UserMessageEvent(session_id=session.id, text=text))
             await process.send(text)
             return session.info()
+        return await self._resume(session, text)
+
+    async def resume(self, session_id: str) -> SessionInfo:
+        """Start a process for an ended (or unknown-but-on-disk) session without sending it
+        anything (seed 004's resume_session); a live session is left as it is.
+
+        Raises:
+            SessionNotFound, SessionLimitReached.
+        """
+        session = self._sessions.find_or_adopt(session_id)
+        process = session.process
+        if process.busy and not process.alive:
+            await process.settled(_STARTING_WAIT_S)
+        if process.alive:
+            return session.info()
+        return await self._resume(session, None)
+
+    async def _resume(self, session: Session, text: str | None) -> SessionInfo:
+        process = session.process
         if process.busy:
-            raise SessionNotReady(f"Session {session_id} is still starting; try again.")
+            raise SessionNotReady(f"Session {session.id} is still starting; try again.")
         launch.check_cwd(session.config.cwd)
         self._check_limit()
-        if session.title is None:
+        if session.title is None and text is not None:
             session.title = launch.title_of(text)
         await process.start(
             launch.launch_spec(self.settings, session.config, resume=session.id), text
@@ -205,13 +224,14 @@ class SessionManager(InputVerbs):
         await session.process.stop()
         return session.info()
 
-    async def kill(self, session_id: str) -> SessionInfo:
+    async def kill(self, session_id: str, *, force: bool = False) -> SessionInfo:
         """End the process (terminate, then kill); the session stays resumable.
 
-        A killed session ends ``interrupted``.
+        A killed session ends ``interrupted``. ``force`` sends SIGKILL without the grace
+        period (seed 004's ``force``).
         """
         session = self._sessions.find(session_id)
-        await session.process.stop(S.INTERRUPTED)
+        await session.process.stop(S.INTERRUPTED, force=force)
         return session.info()
 
     async def fork(self, session_id: str, prompt: str | None = None) -> SessionInfo:

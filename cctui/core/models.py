@@ -77,6 +77,8 @@ class SessionInfo(BaseModel):
     pending_input_ids: tuple[str, ...] = ()
     is_active: bool = False
     """A process is alive right now."""
+    exit_code: int | None = None
+    """The last process's exit code once it ended (None while one runs, or if unknown)."""
 
 
 class SessionRecord(BaseModel):

@@ -43,11 +43,14 @@ class Process:
         """Wall-clock time the current process connected."""
         self.interrupting = False
         """An interrupt was sent: the turn's error result is expected, not a failure."""
+        self.exit_code: int | None = None
+        """The last process's exit code once it ended (None while one runs, or if unknown)."""
         self._driver: Driver | None = None
         self._owner: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._alive = asyncio.Event()
         self._stop_status: SessionStatus | None = None
+        self._stop_grace_s: float | None = None
         self._turn_timer: asyncio.TimerHandle | None = None
 
     @property
@@ -70,7 +73,9 @@ class Process:
         session = self.session
         self._stop = asyncio.Event()
         self._stop_status = None
+        self._stop_grace_s = None
         self.interrupting = False
+        self.exit_code = None
         session.turns.process_starting(first_message is not None)
         session.set_status(S.STARTING, force=True)
         if first_message is not None:
@@ -129,7 +134,8 @@ class Process:
                 connected.set_result(None)
             # Close in this task, the one that connected (the SDK's rule).
             try:
-                await driver.close(session.host.kill_grace_s)
+                grace = self._stop_grace_s
+                await driver.close(session.host.kill_grace_s if grace is None else grace)
             except Exception:
                 log.exception("session %s: closing the driver failed", session.id)
             try:
@@ -188,12 +194,16 @@ class Process:
         self.session.desk.withdraw("interrupted")
         await driver.interrupt()
 
-    async def stop(self, status: SessionStatus | None = None) -> None:
-        """End the process and wait for the owner task; ``status`` overrides the end state."""
+    async def stop(self, status: SessionStatus | None = None, *, force: bool = False) -> None:
+        """End the process and wait for the owner task; ``status`` overrides the end state.
+
+        ``force``: no grace between SIGTERM and SIGKILL (a stuck process goes at once).
+        """
         owner = self._owner
         if owner is None or owner.done():
             return
         self._stop_status = status
+        self._stop_grace_s = 0.0 if force else None
         self._stop.set()
         try:
             await asyncio.wait_for(asyncio.shield(owner), self.session.host.kill_grace_s + 5.0)
@@ -213,6 +223,7 @@ class Process:
             return
         self.alive = False
         self._alive.clear()
+        self.exit_code = frame.exit_code
         self.disarm_turn_timer()
         busy = session.turns.process_ended()
         session.desk.withdraw("session-ended")

@@ -96,6 +96,7 @@ class Session:
             last_seq=self.buffer.last_seq,
             pending_input_ids=tuple(i.id for i in self.host.pending_inputs.list(self.id)),
             is_active=self.active,
+            exit_code=self.process.exit_code,
         )
 
     def record(self) -> SessionRecord:

@@ -141,6 +141,7 @@ class FrameTranslator:
                 total_cost_usd=session.turns.total_cost,
                 duration_ms=frame.duration_ms,
                 terminal_reason=frame.terminal_reason,
+                usage=dict(frame.usage),
             )
         )
         if frame.is_error and not interrupted:

@@ -60,6 +60,23 @@ def from_validation_error(tool: str, exc: ValidationError) -> ToolErrorInfo:
     )
 
 
+def unknown_arguments(
+    tool: str, unknown: list[str], accepted: list[str], seed_names: list[str]
+) -> ToolErrorInfo:
+    """Arguments the tool does not take: refused, since dropping them would change the call's
+    meaning without the caller knowing (a filter that filters nothing, a missing setting)."""
+    names = ", ".join(unknown)
+    takes = ", ".join(accepted) or "no arguments"
+    return ToolErrorInfo(
+        code="validation_error",
+        message=f"{tool} does not take {names}. It takes: {takes}."
+        + (f" Seed names it also takes: {', '.join(seed_names)}." if seed_names else ""),
+        retryable=False,
+        suggestion="Remove the unknown arguments or use the tool's names (tools/list shows "
+        "each tool's input schema).",
+    )
+
+
 def unknown_tool(name: str) -> ToolErrorInfo:
     """A call to a tool this server does not have (or that the profile switched off)."""
     return ToolErrorInfo(

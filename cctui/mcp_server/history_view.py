@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from typing import Literal
 
 from pydantic import ValidationError
 
 from cctui.config import Settings
-from cctui.core import SessionManager
-from cctui.core.catalog import CatalogQuery, build_catalog, query_catalog
+from cctui.core import LIVE, SessionManager, SessionStatus
+from cctui.core.catalog import CatalogEntry, CatalogQuery, build_catalog, query_catalog
 from cctui.errors import CctuiError, ValidationFailed
 from cctui.history import HistoryIndex, aread_transcript
 from cctui.mcp_server.schemas import seed_status
@@ -71,31 +72,41 @@ class HistoryView:
                 suggestion="status is e.g. running, idle, completed, live or past",
             ) from None
         page = query_catalog(entries, query, index.problems if index is not None else None)
-        rows = [
-            SessionListEntry(
-                session_id=e.session_id,
-                project_directory=e.cwd,
-                display_text=e.title,
-                timestamp=e.last_activity.isoformat(),
-                is_active=e.is_active,
-                active_status=seed_status(e.status) if e.is_active else None,
-                status=str(e.status),
-                team=e.team,
-                cost_usd=e.total_cost_usd,
-                cwd=e.cwd,
-                last_active=e.last_activity.isoformat(),
-                team_name=e.team,
-                teammate=e.teammate,
-                teammate_name=e.teammate,
-            )
-            for e in page.entries
-        ]
+        models = {s.session_id: s.config.model for s in self._manager.list()}
+        rows = [self._row(e, models.get(e.session_id)) for e in page.entries]
         return SessionListOut(
             sessions=rows,
             total=page.total,
             truncated=page.truncated,
             total_count=page.total,
             filtered_count=len(rows),
+        )
+
+    @staticmethod
+    def _row(e: CatalogEntry, model: str | None) -> SessionListEntry:
+        if e.status == SessionStatus.ERROR:
+            status: Literal["active", "inactive", "error"] = "error"
+        else:
+            status = "active" if e.status in LIVE else "inactive"
+        return SessionListEntry(
+            session_id=e.session_id,
+            project_directory=e.cwd,
+            display_text=e.title,
+            timestamp=e.last_activity.isoformat(),
+            is_active=e.is_active,
+            active_status=seed_status(e.status) if e.is_active else None,
+            status=status,
+            state=str(e.status),
+            team=e.team,
+            cost_usd=e.total_cost_usd,
+            cwd=e.cwd,
+            created_at=(e.created_at or e.last_activity).isoformat(),
+            last_active=e.last_activity.isoformat(),
+            pid=e.pid,
+            model=model,
+            team_name=e.team,
+            teammate=e.teammate,
+            teammate_name=e.teammate,
         )
 
     async def transcript(self, session_id: str, offset: int, limit: int) -> TranscriptOut:

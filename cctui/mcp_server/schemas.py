@@ -8,6 +8,7 @@ spelled out with ``alias=``, on the tools its names map to); extra fields are cc
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -93,12 +94,10 @@ class PendingInputOut(Out):
         )
 
 
-class SessionOut(Out):
-    """A session snapshot."""
+class SessionFields(Out):
+    """A session snapshot's fields; ``status`` is the subclass's (its seed's words)."""
 
     session_id: str
-    status: SeedStatus
-    """Seed 002's word for ``state``."""
     state: SessionStatus
     """cctui's exact state (``idle``: the turn is done and the process takes the next
     message at once; ``starting``)."""
@@ -114,43 +113,77 @@ class SessionOut(Out):
     pending_input_ids: list[str] = Field(default_factory=list)
     pid: int | None = None
     """The live CLI's process id."""
+    model: str | None = None
+    """The model the session was started with (None: the CLI's default)."""
     created_at: str = ""
     session_id_004: str = Field(default="", alias="session_id")
     """Seed 004's ``session_id`` (filled from the same keyword as ``sessionId``)."""
     started_at: str = Field(default="", alias="started_at")
     """Seed 004's start_session timestamp (the session's creation)."""
 
+    @staticmethod
+    def fields(info: SessionInfo) -> dict[str, Any]:
+        """The shared fields from the core's snapshot."""
+        created = info.created_at.isoformat()
+        return {
+            "session_id": info.session_id,
+            "state": info.status,
+            "pid": info.pid,
+            "model": info.config.model,
+            "created_at": created,
+            "started_at": created,
+            "is_active": info.is_active,
+            "working_directory": str(info.config.cwd),
+            "title": info.title,
+            "result": info.last_result,
+            "error": info.error,
+            "cost_usd": info.total_cost_usd,
+            "turn_count": info.num_turns,
+            "permission_mode": info.permission_mode,
+            "last_seq": info.last_seq,
+            "pending_input_ids": list(info.pending_input_ids),
+        }
+
+
+class SessionOut(SessionFields):
+    """A session snapshot."""
+
+    status: SeedStatus
+    """Seed 002's word for ``state``."""
+
     @classmethod
     def of(cls, info: SessionInfo) -> SessionOut:
         """Build from the core's snapshot."""
-        created = info.created_at.isoformat()
-        return cls(
-            session_id=info.session_id,
-            status=seed_status(info.status),
-            state=info.status,
-            pid=info.pid,
-            created_at=created,
-            started_at=created,
-            is_active=info.is_active,
-            working_directory=str(info.config.cwd),
-            title=info.title,
-            result=info.last_result,
-            error=info.error,
-            cost_usd=info.total_cost_usd,
-            turn_count=info.num_turns,
-            permission_mode=info.permission_mode,
-            last_seq=info.last_seq,
-            pending_input_ids=list(info.pending_input_ids),
-        )
+        return cls(status=seed_status(info.status), **SessionFields.fields(info))
 
 
-class KillOut(SessionOut):
-    """``claude_kill_session``: the session after its process ended (seed 004's
-    ``killed_at`` and ``state_saved`` too; ``status`` keeps seed 002's states)."""
+class KillOut(SessionFields):
+    """``claude_kill_session``: the session after its process ended, with seed 004's
+    kill_session fields (seed 002 documents no kill)."""
 
-    killed_at: str = Field(default="", alias="killed_at")
+    status: Literal["killed", "already_dead", "error"]
+    """Seed 004's words: ``killed`` (a process was ended), ``already_dead`` (none ran),
+    ``error`` (the session is in error); cctui's exact state is in ``state``."""
+    killed_at: str = Field(alias="killed_at")
+    exit_code: int | None = Field(default=None, alias="exit_code")
+    """The ended process's exit code (negative: the signal that ended it); null when no
+    process was ended or the code is unknown."""
     state_saved: bool = Field(default=True, alias="state_saved")
     """The transcript and cctui's record are kept: a later message resumes the session."""
+
+    @classmethod
+    def of_killed(cls, info: SessionInfo, *, was_active: bool, at: datetime) -> KillOut:
+        """The session ``info`` after a kill that found a process (``was_active``) or not."""
+        if info.status == SessionStatus.ERROR:
+            status: Literal["killed", "already_dead", "error"] = "error"
+        else:
+            status = "killed" if was_active else "already_dead"
+        return cls(
+            status=status,
+            killed_at=at.isoformat(),
+            exit_code=info.exit_code if was_active else None,
+            **SessionFields.fields(info),
+        )
 
 
 class ToolUseOut(Out):
@@ -216,17 +249,39 @@ class AnsweredOut(Out):
     decided_by: str
 
 
+WaitReason = Literal["input_needed", "turn_ended", "timeout", "session_ended", "sent", "resumed"]
+"""Why a waiting call returned; ``sent``/``resumed``: it did not wait."""
+
+
+class PreviousState(BaseModel):
+    """Seed 004 resume_session's ``previous_state``: the session before this call."""
+
+    created_at: str
+    last_active: str | None = None
+
+
+class SentRecord(BaseModel):
+    """How ``claude_send_message`` delivered (or, with no message, resumed)."""
+
+    at: datetime
+    """When the message was written (or the resumed session was live)."""
+    resumed: bool
+    """A process was started for this call (the session had ended)."""
+    previous: PreviousState | None = None
+    """The session before the call (None for a session cctui had not seen)."""
+
+
 class WaitOut(Out):
     """Why a waiting call returned, and the session right after.
 
     Seed 002's ``{sessionId, status}`` at the top level; seed 004's send_message /
-    wait_for_completion fields under their snake_case names.
+    resume_session / wait_for_completion fields under their snake_case names.
     """
 
     session_id: str
     status: SeedStatus
     state: SessionStatus
-    reason: Literal["input_needed", "turn_ended", "timeout", "session_ended", "sent"]
+    reason: WaitReason
     session: SessionOut
     session_id_004: str = Field(alias="session_id")
     """Seed 004's ``session_id``; filled from the ``session_id`` keyword, like ``sessionId``
@@ -242,6 +297,22 @@ class WaitOut(Out):
     final_state: Literal["idle", "active", "error", "dead"] = Field(
         default="active", alias="final_state"
     )
+    completed_at: str | None = Field(default=None, alias="completed_at")
+    """Seed 004 wait_for_completion: when the turn (or the session) ended."""
+    error: str | None = None
+    """Seed 004 send_message: the session's error, when it is in error."""
+    sent_at: str | None = Field(default=None, alias="sent_at")
+    """Seed 004 send_message: when the message was written to the session (claude_send_message
+    always sets it; null for claude_wait)."""
+    responded_at: str | None = Field(default=None, alias="responded_at")
+    """Seed 004 send_message: when the reply (the turn's end) came, within the wait."""
+    resumed_at: str | None = Field(default=None, alias="resumed_at")
+    """Seed 004 resume_session: when the session was live to take the message (a process
+    started for it, or already running; see ``resumed``). Null for claude_wait."""
+    resumed: bool | None = None
+    """A process was started for this call (the session had ended); null for claude_wait."""
+    previous_state: PreviousState | None = Field(default=None, alias="previous_state")
+    """Seed 004 resume_session: the session before this call."""
     reply: str | None = None
     """The assistant's last reply (the turn's result) when the turn ended."""
     pending_inputs: list[PendingInputOut] = Field(default_factory=list)
@@ -253,17 +324,21 @@ class WaitOut(Out):
     def build(
         cls,
         info: SessionInfo,
-        reason: Literal["input_needed", "turn_ended", "timeout", "session_ended", "sent"],
+        reason: WaitReason,
         pending: list[PendingInputOut],
         *,
         answered: list[AnsweredOut] | None = None,
         note: str | None = None,
         message_sent: bool | None = None,
         waited_ms: int = 0,
+        sent: SentRecord | None = None,
     ) -> WaitOut:
-        """The answer for ``info`` after a wait that ended for ``reason``."""
+        """The answer for ``info`` after a wait that ended for ``reason`` (``sent``: how
+        claude_send_message delivered, for seed 004's send/resume fields)."""
         ended = reason in ("turn_ended", "session_ended")
         reply = info.last_result if ended else None
+        # The turn's end is the session's last activity when the wait saw it end.
+        ended_at = info.last_activity.isoformat() if ended else None
         if info.status == SessionStatus.ERROR:
             final: Literal["idle", "active", "error", "dead"] = "error"
         elif not info.is_active:
@@ -285,6 +360,13 @@ class WaitOut(Out):
             timed_out=reason == "timeout",
             waited_ms=waited_ms,
             final_state=final,
+            completed_at=ended_at,
+            error=info.error if info.status == SessionStatus.ERROR else None,
+            sent_at=sent.at.isoformat() if sent is not None and message_sent else None,
+            responded_at=ended_at if sent is not None and reply is not None else None,
+            resumed_at=sent.at.isoformat() if sent is not None else None,
+            resumed=sent.resumed if sent is not None else None,
+            previous_state=sent.previous if sent is not None else None,
             pending_inputs=pending,
             answered=answered or [],
             note=note,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -10,7 +10,8 @@ from cctui.mcp_server.schemas import Out, PendingInputOut, SeedStatus
 
 
 class SessionListEntry(Out):
-    """One row of ``claude_list_sessions``."""
+    """One row of ``claude_list_sessions`` (seed 002's camelCase fields, seed 004's
+    snake_case ones)."""
 
     session_id: str
     project_directory: str | None = None
@@ -19,13 +20,23 @@ class SessionListEntry(Out):
     is_active: bool = False
     active_status: SeedStatus | None = None
     """Seed 002: the status while this server has a process for it."""
-    status: str | None = None
+    status: Literal["active", "inactive", "error", "zombie"]
+    """Seed 004's words: ``active`` (a live state), ``inactive`` (ended: completed or
+    interrupted), ``error``; cctui never reports ``zombie``. The exact state is ``state``."""
+    state: str
+    """cctui's exact state (running, idle, completed...), which the ``status`` filter takes."""
     team: str | None = None
     cost_usd: float | None = None
     session_id_004: str = Field(alias="session_id")
     """Seed 004's ``session_id`` (filled from the same keyword as ``sessionId``)."""
     cwd: str | None = Field(default=None, alias="cwd")
+    created_at: str = Field(alias="created_at")
+    """When the session began (its first record; the last activity when that is unknown)."""
     last_active: str | None = Field(default=None, alias="last_active")
+    pid: int | None = None
+    """The live ``claude`` process, if any."""
+    model: str | None = None
+    """The model cctui started it with (null: the CLI's default, or not started by cctui)."""
     team_name: str | None = Field(default=None, alias="team_name")
     teammate: str | None = None
     """The session's name within its team."""
@@ -68,6 +79,8 @@ class QueryMessage(Out):
     seq: int
     type: str
     text: str
+    timestamp: str
+    """When it happened (ISO 8601, UTC)."""
 
 
 class QueryResult(Out):
@@ -101,6 +114,8 @@ class QueryOut(Out):
     cost_usd: float | None = None
     turn_count: int = 0
     usage: dict[str, Any] | None = None
+    """Seed 003: the CLI's token usage for the run (input/output/cache tokens); null when
+    the run ended without a result."""
     pending_inputs: list[PendingInputOut] = Field(default_factory=list)
 
 

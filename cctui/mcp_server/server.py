@@ -18,7 +18,7 @@ from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.errors import CctuiError
 from cctui.history import HistoryIndex
-from cctui.mcp_server import errors
+from cctui.mcp_server import errors, seed_args
 from cctui.mcp_server.decisions import DecisionBroker, client_label
 from cctui.mcp_server.health import SERVER_VERSION
 from cctui.redact import redact_text
@@ -65,7 +65,11 @@ class CctuiMCPServer(MCPServer):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        """Run, map every failure to a structured error result, and record the call."""
+        """Run, map every failure to a structured error result, and record the call.
+
+        Seed argument names become cctui's (``seed_args``); any other argument the tool does
+        not take is refused (the SDK would drop it silently).
+        """
         label = client_label(context) if context is not None else "direct"
         self.clients_seen[label] = time.monotonic()
         # An elicitation retry carries the same arguments as the round that asked: it is
@@ -74,7 +78,16 @@ class CctuiMCPServer(MCPServer):
         started = time.perf_counter()
         outcome = "internal_error"
         try:
-            result = await super().call_tool(name, arguments, context)
+            try:
+                args = seed_args.translate(name, arguments or {})
+            except CctuiError as exc:
+                outcome = exc.code
+                return errors.error_result(errors.from_cctui_error(exc))
+            refused = self._unknown_arguments(name, args)
+            if refused is not None:
+                outcome = refused.code
+                return errors.error_result(refused)
+            result = await super().call_tool(name, args, context)
             if isinstance(result, InputRequiredResult):
                 outcome = "input_required"
             else:
@@ -89,6 +102,18 @@ class CctuiMCPServer(MCPServer):
             raise
         finally:
             self._record(label, name, arguments, outcome, started, retry)
+
+    def _unknown_arguments(self, name: str, args: dict[str, Any]) -> errors.ToolErrorInfo | None:
+        tool = self._tool_manager.get_tool(name)
+        if tool is None:
+            return None  # the SDK reports the unknown tool
+        accepted = sorted(tool.parameters.get("properties", {}))
+        unknown = sorted(set(args) - set(accepted))
+        if not unknown:
+            return None
+        return errors.unknown_arguments(
+            name, unknown, accepted, sorted(seed_args.ALIASES.get(name, {}))
+        )
 
     def _record(
         self,

@@ -14,7 +14,7 @@ import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPDeprecationWarning
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from cctui.config import Settings
 from cctui.core import (
@@ -24,6 +24,7 @@ from cctui.core import (
     SessionManager,
     StatusChanged,
 )
+from cctui.errors import ValidationFailed
 from cctui.history import HistoryIndex
 from cctui.mcp_server import history_view
 from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label, is_modern
@@ -42,6 +43,41 @@ from cctui.mcp_server.tools_sessions import ACT, READ, SessionId
 from cctui.mcp_server.waiting import Tally, drive
 
 QUERY_DEFAULT_MAX_MS = 600_000
+SYSTEM_KINDS = frozenset({"input_requested", "input_resolved", "error"})
+"""Message types that are cctui's notices rather than the conversation (seed 003's
+``includeSystemMessages: false`` leaves them out of the returned messages)."""
+
+
+class QueryOptions(BaseModel):
+    """Seed 003's ``options`` object; each field is also a top-level argument of claude_query."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cwd: str | None = None
+    """The working directory (``workingDirectory``)."""
+    maxTurns: int | None = Field(default=None, ge=1)  # noqa: N815 -- the seed's name
+    model: str | None = None
+    appendSystemPrompt: str | None = None  # noqa: N815
+    allowedTools: list[str] | None = None  # noqa: N815
+    maxMessages: int | None = Field(default=None, ge=1, le=1000)  # noqa: N815
+    includeSystemMessages: bool | None = None  # noqa: N815
+
+
+def _merged(flat: QueryOptions, options: QueryOptions | None) -> QueryOptions:
+    """The top-level arguments with ``options`` filled in; the same setting given twice
+    with different values is refused (which one was meant?)."""
+    if options is None:
+        return flat
+    out = flat.model_dump()
+    for key, value in options.model_dump(exclude_none=True).items():
+        if out[key] is not None and out[key] != value:
+            name = "workingDirectory" if key == "cwd" else key
+            raise ValidationFailed(
+                f"options.{key} and {name} disagree.",
+                suggestion="Pass the setting once, at the top level or in options.",
+            )
+        out[key] = value
+    return QueryOptions(**out)
 
 
 def _streamable(ev: SessionEvent) -> bool:
@@ -52,7 +88,9 @@ def _streamable(ev: SessionEvent) -> bool:
 
 
 async def _notify(ctx: Context, session_id: str, msg: QueryMessage) -> None:
-    """One progress notification and one log message (seed 003's claude-code/messages)."""
+    """One progress notification and one log message (seed 003's claude-code/messages:
+    ``{type, sessionId, message, timestamp, sequence}``; ``messageType``/``text`` repeat
+    the message's)."""
     with contextlib.suppress(Exception):  # a client gone mid-run must not end the run
         await ctx.report_progress(msg.seq, None, f"[{msg.type}] {msg.text[:500]}")
         with warnings.catch_warnings():
@@ -62,6 +100,8 @@ async def _notify(ctx: Context, session_id: str, msg: QueryMessage) -> None:
                 {
                     "type": "claude_code_message",
                     "sessionId": session_id,
+                    "message": msg.model_dump(mode="json", by_alias=True),
+                    "timestamp": msg.timestamp,
                     "sequence": msg.seq,
                     "messageType": msg.type,
                     "text": msg.text,
@@ -97,24 +137,59 @@ def register(
             list[str] | None, Field(description="Tools that run without asking")
         ] = None,
         maxMessages: Annotated[
-            int, Field(ge=1, le=1000, description=("Return at most this many of the last messages"))
-        ] = 100,
+            int | None,
+            Field(
+                ge=1,
+                le=1000,
+                description="Return at most this many of the last messages (default 100)",
+            ),
+        ] = None,
         maxTimeMs: Annotated[
             int, Field(ge=1000, le=3_600_000, description=("Interrupt the run after this long"))
         ] = QUERY_DEFAULT_MAX_MS,
+        includeSystemMessages: Annotated[
+            bool | None,
+            Field(
+                description="Include cctui's notices (decisions asked and answered, errors) "
+                "in the returned messages (default true); notifications always carry them"
+            ),
+        ] = None,
+        options: Annotated[
+            QueryOptions | None,
+            Field(
+                description="Seed 003's options object (cwd, maxTurns, model, "
+                "appendSystemPrompt, allowedTools, maxMessages, includeSystemMessages); "
+                "the same settings as the top-level arguments"
+            ),
+        ] = None,
     ) -> QueryOut:
         """Run one Claude Code task to completion, streaming each message as a notification.
 
-        Returns the last messages, the result, cost and timing. Cancelling the call
-        interrupts the run.
+        Returns the last messages, the result, usage, cost and timing. Cancelling the call
+        interrupts the run. Seed 003's {prompt, options: {...}} works as is; cwd is
+        workingDirectory.
         """
         started = time.monotonic()
+        given = _merged(
+            QueryOptions(
+                cwd=workingDirectory,
+                model=model,
+                maxTurns=maxTurns,
+                appendSystemPrompt=appendSystemPrompt,
+                allowedTools=allowedTools,
+                maxMessages=maxMessages,
+                includeSystemMessages=includeSystemMessages,
+            ),
+            options,
+        )
+        max_messages = given.maxMessages or 100
+        with_system = given.includeSystemMessages is not False
         config = manager.default_config(
-            workingDirectory,
-            model=model,
-            max_turns=maxTurns,
-            append_system_prompt=appendSystemPrompt,
-            allowed_tools=allowedTools,
+            given.cwd,
+            model=given.model,
+            max_turns=given.maxTurns,
+            append_system_prompt=given.appendSystemPrompt,
+            allowed_tools=given.allowedTools,
         )
         info = await manager.create(prompt, config)
         sid = info.session_id
@@ -137,7 +212,9 @@ def register(
                 if isinstance(ev, ResultEvent):
                     last_result = ev
                 if _streamable(ev):
-                    msg = QueryMessage(seq=ev.seq, type=ev.kind, text=event_text(ev))
+                    msg = QueryMessage(
+                        seq=ev.seq, type=ev.kind, text=event_text(ev), timestamp=ev.at.isoformat()
+                    )
                     messages.append(msg)
                     await _notify(ctx, sid, msg)
 
@@ -168,7 +245,9 @@ def register(
             with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
                 await manager.end(sid)
         final = manager.get(sid)
-        kept = messages[-maxMessages:]
+        if not with_system:
+            messages = [m for m in messages if m.type not in SYSTEM_KINDS]
+        kept = messages[-max_messages:]
         success = last_result is not None and not last_result.is_error
         error = final.error or (" ".join(tally.notes) or None)
         elapsed_ms = int((time.monotonic() - started) * 1000)
@@ -185,6 +264,7 @@ def register(
             error=error,
             cost_usd=final.total_cost_usd,
             turn_count=final.num_turns,
+            usage=(last_result.usage or None) if last_result is not None else None,
             pending_inputs=[PendingInputOut.of(p) for p in manager.pending(sid)],
         )
 
@@ -208,7 +288,9 @@ def register(
     ) -> SessionListOut:
         """List Claude Code sessions (cctui's and any on this machine), newest first.
 
-        Any listed session can be continued with claude_send_message.
+        Any listed session can be continued with claude_send_message. Seed 004 list_sessions
+        names work too: status_filter (all, active, inactive, error), team_filter, limit;
+        include_metadata is accepted and ignored (every row carries all its fields).
         """
         return await history.list(projectDirectory, status, team, text, limit)
 

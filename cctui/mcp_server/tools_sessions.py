@@ -5,7 +5,9 @@ evaluated annotations, and these resolvers are closures it could not look up by 
 """
 # ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seeds)
 
+import contextlib
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from mcp.server import MCPServer
@@ -15,12 +17,15 @@ from pydantic import Field
 
 from cctui.config import Settings
 from cctui.core import Decision, SessionManager, templates
+from cctui.errors import CctuiError, ValidationFailed
 from cctui.mcp_server.decisions import DecisionBroker, DecisionForm, can_elicit, client_label
 from cctui.mcp_server.render import event_out, output_lines, tool_uses
 from cctui.mcp_server.schemas import (
     KillOut,
     PendingInputOut,
+    PreviousState,
     RespondOut,
+    SentRecord,
     SessionOut,
     StatusOut,
     WaitOut,
@@ -32,6 +37,8 @@ INTERRUPT_WAIT_S = 5.0
 """claude_interrupt returns once the turn has ended (seed 002: status interrupted), or then."""
 MAX_WAIT_MS = 55_000
 """Waiting tools return before common client timeouts (60 s)."""
+SENDS_KEPT = 1000
+"""How many (session, client) send records claude_send_message keeps for its retry rounds."""
 
 SessionId = Annotated[str, Field(min_length=1, max_length=200, description="The session ID")]
 TimeoutMs = Annotated[
@@ -58,6 +65,14 @@ def register(
     @server.tool(annotations=ACT)
     async def claude_create_session(
         ctx: Context,
+        sessionId: Annotated[
+            str | None,
+            Field(
+                max_length=200,
+                description="The new session's id, a UUID (seed 004's session_id); "
+                "default: a fresh one",
+            ),
+        ] = None,
         prompt: Annotated[
             str | None, Field(description="The initial task for Claude Code; omit to start idle")
         ] = None,
@@ -112,6 +127,10 @@ def register(
         """Start a new Claude Code session in a project; returns its sessionId at once.
 
         Follow with claude_wait (or claude_get_status) to see its progress and decisions.
+        Seed 004 start_session names work too: session_id, cwd, team_name, teammate_name,
+        max_turns, doppler_project/doppler_config (a `doppler run` launch prefix);
+        stream_output is accepted and ignored (the output is always in claude_get_status);
+        log_file is refused.
         """
         config = manager.default_config(
             workingDirectory,
@@ -131,18 +150,59 @@ def register(
         )
         if prompt is None and template is not None:
             prompt = templates.find(settings, template).prompt
-        info = await manager.create(prompt, config)
+        info = await manager.create(prompt, config, session_id=sessionId)
         broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
         return SessionOut.of(info)
 
+    # A retry round (elicitation answer) does not send again: it reports the first round's.
+    sends: dict[tuple[str, str], SentRecord] = {}
+
+    async def deliver(
+        sessionId: str, message: str | None, workingDirectory: str | None, ctx: Context
+    ) -> None:
+        label = client_label(ctx)
+        before = None
+        with contextlib.suppress(CctuiError):  # not seen yet: resumed from its file
+            before = manager.get(sessionId)
+        if workingDirectory is not None:
+            if before is None:
+                raise ValidationFailed(
+                    "workingDirectory can only be checked for a session cctui knows.",
+                    suggestion="Omit it: a session resumes in the directory its history is in.",
+                )
+            _check_cwd(workingDirectory, before.config.cwd)
+        previous = None
+        if before is not None:
+            previous = PreviousState(
+                created_at=before.created_at.isoformat(),
+                last_active=before.last_activity.isoformat(),
+            )
+        broker.note_owner(sessionId, label, can_elicit(ctx))
+        if message is None:
+            await manager.resume(sessionId)
+        else:
+            await manager.send(sessionId, message)
+        sends.pop((sessionId, label), None)
+        resumed = before is None or not before.is_active
+        sends[(sessionId, label)] = SentRecord(
+            at=datetime.now(UTC), resumed=resumed, previous=previous
+        )
+        while len(sends) > SENDS_KEPT:
+            del sends[next(iter(sends))]
+
     async def send_checkpoint(
-        sessionId: str, message: str, wait: bool, timeoutMs: int, ctx: Context
+        sessionId: str,
+        message: str | None,
+        workingDirectory: str | None,
+        wait: bool,
+        timeoutMs: int,
+        ctx: Context,
     ) -> Checkpoint:
         async def send() -> None:
-            broker.note_owner(sessionId, client_label(ctx), can_elicit(ctx))
-            await manager.send(sessionId, message)
+            await deliver(sessionId, message, workingDirectory, ctx)
 
-        return await checkpoint(ctx, manager, broker, sessionId, timeoutMs, send, wait)
+        waits = wait and message is not None
+        return await checkpoint(ctx, manager, broker, sessionId, timeoutMs, send, waits)
 
     async def send_question(cp: Annotated[Checkpoint, Resolve(send_checkpoint)]) -> Any:
         return question(cp)
@@ -150,7 +210,6 @@ def register(
     @server.tool(annotations=ACT)
     async def claude_send_message(
         sessionId: SessionId,
-        message: Annotated[str, Field(min_length=1, description="The message to send")],
         ctx: Context,
         cp: Annotated[Checkpoint, Resolve(send_checkpoint)],
         answer: Annotated[ElicitationResult[DecisionForm], Resolve(send_question)],
@@ -158,19 +217,44 @@ def register(
             bool, Field(description="Wait for the reply (or a needed decision) up to timeoutMs")
         ] = False,
         timeoutMs: TimeoutMs = 30_000,
+        message: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                description="The message to send; omit to only resume the session "
+                "(seed 004 resume_session)",
+            ),
+        ] = None,
+        workingDirectory: Annotated[
+            str | None,
+            Field(
+                description="Checked, not changed: must be the session's own directory "
+                "(seed 004 resume_session's cwd; a session resumes where its history is)"
+            ),
+        ] = None,
     ) -> WaitOut:
         """Send a message to a Claude Code session; an ended session is resumed automatically.
 
         With wait=true, returns the reply when the turn ends (or when a decision is needed).
+        Without a message, only resumes the session. Seed 004 send_message / resume_session
+        names work too: session_id, cwd, wait_for_response, timeout_ms (at most 55000; call
+        claude_wait to go on); a call that uses them waits unless wait_for_response is
+        false, as that seed does. include_context is accepted when false (true is refused:
+        use claude_sync_context); doppler_project/doppler_config are refused (a session
+        resumes with its own launch prefix).
         """
         if cp.deferred:
-            broker.note_owner(sessionId, client_label(ctx), can_elicit(ctx))
-            await manager.send(sessionId, message)
-        if not wait:
+            await deliver(sessionId, message, workingDirectory, ctx)
+        sent = sends.get((sessionId, client_label(ctx)))
+        delivered = message is not None
+        if not wait or not delivered:
             info = manager.get(sessionId)
             pending = [PendingInputOut.of(p) for p in manager.pending(sessionId)]
-            return WaitOut.build(info, "sent", pending, message_sent=True)
-        return await finish(ctx, manager, broker, sessionId, cp, answer, message_sent=True)
+            reason: Literal["sent", "resumed"] = "sent" if delivered else "resumed"
+            return WaitOut.build(info, reason, pending, message_sent=delivered, sent=sent)
+        return await finish(
+            ctx, manager, broker, sessionId, cp, answer, message_sent=True, sent=sent
+        )
 
     async def wait_checkpoint(sessionId: str, timeoutMs: int, ctx: Context) -> Checkpoint:
         return await checkpoint(ctx, manager, broker, sessionId, timeoutMs)
@@ -189,6 +273,9 @@ def register(
         """Wait until a Claude Code session needs a decision, ends its turn, or timeoutMs passes.
 
         Decisions meant for you are asked by elicitation when your client supports it.
+        Seed 004 wait_for_completion names work too: session_id, timeout_ms (at most 55000;
+        call again to go on); poll_interval_ms and check_idle are accepted and ignored
+        (the wait is event-driven and ends at the turn's end or a needed decision).
         """
         return await finish(ctx, manager, broker, sessionId, cp, answer)
 
@@ -212,7 +299,9 @@ def register(
     ) -> StatusOut:
         """Status of a Claude Code session: state, result, output, pending decisions, events.
 
-        Page through events with sinceSeq = the previous call's nextSeq.
+        Page through events with sinceSeq = the previous call's nextSeq. Seed 004
+        stream_output names work too: session_id, lines (outputLines, at most 1000);
+        follow is accepted and ignored (poll with sinceSeq for new output).
         """
         info = manager.get(sessionId)
         page = manager.events(sessionId, since=sinceSeq, limit=limit)
@@ -309,11 +398,21 @@ def register(
         return SessionOut.of(await manager.interrupt(sessionId, wait_s=INTERRUPT_WAIT_S))
 
     @server.tool(annotations=STOP)
-    async def claude_kill_session(sessionId: SessionId) -> KillOut:
-        """End a Claude Code session's process; a later claude_send_message resumes it."""
-        info = await manager.kill(sessionId)
-        out = SessionOut.of(info).model_dump()
-        return KillOut(**out, killed_at=datetime.now(UTC).isoformat())
+    async def claude_kill_session(
+        sessionId: SessionId,
+        force: Annotated[
+            bool,
+            Field(description="SIGKILL at once instead of SIGTERM and a grace period"),
+        ] = False,
+    ) -> KillOut:
+        """End a Claude Code session's process; a later claude_send_message resumes it.
+
+        Seed 004 kill_session names work too: session_id, force; save_state is accepted
+        and ignored (the transcript is always kept: state_saved is true).
+        """
+        was_active = manager.get(sessionId).is_active
+        info = await manager.kill(sessionId, force=force)
+        return KillOut.of_killed(info, was_active=was_active, at=datetime.now(UTC))
 
     @server.tool(annotations=ACT)
     async def claude_fork_session(
@@ -327,3 +426,12 @@ def register(
         info = await manager.fork(sessionId, prompt)
         broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
         return SessionOut.of(info)
+
+
+def _check_cwd(given: str, own: Path) -> None:
+    """A resumed session keeps its directory: a different one is refused, not ignored."""
+    if Path(given).expanduser().resolve() != own:
+        raise ValidationFailed(
+            f"workingDirectory {given!r} is not this session's directory ({own}).",
+            suggestion="Omit it, or start a new session there with claude_create_session.",
+        )

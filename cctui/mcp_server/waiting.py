@@ -29,7 +29,7 @@ from cctui.mcp_server.decisions import (
     is_modern,
     question_text,
 )
-from cctui.mcp_server.schemas import AnsweredOut, PendingInputOut, WaitOut
+from cctui.mcp_server.schemas import AnsweredOut, PendingInputOut, SentRecord, WaitOut
 
 
 @dataclass
@@ -174,6 +174,7 @@ async def finish(
     answer: ElicitationResult[Any],
     *,
     message_sent: bool | None = None,
+    sent: SentRecord | None = None,
 ) -> WaitOut:
     """The body half of a waiting tool: apply the answer, keep waiting, report."""
     label = client_label(ctx)
@@ -192,6 +193,7 @@ async def finish(
         tally,
         message_sent=message_sent,
         waited_ms=int((_now() - cp.started) * 1000),
+        sent=sent,
     )
 
 
@@ -204,6 +206,7 @@ def wait_out(
     *,
     message_sent: bool | None = None,
     waited_ms: int = 0,
+    sent: SentRecord | None = None,
 ) -> WaitOut:
     """Report the outcome with fresh session state and advice on open inputs."""
     info = manager.get(outcome.session.session_id)
@@ -229,4 +232,5 @@ def wait_out(
         note=" ".join(notes) or None,
         message_sent=message_sent,
         waited_ms=waited_ms,
+        sent=sent,
     )
