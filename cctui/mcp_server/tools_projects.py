@@ -252,6 +252,7 @@ def register(
             decided_by=decided_by
             if decided_by
             else (f"mcp:{client_label(ctx)}" if choice else None),
+            note=result.note,
         )
 
     @server.tool(annotations=READ)

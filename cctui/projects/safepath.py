@@ -229,6 +229,8 @@ class WriteResult:
     action: Literal["created", "overwritten", "appended"]
     bytes: int
     """Bytes written by this call (for an append: the appended part)."""
+    note: str | None = None
+    """Something the caller should know although the write succeeded."""
 
 
 def write_file(

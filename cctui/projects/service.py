@@ -10,17 +10,33 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from cctui.errors import CctuiError
 from cctui.projects import git
+from cctui.projects.errors import PathOutsideProject
 from cctui.projects.files import ReadResult, read_lines
 from cctui.projects.registry import Project, ProjectRegistry
-from cctui.projects.safepath import WriteMode, WriteResult, check_relative, exists, write_file
-from cctui.projects.state import Artifact, Checkpoint, SessionState, StateFile, TaskRecord
+from cctui.projects.safepath import (
+    WriteMode,
+    WriteResult,
+    check_relative,
+    exists,
+    fold_name,
+    resolve_inside,
+    write_file,
+)
+from cctui.projects.state import (
+    Artifact,
+    Checkpoint,
+    SessionState,
+    StateFile,
+    TaskRecord,
+    owned_by_cctui,
+)
 from cctui.projects.tree import Tree, TreeCache
 
 log = logging.getLogger(__name__)
@@ -64,6 +80,28 @@ def _mtimes(*paths: Path) -> tuple[int, ...]:
         except OSError:
             out.append(0)
     return tuple(out)
+
+
+def _refuse_state_files(project: Project, rel: str) -> None:
+    """Refuse ``rel`` when it is (or creates, or replaces) the session state, its lock or
+    its backups: a write there bypasses the lock and the format, and every later state
+    update would then fail on the file it left. Compared as a case-insensitive
+    filesystem would (``.CLAUDE/Session_State.json`` is the same file on macOS)."""
+    _, inside = resolve_inside(project.root, rel)
+    try:
+        _, state_dir = resolve_inside(project.root, project.claude_state_path)
+    except CctuiError:
+        return  # a state dir that leaves the root is never written (StateFile refuses it)
+    folded = [fold_name(p) for p in inside]
+    n = len(state_dir)
+    if folded[:n] != [fold_name(p) for p in state_dir]:
+        return
+    if len(inside) == n or owned_by_cctui(inside[n]):
+        raise PathOutsideProject(
+            f"{rel} is cctui's session state (or its lock or backup); it is written only "
+            "through create_checkpoint and cctui's own records.",
+            suggestion="Call create_checkpoint to save state, or write to another path.",
+        )
 
 
 @dataclass(frozen=True)
@@ -142,14 +180,24 @@ class ProjectService:
         create_dirs: bool = True,
         record: bool = True,
     ) -> WriteResult:
-        """Write a file inside the project and record it as an artifact."""
+        """Write a file inside the project and record it as an artifact.
+
+        The record is best-effort: the file is written either way, and when the session
+        state cannot be updated the result says so in ``note`` instead of failing.
+        """
         project = self.get(project_id)
+        _refuse_state_files(project, rel)
         result = write_file(
             project.root, rel, content.encode("utf-8"), mode=mode, create_dirs=create_dirs
         )
         if record:
             shown = str(result.path.relative_to(project.root.resolve()))
-            self.state_file(project).add_artifact(Artifact(path=shown, action=result.action))
+            try:
+                self.state_file(project).add_artifact(Artifact(path=shown, action=result.action))
+            except CctuiError as exc:
+                log.warning("wrote %s but could not record it: %s", result.path, exc.message)
+                note = f"The file was written, but not recorded in the session state: {exc.message}"
+                result = replace(result, note=note)
         return result
 
     def read(

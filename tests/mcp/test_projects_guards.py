@@ -46,6 +46,61 @@ async def fails(c: Any, tool: str, **args: Any) -> dict[str, Any]:
     return error_body(await c.call_tool(tool, args))
 
 
+# -- cctui's session state -------------------------------------------------------------------
+
+STATE_PATHS = [
+    ".claude/session_state.json",
+    ".claude/session_state.json.lock",
+    ".claude/session_state.json.corrupt-20250101T000000Z-abcd1234",
+    ".claude/.session_state.json.0123456789ab.tmp",
+    ".CLAUDE/Session_State.JSON",  # the same file on macOS' case-insensitive filesystem
+    "./.claude//session_state.json",
+    "state_link/session_state.json",  # a link to .claude inside the project
+    ".claude/session_state.json/x",  # would turn the state file into a directory
+]
+
+
+async def test_state_files_are_not_writable(server: CctuiMCPServer, project: Path) -> None:
+    (project / "state_link").symlink_to(".claude")
+    async with client(server) as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        await call(c, "create_checkpoint", projectId="p", summary="first")
+        state_file = project / ".claude" / "session_state.json"
+        before = state_file.read_bytes()
+        for rel in STATE_PATHS:
+            body = await fails(
+                c, "write_to_project", projectId="p", filePath=rel, content="{}", overwrite=True
+            )
+            assert body["code"] == "path_outside_project", (rel, body)
+            assert "session state" in body["message"] and "create_checkpoint" in body["suggestion"]
+        assert state_file.read_bytes() == before
+        # Other files in .claude/ are the project's (CLAUDE.md, settings, commands...).
+        ok = await call(
+            c, "write_to_project", projectId="p", filePath=".claude/notes.md", content="n"
+        )
+        assert ok["action"] == "created" and ok["note"] is None
+        second = await call(c, "create_checkpoint", projectId="p", summary="second")
+        status = await call(c, "get_project_status", projectId="p")
+    assert second["checkpoints"] == 2 and status["checkpoints"] == 2
+    assert status["recentFiles"][0] == ".claude/notes.md"
+
+
+async def test_a_write_that_cannot_be_recorded_still_reports_the_write(
+    server: CctuiMCPServer, project: Path
+) -> None:
+    (project / ".claude").mkdir()
+    bad = project / ".claude" / "session_state.json"
+    bad.write_text("{oops")
+    async with client(server) as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        out = await call(c, "write_to_project", projectId="p", filePath="a.txt", content="hello")
+    assert out["success"] is True and out["action"] == "created" and out["bytes"] == 5
+    assert (project / "a.txt").read_text() == "hello"
+    assert "written" in out["note"] and "not recorded" in out["note"]
+    assert "corrupt" in out["note"]
+    assert bad.read_text() == "{oops"  # still left for a human
+
+
 # -- hard links ------------------------------------------------------------------------------
 
 
