@@ -128,6 +128,8 @@ class ProjectService:
         self.registry = ProjectRegistry(registry_path)
         self.trees = TreeCache(keep, watch=watch)
         self._git_cache: dict[str, tuple[tuple[int, ...], git.GitStatus | None]] = {}
+        self._git_dirs: dict[str, tuple[Path, Path | None]] = {}
+        """project id -> (root, its git directory or None outside a repository)."""
 
     # -- registry ------------------------------------------------------------------------
 
@@ -251,16 +253,30 @@ class ProjectService:
         stats every one; a watched project answers from memory until something moves.)"""
         root = project.root.resolve()
         watched = self.trees.watching(project.id, root)
+        gdir = self._git_dir(project.id, root)
         key = (
             self.trees.changes(project.id),
-            *_mtimes(root / ".git" / "index", root / ".git" / "HEAD"),
+            # The reflog moves on every commit even when the index and HEAD (a symref) do not.
+            *_mtimes(gdir / "index", gdir / "HEAD", gdir / "logs" / "HEAD"),
         )
         hit = self._git_cache.get(project.id)
         if watched and hit is not None and hit[0] == key:
             return hit[1]
         status = git.status(root, every_untracked=False)
+        if (status is None) != (self._git_dirs[project.id][1] is None):
+            del self._git_dirs[project.id]  # a repository appeared or went: look again
         self._git_cache[project.id] = (key, status)
         return status
+
+    def _git_dir(self, project_id: str, root: Path) -> Path:
+        """Where git keeps the project's index and HEAD, found once per project: a project
+        below a repository's top or in a linked worktree has no ``root/.git`` directory
+        of its own. ``root/.git`` when the project is in no repository (a ``git init``
+        there then changes the key)."""
+        known = self._git_dirs.get(project_id)
+        if known is None or known[0] != root:
+            known = self._git_dirs[project_id] = (root, git.git_dir(root))
+        return known[1] or root / ".git"
 
     # -- trees and docs ------------------------------------------------------------------
 

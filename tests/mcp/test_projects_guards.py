@@ -4,6 +4,7 @@ files, seed fields are always present, and odd elicitation answers cancel cleanl
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import AsyncIterator
@@ -18,6 +19,7 @@ from cctui.mcp_server.server import CctuiMCPServer, build_server
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
 from tests.mcp.conftest import Answers, client, error_body
+from tests.mcp.test_projects import git
 
 
 @pytest.fixture
@@ -99,6 +101,47 @@ async def test_a_write_that_cannot_be_recorded_still_reports_the_write(
     assert "written" in out["note"] and "not recorded" in out["note"]
     assert "corrupt" in out["note"]
     assert bad.read_text() == "{oops"  # still left for a human
+
+
+# -- git status where .git is not root/.git ---------------------------------------------------
+
+
+async def _until(c: Any, project_id: str, wanted: int) -> None:
+    got = None
+    for _ in range(200):
+        out = await call(c, "get_project_status", projectId=project_id, includeGitStatus=True)
+        got = out["gitStatus"]["uncommitted"]
+        if got == wanted:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"uncommitted stayed {got}, never {wanted}")
+
+
+@pytest.mark.parametrize("where", ["subdirectory", "worktree"])
+async def test_git_status_follows_commits_below_the_top_and_in_worktrees(
+    server: CctuiMCPServer, tmp_path: Path, where: str
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    (repo / ".gitignore").write_text(".claude/\n")
+    (repo / "sub" / "x.txt").write_text("x")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    if where == "worktree":
+        git(repo, "worktree", "add", "-q", "-b", "wt", str(tmp_path / "wt"))
+        root, top = tmp_path / "wt", tmp_path / "wt"
+        assert (root / ".git").is_file()
+    else:
+        root, top = repo / "sub", repo
+    async with client(server) as c:
+        await call(c, "register_project", name="p", rootPath=str(root), id="p")
+        await _until(c, "p", 0)  # the watcher is up
+        (root / "new.txt").write_text("n")  # seen by the watcher
+        await _until(c, "p", 1)
+        git(top, "add", "-A")
+        git(top, "commit", "-qm", "more")  # touches only git's files, outside the root
+        await _until(c, "p", 0)
 
 
 # -- hard links ------------------------------------------------------------------------------
