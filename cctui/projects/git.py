@@ -56,6 +56,14 @@ def git_dir(root: Path) -> Path | None:
     return Path(text) if text else None
 
 
+def current_branch(root: Path) -> str | None:
+    """The checked-out branch (also on a repository with no commits yet); None when
+    ``root`` is not in a repository or HEAD is detached."""
+    out = _git(root, "symbolic-ref", "--short", "-q", "HEAD")
+    text = (out or b"").decode("utf-8", "surrogateescape").strip()
+    return text or None
+
+
 @dataclass
 class GitStatus:
     """The branch and what is uncommitted."""

@@ -19,7 +19,7 @@ from cctui.errors import CctuiError
 from cctui.projects import git
 from cctui.projects.errors import PathOutsideProject
 from cctui.projects.files import ReadResult, read_lines
-from cctui.projects.registry import Project, ProjectRegistry
+from cctui.projects.registry import Project, ProjectRegistry, check_root
 from cctui.projects.safepath import (
     WriteMode,
     WriteResult,
@@ -159,7 +159,12 @@ class ProjectService:
         for spec in spec_paths or ():
             check_relative(spec)
         return self.registry.register(
-            name, root_path, project_id=project_id, spec_paths=spec_paths, overwrite=overwrite
+            name,
+            root_path,
+            project_id=project_id,
+            spec_paths=spec_paths,
+            overwrite=overwrite,
+            default_branch=git.current_branch(check_root(root_path)),
         )
 
     def has_claude_state(self, project: Project) -> bool:

@@ -144,6 +144,37 @@ async def test_git_status_follows_commits_below_the_top_and_in_worktrees(
         await _until(c, "p", 0)
 
 
+# -- seed fields -----------------------------------------------------------------------------
+
+
+async def test_the_session_resource_always_has_a_session_id(
+    server: CctuiMCPServer, project: Path
+) -> None:
+    async with client(server) as c:
+        await call(c, "register_project", name="plain", rootPath=str(project), id="plain")
+        fresh = json.loads((await c.read_resource("claude-code://plain/session")).contents[0].text)
+        await call(c, "create_checkpoint", projectId="plain", summary="s")
+        after = json.loads((await c.read_resource("claude-code://plain/session")).contents[0].text)
+    assert "sessionId" in fresh and fresh["sessionId"] is None
+    assert after["sessionId"] is None and after["checkpoints"][0]["summary"] == "s"
+
+
+async def test_registry_entries_always_have_a_default_branch(
+    server: CctuiMCPServer, project: Path, tmp_path: Path, settings: Settings
+) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "feature/x")
+    async with client(server) as c:
+        await call(c, "register_project", name="plain", rootPath=str(project), id="plain")
+        await call(c, "register_project", name="repo", rootPath=str(repo), id="repo")
+    assert settings.projects_config is not None
+    entries = json.loads(settings.projects_config.read_text())["projects"]
+    by_id = {e["id"]: e for e in entries}
+    assert "defaultBranch" in by_id["plain"] and by_id["plain"]["defaultBranch"] is None
+    assert by_id["repo"]["defaultBranch"] == "feature/x"  # no commit yet: still the branch
+
+
 # -- hard links ------------------------------------------------------------------------------
 
 
