@@ -7,6 +7,7 @@ it in a worker thread so the event loop (and the TUI drawn on it) never waits on
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 from collections.abc import Callable
@@ -44,6 +45,8 @@ log = logging.getLogger(__name__)
 DOCS_MAX_BYTES = 512 * 1024
 """The ``/docs`` resource stops adding files past this much text."""
 DOC_SUFFIXES = (".md", ".markdown", ".txt", ".rst", ".adoc")
+PREFETCH_MAX = 20
+"""``start`` builds at most this many trees (each project's watcher stays on after it)."""
 
 
 def ago(when: datetime | str | None, now: datetime | None = None) -> str | None:
@@ -70,6 +73,15 @@ def ago_seconds(elapsed: float) -> str:
             n = round(seconds / size) if unit != "day" else seconds // size
             return f"{n} {unit}{'s' if n != 1 else ''} ago"
     return "just now"
+
+
+def _existing_dir(path: Path) -> Path | None:
+    """``path`` resolved, when it is a directory."""
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop
+        return None
+    return resolved if resolved.is_dir() else None
 
 
 def _mtimes(*paths: Path) -> tuple[int, ...]:
@@ -127,6 +139,8 @@ class ProjectService:
     ) -> None:
         self.registry = ProjectRegistry(registry_path)
         self.trees = TreeCache(keep, watch=watch)
+        self._keep = keep
+        self._prefetching: asyncio.Task[None] | None = None
         self._git_cache: dict[str, tuple[tuple[int, ...], git.GitStatus | None]] = {}
         self._git_dirs: dict[str, tuple[Path, Path | None]] = {}
         """project id -> (root, its git directory or None outside a repository)."""
@@ -296,6 +310,36 @@ class ProjectService:
         if project.root.is_dir():
             self.trees.prefetch(project.id, project.root.resolve())
 
+    def start(self) -> None:
+        """Build the registered projects' trees in the background, so the first ``/files``
+        read after a restart finds one instead of waiting seconds for a big project.
+        Cheap: one build at a time, the ``PREFETCH_MAX`` most recently used active
+        projects only. Nothing happens without a running event loop."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if self._prefetching is None:
+            self._prefetching = loop.create_task(self._prefetch_all())
+            if self._keep is not None:
+                self._keep(self._prefetching)
+
+    async def _prefetch_all(self) -> None:
+        try:
+            projects = await asyncio.to_thread(self.projects)
+        except CctuiError as exc:  # reported by the tools; nothing to prefetch
+            log.warning("not prefetching project trees: %s", exc.message)
+            return
+        projects.sort(key=lambda p: (p.last_accessed or p.created).timestamp(), reverse=True)
+        for project in projects[:PREFETCH_MAX]:
+            root = await asyncio.to_thread(_existing_dir, project.root)
+            if root is None or self.trees.peek(project.id) is not None:
+                continue
+            try:
+                await self.trees.get(project.id, root)
+            except Exception:  # one unreadable project must not stop the others
+                log.warning("prefetching the tree of %s failed", project.id, exc_info=True)
+
     def docs(self, project_id: str, tree: Tree) -> str:
         """Every text doc under the spec paths as one markdown document (bounded)."""
         project = self.get(project_id)
@@ -329,5 +373,9 @@ class ProjectService:
         return "".join(parts)
 
     async def close(self) -> None:
-        """Stop watchers."""
+        """Stop the prefetch and the watchers."""
+        if self._prefetching is not None:
+            self._prefetching.cancel()
+            with contextlib.suppress(BaseException):
+                await self._prefetching
         await self.trees.close()
