@@ -175,6 +175,41 @@ async def test_registry_entries_always_have_a_default_branch(
     assert by_id["repo"]["defaultBranch"] == "feature/x"  # no commit yet: still the branch
 
 
+# -- elicitation answers that do not fit the form ----------------------------------------------
+
+
+@pytest.mark.parametrize("content", [{"choice": "bogus"}, {}, {"other": 1}])
+async def test_an_answer_outside_the_form_cancels(
+    server: CctuiMCPServer, project: Path, content: dict[str, Any]
+) -> None:
+    (project / "f.txt").write_text("old")
+    answers = Answers(content=content)
+    async with client(server, elicit=answers, mode="legacy") as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        body = await fails(c, "write_to_project", projectId="p", filePath="f.txt", content="new")
+        dup = await fails(c, "register_project", name="q", rootPath=str(project), id="p")
+    assert len(answers.asked) == 2
+    assert body["code"] == dup["code"] == "cancelled"
+    assert "did not fit" in body["message"] and "overwrite, append, cancel" in body["message"]
+    assert (project / "f.txt").read_text() == "old"
+
+
+async def test_an_accepted_answer_without_content_cancels(
+    server: CctuiMCPServer, project: Path
+) -> None:
+    from mcp.types import ElicitResult
+
+    async def no_content(_ctx: Any, _params: Any) -> ElicitResult:
+        return ElicitResult(action="accept")
+
+    (project / "f.txt").write_text("old")
+    async with client(server, elicit=no_content, mode="legacy") as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        body = await fails(c, "write_to_project", projectId="p", filePath="f.txt", content="new")
+    assert body["code"] == "cancelled"
+    assert (project / "f.txt").read_text() == "old"
+
+
 # -- hard links ------------------------------------------------------------------------------
 
 
