@@ -1,8 +1,9 @@
 """Settling an existing file or a taken project id: ask the client, else the human, else fail.
 
 One resolver body for ``write_to_project`` and ``register_project``: elicitation when the
-client supports it (``Elicit`` works on both protocol eras), else a ``confirmation`` input
-for the human at the TUI (``SessionManager.confirm``), else the given structured error.
+client supports it (asked mid-call on older protocols, an ``Elicit`` marker on 2026-07-28),
+else a ``confirmation`` input for the human at the TUI (``SessionManager.confirm``), else
+the given structured error. An answer that does not fit the form cancels, with nothing done.
 """
 
 from dataclasses import dataclass
@@ -13,7 +14,8 @@ from pydantic import BaseModel
 
 from cctui.core import SessionManager
 from cctui.errors import CctuiError
-from cctui.mcp_server.decisions import can_elicit
+from cctui.mcp_server.decisions import can_elicit, client_label, is_modern
+from cctui.projects.errors import WriteCancelled
 
 
 @dataclass
@@ -54,8 +56,20 @@ async def ask_or_refuse(
     refuse: CctuiError,
 ) -> Any:
     """The shared resolver body: elicit, else ask the human, else raise ``refuse``."""
+    if can_elicit(ctx) and not is_modern(ctx):
+        # Asked here rather than through an ``Elicit`` marker: the SDK turns an answer that
+        # does not fit the form into an exception cctui can only report as internal_error.
+        try:
+            answer = await ctx.elicit(message, form)
+        except ValueError:
+            raise WriteCancelled(
+                "The answer did not fit the question (one of: "
+                f"{', '.join(choices)}); nothing was changed.",
+                suggestion="Call again and answer with one of the offered choices.",
+            ) from None
+        return Chosen(choice_of(answer)[0] or "cancel", f"mcp:{client_label(ctx)}")
     if can_elicit(ctx):
-        return Elicit(message, form)
+        return Elicit(message, form)  # 2026-07-28: asked by the SDK between rounds
     if manager.human_attached:
         choice, by = await manager.confirm(subject, title, message, choices)
         return Chosen(choice, by)

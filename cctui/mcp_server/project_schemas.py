@@ -76,6 +76,9 @@ class WriteOut(Out):
     """Bytes this call wrote (for an append: the appended part)."""
     decided_by: str | None = None
     """Who chose overwrite/append for an existing file, when someone was asked."""
+    note: str | None = None
+    """Set when the file was written but something around it was not (e.g. the session
+    state could not record it)."""
 
 
 class ReadOut(Out):

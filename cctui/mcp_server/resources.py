@@ -143,7 +143,9 @@ def register(server: MCPServer, projects: ProjectService) -> None:
     @structured
     async def project_session(projectId: str) -> str:  # noqa: N803
         state, _path = await anyio.to_thread.run_sync(projects.state, projectId)
-        return state.model_dump_json(by_alias=True, exclude_none=True)
+        data = state.model_dump(mode="json", by_alias=True, exclude_none=True)
+        # Seed 000's format always has sessionId: null until someone recorded one.
+        return json.dumps({"sessionId": None, **data})
 
     @server.resource(
         "claude-code://{projectId}/docs",

@@ -84,6 +84,7 @@ def register(
     from cctui.mcp_server import prompts, resources, tools_invoke
 
     projects = ProjectService(settings.projects_file, keep=manager.keep)
+    projects.start()  # trees of registered projects, built in the background
 
     def project_root(project_id: str) -> Path:
         return projects.registry.get(project_id).root.resolve()
@@ -252,6 +253,7 @@ def register(
             decided_by=decided_by
             if decided_by
             else (f"mcp:{client_label(ctx)}" if choice else None),
+            note=result.note,
         )
 
     @server.tool(annotations=READ)

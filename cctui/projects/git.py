@@ -46,6 +46,24 @@ def list_files(root: Path) -> list[str] | None:
     return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
 
+def git_dir(root: Path) -> Path | None:
+    """The repository's git directory for ``root`` (``git rev-parse --absolute-git-dir``):
+    ``root/.git`` for a repository's top, the top's ``.git`` for a subdirectory, and
+    ``.git/worktrees/<name>`` for a linked worktree (whose ``.git`` is a file). None when
+    ``root`` is not in a repository."""
+    out = _git(root, "rev-parse", "--absolute-git-dir")
+    text = (out or b"").decode("utf-8", "surrogateescape").strip()
+    return Path(text) if text else None
+
+
+def current_branch(root: Path) -> str | None:
+    """The checked-out branch (also on a repository with no commits yet); None when
+    ``root`` is not in a repository or HEAD is detached."""
+    out = _git(root, "symbolic-ref", "--short", "-q", "HEAD")
+    text = (out or b"").decode("utf-8", "surrogateescape").strip()
+    return text or None
+
+
 @dataclass
 class GitStatus:
     """The branch and what is uncommitted."""

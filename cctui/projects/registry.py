@@ -177,6 +177,7 @@ class ProjectRegistry:
         project_id: str | None = None,
         spec_paths: list[str] | None = None,
         overwrite: bool = False,
+        default_branch: str | None = None,
     ) -> Project:
         """Add (or, with ``overwrite``, replace) a project. Raises ``DuplicateProject``."""
         root = check_root(root_path)
@@ -187,6 +188,7 @@ class ProjectRegistry:
             id=wanted,
             name=name,
             root_path=str(root),
+            default_branch=default_branch,
             spec_paths=list(spec_paths) if spec_paths is not None else list(DEFAULT_SPEC_PATHS),
             last_accessed=_now(),
         )
@@ -203,6 +205,8 @@ class ProjectRegistry:
                     suggestion=f"Use id {self.free_id(wanted)!r}, or confirm the overwrite.",
                 )
             dumped = project.model_dump(mode="json", by_alias=True, exclude_none=True)
+            # Seed 000's entry always has it; null says "not a repository" in the file too.
+            dumped["defaultBranch"] = project.default_branch
             if at is None:
                 entries.append(dumped)
             else:

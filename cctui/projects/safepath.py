@@ -1,10 +1,13 @@
 """Paths inside a project root, and nothing else.
 
-A caller's relative path is checked as text first (no NUL or control characters, no
-absolute or ``~`` paths, no backslashes, no ``..``, no percent-encodings, no Unicode
-lookalikes of ``.``, ``/`` or ``\\``, sane lengths), then resolved with ``realpath`` and
-required to stay under the root's own realpath: a symlink anywhere on the way that points
-out is refused, one that points to another place inside is followed.
+A caller's relative path is checked as text first (no NUL, control or bidirectional
+control characters, no absolute or ``~`` paths, no backslashes, no ``..``, no
+percent-encodings, no Unicode lookalikes of ``.``, ``/`` or ``\\``, sane lengths), then
+resolved with ``realpath`` and required to stay under the root's own realpath: a symlink
+anywhere on the way that points out is refused, one that points to another place inside
+is followed. ``.git`` is git's and refused in any case (macOS and Windows filesystems
+open ``.GIT`` as ``.git``), and a file with several hard links is never read (its other
+name may be outside the root).
 
 Opening never trusts that check alone (a symlink could be swapped in between): every
 component of the resolved path is opened relative to its parent directory's descriptor
@@ -44,6 +47,17 @@ _LOOKALIKES = frozenset(
     "\u2024\u2025\u2026\u2027\u2215\u2044\u2216\u29f5\u29f8\u29f9\u0338\u2052"
     "\uff0e\uff0f\uff3c\ufe52\ufe68\u3002\uff61\u2e31"
 )
+# Bidirectional overrides and isolates: they make a name display in another order than it
+# is stored ("docs/\u202etxt.exe" shows as "docs/exe.txt").
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Code points HFS+ ignores in names (git's is_hfs_dotgit list): on macOS ".g\u200cit" is ".git".
+_HFS_IGNORED = dict.fromkeys(
+    map(
+        ord,
+        "\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+        "\u206a\u206b\u206c\u206d\u206e\u206f\ufeff",
+    ),
+)
 _PERCENT = re.compile(r"%[0-9a-fA-F]{2}")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
@@ -79,6 +93,8 @@ def check_relative(rel: str) -> tuple[str, ...]:
     if _PERCENT.search(rel):
         raise _refuse(rel, "percent-encoded characters are not allowed")
     for ch in rel:
+        if ch in _BIDI:
+            raise _refuse(rel, f"it contains {unicodedata.name(ch)}, a bidirectional control")
         if ch in _LOOKALIKES or (
             ord(ch) > 127 and any(c in "./\\" for c in unicodedata.normalize("NFKC", ch))
         ):
@@ -121,10 +137,20 @@ def resolve_inside(root: Path | str, rel: str) -> tuple[Path, tuple[str, ...]]:
     if not target.is_relative_to(base):
         raise _refuse(rel, "it resolves outside the project root")
     inside = target.relative_to(base).parts
-    if ".git" in inside or ".git" in parts:
+    if any(_is_dotgit(p) for p in (*inside, *parts)):
         # Hooks there run code and config there holds remotes (tokens): git's, not ours.
         raise _refuse(rel, "'.git' belongs to git and is not readable or writable here")
     return target, inside
+
+
+def fold_name(name: str) -> str:
+    """``name`` as a case-insensitive filesystem (macOS, Windows) compares it: names with
+    the same fold may open the same file there."""
+    return name.translate(_HFS_IGNORED).casefold()
+
+
+def _is_dotgit(name: str) -> bool:
+    return fold_name(name) == ".git"
 
 
 def _os_error(exc: OSError, shown: str) -> Exception:
@@ -175,6 +201,15 @@ def open_read(root: Path | str, rel: str) -> Iterator[tuple[Path, BinaryIO, os.s
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         raise NotAFile(f"{rel} is not a regular file.", suggestion="Read a file, not a directory.")
+    if st.st_nlink > 1:
+        # Another name for the same inode may live outside the root (``ln /etc/x proj/y``);
+        # no path check can tell, so a file with several names is not read at all.
+        os.close(fd)
+        raise PathOutsideProject(
+            f"{rel} has {st.st_nlink} hard links; a hard-linked file may be a file from "
+            "outside the project, so it is not read.",
+            suggestion="Copy the file into the project (cp, not ln) to make it readable here.",
+        )
     os.set_blocking(fd, True)
     with os.fdopen(fd, "rb") as fh:
         yield target, fh, st
@@ -194,6 +229,8 @@ class WriteResult:
     action: Literal["created", "overwritten", "appended"]
     bytes: int
     """Bytes written by this call (for an append: the appended part)."""
+    note: str | None = None
+    """Something the caller should know although the write succeeded."""
 
 
 def write_file(
@@ -231,6 +268,14 @@ def _write_in(
             raise PathOutsideProject(f"{rel} became a symbolic link; refused.")
         if not stat.S_ISREG(old.st_mode):
             raise NotAFile(f"{rel} exists and is not a regular file.")
+        if mode == "append" and old.st_nlink > 1:
+            # Appending copies the old content into the new file: from a hard link to a
+            # file outside the root, that would copy the outside file in (see open_read).
+            raise PathOutsideProject(
+                f"{rel} has {old.st_nlink} hard links; appending to it would copy a file "
+                "that may live outside the project.",
+                suggestion="Pass overwrite=true to replace it, or write another file.",
+            )
         if mode == "create":
             raise FileAlreadyExists(
                 f"{rel} already exists.",

@@ -7,20 +7,37 @@ it in a worker thread so the event loop (and the TUI drawn on it) never waits on
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from cctui.errors import CctuiError
 from cctui.projects import git
+from cctui.projects.errors import PathOutsideProject
 from cctui.projects.files import ReadResult, read_lines
-from cctui.projects.registry import Project, ProjectRegistry
-from cctui.projects.safepath import WriteMode, WriteResult, check_relative, exists, write_file
-from cctui.projects.state import Artifact, Checkpoint, SessionState, StateFile, TaskRecord
+from cctui.projects.registry import Project, ProjectRegistry, check_root
+from cctui.projects.safepath import (
+    WriteMode,
+    WriteResult,
+    check_relative,
+    exists,
+    fold_name,
+    resolve_inside,
+    write_file,
+)
+from cctui.projects.state import (
+    Artifact,
+    Checkpoint,
+    SessionState,
+    StateFile,
+    TaskRecord,
+    owned_by_cctui,
+)
 from cctui.projects.tree import Tree, TreeCache
 
 log = logging.getLogger(__name__)
@@ -28,6 +45,8 @@ log = logging.getLogger(__name__)
 DOCS_MAX_BYTES = 512 * 1024
 """The ``/docs`` resource stops adding files past this much text."""
 DOC_SUFFIXES = (".md", ".markdown", ".txt", ".rst", ".adoc")
+PREFETCH_MAX = 20
+"""``start`` builds at most this many trees (each project's watcher stays on after it)."""
 
 
 def ago(when: datetime | str | None, now: datetime | None = None) -> str | None:
@@ -56,6 +75,15 @@ def ago_seconds(elapsed: float) -> str:
     return "just now"
 
 
+def _existing_dir(path: Path) -> Path | None:
+    """``path`` resolved, when it is a directory."""
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop
+        return None
+    return resolved if resolved.is_dir() else None
+
+
 def _mtimes(*paths: Path) -> tuple[int, ...]:
     out = []
     for path in paths:
@@ -64,6 +92,28 @@ def _mtimes(*paths: Path) -> tuple[int, ...]:
         except OSError:
             out.append(0)
     return tuple(out)
+
+
+def _refuse_state_files(project: Project, rel: str) -> None:
+    """Refuse ``rel`` when it is (or creates, or replaces) the session state, its lock or
+    its backups: a write there bypasses the lock and the format, and every later state
+    update would then fail on the file it left. Compared as a case-insensitive
+    filesystem would (``.CLAUDE/Session_State.json`` is the same file on macOS)."""
+    _, inside = resolve_inside(project.root, rel)
+    try:
+        _, state_dir = resolve_inside(project.root, project.claude_state_path)
+    except CctuiError:
+        return  # a state dir that leaves the root is never written (StateFile refuses it)
+    folded = [fold_name(p) for p in inside]
+    n = len(state_dir)
+    if folded[:n] != [fold_name(p) for p in state_dir]:
+        return
+    if len(inside) == n or owned_by_cctui(inside[n]):
+        raise PathOutsideProject(
+            f"{rel} is cctui's session state (or its lock or backup); it is written only "
+            "through create_checkpoint and cctui's own records.",
+            suggestion="Call create_checkpoint to save state, or write to another path.",
+        )
 
 
 @dataclass(frozen=True)
@@ -89,7 +139,11 @@ class ProjectService:
     ) -> None:
         self.registry = ProjectRegistry(registry_path)
         self.trees = TreeCache(keep, watch=watch)
+        self._keep = keep
+        self._prefetching: asyncio.Task[None] | None = None
         self._git_cache: dict[str, tuple[tuple[int, ...], git.GitStatus | None]] = {}
+        self._git_dirs: dict[str, tuple[Path, Path | None]] = {}
+        """project id -> (root, its git directory or None outside a repository)."""
 
     # -- registry ------------------------------------------------------------------------
 
@@ -119,7 +173,12 @@ class ProjectService:
         for spec in spec_paths or ():
             check_relative(spec)
         return self.registry.register(
-            name, root_path, project_id=project_id, spec_paths=spec_paths, overwrite=overwrite
+            name,
+            root_path,
+            project_id=project_id,
+            spec_paths=spec_paths,
+            overwrite=overwrite,
+            default_branch=git.current_branch(check_root(root_path)),
         )
 
     def has_claude_state(self, project: Project) -> bool:
@@ -142,14 +201,24 @@ class ProjectService:
         create_dirs: bool = True,
         record: bool = True,
     ) -> WriteResult:
-        """Write a file inside the project and record it as an artifact."""
+        """Write a file inside the project and record it as an artifact.
+
+        The record is best-effort: the file is written either way, and when the session
+        state cannot be updated the result says so in ``note`` instead of failing.
+        """
         project = self.get(project_id)
+        _refuse_state_files(project, rel)
         result = write_file(
             project.root, rel, content.encode("utf-8"), mode=mode, create_dirs=create_dirs
         )
         if record:
             shown = str(result.path.relative_to(project.root.resolve()))
-            self.state_file(project).add_artifact(Artifact(path=shown, action=result.action))
+            try:
+                self.state_file(project).add_artifact(Artifact(path=shown, action=result.action))
+            except CctuiError as exc:
+                log.warning("wrote %s but could not record it: %s", result.path, exc.message)
+                note = f"The file was written, but not recorded in the session state: {exc.message}"
+                result = replace(result, note=note)
         return result
 
     def read(
@@ -203,16 +272,30 @@ class ProjectService:
         stats every one; a watched project answers from memory until something moves.)"""
         root = project.root.resolve()
         watched = self.trees.watching(project.id, root)
+        gdir = self._git_dir(project.id, root)
         key = (
             self.trees.changes(project.id),
-            *_mtimes(root / ".git" / "index", root / ".git" / "HEAD"),
+            # The reflog moves on every commit even when the index and HEAD (a symref) do not.
+            *_mtimes(gdir / "index", gdir / "HEAD", gdir / "logs" / "HEAD"),
         )
         hit = self._git_cache.get(project.id)
         if watched and hit is not None and hit[0] == key:
             return hit[1]
         status = git.status(root, every_untracked=False)
+        if (status is None) != (self._git_dirs[project.id][1] is None):
+            del self._git_dirs[project.id]  # a repository appeared or went: look again
         self._git_cache[project.id] = (key, status)
         return status
+
+    def _git_dir(self, project_id: str, root: Path) -> Path:
+        """Where git keeps the project's index and HEAD, found once per project: a project
+        below a repository's top or in a linked worktree has no ``root/.git`` directory
+        of its own. ``root/.git`` when the project is in no repository (a ``git init``
+        there then changes the key)."""
+        known = self._git_dirs.get(project_id)
+        if known is None or known[0] != root:
+            known = self._git_dirs[project_id] = (root, git.git_dir(root))
+        return known[1] or root / ".git"
 
     # -- trees and docs ------------------------------------------------------------------
 
@@ -226,6 +309,36 @@ class ProjectService:
         project = self.registry.get(project_id)
         if project.root.is_dir():
             self.trees.prefetch(project.id, project.root.resolve())
+
+    def start(self) -> None:
+        """Build the registered projects' trees in the background, so the first ``/files``
+        read after a restart finds one instead of waiting seconds for a big project.
+        Cheap: one build at a time, the ``PREFETCH_MAX`` most recently used active
+        projects only. Nothing happens without a running event loop."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if self._prefetching is None:
+            self._prefetching = loop.create_task(self._prefetch_all())
+            if self._keep is not None:
+                self._keep(self._prefetching)
+
+    async def _prefetch_all(self) -> None:
+        try:
+            projects = await asyncio.to_thread(self.projects)
+        except CctuiError as exc:  # reported by the tools; nothing to prefetch
+            log.warning("not prefetching project trees: %s", exc.message)
+            return
+        projects.sort(key=lambda p: (p.last_accessed or p.created).timestamp(), reverse=True)
+        for project in projects[:PREFETCH_MAX]:
+            root = await asyncio.to_thread(_existing_dir, project.root)
+            if root is None or self.trees.peek(project.id) is not None:
+                continue
+            try:
+                await self.trees.get(project.id, root)
+            except Exception:  # one unreadable project must not stop the others
+                log.warning("prefetching the tree of %s failed", project.id, exc_info=True)
 
     def docs(self, project_id: str, tree: Tree) -> str:
         """Every text doc under the spec paths as one markdown document (bounded)."""
@@ -260,5 +373,9 @@ class ProjectService:
         return "".join(parts)
 
     async def close(self) -> None:
-        """Stop watchers."""
+        """Stop the prefetch and the watchers."""
+        if self._prefetching is not None:
+            self._prefetching.cancel()
+            with contextlib.suppress(BaseException):
+                await self._prefetching
         await self.trees.close()

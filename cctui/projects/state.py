@@ -17,11 +17,18 @@ from pydantic.alias_generators import to_camel
 
 from cctui.projects.errors import CorruptFile
 from cctui.projects.jsonfile import Data, JsonFile
-from cctui.projects.safepath import resolve_inside
+from cctui.projects.safepath import fold_name, resolve_inside
 
 STATE_FILE = "session_state.json"
 MAX_ARTIFACTS = 200
 MAX_TASKS = 200
+
+
+def owned_by_cctui(name: str) -> bool:
+    """``name`` (in the state directory) is a file cctui's state writes manage: the state
+    file, its lock, its ``.corrupt-*`` backups or a temp file of an atomic write."""
+    name = fold_name(name)
+    return name == STATE_FILE or name.startswith((f"{STATE_FILE}.", f".{STATE_FILE}."))
 
 
 def now_iso() -> str:

@@ -218,6 +218,7 @@ async def test_write_then_read(server: CctuiMCPServer, project: Path) -> None:
             "action": "created",
             "bytes": 6,
             "decidedBy": None,
+            "note": None,
         }
         replaced = await call(
             c,

@@ -66,6 +66,11 @@ CORPUS: list[str] = [
     ".git/config",  # remotes may carry tokens
     ".git/hooks/pre-commit",  # a hook runs code on the next commit
     "git_link/config",  # a link to .git
+    ".GIT/config",  # .git itself on a case-insensitive filesystem (macOS, Windows)
+    ".Git/hooks/pre-commit",
+    ".g\u200cit/config",  # HFS+ ignores the zero-width non-joiner: .git on macOS
+    "docs/\u202etxt.md",  # right-to-left override: shows as another name
+    "docs/a\u2066b.md",  # left-to-right isolate
 ]
 
 
@@ -170,3 +175,5 @@ async def test_refusals_name_the_problem(server: CctuiMCPServer, layout: tuple[P
         assert "percent-encoded" in await why("%2e%2e/x")
         assert "lookalike" in await why("\uff0e\uff0e/x")
         assert "backslash" in await why("..\\x")
+        assert "bidirectional control" in await why("docs/\u202egpj.exe")
+        assert "'.git' belongs to git" in await why(".GIT/config")

@@ -1,0 +1,68 @@
+"""Registered projects' trees are built in the background when the project tools start, so
+the first ``/files`` read after a restart does not wait for a whole build."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from mcp.server import MCPServer
+
+from cctui.core import SessionManager
+from cctui.mcp_server import tools_projects
+from cctui.projects import ProjectService
+from tests.fakes.fake_driver import FakeDriverFactory
+from tests.fakes.settings import make_settings
+
+
+async def _built(service: ProjectService, project_id: str) -> set[str]:
+    for _ in range(200):
+        tree = service.trees.peek(project_id)
+        if tree is not None:
+            return {e.path for e in tree.entries}
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"the tree of {project_id} was never built")
+
+
+def _registered(tmp_path: Path) -> Path:
+    """A registry with two projects (one whose root is gone), written by an earlier run."""
+    registry = tmp_path / "projects.json"
+    earlier = ProjectService(registry, watch=False)
+    for name in ("a", "gone"):
+        root = tmp_path / name
+        root.mkdir()
+        (root / f"{name}.txt").write_text(name)
+        earlier.register(name, str(root), project_id=name)
+    (tmp_path / "gone" / "gone.txt").unlink()
+    (tmp_path / "gone").rmdir()
+    return registry
+
+
+async def test_start_builds_registered_trees_in_the_background(tmp_path: Path) -> None:
+    service = ProjectService(_registered(tmp_path), watch=False)  # a restarted server
+    assert service.trees.peek("a") is None
+    service.start()
+    service.start()  # once is enough: a second call starts nothing more
+    assert "a.txt" in await _built(service, "a")
+    assert service.trees.peek("gone") is None  # a missing root is skipped, not an error
+    await service.close()
+
+
+async def test_the_project_tools_start_the_prefetch(
+    tmp_path: Path, factory: FakeDriverFactory
+) -> None:
+    settings = make_settings(tmp_path, projects_config=_registered(tmp_path))
+    manager = SessionManager(settings, driver_factory=factory)
+    await manager.start()
+    try:
+        service = tools_projects.register(MCPServer("t"), manager, settings)
+        assert "a.txt" in await _built(service, "a")
+        await service.close()
+    finally:
+        await manager.shutdown()
+
+
+def test_start_without_an_event_loop_does_nothing(tmp_path: Path) -> None:
+    service = ProjectService(_registered(tmp_path), watch=False)
+    service.start()
+    assert service.trees.peek("a") is None
