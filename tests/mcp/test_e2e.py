@@ -84,7 +84,8 @@ async def test_deny_and_interrupt(real_http: HttpService, project_dir: Path) -> 
         assert not (project_dir / "hello.txt").exists()
         await ok(c, "claude_send_message", {"sessionId": sid, "message": "[[slow seconds=20]]"})
         await anyio.sleep(1.0)
-        await ok(c, "claude_interrupt", {"sessionId": sid})
+        stopped = await ok(c, "claude_interrupt", {"sessionId": sid})
+        assert stopped["status"] == "interrupted", stopped  # seed 002
         out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 20000})
         assert out["session"]["state"] in ("interrupted", "idle"), out
 

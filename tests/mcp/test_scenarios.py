@@ -105,7 +105,7 @@ async def test_interrupt_stops_a_slow_turn(server: CctuiMCPServer) -> None:
         sid = (await ok(c, "claude_create_session", {"prompt": "slow please"}))["sessionId"]
         await asyncio.sleep(0.3)
         out = await ok(c, "claude_interrupt", {"sessionId": sid})
-        assert out["sessionId"] == sid
+        assert out["sessionId"] == sid and out["status"] == "interrupted"  # seed 002
         w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
         assert w["session"]["state"] in ("interrupted", "idle")
 
