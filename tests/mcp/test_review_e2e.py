@@ -5,6 +5,7 @@ One test per tool, each covering one way a review can go: a Write attempt (refus
 CLI, no file) before a valid verdict; not-JSON once (the retry succeeds); not-JSON twice
 (parse_error); an answer slower than the timeout (process killed). Plus a CLI that crashes
 at start (a script standing in for ``claude``), whose stderr comes back redacted.
+``test_review_matrix.py`` runs every tool in every one of these scenarios (FakeDriver).
 """
 
 from __future__ import annotations
