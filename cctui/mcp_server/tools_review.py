@@ -1,4 +1,5 @@
-"""The review menu (seed 001): four fixed-prompt tools, thin over ``cctui.review``.
+"""The review menu (seed 001): four fixed-prompt tools, thin over ``cctui.review``, and
+``claude_review``, the seed's other name for the Judge.
 
 Parameter names are the seed's own (snake_case). The caller passes paths only; the prompt
 Claude sees is one of the fixed templates in ``cctui.review.templates``.
@@ -7,6 +8,7 @@ No ``from __future__ import annotations``: the SDK reads the evaluated annotatio
 """
 
 import contextlib
+import inspect
 import itertools
 from collections.abc import Awaitable, Callable
 from typing import Annotated
@@ -31,6 +33,7 @@ Timeout = Annotated[
 
 TOOL_NAMES = (
     "claude_judge_review",
+    "claude_review",
     "claude_validate_proposal",
     "claude_security_audit",
     "claude_resolve_conflict",
@@ -49,7 +52,7 @@ def _progress(ctx: Context) -> Callable[[str], Awaitable[None]]:
 
 
 def register(server: MCPServer, review: ReviewService) -> None:
-    """Add the four review tools to ``server``."""
+    """Add the four review tools (and the Judge's seed alias) to ``server``."""
 
     @server.tool(annotations=JUDGE)
     async def claude_judge_review(
@@ -74,6 +77,15 @@ def register(server: MCPServer, review: ReviewService) -> None:
         CRITICAL_HALT) and the number of blocking issues.
         """
         return await review.judge_review(contract_path, report_dir, timeout_seconds, _progress(ctx))
+
+    # Seed 001's own examples (its §3.1 example, §6.1, §6.2) call the Judge ``claude_review``:
+    # the same tool under that name, so a client written from the seed works as it is.
+    server.tool(
+        name="claude_review",
+        description="Seed 001's name for claude_judge_review (the Judge review): the same "
+        "inputs and result.\n\n" + inspect.cleandoc(claude_judge_review.__doc__ or ""),
+        annotations=JUDGE,
+    )(claude_judge_review)
 
     @server.tool(annotations=REVIEW)
     async def claude_validate_proposal(

@@ -2,7 +2,9 @@
 
 Field names are seed 001's own, snake_case. A run that fails after its inputs were accepted
 (CLI missing or crashed, timeout, an answer that is not the required JSON) is still a normal
-result: ``success`` false, ``error`` the code, ``timed_out`` for a timeout.
+result, in seed 001's shapes (§4.4): ``success`` false; ``error`` the CLI's stderr for a crash,
+otherwise the code (``parse_error``, ``timeout`` with ``timed_out`` true, ...); ``error_code``
+always the code, for clients that branch on it.
 """
 
 from __future__ import annotations
@@ -30,9 +32,13 @@ class ReviewOut(BaseModel):
 
     success: bool
     """Claude answered with the required JSON (and, for the Judge, the reports are written)."""
-    error: ErrorCode | None = None
-    """Why not: cli_missing, cli_crash, claude_error, timeout, parse_error, session_limit,
-    report_error (the Judge's verdict is in the result but its reports could not be written)."""
+    error: str | None = None
+    """Why not, as seed 001 reports it: for a crash the CLI's stderr (redacted), otherwise
+    the same as ``error_code``."""
+    error_code: ErrorCode | None = None
+    """Why not, always a code: cli_missing, cli_crash, claude_error, timeout, parse_error,
+    session_limit, report_error (the Judge's verdict is in the result but its reports could
+    not be written)."""
     error_message: str | None = None
     """What happened, secrets redacted."""
     suggestion: str | None = None
@@ -50,6 +56,9 @@ class ReviewOut(BaseModel):
     attempts: int = 0
     """Prompts sent: 1, or 2 when the first answer was not valid JSON."""
     cost_usd: float = 0.0
+    """What the review's Claude turns cost, failed runs included (as the CLI reports it)."""
+    tokens_used: int | None = None
+    """Tokens the review's turns used (input, output and cache), when the CLI reported them."""
     refused_tools: list[str] = Field(default_factory=list)
     """Tools Claude tried that the read-only session refused."""
 
@@ -62,15 +71,19 @@ class ReviewOut(BaseModel):
             "session_id": run.session_id,
             "attempts": run.attempts,
             "cost_usd": run.cost_usd,
+            "tokens_used": run.tokens_used,
             "refused_tools": run.refused_tools,
         }
 
     @classmethod
     def failed(cls, exc: ReviewFailed, duration_ms: int) -> dict[str, Any]:
         """The common fields of a failed run."""
+        # Seed 001 §4.4: a crash is ``{success: false, error: stderr}``.
+        error = (exc.stderr or exc.message) if exc.code == "cli_crash" else exc.code
         return {
             "success": False,
-            "error": exc.code,
+            "error": error,
+            "error_code": exc.code,
             "error_message": exc.message,
             "suggestion": exc.suggestion,
             "retryable": exc.retryable,
@@ -79,6 +92,9 @@ class ReviewOut(BaseModel):
             "duration_ms": duration_ms,
             "session_id": exc.session_id,
             "attempts": exc.attempts,
+            "cost_usd": exc.cost_usd,
+            "tokens_used": exc.tokens_used,
+            "refused_tools": exc.refused_tools,
         }
 
 

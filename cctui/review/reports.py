@@ -19,15 +19,25 @@ REPORT_JSON = "JUDGE_REPORT.json"
 
 
 def report_json(
-    answer: JudgeAnswer, *, contract_path: Path, session_id: str, duration_ms: int, cost_usd: float
+    answer: JudgeAnswer,
+    *,
+    contract_path: Path,
+    session_id: str,
+    duration_ms: int,
+    cost_usd: float,
+    tokens_used: int | None = None,
 ) -> dict[str, Any]:
-    """The machine-readable report (seed 001's fields first, then cctui's)."""
+    """The machine-readable report (seed 001's fields first, then cctui's).
+
+    ``tokens_used`` is the review's tokens (input, output and cache, every turn) as the CLI
+    reported them; null when it reported none.
+    """
     return {
         "task_id": answer.task_id,
         "verdict": answer.verdict,
         "blocking_issues": [i.model_dump() for i in answer.blocking_issues],
         "suggestions": answer.suggestions,
-        "tokens_used": None,
+        "tokens_used": tokens_used,
         "summary": answer.summary,
         "acceptance_criteria": [c.model_dump() for c in answer.acceptance_criteria],
         "contract_path": str(contract_path),

@@ -56,6 +56,14 @@ WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit", "Bash")
 DECIDED_BY = "review"
 """``decided_by`` of the denials the runner gives if the CLI ever asks anyway."""
 
+TOKEN_KEYS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+)
+"""The parts of the CLI's usage that ``tokens_used`` adds up."""
+
 PROGRESS_EVERY_S = 10.0
 """A running review reports progress this often (clients reset their call timeouts on it)."""
 
@@ -91,6 +99,12 @@ class ReviewFailed(CctuiError):
         self.stderr = redact_text(stderr) if stderr else None
         self.attempts = 0
         """Prompts sent before it failed (set by the runner)."""
+        self.cost_usd = 0.0
+        """What the turns before the failure cost: a failed run is paid for too (runner)."""
+        self.tokens_used: int | None = None
+        """Tokens those turns used, when the CLI reported them (set by the runner)."""
+        self.refused_tools: list[str] = []
+        """Tools Claude tried before the failure that were refused (set by the runner)."""
 
 
 @dataclass
@@ -102,6 +116,8 @@ class RunResult(Generic[A]):
     attempts: int
     """1, or 2 when the first answer was not the required JSON."""
     cost_usd: float
+    tokens_used: int | None = None
+    """Tokens the turns used (input, output, cache), or None if the CLI reported none."""
     refused_tools: list[str] = field(default_factory=list)
     """Tools Claude tried that the review session refused (anything not read-only)."""
 
@@ -149,6 +165,8 @@ class _Watch:
         self.tool_calls = 0
         self.refused: list[str] = []
         """Tools whose calls were refused: never allowed here, or denied by the CLI."""
+        self.tokens: int | None = None
+        """Tokens of the turns so far, summed from their results' usage (None: none seen)."""
 
     async def report(self, stage: str) -> None:
         """Tell the caller how long the run has been going; never fails the run."""
@@ -167,6 +185,7 @@ class _Watch:
             return
         if isinstance(event, ResultEvent):
             self.last_result = event
+            self.count_tokens(event)
         elif isinstance(event, ToolUseEvent):
             if event.state == "running":
                 self.tool_calls += 1
@@ -180,6 +199,14 @@ class _Watch:
             # dontAsk means the CLI should never ask; if it does, nobody is bothered. Soon,
             # not now: the other listeners must see the request before its resolution.
             asyncio.get_running_loop().call_soon(self.deny, event.input.id)
+
+    def count_tokens(self, event: ResultEvent) -> None:
+        """Add a turn's tokens. A result without usage leaves the count as it was (None
+        until one has some), rather than a made-up 0."""
+        counts = [event.usage.get(key) for key in TOKEN_KEYS]
+        if not any(isinstance(n, int) for n in counts):
+            return
+        self.tokens = (self.tokens or 0) + sum(n for n in counts if isinstance(n, int))
 
     def deny(self, input_id: str) -> None:
         with contextlib.suppress(CctuiError):
@@ -255,6 +282,9 @@ class ReviewRunner:
                 ) from None
         except ReviewFailed as exc:
             exc.attempts = attempts
+            exc.cost_usd = self._cost(sid)
+            exc.tokens_used = watch.tokens
+            exc.refused_tools = watch.refused
             raise
         except asyncio.CancelledError:
             kill = True
@@ -264,14 +294,21 @@ class ReviewRunner:
             # The process ends in every case, even when the caller was cancelled.
             with anyio.CancelScope(shield=True):
                 await self._end(sid, kill=kill)
-        info = self.manager.get(sid)
         return RunResult(
             answer=parsed,
             session_id=sid,
             attempts=attempts,
-            cost_usd=info.total_cost_usd,
+            cost_usd=self._cost(sid),
+            tokens_used=watch.tokens,
             refused_tools=watch.refused,
         )
+
+    def _cost(self, sid: str) -> float:
+        """The session's cost so far (0 if it never started)."""
+        try:
+            return self.manager.get(sid).total_cost_usd
+        except SessionNotFound:
+            return 0.0
 
     @staticmethod
     def _parse_again(text: str | None, answer: type[A], sid: str) -> A:

@@ -97,6 +97,7 @@ class ReviewService:
             session_id=run.session_id,
             duration_ms=_ms(started),
             cost_usd=run.cost_usd,
+            tokens_used=run.tokens_used,
         )
         verdict = {
             "verdict": answer.verdict,
@@ -112,6 +113,7 @@ class ReviewService:
             failure = {
                 "success": False,
                 "error": "report_error",
+                "error_code": "report_error",
                 "error_message": f"The reports could not be written to {out_dir}: {exc.strerror}.",
                 "suggestion": "Fix report_dir; the verdict is in this result.",
             }

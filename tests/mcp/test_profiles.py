@@ -54,7 +54,6 @@ FREE_FORM = [
     ("claude_send_message", {"sessionId": "x", "message": "anything"}),
     ("claude_broadcast", {"team": "t", "message": "anything"}),
     ("claude_run", {"prompt": "anything"}),
-    ("claude_review", {"contract_path": "c.json"}),
 ]
 
 

@@ -5,6 +5,7 @@ One test per tool, each covering one way a review can go: a Write attempt (refus
 CLI, no file) before a valid verdict; not-JSON once (the retry succeeds); not-JSON twice
 (parse_error); an answer slower than the timeout (process killed). Plus a CLI that crashes
 at start (a script standing in for ``claude``), whose stderr comes back redacted.
+``test_review_matrix.py`` runs every tool in every one of these scenarios (FakeDriver).
 """
 
 from __future__ import annotations
@@ -129,6 +130,9 @@ async def test_judge_write_is_refused_then_verdict_and_reports(
     # cctui wrote the reports from the JSON answer.
     report = json.loads(Path(out["report_json_path"]).read_text())
     assert report["verdict"] == "CONDITIONAL" and report["suggestions"] == ["handle an empty name"]
+    # The CLI's usage of the review's four model calls, summed (the fake API reports some).
+    assert isinstance(report["tokens_used"], int) and report["tokens_used"] > 1000
+    assert report["tokens_used"] == out["tokens_used"] and report["cost_usd"] == out["cost_usd"]
     assert Path(out["report_md_path"]).read_text().startswith("# Judge report: T-1")
     assert Path(out["report_md_path"]).parent == project_dir / "_handoff"
 
@@ -173,8 +177,10 @@ async def test_audit_valid_findings_then_parse_error_after_one_retry(
     fake_api.reset()
     fake_api.add_rule(kind="main", reply="I'd rather explain in prose.")
     out = await call(service, "claude_security_audit", args)
-    assert out["success"] is False and out["error"] == "parse_error" and out["attempts"] == 2
-    assert len(main_prompts(fake_api)) == 2  # exactly one retry
+    assert out["success"] is False and out["error"] == out["error_code"] == "parse_error"
+    assert out["attempts"] == 2 and len(main_prompts(fake_api)) == 2  # exactly one retry
+    # Both answers were paid for, and the result says so.
+    assert out["cost_usd"] > 0 and out["tokens_used"] > 1000
 
 
 async def test_conflict_slower_than_the_timeout_is_killed_then_answered(
@@ -209,7 +215,8 @@ async def test_conflict_slower_than_the_timeout_is_killed_then_answered(
         out = await call(service, "claude_resolve_conflict", args)
     finally:
         unsubscribe()
-    assert out["success"] is False and out["error"] == "timeout" and out["timed_out"] is True
+    assert out["success"] is False and out["timed_out"] is True
+    assert out["error"] == out["error_code"] == "timeout"
     assert out["side"] is None
     info = manager.get(out["session_id"])
     assert not info.is_active and info.status == SessionStatus.INTERRUPTED
@@ -247,6 +254,7 @@ async def test_a_cli_that_crashes_reports_redacted_stderr(
     finally:
         await manager.shutdown()
     out = r.structured_content or {}
-    assert out["success"] is False and out["error"] == "cli_crash", out
-    assert "fatal: bad config" in out["stderr"]
+    # Seed 001 §4.4: {success: false, error: stderr}; the code is in error_code.
+    assert out["success"] is False and out["error_code"] == "cli_crash", out
+    assert "fatal: bad config" in out["error"] and "fatal: bad config" in out["stderr"]
     assert "sk-ant-api03" not in json.dumps(out)

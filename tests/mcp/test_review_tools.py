@@ -11,10 +11,12 @@ import pytest
 
 from cctui.config import Settings
 from cctui.core import SessionManager
+from cctui.mcp_server.http import HttpService
 from cctui.mcp_server.server import build_server
 from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory
 from tests.fakes.fake_driver import text as say
 from tests.mcp.conftest import client, error_body
+from tests.mcp.test_http import authed
 
 VERDICT = json.dumps(
     {
@@ -65,10 +67,44 @@ async def test_judge_review_returns_the_seed_fields(
     assert report["task_id"] == "T-7" and report["blocking_issues"][0]["line"] == 1
 
 
+async def test_claude_review_is_the_seeds_name_for_the_judge_over_http(
+    manager: SessionManager,
+    settings: Settings,
+    factory: FakeDriverFactory,
+    contract: Path,
+    project: Path,
+) -> None:
+    """Seed 001's own examples call the Judge ``claude_review``: a seed client works as is."""
+    service = HttpService(build_server(manager, menu(settings)), settings)
+    await service.start()
+    try:
+        async with client(authed(service), name="gemini") as c:
+            tools = {t.name: t for t in (await c.list_tools()).tools}
+            alias, judge = tools["claude_review"], tools["claude_judge_review"]
+            assert alias.input_schema == judge.input_schema
+            assert alias.output_schema == judge.output_schema
+            assert alias.annotations == judge.annotations
+            assert (alias.description or "").startswith("Seed 001's name for claude_judge_review")
+            # The seed's §3.1 example, as it is.
+            r = await c.call_tool(
+                "claude_review", {"contract_path": str(contract), "timeout_seconds": 600}
+            )
+    finally:
+        await service.stop()
+    assert not r.is_error, r.content
+    out = r.structured_content or {}
+    assert out["success"] is True and out["verdict"] == "FAIL" and out["blocking_issues_count"] == 1
+    assert out["report_json_path"] == str(project / "_handoff" / "JUDGE_REPORT.json")
+    assert json.loads(Path(out["report_json_path"]).read_text())["task_id"] == "T-7"
+    assert "You are the Judge" in factory.drivers[0].sent[0]
+    assert "claude_review" in (settings.state_dir / "audit.jsonl").read_text()
+
+
 @pytest.mark.parametrize(
     ("tool", "args"),
     [
         ("claude_judge_review", {"contract_path": "/etc/passwd"}),
+        ("claude_review", {"contract_path": "/etc/passwd"}),
         ("claude_judge_review", {"contract_path": "../outside/c.json"}),
         (
             "claude_judge_review",

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from cctui.config import Settings
-from cctui.core import SessionManager, SessionStatus
+from cctui.core import ResultEvent, SessionManager, SessionStatus
 from cctui.errors import CliNotFound
 from cctui.review import READ_ONLY_TOOLS, ReviewService
-from cctui.review.runner import WRITE_TOOLS, read_rules
+from cctui.review.runner import WRITE_TOOLS, _Watch, read_rules
 from tests.fakes.fake_driver import FakeDriverFactory, crash, fail, fake_driver_factory, sleep, tool
 from tests.fakes.fake_driver import text as say
 
@@ -95,7 +96,9 @@ async def test_an_ask_is_denied_without_bothering_anyone(run: Any, handoff: Path
 async def test_not_json_is_retried_once_then_parse_error(run: Any, handoff: Path) -> None:
     _, svc, factory = await run({"could not be used": [say("still prose")], "*": [say("prose")]})
     out = await svc.judge_review(str(handoff), timeout_seconds=30)
-    assert not out.success and out.error == "parse_error" and out.attempts == 2
+    assert not out.success and out.error == out.error_code == "parse_error" and out.attempts == 2
+    # Both attempts were paid for (the fake CLI charges 0.01 a turn).
+    assert out.cost_usd == pytest.approx(0.02)
     assert out.report_json_path is None and not (handoff.parent / "JUDGE_REPORT.json").exists()
     retry = factory.drivers[0].sent[1]
     assert "could not be used: the answer is not JSON." in retry and '"verdict"' in retry
@@ -105,10 +108,62 @@ async def test_not_json_is_retried_once_then_parse_error(run: Any, handoff: Path
     assert out.success and out.attempts == 2 and out.verdict == "CONDITIONAL"
 
 
+async def test_a_failed_run_keeps_its_cost_and_refusals(run: Any, handoff: Path) -> None:
+    script = {
+        "You are the Judge": [tool("Write", {"file_path": "x", "content": "y"}), say("prose")],
+        "could not be used": [say("more prose")],
+    }
+    _, svc, _ = await run(script)
+    out = await svc.judge_review(str(handoff), timeout_seconds=30)
+    assert out.error_code == "parse_error" and out.attempts == 2
+    assert out.cost_usd == pytest.approx(0.02) and out.refused_tools == ["Write"]
+
+
+async def test_tokens_are_summed_from_each_turns_usage(run: Any, handoff: Path) -> None:
+    manager, _, _ = await run({})
+    watch = _Watch(manager, "s1")
+    assert watch.tokens is None
+    watch(result_event("s1"))  # a result without usage counts nothing
+    assert watch.tokens is None
+    usage = {"input_tokens": 100, "output_tokens": 20, "cache_read_input_tokens": 5}
+    watch(result_event("s1", usage=usage))
+    watch(result_event("s1", usage={**usage, "cache_creation_input_tokens": 1, "x": 9}))
+    watch(result_event("other", usage=usage))
+    assert watch.tokens == 125 + 126
+
+
+async def test_tokens_reach_the_result_and_judge_report_json(
+    run: Any, handoff: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def seven_a_turn(self: _Watch, event: ResultEvent) -> None:
+        self.tokens = (self.tokens or 0) + 7
+
+    _, svc, _ = await run({"could not be used": [say(VERDICT)], "*": [say("prose")]})
+    out = await svc.judge_review(str(handoff), timeout_seconds=30)
+    assert json.loads(Path(out.report_json_path or "").read_text())["tokens_used"] is None
+    monkeypatch.setattr(_Watch, "count_tokens", seven_a_turn)
+    out = await svc.judge_review(str(handoff), timeout_seconds=30)
+    assert out.success and out.attempts == 2 and out.tokens_used == 14
+    assert json.loads(Path(out.report_json_path or "").read_text())["tokens_used"] == 14
+
+
+def result_event(session_id: str, usage: dict[str, Any] | None = None) -> ResultEvent:
+    return ResultEvent(
+        session_id=session_id,
+        is_error=False,
+        result="{}",
+        num_turns=1,
+        total_cost_usd=0.01,
+        duration_ms=1,
+        usage=usage or {},
+    )
+
+
 async def test_timeout_kills_the_process(run: Any, handoff: Path) -> None:
     manager, svc, factory = await run({"*": [sleep(60), say(VERDICT)]})
     out = await svc.judge_review(str(handoff), timeout_seconds=1)
-    assert not out.success and out.error == "timeout" and out.timed_out and out.attempts == 1
+    assert not out.success and out.error == out.error_code == "timeout"
+    assert out.timed_out and out.attempts == 1
     info = manager.get(out.session_id or "")
     assert not info.is_active and info.status == SessionStatus.INTERRUPTED
     assert factory.drivers[0].closed
@@ -117,11 +172,14 @@ async def test_timeout_kills_the_process(run: Any, handoff: Path) -> None:
 async def test_crash_and_error_results_are_reported(run: Any, handoff: Path) -> None:
     _, svc, _ = await run({"*": [crash("segfault ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijk")]})
     out = await svc.judge_review(str(handoff), timeout_seconds=30)
-    assert not out.success and out.error == "cli_crash"
-    assert "segfault" in (out.stderr or "") and "sk-ant-api03" not in out.model_dump_json()
+    # Seed 001 §4.4: a crash is {success: false, error: stderr}; the code is beside it.
+    assert not out.success and out.error_code == "cli_crash"
+    assert "segfault" in (out.error or "") and out.error == out.stderr
+    assert "sk-ant-api03" not in out.model_dump_json()
     _, svc, _ = await run({"*": [fail("API Error: 500 overloaded")]})
     out = await svc.judge_review(str(handoff), timeout_seconds=30)
-    assert not out.success and out.error == "claude_error" and "500" in (out.error_message or "")
+    assert not out.success and out.error == out.error_code == "claude_error"
+    assert "500" in (out.error_message or "")
 
 
 async def test_cli_missing_and_cli_that_cannot_start(
@@ -129,14 +187,16 @@ async def test_cli_missing_and_cli_that_cannot_start(
 ) -> None:
     manager, svc, factory = await run({}, claude_code_path=tmp_path / "no" / "claude")
     out = await svc.validate_proposal(str(handoff))
-    assert not out.success and out.error == "cli_missing" and factory.drivers == []
-    assert out.attempts == 0 and out.session_id is None
+    assert not out.success and out.error == out.error_code == "cli_missing"
+    assert factory.drivers == [] and out.attempts == 0 and out.session_id is None
+    assert out.cost_usd == 0.0 and out.tokens_used is None
     factory2 = fake_driver_factory(connect_error=CliNotFound("claude did not start: boom"))
     manager2, svc2 = await review(manager.settings.model_copy(update={"claude_code_path": None}),
                                   factory2)  # fmt: skip
     try:
         out = await svc2.validate_proposal(str(handoff))
-        assert not out.success and out.error == "cli_crash" and "boom" in (out.stderr or "")
+        assert not out.success and out.error_code == "cli_crash"
+        assert "boom" in (out.error or "") and "boom" in (out.stderr or "")
     finally:
         await manager2.shutdown()
 
