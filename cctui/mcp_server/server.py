@@ -38,7 +38,8 @@ one task to completion in a single call."""
 MENU_INSTRUCTIONS = """\
 cctui's review menu: fixed-prompt reviews by Claude with read-only tools. You pass paths \
 (inside a registered project or a configured review root), never instructions. \
-claude_judge_review judges a TASK_CONTRACT.json and writes JUDGE_REPORT.md/.json; \
+claude_judge_review (also named claude_review) judges a TASK_CONTRACT.json and writes \
+JUDGE_REPORT.md/.json; \
 claude_validate_proposal, claude_security_audit and claude_resolve_conflict answer in JSON. \
 Call claude_health first to check that Claude Code is available."""
 
