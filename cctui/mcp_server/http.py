@@ -50,34 +50,62 @@ def connection_cap() -> int:
     return max(8, min(256, soft // 4))
 
 
+def accept_batch(cap: int) -> int:
+    """How many connections asyncio accepts in one tick (uvicorn's ``backlog``).
+
+    Accepting takes a descriptor before the cap can close anything: asyncio accepts up to
+    ``backlog`` sockets per tick, and a batch is reconciled with the cap about three ticks
+    later, so at most ``cap + 3 * batch`` sockets are open. uvicorn's default (2048) let one
+    burst exhaust the descriptors (and asyncio then logs an EMFILE traceback per attempt).
+    """
+    return max(4, cap // 4)
+
+
+LISTEN_BACKLOG = 1024
+"""The kernel's queue of connections waiting to be accepted (costs no descriptor): a flood
+waits there instead of making clients, authorized ones too, retry their SYN seconds later."""
+
+
 class _GuardedH11(H11Protocol):
     """uvicorn's h11 protocol with a deadline for each request head, and a cap on open
-    connections (the oldest one still waiting for a request is dropped first).
+    connections: over the cap, the idle connection that has waited longest is closed,
+    preferring one that never sent a request (a served client's keep-alive goes last).
 
     uvicorn only times out a connection between requests (``timeout_keep_alive``); one that
     never sends a byte, or sends a request head byte by byte, would otherwise stay open.
     """
 
     cap = 256
+    _dropped = 0
+    _warned_at = float("-inf")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._head_timer: asyncio.TimerHandle | None = None
         self.waiting_since = 0.0
+        self.served = False
+        """A request head arrived on this connection."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._arm()
-        if len(self.connections) > self.cap:
-            waiting = [c for c in self.connections if isinstance(c, _GuardedH11) and c._head_timer]
-            oldest = min(waiting, key=lambda c: c.waiting_since, default=self)
-            log.warning("too many MCP connections (%d); closing an idle one", len(self.connections))
-            oldest.transport.close()
+        # Connections closed but not yet lost stay in the set until their connection_lost
+        # (the next tick): never count them, nor pick one again. Picking the same
+        # already-closing "oldest" for a whole burst let the set grow past
+        # ``limit_concurrency``, and uvicorn answered 503 to everyone.
+        live = [c for c in self.connections if not c.transport.is_closing()]
+        if len(live) <= self.cap:
+            return
+        waiting = [c for c in live if isinstance(c, _GuardedH11) and c._head_timer is not None]
+        victim = min(waiting, key=lambda c: (c.served, c.waiting_since), default=self)
+        victim._drop()
+        self._warn_dropped(len(live))
 
     def data_received(self, data: bytes) -> None:
         cycle = self.cycle
         super().data_received(data)
         if self.cycle is not None and self.cycle is not cycle:
+            self.served = True
             self._disarm()  # a complete request head arrived
 
     def on_response_complete(self) -> None:
@@ -102,7 +130,28 @@ class _GuardedH11(H11Protocol):
     def _expired(self) -> None:
         self._head_timer = None
         if not self.transport.is_closing():
-            self.transport.close()
+            self._drop()
+
+    def _drop(self) -> None:
+        """Close an idle connection and stop counting it now, not at connection_lost:
+        uvicorn's ``limit_concurrency`` counts the set, and idle sockets must not reach it."""
+        self._disarm()
+        self.connections.discard(self)
+        self.transport.close()
+
+    def _warn_dropped(self, live: int) -> None:
+        """One warning every few seconds, not one per connection of a flood."""
+        cls = _GuardedH11
+        cls._dropped += 1
+        now = self.loop.time()
+        if now - cls._warned_at >= REQUEST_TIMEOUT_S:
+            log.warning(
+                "too many MCP connections (%d open): closing idle ones, oldest first "
+                "(%d since the last warning)",
+                live,
+                cls._dropped,
+            )
+            cls._warned_at, cls._dropped = now, 0
 
 
 class _Uvicorn(uvicorn.Server):
@@ -188,8 +237,10 @@ class HttpService:
             lifespan="on",
             timeout_graceful_shutdown=2,
             http=type("GuardedH11", (_GuardedH11,), {"cap": cap}),
-            # uvicorn's own bound (a 503) stays above the cap, which closes idle ones first.
+            # uvicorn's own bound (a 503) stays above the cap, which closes idle ones first,
+            # so only requests in flight can reach it.
             limit_concurrency=cap + 16,
+            backlog=accept_batch(cap),
             timeout_keep_alive=int(REQUEST_TIMEOUT_S),
         )
         self._uv = _Uvicorn(config)
@@ -200,6 +251,8 @@ class HttpService:
                 exc = self._task.exception()
                 raise CctuiError(f"the MCP HTTP server did not start: {exc!r}")
             await asyncio.sleep(0.01)
+        # asyncio listens with ``backlog`` (the accept batch); the kernel's queue can be longer.
+        sock.listen(LISTEN_BACKLOG)
         write_private(
             self.settings.server_file,
             json.dumps({"url": self.url, "token": self.token, "pid": os.getpid()}) + "\n",
