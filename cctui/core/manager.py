@@ -165,14 +165,10 @@ class SessionManager(InputVerbs):
         Raises:
             SessionNotFound, SessionLimitReached.
         """
-        session = self._sessions.find_or_adopt(session_id)
-        process = session.process
-        if process.busy and not process.alive:
-            # Still spawning (or just ending): wait for it to settle.
-            await process.settled(_STARTING_WAIT_S)
-        if process.alive:
+        session = await self._settled(session_id)
+        if session.process.alive:
             session.publish(UserMessageEvent(session_id=session.id, text=text))
-            await process.send(text)
+            await session.process.send(text)
             return session.info()
         return await self._resume(session, text)
 
@@ -183,13 +179,17 @@ class SessionManager(InputVerbs):
         Raises:
             SessionNotFound, SessionLimitReached.
         """
-        session = self._sessions.find_or_adopt(session_id)
-        process = session.process
-        if process.busy and not process.alive:
-            await process.settled(_STARTING_WAIT_S)
-        if process.alive:
+        session = await self._settled(session_id)
+        if session.process.alive:
             return session.info()
         return await self._resume(session, None)
+
+    async def _settled(self, session_id: str) -> Session:
+        """The session, once a process that is still spawning (or just ending) settled."""
+        session = self._sessions.find_or_adopt(session_id)
+        if session.process.busy and not session.process.alive:
+            await session.process.settled(_STARTING_WAIT_S)
+        return session
 
     async def _resume(self, session: Session, text: str | None) -> SessionInfo:
         process = session.process
