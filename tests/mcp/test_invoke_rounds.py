@@ -3,42 +3,15 @@
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from cctui.config import Settings
 from cctui.core import SessionManager
-from cctui.mcp_server.server import CctuiMCPServer, build_server
-from tests.fakes.fake_driver import FakeDriverFactory
-from tests.fakes.settings import make_settings
+from cctui.mcp_server.server import CctuiMCPServer
 from tests.mcp.conftest import Answers, client
-
-
-@pytest.fixture
-def settings(tmp_path: Path, project: Path) -> Settings:
-    return make_settings(
-        tmp_path,
-        default_cwd=project,
-        permission_timeout_ms=20_000,
-        projects_config=tmp_path / "claude" / "projects.json",
-    )
-
-
-@pytest.fixture
-async def manager(settings: Settings, factory: FakeDriverFactory) -> AsyncIterator[SessionManager]:
-    m = SessionManager(settings, driver_factory=factory)
-    await m.start()
-    yield m
-    await m.shutdown()
-
-
-@pytest.fixture
-def server(manager: SessionManager, settings: Settings) -> CctuiMCPServer:
-    return build_server(manager, settings)
 
 
 async def call(c: Any, tool: str, **args: Any) -> dict[str, Any]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -15,32 +14,8 @@ from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer, build_server
 from cctui.projects import registry as registry_module
-from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
 from tests.mcp.conftest import Answers, client, error_body
-
-
-@pytest.fixture
-def settings(tmp_path: Path, project: Path) -> Settings:
-    return make_settings(
-        tmp_path,
-        default_cwd=project,
-        permission_timeout_ms=20_000,
-        projects_config=tmp_path / "claude" / "projects.json",
-    )
-
-
-@pytest.fixture
-async def manager(settings: Settings, factory: FakeDriverFactory) -> AsyncIterator[SessionManager]:
-    m = SessionManager(settings, driver_factory=factory)
-    await m.start()
-    yield m
-    await m.shutdown()
-
-
-@pytest.fixture
-def server(manager: SessionManager, settings: Settings) -> CctuiMCPServer:
-    return build_server(manager, settings)
 
 
 async def call(c: Any, tool: str, **args: Any) -> dict[str, Any]:
@@ -81,8 +56,7 @@ async def test_register_and_list(server: CctuiMCPServer, project: Path, settings
         again = await call(c, "register_project", name="My Application", rootPath=str(project))
         assert again["projectId"] == "my-application-2"  # generated ids never collide
         listed = await call(c, "list_projects")
-    assert settings.projects_config is not None
-    on_disk = json.loads(settings.projects_config.read_text())
+    on_disk = json.loads(settings.projects_file.read_text())
     assert [p["id"] for p in on_disk["projects"]] == ["my-application", "my-application-2"]
     first = on_disk["projects"][0]
     assert first["rootPath"] == str(project.resolve())
@@ -92,7 +66,7 @@ async def test_register_and_list(server: CctuiMCPServer, project: Path, settings
     assert [r["id"] for r in rows] == ["my-application", "my-application-2"]
     assert rows[0]["lastAccessed"] == "just now"
     assert rows[0]["hasClaudeState"] is False
-    assert listed["registryPath"] == str(settings.projects_config)
+    assert listed["registryPath"] == str(settings.projects_file)
 
 
 async def test_list_hides_inactive_unless_asked(
@@ -101,11 +75,10 @@ async def test_list_hides_inactive_unless_asked(
     async with client(server) as c:
         await call(c, "register_project", name="a", rootPath=str(project), id="a")
         await call(c, "register_project", name="b", rootPath=str(project), id="b")
-        assert settings.projects_config is not None
-        data = json.loads(settings.projects_config.read_text())
+        data = json.loads(settings.projects_file.read_text())
         data["projects"][1]["active"] = False
         data["projects"][1]["somethingElse"] = {"kept": True}  # another tool's key
-        settings.projects_config.write_text(json.dumps(data))
+        settings.projects_file.write_text(json.dumps(data))
         assert [p["id"] for p in (await call(c, "list_projects"))["projects"]] == ["a"]
         everything = await call(c, "list_projects", includeInactive=True)
         assert [(p["id"], p["active"]) for p in everything["projects"]] == [
@@ -115,7 +88,7 @@ async def test_list_hides_inactive_unless_asked(
         (project / ".claude").mkdir()
         assert (await call(c, "list_projects"))["projects"][0]["hasClaudeState"] is True
         await call(c, "register_project", name="c", rootPath=str(project), id="c")
-    kept = json.loads(settings.projects_config.read_text())["projects"][1]
+    kept = json.loads(settings.projects_file.read_text())["projects"][1]
     assert kept["somethingElse"] == {"kept": True}
 
 
@@ -189,16 +162,15 @@ async def test_duplicate_id_confirmed_by_elicitation(
 async def test_corrupt_registry_is_reported_backed_up_and_kept(
     server: CctuiMCPServer, project: Path, settings: Settings
 ) -> None:
-    assert settings.projects_config is not None
-    settings.projects_config.parent.mkdir(parents=True, exist_ok=True)
-    settings.projects_config.write_text('{"projects": [ {"id": "half"')
+    settings.projects_file.parent.mkdir(parents=True, exist_ok=True)
+    settings.projects_file.write_text('{"projects": [ {"id": "half"')
     async with client(server) as c:
         listed = await fails(c, "list_projects")
         reg = await fails(c, "register_project", name="x", rootPath=str(project))
     assert listed["code"] == reg["code"] == "corrupt_file"
     assert "will not overwrite" in reg["message"]
-    assert settings.projects_config.read_text() == '{"projects": [ {"id": "half"'
-    backups = list(settings.projects_config.parent.glob("projects.json.corrupt-*"))
+    assert settings.projects_file.read_text() == '{"projects": [ {"id": "half"'
+    backups = list(settings.projects_file.parent.glob("projects.json.corrupt-*"))
     assert len(backups) == 1  # one copy per distinct content, not one per call
     assert backups[0].read_text() == '{"projects": [ {"id": "half"'
 
