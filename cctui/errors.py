@@ -62,6 +62,13 @@ class CliNotFound(CctuiError):
 
     code = "cli_not_found"
 
+    def __init__(
+        self, message: str, *, suggestion: str | None = None, stderr: str | None = None
+    ) -> None:
+        super().__init__(message, suggestion=suggestion)
+        self.stderr = stderr
+        """The last lines the CLI wrote to stderr (redacted), if it wrote any."""
+
 
 class ValidationFailed(CctuiError):
     """Arguments were well-typed but make no sense together."""

@@ -137,6 +137,7 @@ class SdkDriver:
             raise CliNotFound(
                 redact_text(f"claude did not start: {reason}" + (f" ({tail})" if tail else "")),
                 suggestion="Check CLAUDE_CODE_PATH and the session's options.",
+                stderr=redact_text(tail) if tail else None,
             ) from None
         finally:
             guard.cancel()

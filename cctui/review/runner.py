@@ -335,7 +335,7 @@ class ReviewRunner:
                 exc.message,
                 suggestion="Run claude_health; check the CLI and its settings.",
                 retryable=True,
-                stderr=exc.message,
+                stderr=exc.stderr or exc.message,
             ) from None
         except LaunchPrefixNotFound as exc:
             raise ReviewFailed(
