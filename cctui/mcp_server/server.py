@@ -92,7 +92,7 @@ class CctuiMCPServer(MCPServer):
             if isinstance(result, InputRequiredResult):
                 outcome = "input_required"
             else:
-                outcome = "error" if result.is_error else "ok"
+                outcome = _outcome(result)
             return result
         except ToolError as exc:
             info = self._describe(name, exc)
@@ -158,6 +158,17 @@ class CctuiMCPServer(MCPServer):
             )
         log.error("tool %s crashed", name, exc_info=cause)
         return errors.internal(name)
+
+
+def _outcome(result: CallToolResult) -> str:
+    if result.is_error:
+        return "error"
+    body = result.structured_content or {}
+    # A failed review is a normal result in seed 001's shape ({success: false, error}), but
+    # the audit log and the metrics must count it as the failure it is.
+    if body.get("success") is False:
+        return str(body.get("error_code") or "error")
+    return "ok"
 
 
 def _instructions(groups: frozenset[str]) -> str:

@@ -163,6 +163,9 @@ async def test_each_tool_in_each_scenario(
         assert out["success"] is False and out["timed_out"] is True
         assert out["error"] == out["error_code"] == "timeout" and out["attempts"] == 1
         assert info.status == SessionStatus.INTERRUPTED
+    # The audit log and the metrics count a failed review as the failure it is.
+    [call] = [r for r in manager.audit.read() if r["event"] == "tool_call"]
+    assert call["tool"] == t.name and call["outcome"] == (out["error_code"] or "ok")
     if scenario != "valid" and scenario != "write":
         assert all(out.get(k) in (None, [], 0) for k in t.expected), out
         assert not judge_report.exists()
