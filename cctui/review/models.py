@@ -111,6 +111,8 @@ class JudgeReviewOut(ReviewOut):
     task_id: str | None = None
     summary: str | None = None
     blocking_issues: list[Issue] = Field(default_factory=list)
+    suggestions: list[str] = Field(default_factory=list)
+    """Non-blocking improvements (as in JUDGE_REPORT.json)."""
     acceptance_criteria: list[Criterion] = Field(default_factory=list)
 
 

@@ -105,6 +105,7 @@ class ReviewService:
             "task_id": answer.task_id,
             "summary": answer.summary,
             "blocking_issues": answer.blocking_issues,
+            "suggestions": answer.suggestions,
             "acceptance_criteria": answer.acceptance_criteria,
         }
         try:

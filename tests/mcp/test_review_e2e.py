@@ -130,6 +130,7 @@ async def test_judge_write_is_refused_then_verdict_and_reports(
     # cctui wrote the reports from the JSON answer.
     report = json.loads(Path(out["report_json_path"]).read_text())
     assert report["verdict"] == "CONDITIONAL" and report["suggestions"] == ["handle an empty name"]
+    assert out["suggestions"] == report["suggestions"]  # seed 001's schema lists them too
     # The CLI's usage of the review's four model calls, summed (the fake API reports some).
     assert isinstance(report["tokens_used"], int) and report["tokens_used"] > 1000
     assert report["tokens_used"] == out["tokens_used"] and report["cost_usd"] == out["cost_usd"]
