@@ -37,9 +37,9 @@ class Checkpoint:
     """What the resolver saw: the wait's outcome, and the input to ask about (if any)."""
 
     deadline: float
-    deferred: bool = False
-    started: float = field(default_factory=lambda: _now())
+    started: float
     """When the call began (loop time), for ``waitedMs``."""
+    deferred: bool = False
     """Handshake era: the body does the work (it can ask mid-call)."""
     outcome: WaitOutcome | None = None
     ask: PendingInput | None = None
@@ -67,26 +67,28 @@ async def checkpoint(
     wait: bool = True,
 ) -> Checkpoint:
     """The resolver half of a waiting tool (see the module docstring)."""
-    deadline = _now() + timeout_ms / 1000
+    # Taken before waiting: the Checkpoint is built after the wait it measures.
+    started = _now()
+    deadline = started + timeout_ms / 1000
     if not is_modern(ctx):
-        return Checkpoint(deadline, deferred=True)
+        return Checkpoint(deadline, started, deferred=True)
     label = client_label(ctx)
     if ctx.input_responses is not None:
         # A retry carrying answers: re-ask exactly what was asked, never redo ``before``.
         asked = broker.asked_open(session_id, label)
         if asked is not None:
-            return Checkpoint(deadline, ask=asked)
+            return Checkpoint(deadline, started, ask=asked)
     elif before is not None:
         await before()
     if not wait:
-        return Checkpoint(deadline)
+        return Checkpoint(deadline, started)
     elicits = can_elicit(ctx)
     with broker.waiting(session_id, label, elicits):
         outcome = await manager.wait(session_id, max(0.0, deadline - _now()))
     ask = None
     if elicits and outcome.reason == "input_needed":
         ask = broker.claim(outcome.pending, label)
-    return Checkpoint(deadline, outcome=outcome, ask=ask)
+    return Checkpoint(deadline, started, outcome=outcome, ask=ask)
 
 
 def question(cp: Checkpoint) -> NoQuestion | Elicit[DecisionForm]:

@@ -289,3 +289,11 @@ async def test_input_without_a_waiting_call_goes_to_the_human_and_the_owner_may_
         assert routes == ["human"]  # the TUI was never told to pop a second modal
         w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
         assert w["reason"] == "turn_ended"
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_waited_ms_is_the_time_the_call_waited(server: CctuiMCPServer, mode: str) -> None:
+    async with client(server, mode=mode) as c:
+        sid = (await ok(c, "claude_create_session", {"prompt": "slow please"}))["sessionId"]
+        w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 1000})
+        assert w["timed_out"] is True and 900 <= w["waited_ms"] < 5000, w
