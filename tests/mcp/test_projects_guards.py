@@ -194,6 +194,38 @@ async def test_an_answer_outside_the_form_cancels(
     assert (project / "f.txt").read_text() == "old"
 
 
+@pytest.mark.parametrize("content", [{"choice": "bogus"}, {}, {"other": 1}])
+async def test_an_answer_outside_the_form_cancels_on_2026_07_28(
+    server: CctuiMCPServer, project: Path, content: dict[str, Any]
+) -> None:
+    # Asked through the SDK's Elicit marker: its own validation would blame the tool's
+    # arguments (validation_error "choice: Field required").
+    (project / "f.txt").write_text("old")
+    answers = Answers(content=content)
+    async with client(server, elicit=answers) as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        body = await fails(c, "write_to_project", projectId="p", filePath="f.txt", content="new")
+        dup = await fails(c, "register_project", name="q", rootPath=str(project), id="p")
+        listed = await call(c, "list_projects")
+    assert len(answers.asked) == 2
+    assert body["code"] == dup["code"] == "cancelled", (body, dup)
+    assert "did not fit" in body["message"] and "overwrite, append, cancel" in body["message"]
+    assert "overwrite, cancel" in dup["message"]
+    assert (project / "f.txt").read_text() == "old"
+    assert [p["name"] for p in listed["projects"]] == ["p"]
+
+
+async def test_an_answer_inside_the_form_still_counts_on_2026_07_28(
+    server: CctuiMCPServer, project: Path
+) -> None:
+    (project / "f.txt").write_text("old")
+    async with client(server, elicit=Answers(content={"choice": "append"})) as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        out = await call(c, "write_to_project", projectId="p", filePath="f.txt", content="+")
+    assert out["action"] == "appended"
+    assert (project / "f.txt").read_text() == "old+"
+
+
 async def test_an_accepted_answer_without_content_cancels(
     server: CctuiMCPServer, project: Path
 ) -> None:
