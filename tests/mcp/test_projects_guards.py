@@ -159,6 +159,27 @@ async def test_the_session_resource_always_has_a_session_id(
     assert after["sessionId"] is None and after["checkpoints"][0]["summary"] == "s"
 
 
+async def test_the_session_resource_names_the_newest_task_session(
+    server: CctuiMCPServer, project: Path
+) -> None:
+    def task(n: int, session: str | None) -> dict[str, Any]:
+        t: dict[str, Any] = {"taskId": f"task_{n}", "status": "completed", "command": "c"}
+        t["startTime"] = f"2025-01-20T14:3{n}:00Z"
+        return t | ({"sessionId": session} if session else {})
+
+    state = project / ".claude" / "session_state.json"
+    state.parent.mkdir()
+    tasks = [task(1, "sess-old"), task(2, "sess-new"), task(3, None)]  # task 3 still starting
+    async with client(server) as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        state.write_text(json.dumps({"claudeCodeTasks": tasks}))
+        from_tasks = json.loads((await c.read_resource("claude-code://p/session")).contents[0].text)
+        state.write_text(json.dumps({"sessionId": "sess_abc123", "claudeCodeTasks": tasks}))
+        own = json.loads((await c.read_resource("claude-code://p/session")).contents[0].text)
+    assert from_tasks["sessionId"] == "sess-new"
+    assert own["sessionId"] == "sess_abc123"  # the state's own (seed 000) wins
+
+
 async def test_registry_entries_always_have_a_default_branch(
     server: CctuiMCPServer, project: Path, tmp_path: Path, settings: Settings
 ) -> None:
