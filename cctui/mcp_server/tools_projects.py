@@ -280,6 +280,7 @@ def register(
             size=got.size,
             truncated=got.truncated,
             has_more=got.has_more,
+            note=got.note,
         )
 
     # -- checkpoints and status ----------------------------------------------------------

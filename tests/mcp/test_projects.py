@@ -340,6 +340,20 @@ async def test_read_ranges_and_errors(server: CctuiMCPServer, project: Path) -> 
         assert tail["content"] == "line 9\nline 10\n" and tail["totalLines"] == 10
         past = await call(c, "read_from_project", projectId="p", filePath="lines.txt", startLine=50)
         assert past["content"] == "" and past["endLine"] == 49 and past["totalLines"] == 10
+        assert (
+            past["note"]
+            == "lines.txt has 10 lines; startLine 50 is past its end, so nothing was returned."
+        )
+        assert tail["note"] is None and mid["note"] is None
+        (project / "one.txt").write_text("only\n")
+        one = await call(
+            c, "read_from_project", projectId="p", filePath="one.txt", startLine=2, endLine=2
+        )
+        assert (one["content"], one["totalLines"], one["hasMore"]) == ("", 1, False)
+        assert "one.txt has 1 line; startLine 2 is past its end" in one["note"]
+        (project / "empty.txt").write_text("")
+        empty = await call(c, "read_from_project", projectId="p", filePath="empty.txt")
+        assert (empty["content"], empty["totalLines"], empty["note"]) == ("", 0, None)
         (project / "no-eol.txt").write_text("a\nb")
         for start, total in ((3, 2), (2, 2), (9, 2)):
             got = await call(
