@@ -361,5 +361,5 @@ def register(
 
     tools_invoke.register(server, manager, projects, broker)
     resources.register(server, projects)
-    prompts.register(server)
+    prompts.register(server, projects)
     return projects

@@ -565,6 +565,31 @@ async def test_invoke_without_a_cli_says_how_to_install(tmp_path: Path, project:
     assert status["claudeCodeTasks"][0]["status"] == "failed"
 
 
+PROMPTS = ["plan-and-implement", "save-to-project", "continue-in-cli", "project-status"]
+
+
+@pytest.mark.parametrize("name", PROMPTS)
+async def test_prompts_refuse_an_unknown_project(
+    server: CctuiMCPServer, project: Path, name: str
+) -> None:
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import INVALID_PARAMS
+
+    async with client(server) as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        with pytest.raises(MCPError) as raised:
+            await c.get_prompt(name, {"projectId": "ghost"})
+        known = await c.get_prompt(name, {"projectId": "p"})
+        unnamed = await c.get_prompt(name, {})
+    assert raised.value.code == INVALID_PARAMS
+    body = json.loads(raised.value.message)
+    assert body["code"] == "project_not_found"
+    assert "'ghost' is not registered (registered: p)" in body["message"]
+    assert "list_projects" in body["suggestion"]
+    assert "`p`" in known.messages[0].content.text  # type: ignore[union-attr]
+    assert "Which project" in unnamed.messages[0].content.text  # type: ignore[union-attr]
+
+
 async def test_projects_profile_has_resources_and_prompts(
     manager: SessionManager, settings: Settings
 ) -> None:
