@@ -6,11 +6,18 @@ else a ``confirmation`` input for the human at the TUI (``SessionManager.confirm
 the given structured error. An answer that does not fit the form cancels, with nothing done.
 """
 
+import functools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, ElicitationResult
-from pydantic import BaseModel
+from pydantic import (
+    BaseModel,
+    PrivateAttr,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    model_validator,
+)
 
 from cctui.core import SessionManager
 from cctui.errors import CctuiError
@@ -31,14 +38,56 @@ class Chosen:
     decided_by: str
 
 
+def _misfit(choices: tuple[str, ...]) -> WriteCancelled:
+    return WriteCancelled(
+        f"The answer did not fit the question (one of: {', '.join(choices)}); nothing was changed.",
+        suggestion="Call again and answer with one of the offered choices.",
+    )
+
+
+class _Forgiving(BaseModel):
+    """Mixed into a form sent as an ``Elicit`` marker: an answer that does not fit becomes an
+    instance flagged ``_misfit`` instead of an error (the SDK would report that as the tool's
+    own arguments being invalid, ``validation_error``), and ``choice_of`` cancels on it."""
+
+    choices: ClassVar[tuple[str, ...]] = ()
+    _misfit: bool = PrivateAttr(default=False)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_misfits(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        try:
+            return handler(data)
+        except ValidationError:
+            misfit = cls.model_construct()
+            misfit._misfit = True
+            return misfit
+
+
+@functools.cache
+def forgiving(form: type[BaseModel], choices: tuple[str, ...]) -> type[BaseModel]:
+    """``form`` with the same name, description and JSON schema (what the client is asked),
+    whose answers that do not fit are kept as misfits (see ``_Forgiving``)."""
+    return type(
+        form.__name__,
+        (_Forgiving, form),
+        {"__doc__": form.__doc__, "__module__": form.__module__, "choices": choices},
+    )
+
+
 def choice_of(answer: ElicitationResult[Any]) -> tuple[str | None, str | None]:
-    """``(choice, decided_by)`` from a resolver outcome; ``(None, None)`` when nobody was asked."""
+    """``(choice, decided_by)`` from a resolver outcome; ``(None, None)`` when nobody was asked.
+
+    Raises ``WriteCancelled`` for an answer that did not fit the form (nothing is done).
+    """
     if isinstance(answer, AcceptedElicitation):
         data = answer.data
         if isinstance(data, NoQuestion):
             return None, None
         if isinstance(data, Chosen):
             return data.choice, data.decided_by
+        if isinstance(data, _Forgiving) and data._misfit:
+            raise _misfit(data.choices)
         if isinstance(data, BaseModel):
             return str(getattr(data, "choice", "cancel")), None
     return "cancel", None  # declined or cancelled the form
@@ -62,14 +111,11 @@ async def ask_or_refuse(
         try:
             answer = await ctx.elicit(message, form)
         except ValueError:
-            raise WriteCancelled(
-                "The answer did not fit the question (one of: "
-                f"{', '.join(choices)}); nothing was changed.",
-                suggestion="Call again and answer with one of the offered choices.",
-            ) from None
+            raise _misfit(choices) from None
         return Chosen(choice_of(answer)[0] or "cancel", f"mcp:{client_label(ctx)}")
     if can_elicit(ctx):
-        return Elicit(message, form)  # 2026-07-28: asked by the SDK between rounds
+        # 2026-07-28: asked by the SDK between rounds, which validates the answer itself.
+        return Elicit(message, forgiving(form, choices))
     if manager.human_attached:
         choice, by = await manager.confirm(subject, title, message, choices)
         return Chosen(choice, by)

@@ -100,6 +100,9 @@ class ReadOut(Out):
     """The size cap cut the range short; ask for a smaller range."""
     has_more: bool
     """Lines exist after endLine."""
+    note: str | None = None
+    """Set when startLine is past the end of the file: nothing was returned, and the note
+    gives the file's line count (also in totalLines)."""
 
 
 class CheckpointOut(Out):

@@ -1,18 +1,34 @@
-"""Project prompts (seed 000), worded for cctui's tools."""
+"""Project prompts (seed 000), worded for cctui's tools.
+
+A prompt given an unknown ``projectId`` fails (-32602, invalid params) with the structured
+``project_not_found`` error as its message, naming the registered ids, as the resources
+do: a prompt built around a project nobody registered would send the model off with tools
+that all fail.
+"""
 
 from __future__ import annotations
 
 from mcp.server import MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
+
+from cctui.errors import CctuiError
+from cctui.mcp_server.errors import from_cctui_error
+from cctui.projects import ProjectService
 
 
-def _which(project_id: str | None) -> str:
-    if project_id:
-        return f"We are working on project `{project_id}`."
-    return "Which project should we work on? (list_projects shows the registered ones.)"
-
-
-def register(server: MCPServer) -> None:
+def register(server: MCPServer, projects: ProjectService) -> None:
     """Add the four workflow prompts to ``server``."""
+
+    def _which(project_id: str | None) -> str:
+        if not project_id:
+            return "Which project should we work on? (list_projects shows the registered ones.)"
+        try:
+            project = projects.registry.get(project_id)
+        except CctuiError as exc:
+            # An MCPError, as the SDK replaces any other exception's text with a generic one.
+            raise MCPError(INVALID_PARAMS, from_cctui_error(exc).model_dump_json()) from None
+        return f"We are working on project `{project.id}`."
 
     @server.prompt(
         name="plan-and-implement",

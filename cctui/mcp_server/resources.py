@@ -144,8 +144,9 @@ def register(server: MCPServer, projects: ProjectService) -> None:
     async def project_session(projectId: str) -> str:  # noqa: N803
         state, _path = await anyio.to_thread.run_sync(projects.state, projectId)
         data = state.model_dump(mode="json", by_alias=True, exclude_none=True)
-        # Seed 000's format always has sessionId: null until someone recorded one.
-        return json.dumps({"sessionId": None, **data})
+        # Seed 000's format always has sessionId (null until a session is known); without one
+        # of its own, the state's session is the one its newest Claude Code task ran in.
+        return json.dumps({**data, "sessionId": state.current_session_id()})
 
     @server.resource(
         "claude-code://{projectId}/docs",

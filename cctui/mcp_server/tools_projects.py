@@ -280,6 +280,7 @@ def register(
             size=got.size,
             truncated=got.truncated,
             has_more=got.has_more,
+            note=got.note,
         )
 
     # -- checkpoints and status ----------------------------------------------------------
@@ -360,5 +361,5 @@ def register(
 
     tools_invoke.register(server, manager, projects, broker)
     resources.register(server, projects)
-    prompts.register(server)
+    prompts.register(server, projects)
     return projects

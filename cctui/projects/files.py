@@ -38,6 +38,9 @@ class ReadResult:
     """The byte cap cut the range short."""
     has_more: bool
     """Lines exist after ``end_line``."""
+    note: str | None = None
+    """Set when the range starts past the end of the file (nothing returned): says so, with
+    the file's line count."""
 
 
 def _looks_binary(head: bytes) -> bool:
@@ -126,6 +129,10 @@ def read_lines(
             kept_bytes += len(raw)
             last = line_no
         kept.append(decoder.decode(b"", final=True))
+        note = None
+        if reached_end and line_no < start and start > 1:  # line_no: the file's line count
+            lines = "1 line" if line_no == 1 else f"{line_no} lines"
+            note = f"{rel} has {lines}; startLine {start} is past its end, so nothing was returned."
         return ReadResult(
             path=path,
             content="".join(kept),
@@ -135,4 +142,5 @@ def read_lines(
             size=st.st_size,
             truncated=truncated,
             has_more=not reached_end,
+            note=note,
         )

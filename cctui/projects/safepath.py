@@ -47,9 +47,10 @@ _LOOKALIKES = frozenset(
     "\u2024\u2025\u2026\u2027\u2215\u2044\u2216\u29f5\u29f8\u29f9\u0338\u2052"
     "\uff0e\uff0f\uff3c\ufe52\ufe68\u3002\uff61\u2e31"
 )
-# Bidirectional overrides and isolates: they make a name display in another order than it
-# is stored ("docs/\u202etxt.exe" shows as "docs/exe.txt").
-_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Bidirectional overrides, isolates and marks (LRM, RLM, ALM): they make a name display in
+# another order than it is stored ("docs/\u202etxt.exe" shows as "docs/exe.txt"), or
+# invisibly different from a name it looks identical to.
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
 # Code points HFS+ ignores in names (git's is_hfs_dotgit list): on macOS ".g\u200cit" is ".git".
 _HFS_IGNORED = dict.fromkeys(
     map(
@@ -80,7 +81,8 @@ def check_relative(rel: str) -> tuple[str, ...]:
         raise _refuse(str(rel), "it is empty")
     if "\x00" in rel:
         raise _refuse(rel, "it contains a NUL byte")
-    if any(ord(c) < 32 or ord(c) == 127 for c in rel):
+    # C0, DEL and C1 (U+0080-U+009F: U+009B is a terminal's CSI, as ESC [ is).
+    if any(ord(c) < 32 or 127 <= ord(c) <= 159 for c in rel):
         raise _refuse(rel, "it contains control characters")
     if len(rel.encode("utf-8", "surrogatepass")) > MAX_PATH_BYTES:
         raise _refuse(rel, f"it is longer than {MAX_PATH_BYTES} bytes")

@@ -100,6 +100,13 @@ class SessionState(_Camel):
     artifacts: list[Artifact] = Field(default_factory=list)
     """Files written through cctui, newest last (the newest ``MAX_ARTIFACTS``)."""
 
+    def current_session_id(self) -> str | None:
+        """The state's own ``sessionId``, else the Claude Code session of the newest task
+        that recorded one (a task still starting has none yet): the session to resume."""
+        if self.session_id:
+            return self.session_id
+        return next((t.session_id for t in reversed(self.claude_code_tasks) if t.session_id), None)
+
 
 class StateFile:
     """A project's session state, updated atomically under a lock."""

@@ -340,6 +340,20 @@ async def test_read_ranges_and_errors(server: CctuiMCPServer, project: Path) -> 
         assert tail["content"] == "line 9\nline 10\n" and tail["totalLines"] == 10
         past = await call(c, "read_from_project", projectId="p", filePath="lines.txt", startLine=50)
         assert past["content"] == "" and past["endLine"] == 49 and past["totalLines"] == 10
+        assert (
+            past["note"]
+            == "lines.txt has 10 lines; startLine 50 is past its end, so nothing was returned."
+        )
+        assert tail["note"] is None and mid["note"] is None
+        (project / "one.txt").write_text("only\n")
+        one = await call(
+            c, "read_from_project", projectId="p", filePath="one.txt", startLine=2, endLine=2
+        )
+        assert (one["content"], one["totalLines"], one["hasMore"]) == ("", 1, False)
+        assert "one.txt has 1 line; startLine 2 is past its end" in one["note"]
+        (project / "empty.txt").write_text("")
+        empty = await call(c, "read_from_project", projectId="p", filePath="empty.txt")
+        assert (empty["content"], empty["totalLines"], empty["note"]) == ("", 0, None)
         (project / "no-eol.txt").write_text("a\nb")
         for start, total in ((3, 2), (2, 2), (9, 2)):
             got = await call(
@@ -549,6 +563,31 @@ async def test_invoke_without_a_cli_says_how_to_install(tmp_path: Path, project:
     assert "npm install -g @anthropic-ai/claude-code" in body["suggestion"]
     assert "CLAUDE_CODE_PATH" in body["suggestion"]
     assert status["claudeCodeTasks"][0]["status"] == "failed"
+
+
+PROMPTS = ["plan-and-implement", "save-to-project", "continue-in-cli", "project-status"]
+
+
+@pytest.mark.parametrize("name", PROMPTS)
+async def test_prompts_refuse_an_unknown_project(
+    server: CctuiMCPServer, project: Path, name: str
+) -> None:
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import INVALID_PARAMS
+
+    async with client(server) as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        with pytest.raises(MCPError) as raised:
+            await c.get_prompt(name, {"projectId": "ghost"})
+        known = await c.get_prompt(name, {"projectId": "p"})
+        unnamed = await c.get_prompt(name, {})
+    assert raised.value.code == INVALID_PARAMS
+    body = json.loads(raised.value.message)
+    assert body["code"] == "project_not_found"
+    assert "'ghost' is not registered (registered: p)" in body["message"]
+    assert "list_projects" in body["suggestion"]
+    assert "`p`" in known.messages[0].content.text  # type: ignore[union-attr]
+    assert "Which project" in unnamed.messages[0].content.text  # type: ignore[union-attr]
 
 
 async def test_projects_profile_has_resources_and_prompts(

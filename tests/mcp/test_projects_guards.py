@@ -159,6 +159,27 @@ async def test_the_session_resource_always_has_a_session_id(
     assert after["sessionId"] is None and after["checkpoints"][0]["summary"] == "s"
 
 
+async def test_the_session_resource_names_the_newest_task_session(
+    server: CctuiMCPServer, project: Path
+) -> None:
+    def task(n: int, session: str | None) -> dict[str, Any]:
+        t: dict[str, Any] = {"taskId": f"task_{n}", "status": "completed", "command": "c"}
+        t["startTime"] = f"2025-01-20T14:3{n}:00Z"
+        return t | ({"sessionId": session} if session else {})
+
+    state = project / ".claude" / "session_state.json"
+    state.parent.mkdir()
+    tasks = [task(1, "sess-old"), task(2, "sess-new"), task(3, None)]  # task 3 still starting
+    async with client(server) as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        state.write_text(json.dumps({"claudeCodeTasks": tasks}))
+        from_tasks = json.loads((await c.read_resource("claude-code://p/session")).contents[0].text)
+        state.write_text(json.dumps({"sessionId": "sess_abc123", "claudeCodeTasks": tasks}))
+        own = json.loads((await c.read_resource("claude-code://p/session")).contents[0].text)
+    assert from_tasks["sessionId"] == "sess-new"
+    assert own["sessionId"] == "sess_abc123"  # the state's own (seed 000) wins
+
+
 async def test_registry_entries_always_have_a_default_branch(
     server: CctuiMCPServer, project: Path, tmp_path: Path, settings: Settings
 ) -> None:
@@ -192,6 +213,38 @@ async def test_an_answer_outside_the_form_cancels(
     assert body["code"] == dup["code"] == "cancelled"
     assert "did not fit" in body["message"] and "overwrite, append, cancel" in body["message"]
     assert (project / "f.txt").read_text() == "old"
+
+
+@pytest.mark.parametrize("content", [{"choice": "bogus"}, {}, {"other": 1}])
+async def test_an_answer_outside_the_form_cancels_on_2026_07_28(
+    server: CctuiMCPServer, project: Path, content: dict[str, Any]
+) -> None:
+    # Asked through the SDK's Elicit marker: its own validation would blame the tool's
+    # arguments (validation_error "choice: Field required").
+    (project / "f.txt").write_text("old")
+    answers = Answers(content=content)
+    async with client(server, elicit=answers) as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        body = await fails(c, "write_to_project", projectId="p", filePath="f.txt", content="new")
+        dup = await fails(c, "register_project", name="q", rootPath=str(project), id="p")
+        listed = await call(c, "list_projects")
+    assert len(answers.asked) == 2
+    assert body["code"] == dup["code"] == "cancelled", (body, dup)
+    assert "did not fit" in body["message"] and "overwrite, append, cancel" in body["message"]
+    assert "overwrite, cancel" in dup["message"]
+    assert (project / "f.txt").read_text() == "old"
+    assert [p["name"] for p in listed["projects"]] == ["p"]
+
+
+async def test_an_answer_inside_the_form_still_counts_on_2026_07_28(
+    server: CctuiMCPServer, project: Path
+) -> None:
+    (project / "f.txt").write_text("old")
+    async with client(server, elicit=Answers(content={"choice": "append"})) as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        out = await call(c, "write_to_project", projectId="p", filePath="f.txt", content="+")
+    assert out["action"] == "appended"
+    assert (project / "f.txt").read_text() == "old+"
 
 
 async def test_an_accepted_answer_without_content_cancels(

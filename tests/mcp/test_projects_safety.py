@@ -71,6 +71,13 @@ CORPUS: list[str] = [
     ".g\u200cit/config",  # HFS+ ignores the zero-width non-joiner: .git on macOS
     "docs/\u202etxt.md",  # right-to-left override: shows as another name
     "docs/a\u2066b.md",  # left-to-right isolate
+    "docs/\u200etxt.md",  # left-to-right mark
+    "docs/\u200ftxt.md",  # right-to-left mark
+    "docs/\u061ctxt.md",  # Arabic letter mark
+    "docs/a\x9b31mb.md",  # C1 control sequence introducer: a terminal's ESC [
+    "docs/a\x85b.md",  # C1 next line
+    "docs/a\x80b.md",  # first C1 control
+    "docs/a\x9fb.md",  # last C1 control
 ]
 
 
@@ -176,4 +183,6 @@ async def test_refusals_name_the_problem(server: CctuiMCPServer, layout: tuple[P
         assert "lookalike" in await why("\uff0e\uff0e/x")
         assert "backslash" in await why("..\\x")
         assert "bidirectional control" in await why("docs/\u202egpj.exe")
+        assert "bidirectional control" in await why("docs/\u200fgpj.exe")
+        assert "control characters" in await why("docs/a\x9bb.md")
         assert "'.git' belongs to git" in await why(".GIT/config")
