@@ -1,51 +1,40 @@
-"""claude_query (one blocking run, streamed as notifications), history tools, and health.
+"""claude_query (one run, streamed as notifications), history tools, and health.
+
+A query's decisions take the usual route (``query_run``): asked of this caller when it can
+elicit (mid-call on handshake-era connections; on 2026-07-28 ones, where a tool cannot ask
+mid-call, as an input-required round whose retry continues the same run), else the human at
+the TUI; when neither can answer, the call returns at once with what to answer through
+``claude_respond``.
 
 No ``from __future__ import annotations``: see ``tools_sessions``.
 """
 # ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seeds)
 
 import asyncio
-import contextlib
-import time
-import warnings
+import uuid
 from typing import Annotated
 
 import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
-from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp.types import InputRequiredResult
 from pydantic import BaseModel, ConfigDict, Field
 
 from cctui.config import Settings
-from cctui.core import (
-    AssistantTextEvent,
-    ResultEvent,
-    SessionEvent,
-    SessionManager,
-    StatusChanged,
-)
+from cctui.core import SessionManager
 from cctui.errors import ValidationFailed
 from cctui.history import HistoryIndex
 from cctui.mcp_server import history_view
-from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label, is_modern
+from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label
 from cctui.mcp_server.health import check_health
-from cctui.mcp_server.render import event_text
-from cctui.mcp_server.schemas import PendingInputOut
-from cctui.mcp_server.schemas_more import (
-    HealthOut,
-    QueryMessage,
-    QueryOut,
-    QueryResult,
-    SessionListOut,
-    TranscriptOut,
-)
+from cctui.mcp_server.query_run import QueryRun
+from cctui.mcp_server.rounds import ask_round
+from cctui.mcp_server.schemas_more import HealthOut, QueryOut, SessionListOut, TranscriptOut
 from cctui.mcp_server.tools_sessions import ACT, READ, SessionId
-from cctui.mcp_server.waiting import Tally, drive
 
 QUERY_DEFAULT_MAX_MS = 600_000
-SYSTEM_KINDS = frozenset({"input_requested", "input_resolved", "error"})
-"""Message types that are cctui's notices rather than the conversation (seed 003's
-``includeSystemMessages: false`` leaves them out of the returned messages)."""
+UNCLAIMED_TTL_S = 600.0
+"""A run that ended between rounds keeps its result this long for the caller's retry."""
 
 
 class QueryOptions(BaseModel):
@@ -80,36 +69,6 @@ def _merged(flat: QueryOptions, options: QueryOptions | None) -> QueryOptions:
     return QueryOptions(**out)
 
 
-def _streamable(ev: SessionEvent) -> bool:
-    """Partial text and status churn are not worth a notification each."""
-    if isinstance(ev, AssistantTextEvent):
-        return ev.complete
-    return not isinstance(ev, StatusChanged)
-
-
-async def _notify(ctx: Context, session_id: str, msg: QueryMessage) -> None:
-    """One progress notification and one log message (seed 003's claude-code/messages:
-    ``{type, sessionId, message, timestamp, sequence}``; ``messageType``/``text`` repeat
-    the message's)."""
-    with contextlib.suppress(Exception):  # a client gone mid-run must not end the run
-        await ctx.report_progress(msg.seq, None, f"[{msg.type}] {msg.text[:500]}")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", MCPDeprecationWarning)
-            await ctx.log(
-                "info",
-                {
-                    "type": "claude_code_message",
-                    "sessionId": session_id,
-                    "message": msg.model_dump(mode="json", by_alias=True),
-                    "timestamp": msg.timestamp,
-                    "sequence": msg.seq,
-                    "messageType": msg.type,
-                    "text": msg.text,
-                },
-                logger_name="claude-code/messages",
-            )
-
-
 def register(
     server: MCPServer,
     manager: SessionManager,
@@ -120,6 +79,50 @@ def register(
     """Add claude_query, the history tools and claude_health to ``server`` (``index``: a
     history index kept live by someone else, the TUI)."""
     history = history_view.HistoryView(settings, manager, index)
+    runs: dict[str, QueryRun] = {}
+    """Runs between the rounds of a 2026-07-28 call, by run id."""
+
+    def forget_later(run: QueryRun) -> None:
+        asyncio.get_running_loop().call_later(UNCLAIMED_TTL_S, runs.pop, run.run_id, None)
+
+    async def start(ctx: Context, prompt: str, given: QueryOptions, max_ms: int) -> QueryRun:
+        config = manager.default_config(
+            given.cwd,
+            model=given.model,
+            max_turns=given.maxTurns,
+            append_system_prompt=given.appendSystemPrompt,
+            allowed_tools=given.allowedTools,
+        )
+        info = await manager.create(prompt, config)
+        label = client_label(ctx)
+        # The caller owns the run's decisions (asked again on a later round, first answer
+        # wins with the human), if it can be asked at all.
+        broker.note_owner(info.session_id, label, can_elicit(ctx))
+        run = QueryRun(
+            manager=manager,
+            broker=broker,
+            run_id="query_" + uuid.uuid4().hex[:10],
+            sid=info.session_id,
+            label=label,
+            max_ms=max_ms,
+            max_messages=given.maxMessages or 100,
+            with_system=given.includeSystemMessages is not False,
+            on_over=forget_later,
+        )
+        run.watch()
+        return run
+
+    def resumed(ctx: Context) -> QueryRun:
+        """The run a 2026-07-28 retry continues (its request state is the run id)."""
+        run = runs.get(str(ctx.request_state or ""))
+        if run is None or run.label != client_label(ctx):
+            raise ValidationFailed(
+                "This answer is for a claude_query run that is no longer waiting for it "
+                "here (cctui restarted, or it was collected).",
+                suggestion="claude_list_sessions lists recent sessions; claude_get_status "
+                "shows a session's state and pending decisions.",
+            )
+        return run
 
     @server.tool(annotations=ACT)
     async def claude_query(
@@ -162,111 +165,44 @@ def register(
                 "the same settings as the top-level arguments"
             ),
         ] = None,
-    ) -> QueryOut:
+    ) -> QueryOut | InputRequiredResult:
         """Run one Claude Code task to completion, streaming each message as a notification.
 
-        Returns the last messages, the result, usage, cost and timing. Cancelling the call
-        interrupts the run. Seed 003's {prompt, options: {...}} works as is; cwd is
-        workingDirectory.
+        Returns the last messages, the result, usage, cost and timing. Decisions are asked
+        by elicitation when your client supports it; if nobody can answer one, returns at
+        once with the pendingInputs to answer with claude_respond (the run goes on).
+        Cancelling the call interrupts the run. Seed 003's {prompt, options: {...}} works
+        as is; cwd is workingDirectory.
         """
-        started = time.monotonic()
-        given = _merged(
-            QueryOptions(
-                cwd=workingDirectory,
-                model=model,
-                maxTurns=maxTurns,
-                appendSystemPrompt=appendSystemPrompt,
-                allowedTools=allowedTools,
-                maxMessages=maxMessages,
-                includeSystemMessages=includeSystemMessages,
-            ),
-            options,
-        )
-        max_messages = given.maxMessages or 100
-        with_system = given.includeSystemMessages is not False
-        config = manager.default_config(
-            given.cwd,
-            model=given.model,
-            max_turns=given.maxTurns,
-            append_system_prompt=given.appendSystemPrompt,
-            allowed_tools=given.allowedTools,
-        )
-        info = await manager.create(prompt, config)
-        sid = info.session_id
-        label = client_label(ctx)
-        if can_elicit(ctx) and not is_modern(ctx):
-            broker.note_owner(sid, label, True)
-        queue: asyncio.Queue[SessionEvent] = asyncio.Queue()
-        unsubscribe = manager.subscribe(
-            lambda ev: queue.put_nowait(ev) if ev.session_id == sid else None
-        )
-        messages: list[QueryMessage] = []
-        last_result: ResultEvent | None = None
-        tally = Tally()
-        deadline = asyncio.get_running_loop().time() + maxTimeMs / 1000
-
-        async def pump() -> None:
-            nonlocal last_result
-            while True:
-                ev = await queue.get()
-                if isinstance(ev, ResultEvent):
-                    last_result = ev
-                if _streamable(ev):
-                    msg = QueryMessage(
-                        seq=ev.seq, type=ev.kind, text=event_text(ev), timestamp=ev.at.isoformat()
-                    )
-                    messages.append(msg)
-                    await _notify(ctx, sid, msg)
-
+        if ctx.input_responses is not None:
+            run = resumed(ctx)
+            run.take_answer(ctx)
+        else:
+            given = _merged(
+                QueryOptions(
+                    cwd=workingDirectory,
+                    model=model,
+                    maxTurns=maxTurns,
+                    appendSystemPrompt=appendSystemPrompt,
+                    allowedTools=allowedTools,
+                    maxMessages=maxMessages,
+                    includeSystemMessages=includeSystemMessages,
+                ),
+                options,
+            )
+            run = await start(ctx, prompt, given, maxTimeMs)
         try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(pump)
-                while True:
-                    outcome = await drive(ctx, manager, broker, sid, deadline, tally)
-                    if outcome.reason != "input_needed":
-                        break
-                    # Someone else decides (human, claude_respond, the core's timeout).
-                    await anyio.sleep(0.1)
-                    if asyncio.get_running_loop().time() >= deadline:
-                        break
-                if outcome.reason == "timeout":
-                    await manager.interrupt(sid)
-                    tally.notes.append(f"Interrupted after {maxTimeMs} ms (maxTimeMs).")
-                await anyio.sleep(0.05)  # let the last events reach the pump
-                tg.cancel_scope.cancel()
+            item = await run.follow(ctx)
         except BaseException:
-            with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
-                await manager.interrupt(sid)
+            with anyio.CancelScope(shield=True):
+                runs.pop(run.run_id, None)
+                await run.cancel()
             raise
-        finally:
-            unsubscribe()
-            # A query is one run: its process ends with it (it would hold a MAX_SESSIONS
-            # slot forever otherwise). The session stays listed and resumable.
-            with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
-                await manager.end(sid)
-        final = manager.get(sid)
-        if not with_system:
-            messages = [m for m in messages if m.type not in SYSTEM_KINDS]
-        kept = messages[-max_messages:]
-        success = last_result is not None and not last_result.is_error
-        error = final.error or (" ".join(tally.notes) or None)
-        elapsed_ms = int((time.monotonic() - started) * 1000)
-        return QueryOut(
-            session_id=sid,
-            messages=kept,
-            total_messages=len(messages),
-            truncated=len(kept) < len(messages),
-            execution_time=elapsed_ms,
-            execution_time_ms=elapsed_ms,
-            result=QueryResult(success=success, summary=final.last_result or "", error=error),
-            success=success,
-            text=final.last_result,
-            error=error,
-            cost_usd=final.total_cost_usd,
-            turn_count=final.num_turns,
-            usage=(last_result.usage or None) if last_result is not None else None,
-            pending_inputs=[PendingInputOut.of(p) for p in manager.pending(sid)],
-        )
+        if item is not None:
+            runs[run.run_id] = run
+            return ask_round(item, run.run_id)
+        runs.pop(run.run_id, None)
+        return run.out()
 
     @server.tool(annotations=READ)
     async def claude_list_sessions(

@@ -1,0 +1,58 @@
+"""Asking a caller about a decision from inside a long tool call, in either protocol era.
+
+On 2026-07-28 connections a tool cannot ask mid-call: it ends the round with an
+input-required result whose request state names the run, and the client's retry carries the
+answer (``answer_of``). Handshake-era callers are asked right away (``ask_midcall``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from mcp.server.elicitation import render_elicitation_schema
+from mcp.server.mcpserver import Context, ElicitationResult
+from mcp.types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult
+
+from cctui.core import PendingInput, SessionManager
+from cctui.mcp_server.decisions import DecisionBroker, DecisionForm, question_text
+from cctui.mcp_server.invoke_run import _outcome
+from cctui.mcp_server.waiting import Tally, apply_answer
+
+ASK_KEY = "decision"
+"""The input-required round's one request."""
+
+
+def ask_round(item: PendingInput, state: str) -> InputRequiredResult:
+    """A 2026-07-28 round asking ``item``; the retry names the run (``state``)."""
+    form = ElicitRequestFormParams(
+        message=question_text(item), requested_schema=render_elicitation_schema(DecisionForm)
+    )
+    return InputRequiredResult(
+        input_requests={ASK_KEY: ElicitRequest(params=form)}, request_state=state
+    )
+
+
+def answer_of(ctx: Context[Any, Any]) -> ElicitationResult[Any]:
+    """The answer a 2026-07-28 retry carries (missing or malformed counts as cancel)."""
+    responses = ctx.input_responses or {}
+    return _outcome(responses.get(ASK_KEY))
+
+
+async def ask_midcall(
+    ctx: Context[Any, Any],
+    manager: SessionManager,
+    broker: DecisionBroker,
+    label: str,
+    item: PendingInput,
+    tally: Tally,
+) -> None:
+    """Handshake era: elicit now, bounded so a silent client cannot hold the decision."""
+    result: ElicitationResult[Any] | None = None
+    with anyio.move_on_after(broker.elicit_bound_s):
+        result = await ctx.elicit(question_text(item), DecisionForm)
+    if result is None:
+        broker.to_human(item.id)
+        tally.notes.append(f"No elicitation answer for {item.id} in time; the human decides.")
+        return
+    apply_answer(manager, broker, label, item, result, tally)
