@@ -7,12 +7,18 @@ and a caller that cannot be asked gets ``waiting_for_input`` and answers with
 supervisor waits for the turn to end (or for maxTime, then stops it) and records the
 outcome whether or not a call is listening. A call only follows the task (``follow``):
 it streams progress and asks the decisions routed to it, the way its protocol era allows.
+
+Why a task stopped is set before it is stopped (``stop``): stopping ends the turn, and the
+supervisor seeing that end must not record a cancelled or timed-out task as completed.
+When another task ran in the same project meanwhile, the changed files are split: the ones
+this session's own edit tools wrote count, the rest are named in the note (``shared``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,7 +38,14 @@ from mcp.server.mcpserver import (
 from mcp.types import ElicitResult
 from pydantic import ValidationError
 
-from cctui.core import AssistantTextEvent, PendingInput, SessionEvent, SessionManager, ToolUseEvent
+from cctui.core import (
+    AssistantTextEvent,
+    PendingInput,
+    SessionEvent,
+    SessionManager,
+    SessionStatus,
+    ToolUseEvent,
+)
 from cctui.mcp_server.decisions import (
     DecisionBroker,
     DecisionForm,
@@ -53,6 +66,13 @@ INTERRUPT_GRACE_S = 5.0
 RECHECK_S = 1.0
 """A call following the task looks again at least this often (human attached, routes)."""
 _VERBS = {"Write": "Creating", "Edit": "Editing", "MultiEdit": "Editing", "Read": "Reading"}
+_EDITS = {
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+}
+"""The tools whose own input names the file they change (Bash's files cannot be told)."""
 
 
 def progress_line(ev: SessionEvent) -> str | None:
@@ -90,6 +110,11 @@ class InvokeRun:
     max_time: float
     label: str
     """The client that started the task; only it continues it in later rounds."""
+    state_dir: str = ".claude/"
+    """The project's state directory: cctui's files there are not the task's changes."""
+    shared: bool = False
+    """Another invoke task ran in the same root meanwhile: only this session's own edits
+    count as its files (set by whoever starts the other task)."""
     deadline: float = 0.0
     """Loop time at which maxTime has passed."""
     started: float = field(default_factory=time.monotonic)
@@ -100,11 +125,16 @@ class InvokeRun:
     asked: PendingInput | None = None
     """The input the last input-required round asked this client about."""
     on_finished: Callable[[InvokeRun], None] | None = None
+    edited: set[str] = field(default_factory=set)
+    """Files (relative to the root) this session's Write/Edit/... calls completed on."""
+    stopping: str | None = None
+    """Why ``stop`` was called (``timeout``, ``cancelled``): the status to record."""
     _lines: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     _waiting_shown: set[str] = field(default_factory=set)
     _finishing: bool = False
     _unsubscribe: Callable[[], None] | None = None
+    _edit_inputs: dict[str, str] = field(default_factory=dict)
 
     @property
     def task_id(self) -> str:
@@ -172,8 +202,16 @@ class InvokeRun:
     async def _ask_midcall(self, ctx: Context[Any, Any], label: str, item: PendingInput) -> None:
         """Handshake era: elicit now, bounded so a silent client cannot hold the decision."""
         result: ElicitationResult[Any] | None = None
-        with anyio.move_on_after(self.broker.elicit_bound_s):
-            result = await ctx.elicit(question_text(item), DecisionForm)
+        try:
+            with anyio.move_on_after(self.broker.elicit_bound_s):
+                result = await ctx.elicit(question_text(item), DecisionForm)
+        except ValueError:
+            # The SDK's word for an accepted answer that does not fit the form: not an
+            # answer, so handled as the session tools handle a cancelled form.
+            result = CancelledElicitation()
+            self.tally.notes.append(
+                f"Your answer to {item.id} did not fit the question (decision: allow or deny)."
+            )
         if result is None:
             self.broker.to_human(item.id)
             self.tally.notes.append(
@@ -206,7 +244,10 @@ class InvokeRun:
             + f', then claude_wait(sessionId="{self.sid}"). The task keeps its maxTime; its '
             "result is recorded in the project's session state (get_project_status).",
         ]
-        pending_out = [PendingInputOut.of(p) for p in pending]
+        # Routed to the human, but none is there: nobody is asked until claude_respond.
+        pending_out = [
+            PendingInputOut.of(p).model_copy(update={"asked": "nobody"}) for p in pending
+        ]
         return self._out("waiting_for_input", pending=pending_out, notes=notes)
 
     def _show_waiting(self, items: list[PendingInput]) -> None:
@@ -222,9 +263,22 @@ class InvokeRun:
         if ev.session_id != self.sid:
             return
         self._wake()
+        if isinstance(ev, ToolUseEvent) and ev.name in _EDITS:
+            self._note_edit(ev)
         line = progress_line(ev)
         if line is not None:
             self._add(line)
+
+    def _note_edit(self, ev: ToolUseEvent) -> None:
+        """Remember a file this session's own edit tool changed (its path from the input)."""
+        target = ev.input.get(_EDITS[ev.name])
+        if isinstance(target, str) and target:
+            self._edit_inputs[ev.tool_use_id] = target
+        if ev.state == "completed" and ev.tool_use_id in self._edit_inputs:
+            path = Path(self._edit_inputs[ev.tool_use_id])
+            full = Path(os.path.normpath(path if path.is_absolute() else self.root / path))
+            with contextlib.suppress(ValueError):  # outside the project: not in any diff
+                self.edited.add(full.relative_to(self.root).as_posix())
 
     def _add(self, line: str) -> None:
         self.updates.append(ProgressUpdate(time=datetime.now().strftime("%H:%M:%S"), message=line))
@@ -253,12 +307,19 @@ class InvokeRun:
 
     async def _supervise(self) -> None:
         """Wait for the turn to end (decisions are for others), or stop it at maxTime."""
+        try:
+            await self._supervising()
+        except asyncio.CancelledError:
+            self.finish_now("cancelled")  # cctui is shutting down: the task did not complete
+            raise
+
+    async def _supervising(self) -> None:
         loop = asyncio.get_running_loop()
         while self.result is None:
             changed = self._changed
             remaining = self.deadline - loop.time()
             if remaining <= 0:
-                await self.stop()
+                await self.stop("timeout")
                 await self.finish("timeout")
                 return
             outcome = await self.manager.wait(self.sid, remaining)
@@ -266,10 +327,16 @@ class InvokeRun:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(changed.wait(), min(RECHECK_S, remaining))
             elif outcome.reason in ("turn_ended", "session_ended"):
-                await self.finish("completed")
+                # Ended by our own stop (maxTime, a cancelled call): record that, not this.
+                await self.finish(self.stopping or "completed")
 
-    async def stop(self) -> None:
-        """Interrupt the turn, give it a moment to stop, then end the process."""
+    async def stop(self, reason: str) -> None:
+        """Interrupt the turn, give it a moment to stop, then end the process.
+
+        ``reason`` is recorded first: the turn ending here wakes the supervisor, which
+        records the task with it rather than as completed."""
+        if self.stopping is None:
+            self.stopping = reason
         with contextlib.suppress(Exception):
             await self.manager.interrupt(self.sid)
         with contextlib.suppress(Exception):
@@ -283,9 +350,66 @@ class InvokeRun:
         if self._finishing:  # the supervisor and a cancelled call may both get here
             return
         self._finishing = True
-        after = await anyio.to_thread.run_sync(snapshot, self.root)
+        try:
+            after = await anyio.to_thread.run_sync(snapshot, self.root, self.state_dir)
+        except asyncio.CancelledError:
+            self.finish_now("cancelled")
+            raise
+        self._record(self.stopping or status, after)
+        try:
+            with contextlib.suppress(Exception):  # the result stands if the state file fails
+                await anyio.to_thread.run_sync(self._write)
+        except asyncio.CancelledError:
+            self._write()  # before cctui exits, which may not wait for the worker thread
+            raise
+        finally:
+            self._closed()
+
+    def finish_now(self, status: str) -> None:
+        """Record the end without awaiting (blocking): for a supervisor being cancelled,
+        as when cctui shuts down, where a second cancel could cut any await short."""
+        if self.result is not None:
+            return
+        self._finishing = True
+        self._record(self.stopping or status, snapshot(self.root, self.state_dir))
+        self._write()
+        self._closed()
+
+    def _write(self) -> None:
+        with contextlib.suppress(Exception):
+            self.projects.put_task(self.project_id, self.record)
+
+    def _closed(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        self._wake()
+        self.projects.trees.invalidate(self.project_id)
+        if self.on_finished is not None:
+            self.on_finished(self)
+
+    def _record(self, status: str, after: Snapshot) -> None:
+        """Set the record and the result from what changed since ``before``."""
         changes = diff(self.root, self.before, after)
+        created, modified, deleted = changes.created, changes.modified, changes.deleted
+        if self.shared:
+            others = sorted({*created, *modified, *deleted} - self.edited)
+            created, modified, deleted = (
+                [p for p in paths if p in self.edited] for paths in (created, modified, deleted)
+            )
+            if others:
+                self.tally.notes.append(
+                    "Other invoke_claude_code tasks ran in this project meanwhile, so only "
+                    "the files this task's own edit tools wrote are listed; changed while "
+                    "other tasks ran here: " + ", ".join(others) + "."
+                )
         final = self.manager.get(self.sid)
+        if status == "completed" and final.status == SessionStatus.INTERRUPTED:
+            # Not by us: cctui shut down, or someone interrupted or killed the session.
+            status = "cancelled"
+            self.tally.notes.append(
+                "The session was interrupted or ended before the task finished (cctui shut "
+                "down, or it was interrupted or killed)."
+            )
         if status == "completed" and final.error:
             status = "failed"
         summary = final.last_result
@@ -299,27 +423,15 @@ class InvokeRun:
             update={
                 "status": status,
                 "end_time": now_iso(),
-                "files_modified": changes.modified,
-                "files_created": changes.created,
+                "files_modified": modified,
+                "files_created": created,
                 "summary": (summary or "")[:2000] or None,
                 "exit_code": exit_code(status),
             }
         )
         self.result = self._out(
-            status,
-            modified=changes.modified,
-            created=changes.created,
-            deleted=changes.deleted,
-            summary=summary,
+            status, modified=modified, created=created, deleted=deleted, summary=summary
         )
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-        self._wake()
-        with contextlib.suppress(Exception):  # the result stands even if the state file fails
-            await anyio.to_thread.run_sync(self.projects.put_task, self.project_id, self.record)
-        self.projects.trees.invalidate(self.project_id)
-        if self.on_finished is not None:
-            self.on_finished(self)
 
     def _out(
         self,

@@ -66,8 +66,10 @@ class PendingInputOut(Out):
     """Human-readable summary (the CLI's description, or one built from the input)."""
     plan: str | None = None
     questions: list[dict[str, Any]] = Field(default_factory=list)
-    asked: Literal["human", "client"] = "human"
-    """Who is being asked first: the human at cctui, or an MCP client by elicitation."""
+    asked: Literal["human", "client", "nobody"] = "human"
+    """Who is being asked first: the human at cctui, or an MCP client by elicitation;
+    ``nobody`` when neither can be (no elicitation, no human at cctui): it waits for
+    ``claude_respond``."""
     allow_for_session: str | None = None
     """What ``claude_respond`` with ``allowForSession: true`` (the TUI's ``A``) would allow,
     in words: the CLI's narrow rule or this exact call, until the process ends."""

@@ -87,9 +87,21 @@ def register(
     broker = broker or DecisionBroker(manager)
     runs: dict[str, InvokeRun] = {}
     """Tasks between the rounds of a 2026-07-28 call, by task id."""
+    running: dict[Path, dict[str, InvokeRun]] = {}
+    """Unfinished tasks by project root: tasks that overlap there cannot tell whose the
+    files are from the diff alone (``InvokeRun.shared``)."""
 
     def forget_later(run: InvokeRun) -> None:
+        running.get(run.root, {}).pop(run.task_id, None)
         asyncio.get_running_loop().call_later(UNCLAIMED_TTL_S, runs.pop, run.task_id, None)
+
+    def join(run: InvokeRun) -> None:
+        here = running.setdefault(run.root, {})
+        if here:
+            run.shared = True
+            for other in here.values():
+                other.shared = True
+        here[run.task_id] = run
 
     async def start(
         ctx: Context,
@@ -110,6 +122,7 @@ def register(
         )
         # Recorded first, so the state file it creates is not among the task's files.
         await anyio.to_thread.run_sync(projects.put_task, projectId, record)
+        state_dir = project.claude_state_path
         run = InvokeRun(
             manager=manager,
             broker=broker,
@@ -117,11 +130,13 @@ def register(
             project_id=projectId,
             root=root,
             record=record,
-            before=await anyio.to_thread.run_sync(snapshot, root),
+            before=await anyio.to_thread.run_sync(snapshot, root, state_dir),
             max_time=maxTime,
             label=client_label(ctx),
+            state_dir=state_dir,
             on_finished=forget_later,
         )
+        join(run)
         prompt = task
         if contextFiles:
             prompt += "\n\nRead these files first for context:\n" + "\n".join(
@@ -133,6 +148,7 @@ def register(
         try:
             info = await manager.create(prompt, config)
         except CliNotFound as exc:
+            running[root].pop(run.task_id, None)
             record = record.model_copy(update={"status": "failed", "end_time": now_iso()})
             await anyio.to_thread.run_sync(projects.put_task, projectId, record)
             raise CliNotFound(exc.message, suggestion=INSTALL) from None
@@ -145,8 +161,16 @@ def register(
 
     def resumed(ctx: Context) -> InvokeRun:
         """The task a 2026-07-28 retry continues (its request state is the task id)."""
-        run = runs.get(str(ctx.request_state or ""))
-        if run is None or run.label != client_label(ctx):
+        task_id = str(ctx.request_state or "")
+        run = runs.get(task_id)
+        if run is not None and run.label != client_label(ctx):
+            raise ValidationFailed(
+                f"Task {task_id} is waiting for an answer from the client that started it "
+                f"({run.label}), not from {client_label(ctx)}.",
+                suggestion=f'Answer its open decision with claude_respond(sessionId="{run.sid}", '
+                "...) (claude_get_status lists it), or let that client retry.",
+            )
+        if run is None:
             raise ValidationFailed(
                 "This answer is for an invoke_claude_code task that is no longer waiting "
                 "for it here (cctui restarted, or it was collected).",
@@ -192,7 +216,7 @@ def register(
             with anyio.CancelScope(shield=True):
                 runs.pop(run.task_id, None)
                 if run.result is None:
-                    await run.stop()
+                    await run.stop("cancelled")
                     await run.finish("cancelled")
             raise
         if item is not None:

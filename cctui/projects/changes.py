@@ -5,6 +5,10 @@ A git snapshot is HEAD, the porcelain status and each listed path's size and mti
 file that was already dirty and got edited again still counts as modified, and a file the
 task committed (clean again afterwards, invisible to the status) is found by diffing the
 commits HEAD moved over.
+
+cctui's own files in the project's state directory (the session state, its lock, backups
+and temp files) are left out: cctui writes the task's record while the task runs, and that
+write is not the task's work.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cctui.projects import git
+from cctui.projects.safepath import fold_name
+from cctui.projects.state import owned_by_cctui
 from cctui.projects.tree import walk
 
 Signature = tuple[int, int]
@@ -38,6 +44,8 @@ class Snapshot:
     sigs: dict[str, Signature | None] = field(default_factory=dict)
     head: str | None = None
     """git: the commit HEAD pointed at (None before the first commit)."""
+    state_dir: tuple[str, ...] = (".claude",)
+    """The project's state directory (folded parts): cctui's files in it are left out."""
 
 
 @dataclass
@@ -49,17 +57,32 @@ class Changes:
     deleted: list[str]
 
 
-def snapshot(root: Path) -> Snapshot:
-    """Take a snapshot (blocking)."""
+def _parts(state_dir: str) -> tuple[str, ...]:
+    return tuple(
+        fold_name(p) for p in state_dir.replace("\\", "/").split("/") if p not in ("", ".")
+    )
+
+
+def is_cctuis(rel: str, state_dir: tuple[str, ...]) -> bool:
+    """``rel`` is one of cctui's own state files (compared as a case-insensitive file
+    system would, like the guard that refuses writes there)."""
+    *parent, name = rel.split("/")
+    return tuple(fold_name(p) for p in parent) == state_dir and owned_by_cctui(name)
+
+
+def snapshot(root: Path, state_dir: str = ".claude/") -> Snapshot:
+    """Take a snapshot (blocking); ``state_dir`` is the project's ``claudeStatePath``."""
+    ours = _parts(state_dir)
     status = git.status(root)
     if status is not None:
-        dirty = {p: _sig(root, p) for p in status.changed}
-        return Snapshot("git", dict(status.changed), dirty, git.head(root))
+        codes = {p: c for p, c in status.changed.items() if not is_cctuis(p, ours)}
+        dirty = {p: _sig(root, p) for p in codes}
+        return Snapshot("git", codes, dirty, git.head(root), ours)
     sigs: dict[str, Signature | None] = {}
     for entry in walk(root):
-        if entry.type != "directory":
+        if entry.type != "directory" and not is_cctuis(entry.path, ours):
             sigs[entry.path] = _sig(root, entry.path)
-    return Snapshot("scan", {}, sigs)
+    return Snapshot("scan", {}, sigs, state_dir=ours)
 
 
 def diff(root: Path, before: Snapshot, after: Snapshot) -> Changes:
@@ -107,7 +130,8 @@ def _committed(root: Path, before: Snapshot, after: Snapshot) -> dict[str, str]:
     """Path -> ``A``/``M``/``D``/``T`` for what changed between the two snapshots' HEADs."""
     if after.head is None or after.head == before.head:
         return {}
-    return git.committed(root, before.head, after.head) or {}
+    found = git.committed(root, before.head, after.head) or {}
+    return {p: c for p, c in found.items() if not is_cctuis(p, after.state_dir)}
 
 
 def _existed(before: Snapshot, path: str, code: str) -> bool:

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from mcp.types import ElicitResult, InputRequiredResult
 
 from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer
-from tests.mcp.conftest import Answers, client
+from tests.fakes.fake_driver import FakeDriverFactory, Step, sleep, text, tool
+from tests.mcp.conftest import Answers, client, error_body
 
 
 async def call(c: Any, tool: str, **args: Any) -> dict[str, Any]:
@@ -49,3 +53,143 @@ async def test_a_declined_decision_comes_back_at_once_to_answer_by_hand(
             await anyio.sleep(0.1)
     [task] = status["claudeCodeTasks"]
     assert task["taskId"] == out["taskId"] and task["status"] == "completed", task
+
+
+async def recorded(c: Any, task_id: str) -> dict[str, Any]:
+    """The project's record of the task once it is no longer running."""
+    for _ in range(100):
+        status = await call(c, "get_project_status", projectId="p")
+        [task] = [t for t in status["claudeCodeTasks"] if t["taskId"] == task_id]
+        if task["status"] != "running":
+            return task
+        await anyio.sleep(0.1)
+    raise AssertionError(f"task {task_id} still running: {task}")
+
+
+async def test_a_legacy_answer_that_does_not_fit_the_form_goes_to_claude_respond(
+    server: CctuiMCPServer, manager: SessionManager, project: Path
+) -> None:
+    """The SDK raises on an accepted answer outside the form; that is no answer (as a
+    cancelled form is for the session tools), not an internal error."""
+    answers = Answers(content={"decision": "maybe"})
+    async with client(server, name="desk", elicit=answers, mode="legacy") as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        out = await call(c, "invoke_claude_code", projectId="p", task="please write", maxTime=60)
+        assert out["status"] == "waiting_for_input", out
+        assert len(answers.asked) == 1
+        [pending] = out["pendingInputs"]
+        assert "did not fit" in out["note"] and pending["inputId"] in out["note"], out
+        assert pending["asked"] == "nobody", pending  # no human at cctui, no client to ask
+        assert "no human at cctui" in out["note"]
+
+
+async def test_a_call_cancelled_mid_task_is_recorded_cancelled(
+    server: CctuiMCPServer, manager: SessionManager, project: Path
+) -> None:
+    """Stopping the task ends its turn; the supervisor seeing that end must not win with
+    ``completed``/0 over the cancel."""
+    async with client(server, name="desk") as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        with anyio.move_on_after(1.0):
+            await c.call_tool(
+                "invoke_claude_code", {"projectId": "p", "task": "slow", "maxTime": 30}
+            )
+        status = await call(c, "get_project_status", projectId="p")
+        [task] = status["claudeCodeTasks"]
+        await recorded(c, task["taskId"])
+    state = json.loads((project / ".claude" / "session_state.json").read_text())
+    [task] = state["claudeCodeTasks"]
+    assert task["status"] == "cancelled" and task["exitCode"] == 130, task
+
+
+async def test_a_task_left_waiting_when_cctui_shuts_down_is_not_completed(
+    server: CctuiMCPServer, manager: SessionManager, project: Path
+) -> None:
+    async with client(server, name="desk") as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        out = await call(c, "invoke_claude_code", projectId="p", task="please write", maxTime=60)
+        assert out["status"] == "waiting_for_input", out
+        await manager.shutdown()
+    # Read at once: on exit asyncio.run lets cancelled tasks finish, not worker threads.
+    state = json.loads((project / ".claude" / "session_state.json").read_text())
+    [task] = state["claudeCodeTasks"]
+    assert task["status"] == "cancelled" and task["exitCode"] == 130, task
+
+
+async def test_a_retry_from_another_client_is_told_whose_task_it_is(
+    server: CctuiMCPServer, manager: SessionManager, project: Path
+) -> None:
+    args = {"projectId": "p", "task": "please write", "maxTime": 60}
+    async with (
+        client(server, name="desk", elicit=Answers()) as c,
+        client(server, name="other", elicit=Answers()) as other,
+    ):
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        first = await c.session.call_tool("invoke_claude_code", args, allow_input_required=True)
+        assert isinstance(first, InputRequiredResult), first
+        answer = {"decision": ElicitResult(action="accept", content={"decision": "allow"})}
+        retry = await other.call_tool(
+            "invoke_claude_code", args, input_responses=answer, request_state=first.request_state
+        )
+        body = error_body(retry)
+        assert "the client that started it (desk)" in body["message"], body
+        assert "restarted" not in body["message"], body
+
+
+def _two_tasks(project: Path, together: int) -> Any:
+    """Each task writes a file with Write (its own) and one with Bash; the files appear once
+    ``together`` turns have started, so every task's before-snapshot predates them all."""
+    started: list[str] = []
+
+    def script(message: str) -> Sequence[Step]:
+        name = "one" if "one" in message else "two"
+        started.append(name)
+        if len(started) == together:
+            (project / "src").mkdir(exist_ok=True)
+            for n in started:
+                (project / "src" / f"{n}.txt").write_text(n)
+                (project / "src" / f"bash-{n}.txt").write_text(n)
+        own = str(project / "src" / "two.txt") if name == "two" else "src/one.txt"
+        return [
+            tool("Write", {"file_path": own, "content": name}, ask=False),
+            tool("Bash", {"command": f"echo {name} > src/bash-{name}.txt"}, ask=False),
+            sleep(3.0 if name == "one" else 0.2),
+            text(f"done {name}"),
+        ]
+
+    return script
+
+
+async def test_concurrent_tasks_keep_their_own_edits_and_name_the_rest(
+    server: CctuiMCPServer, manager: SessionManager, project: Path, factory: FakeDriverFactory
+) -> None:
+    factory.script = _two_tasks(project, together=2)
+    outs: dict[str, dict[str, Any]] = {}
+    async with client(server, name="desk") as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+
+        async def run(name: str) -> None:
+            outs[name] = await call(c, "invoke_claude_code", projectId="p", task=f"task {name}")
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run, "one")
+            await anyio.sleep(0.3)
+            tg.start_soon(run, "two")
+    one, two = outs["one"], outs["two"]
+    assert one["status"] == two["status"] == "completed", (one, two)
+    assert one["filesCreated"] == ["src/one.txt"], one
+    assert two["filesCreated"] == ["src/two.txt"], two
+    for out, others in ((one, ("src/bash-one.txt", "src/two.txt")), (two, ("src/one.txt",))):
+        assert "changed while other tasks ran here" in out["note"], out
+        assert all(o in out["note"] for o in others), out
+
+
+async def test_a_lone_task_still_counts_the_files_its_commands_made(
+    server: CctuiMCPServer, manager: SessionManager, project: Path, factory: FakeDriverFactory
+) -> None:
+    factory.script = _two_tasks(project, together=1)
+    async with client(server, name="desk") as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        out = await call(c, "invoke_claude_code", projectId="p", task="task two")
+    assert out["filesCreated"] == ["src/bash-two.txt", "src/two.txt"], out
+    assert not out["note"], out

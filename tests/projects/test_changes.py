@@ -62,3 +62,42 @@ def test_the_first_commit_and_a_project_below_the_repository_top(tmp_path: Path)
     changes = diff(root, before, snapshot(root))
     assert changes.created == ["a.txt", "b.txt"]
     assert changes.modified == [] and changes.deleted == []
+
+
+def test_cctuis_state_files_are_not_a_tasks_changes(tmp_path: Path) -> None:
+    """The task's record is written after the before-snapshot: neither it, its lock, its
+    backups nor its temp files are the task's work (plain directory and git, where .claude/
+    is not ignored); a file of the task's own in .claude/ still counts."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    repo = tmp_path / "repo"
+    _repo(repo)
+    (repo / "seed.txt").write_text("x")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "init")
+    for root in (plain, repo):
+        before = snapshot(root)
+        state = root / ".claude"
+        state.mkdir()
+        for name in (
+            "session_state.json",
+            "session_state.json.lock",
+            "session_state.json.corrupt-1",
+            ".session_state.json.ab12.tmp",
+        ):
+            (state / name).write_text("{}")
+        (state / "settings.json").write_text("{}")
+        (root / "made.txt").write_text("the task's")
+        changes = diff(root, before, snapshot(root))
+        assert changes.created == [".claude/settings.json", "made.txt"], root
+        assert changes.modified == [] and changes.deleted == [], root
+
+
+def test_a_custom_state_directory_is_the_one_left_out(tmp_path: Path) -> None:
+    before = snapshot(tmp_path, "meta/")
+    (tmp_path / "meta").mkdir()
+    (tmp_path / "meta" / "session_state.json").write_text("{}")
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "session_state.json").write_text("{}")
+    changes = diff(tmp_path, before, snapshot(tmp_path, "meta/"))
+    assert changes.created == [".claude/session_state.json"]
