@@ -29,14 +29,8 @@ from typing import Any
 import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import (
-    AcceptedElicitation,
-    CancelledElicitation,
     Context,
-    DeclinedElicitation,
-    ElicitationResult,
 )
-from mcp.types import ElicitResult
-from pydantic import ValidationError
 
 from cctui.core import (
     AssistantTextEvent,
@@ -48,23 +42,18 @@ from cctui.core import (
 )
 from cctui.mcp_server.decisions import (
     DecisionBroker,
-    DecisionForm,
     can_elicit,
     client_label,
     is_modern,
-    question_text,
 )
 from cctui.mcp_server.project_schemas import InvokeOut, ProgressUpdate
+from cctui.mcp_server.rounds import INTERRUPT_GRACE_S, RECHECK_S, ask_midcall, outcome_of
 from cctui.mcp_server.schemas import PendingInputOut
 from cctui.mcp_server.waiting import Tally, apply_answer
 from cctui.projects import ProjectService, TaskRecord
 from cctui.projects.changes import Snapshot, diff, snapshot
 from cctui.projects.state import now_iso
 
-INTERRUPT_GRACE_S = 5.0
-"""After an interrupt on maxTime, how long the turn gets to stop before the process is ended."""
-RECHECK_S = 1.0
-"""A call following the task looks again at least this often (human attached, routes)."""
 _VERBS = {"Write": "Creating", "Edit": "Editing", "MultiEdit": "Editing", "Read": "Reading"}
 _EDITS = {
     "Write": "file_path",
@@ -189,7 +178,7 @@ class InvokeRun:
                 if is_modern(ctx):
                     self.asked = item
                     return item
-                await self._ask_midcall(ctx, label, item)
+                await ask_midcall(ctx, self.manager, self.broker, label, item, self.tally)
                 continue
             for_human = [p for p in pending if p.route == "human"]
             if for_human and not self.manager.human_attached:
@@ -199,34 +188,13 @@ class InvokeRun:
                 await asyncio.wait_for(changed.wait(), RECHECK_S)
         return None
 
-    async def _ask_midcall(self, ctx: Context[Any, Any], label: str, item: PendingInput) -> None:
-        """Handshake era: elicit now, bounded so a silent client cannot hold the decision."""
-        result: ElicitationResult[Any] | None = None
-        try:
-            with anyio.move_on_after(self.broker.elicit_bound_s):
-                result = await ctx.elicit(question_text(item), DecisionForm)
-        except ValueError:
-            # The SDK's word for an accepted answer that does not fit the form: not an
-            # answer, so handled as the session tools handle a cancelled form.
-            result = CancelledElicitation()
-            self.tally.notes.append(
-                f"Your answer to {item.id} did not fit the question (decision: allow or deny)."
-            )
-        if result is None:
-            self.broker.to_human(item.id)
-            self.tally.notes.append(
-                f"No elicitation answer for {item.id} in time; the human decides."
-            )
-            return
-        apply_answer(self.manager, self.broker, label, item, result, self.tally)
-
     def take_answer(self, ctx: Context[Any, Any], response: Any) -> None:
         """A 2026-07-28 retry: apply its answer to the input the last round asked about."""
         item, self.asked = self.asked, None
         if item is None:
             return
         apply_answer(
-            self.manager, self.broker, client_label(ctx), item, _outcome(response), self.tally
+            self.manager, self.broker, client_label(ctx), item, outcome_of(response), self.tally
         )
 
     def handed_off(self) -> InvokeOut:
@@ -460,14 +428,3 @@ class InvokeRun:
             pending_inputs=pending or [],
             note=" ".join(notes) or None,
         )
-
-
-def _outcome(response: Any) -> ElicitationResult[Any]:
-    """The client's answer as the SDK would inject it (a malformed one counts as cancel)."""
-    if isinstance(response, ElicitResult):
-        if response.action == "accept":
-            with contextlib.suppress(ValidationError):
-                return AcceptedElicitation(data=DecisionForm.model_validate(response.content or {}))
-        elif response.action == "decline":
-            return DeclinedElicitation()
-    return CancelledElicitation()

@@ -33,15 +33,11 @@ from cctui.core import (
 )
 from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label, is_modern
 from cctui.mcp_server.render import event_text
-from cctui.mcp_server.rounds import answer_of, ask_midcall
+from cctui.mcp_server.rounds import INTERRUPT_GRACE_S, RECHECK_S, answer_of, ask_midcall
 from cctui.mcp_server.schemas import PendingInputOut
 from cctui.mcp_server.schemas_more import QueryMessage, QueryOut, QueryResult
 from cctui.mcp_server.waiting import Tally, apply_answer
 
-RECHECK_S = 1.0
-"""A call following the run looks again at least this often (human attached, routes)."""
-INTERRUPT_GRACE_S = 5.0
-"""After the interrupt at maxTimeMs, how long the turn gets to stop before the process ends."""
 SYSTEM_KINDS = frozenset({"input_requested", "input_resolved", "error"})
 """Message types that are cctui's notices rather than the conversation (seed 003's
 ``includeSystemMessages: false`` leaves them out of the returned messages)."""

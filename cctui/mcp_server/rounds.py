@@ -7,20 +7,32 @@ answer (``answer_of``). Handshake-era callers are asked right away (``ask_midcal
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import anyio
 from mcp.server.elicitation import render_elicitation_schema
-from mcp.server.mcpserver import Context, ElicitationResult
-from mcp.types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult
+from mcp.server.mcpserver import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    Context,
+    DeclinedElicitation,
+    ElicitationResult,
+)
+from mcp.types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
+from pydantic import ValidationError
 
 from cctui.core import PendingInput, SessionManager
 from cctui.mcp_server.decisions import DecisionBroker, DecisionForm, question_text
-from cctui.mcp_server.invoke_run import _outcome
 from cctui.mcp_server.waiting import Tally, apply_answer
 
 ASK_KEY = "decision"
 """The input-required round's one request."""
+RECHECK_S = 1.0
+"""A call following a run looks again at least this often (human attached, routes)."""
+INTERRUPT_GRACE_S = 5.0
+"""After the interrupt at a run's time limit, how long the turn gets to stop before the
+process is ended."""
 
 
 def ask_round(item: PendingInput, state: str) -> InputRequiredResult:
@@ -36,7 +48,18 @@ def ask_round(item: PendingInput, state: str) -> InputRequiredResult:
 def answer_of(ctx: Context[Any, Any]) -> ElicitationResult[Any]:
     """The answer a 2026-07-28 retry carries (missing or malformed counts as cancel)."""
     responses = ctx.input_responses or {}
-    return _outcome(responses.get(ASK_KEY))
+    return outcome_of(responses.get(ASK_KEY))
+
+
+def outcome_of(response: Any) -> ElicitationResult[Any]:
+    """The client's answer as the SDK would inject it (a malformed one counts as cancel)."""
+    if isinstance(response, ElicitResult):
+        if response.action == "accept":
+            with contextlib.suppress(ValidationError):
+                return AcceptedElicitation(data=DecisionForm.model_validate(response.content or {}))
+        elif response.action == "decline":
+            return DeclinedElicitation()
+    return CancelledElicitation()
 
 
 async def ask_midcall(
@@ -49,8 +72,16 @@ async def ask_midcall(
 ) -> None:
     """Handshake era: elicit now, bounded so a silent client cannot hold the decision."""
     result: ElicitationResult[Any] | None = None
-    with anyio.move_on_after(broker.elicit_bound_s):
-        result = await ctx.elicit(question_text(item), DecisionForm)
+    try:
+        with anyio.move_on_after(broker.elicit_bound_s):
+            result = await ctx.elicit(question_text(item), DecisionForm)
+    except ValueError:
+        # The SDK's word for an accepted answer that does not fit the form: not an answer,
+        # so handled as the session tools handle a cancelled form.
+        result = CancelledElicitation()
+        tally.notes.append(
+            f"Your answer to {item.id} did not fit the question (decision: allow or deny)."
+        )
     if result is None:
         broker.to_human(item.id)
         tally.notes.append(f"No elicitation answer for {item.id} in time; the human decides.")

@@ -23,27 +23,23 @@ from typing import Annotated
 import anyio
 import anyio.to_thread
 from mcp.server import MCPServer
-from mcp.server.elicitation import render_elicitation_schema
 from mcp.server.mcpserver import Context
 from mcp.types import (
-    ElicitRequest,
-    ElicitRequestFormParams,
     InputRequiredResult,
     ToolAnnotations,
 )
 from pydantic import Field
 
-from cctui.core import PendingInput, SessionManager
+from cctui.core import SessionManager
 from cctui.errors import CliNotFound, ValidationFailed
 from cctui.mcp_server.decisions import (
     DecisionBroker,
-    DecisionForm,
     can_elicit,
     client_label,
-    question_text,
 )
 from cctui.mcp_server.invoke_run import InvokeRun
 from cctui.mcp_server.project_schemas import InvokeOut
+from cctui.mcp_server.rounds import ASK_KEY, ask_round
 from cctui.projects import ProjectService, TaskRecord
 from cctui.projects.changes import snapshot
 from cctui.projects.registry import check_root
@@ -55,8 +51,6 @@ INSTALL = (
     "Install Claude Code: `pip install claude-agent-sdk` (bundles the CLI) or "
     "`npm install -g @anthropic-ai/claude-code`; or point CLAUDE_CODE_PATH at the binary."
 )
-ASK_KEY = "decision"
-"""The input-required round's one request."""
 UNCLAIMED_TTL_S = 600.0
 """A task that ended between rounds keeps its result this long for the caller's retry."""
 
@@ -65,16 +59,6 @@ def check_readable(root: Path, rel: str) -> None:
     """A context file must be a readable regular file inside the root."""
     with open_read(root, rel):
         pass
-
-
-def ask_round(run: InvokeRun, item: PendingInput) -> InputRequiredResult:
-    """A 2026-07-28 round asking ``item``; the retry names the task in its request state."""
-    form = ElicitRequestFormParams(
-        message=question_text(item), requested_schema=render_elicitation_schema(DecisionForm)
-    )
-    return InputRequiredResult(
-        input_requests={ASK_KEY: ElicitRequest(params=form)}, request_state=run.task_id
-    )
 
 
 def register(
@@ -221,6 +205,6 @@ def register(
             raise
         if item is not None:
             runs[run.task_id] = run
-            return ask_round(run, item)
+            return ask_round(item, run.task_id)
         runs.pop(run.task_id, None)
         return run.result if run.result is not None else run.handed_off()
