@@ -16,6 +16,7 @@ No ``from __future__ import annotations``: see ``tools_sessions``.
 # ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seed)
 
 import asyncio
+import contextlib
 import uuid
 from pathlib import Path
 from typing import Annotated
@@ -37,7 +38,7 @@ from cctui.mcp_server.decisions import (
     can_elicit,
     client_label,
 )
-from cctui.mcp_server.invoke_run import InvokeRun
+from cctui.mcp_server.invoke_run import InvokeRun, exit_code
 from cctui.mcp_server.project_schemas import InvokeOut
 from cctui.mcp_server.rounds import ASK_KEY, ask_round
 from cctui.projects import ProjectService, TaskRecord
@@ -126,16 +127,25 @@ def register(
             prompt += "\n\nRead these files first for context:\n" + "\n".join(
                 f"- {f}" for f in contextFiles
             )
-        config = manager.default_config(
-            root, title=f"[{project.id}] {task[:60]}", project=project.id
-        )
         try:
+            config = manager.default_config(
+                root, title=f"[{project.id}] {task[:60]}", project=project.id
+            )
             info = await manager.create(prompt, config)
-        except CliNotFound as exc:
+        except BaseException as exc:
+            # Whatever stopped the start (no CLI, MAX_SESSIONS, a bad prefix, a cancelled
+            # call), the task ends here: never left "running", never counted as concurrent.
             running[root].pop(run.task_id, None)
-            record = record.model_copy(update={"status": "failed", "end_time": now_iso()})
-            await anyio.to_thread.run_sync(projects.put_task, projectId, record)
-            raise CliNotFound(exc.message, suggestion=INSTALL) from None
+            cancelled = isinstance(exc, anyio.get_cancelled_exc_class())
+            status = "cancelled" if cancelled else "failed"
+            record = record.model_copy(
+                update={"status": status, "end_time": now_iso(), "exit_code": exit_code(status)}
+            )
+            with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+                await anyio.to_thread.run_sync(projects.put_task, projectId, record)
+            if isinstance(exc, CliNotFound):
+                raise CliNotFound(exc.message, suggestion=INSTALL) from None
+            raise
         # The caller owns the task's decisions (asked again on a later round, first answer
         # wins with the human), if it can be asked at all.
         broker.note_owner(info.session_id, run.label, can_elicit(ctx))

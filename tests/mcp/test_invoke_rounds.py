@@ -193,3 +193,29 @@ async def test_a_lone_task_still_counts_the_files_its_commands_made(
         out = await call(c, "invoke_claude_code", projectId="p", task="task two")
     assert out["filesCreated"] == ["src/bash-two.txt", "src/two.txt"], out
     assert not out["note"], out
+
+
+async def test_a_task_refused_at_start_is_failed_and_not_counted_as_concurrent(
+    server: CctuiMCPServer,
+    manager: SessionManager,
+    settings: Any,
+    project: Path,
+    factory: FakeDriverFactory,
+) -> None:
+    async with client(server, name="desk") as c:
+        await call(c, "register_project", name="p", rootPath=str(project), id="p")
+        # Every slot taken: the task cannot start.
+        for n in range(settings.max_sessions):
+            await call(c, "claude_create_session", prompt=f"slow please {n}")
+        refused = await c.call_tool("invoke_claude_code", {"projectId": "p", "task": "task one"})
+        assert refused.is_error and "session_limit" in refused.content[0].text
+        status = await call(c, "get_project_status", projectId="p")
+        [task] = status["claudeCodeTasks"]
+        assert task["status"] == "failed", task
+        for info in manager.list():
+            await manager.kill(info.session_id)
+        # A task that then runs alone is not told that others ran beside it.
+        factory.script = _two_tasks(project, together=1)
+        out = await call(c, "invoke_claude_code", projectId="p", task="task two")
+    assert out["filesCreated"] == ["src/bash-two.txt", "src/two.txt"], out
+    assert not out["note"], out
