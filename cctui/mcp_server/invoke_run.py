@@ -202,8 +202,9 @@ class InvokeRun:
         pending = self.manager.pending(self.sid)
         notes = [
             *self.tally.notes,
-            f"Task {self.task_id} waits for a decision in Claude Code session {self.sid} and "
-            "nobody here can be asked (no elicitation, no human at cctui). Answer with "
+            f"Task {self.task_id} waits for a decision in Claude Code session {self.sid} that "
+            "nobody here will make (this client cannot or did not decide it, and no human is "
+            "at cctui). Answer with "
             + "; ".join(
                 f'claude_respond(sessionId="{self.sid}", inputId="{p.id}", '
                 f'decision="allow"|"deny") for {p.tool_name}'

@@ -244,8 +244,9 @@ class QueryRun:
         notes = list(self.tally.notes)
         if pending:
             notes.append(
-                f"Claude Code session {self.sid} waits for a decision and nobody here can be "
-                "asked (no elicitation, no human at cctui). Answer with "
+                f"Claude Code session {self.sid} waits for a decision that nobody here will "
+                "make (this client cannot or did not decide it, and no human is at cctui). "
+                "Answer with "
                 + "; ".join(
                     f'claude_respond(sessionId="{self.sid}", inputId="{p.id}", '
                     f'decision="allow"|"deny") for {p.tool_name}'
@@ -270,5 +271,8 @@ class QueryRun:
             cost_usd=final.total_cost_usd,
             turn_count=final.num_turns,
             usage=(self.last_result.usage or None) if self.last_result is not None else None,
-            pending_inputs=[PendingInputOut.of(p) for p in pending],
+            # Routed to the human, but none is there: nobody is asked until claude_respond.
+            pending_inputs=[
+                PendingInputOut.of(p).model_copy(update={"asked": "nobody"}) for p in pending
+            ],
         )

@@ -114,8 +114,16 @@ def register(
 
     def resumed(ctx: Context) -> QueryRun:
         """The run a 2026-07-28 retry continues (its request state is the run id)."""
-        run = runs.get(str(ctx.request_state or ""))
-        if run is None or run.label != client_label(ctx):
+        run_id = str(ctx.request_state or "")
+        run = runs.get(run_id)
+        if run is not None and run.label != client_label(ctx):
+            raise ValidationFailed(
+                f"Run {run_id} is waiting for an answer from the client that started it "
+                f"({run.label}), not from {client_label(ctx)}.",
+                suggestion=f'Answer its open decision with claude_respond(sessionId="{run.sid}", '
+                "...) (claude_get_status lists it), or let that client retry.",
+            )
+        if run is None:
             raise ValidationFailed(
                 "This answer is for a claude_query run that is no longer waiting for it "
                 "here (cctui restarted, or it was collected).",

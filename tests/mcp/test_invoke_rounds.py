@@ -80,7 +80,7 @@ async def test_a_legacy_answer_that_does_not_fit_the_form_goes_to_claude_respond
         [pending] = out["pendingInputs"]
         assert "did not fit" in out["note"] and pending["inputId"] in out["note"], out
         assert pending["asked"] == "nobody", pending  # no human at cctui, no client to ask
-        assert "no human at cctui" in out["note"]
+        assert "no human is at cctui" in out["note"]
 
 
 async def test_a_call_cancelled_mid_task_is_recorded_cancelled(

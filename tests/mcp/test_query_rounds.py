@@ -12,11 +12,11 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp.types import LoggingMessageNotificationParams
+from mcp.types import ElicitResult, InputRequiredResult, LoggingMessageNotificationParams
 
 from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer
-from tests.mcp.conftest import Answers, client
+from tests.mcp.conftest import Answers, client, error_body
 
 
 async def call(c: Any, tool: str, **args: Any) -> dict[str, Any]:
@@ -70,7 +70,7 @@ async def test_a_client_nobody_can_ask_gets_the_input_at_once(
         assert out["result"]["success"] is False, out
         [pending] = out["pendingInputs"]
         sid = out["sessionId"]
-        assert pending["toolName"] == "Bash"
+        assert pending["toolName"] == "Bash" and pending["asked"] == "nobody"
         assert "claude_respond" in out["result"]["error"] and pending["inputId"] in out["error"]
         await call(c, "claude_respond", sessionId=sid, inputId=pending["inputId"], decision="allow")
         waited = await call(c, "claude_wait", sessionId=sid, timeoutMs=10_000)
@@ -81,3 +81,25 @@ async def test_a_client_nobody_can_ask_gets_the_input_at_once(
             break
         await anyio.sleep(0.05)
     assert manager.get(sid).is_active is False
+
+
+async def test_a_retry_from_another_client_is_told_whose_run_it_is(
+    server: CctuiMCPServer,
+) -> None:
+    args = {"prompt": "please bash"}
+    async with (
+        client(server, name="desk", elicit=Answers()) as c,
+        client(server, name="other", elicit=Answers()) as other,
+    ):
+        first = await c.session.call_tool("claude_query", args, allow_input_required=True)
+        assert isinstance(first, InputRequiredResult), first
+        answer = {"decision": ElicitResult(action="accept", content={"decision": "allow"})}
+        retry = await other.call_tool(
+            "claude_query", args, input_responses=answer, request_state=first.request_state
+        )
+        body = error_body(retry)
+        assert "the client that started it (desk)" in body["message"], body
+        mine = await c.call_tool(
+            "claude_query", args, input_responses=answer, request_state=first.request_state
+        )
+        assert not mine.is_error and mine.structured_content["success"] is True, mine
