@@ -8,7 +8,8 @@ answer (``answer_of``). Handshake-era callers are asked right away (``ask_midcal
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Protocol, TypeVar
 
 import anyio
 from mcp.server.elicitation import render_elicitation_schema
@@ -23,7 +24,8 @@ from mcp.types import ElicitRequest, ElicitRequestFormParams, ElicitResult, Inpu
 from pydantic import ValidationError
 
 from cctui.core import PendingInput, SessionManager
-from cctui.mcp_server.decisions import DecisionBroker, DecisionForm, question_text
+from cctui.errors import ValidationFailed
+from cctui.mcp_server.decisions import DecisionBroker, DecisionForm, client_label, question_text
 from cctui.mcp_server.waiting import Tally, apply_answer
 
 ASK_KEY = "decision"
@@ -33,6 +35,45 @@ RECHECK_S = 1.0
 INTERRUPT_GRACE_S = 5.0
 """After the interrupt at a run's time limit, how long the turn gets to stop before the
 process is ended."""
+
+
+class Run(Protocol):
+    """What a run continued over several rounds has: its caller and its session."""
+
+    @property
+    def label(self) -> str:
+        """The client that started it; only it continues it in later rounds."""
+
+    @property
+    def sid(self) -> str:
+        """The Claude Code session doing the work."""
+
+
+R = TypeVar("R", bound=Run)
+
+
+def continued(runs: Mapping[str, R], ctx: Context[Any, Any], what: str, suggestion: str) -> R:
+    """The run a 2026-07-28 retry continues (its request state is the run's id).
+
+    Raises:
+        ValidationFailed: another client's run, or one that is gone (restart, collected).
+    """
+    run_id = str(ctx.request_state or "")
+    run = runs.get(run_id)
+    if run is not None and run.label != client_label(ctx):
+        raise ValidationFailed(
+            f"{run_id} is waiting for an answer from the client that started it "
+            f"({run.label}), not from {client_label(ctx)}.",
+            suggestion=f'Answer its open decision with claude_respond(sessionId="{run.sid}", '
+            "...) (claude_get_status lists it), or let that client retry.",
+        )
+    if run is None:
+        raise ValidationFailed(
+            f"This answer is for {what} that is no longer waiting for it here (cctui "
+            "restarted, or it was collected).",
+            suggestion=suggestion,
+        )
+    return run
 
 
 def ask_round(item: PendingInput, state: str) -> InputRequiredResult:

@@ -32,7 +32,7 @@ from mcp.types import (
 from pydantic import Field
 
 from cctui.core import SessionManager
-from cctui.errors import CliNotFound, ValidationFailed
+from cctui.errors import CliNotFound
 from cctui.mcp_server.decisions import (
     DecisionBroker,
     can_elicit,
@@ -40,7 +40,7 @@ from cctui.mcp_server.decisions import (
 )
 from cctui.mcp_server.invoke_run import InvokeRun, exit_code
 from cctui.mcp_server.project_schemas import InvokeOut
-from cctui.mcp_server.rounds import ASK_KEY, ask_round
+from cctui.mcp_server.rounds import ASK_KEY, ask_round, continued
 from cctui.projects import ProjectService, TaskRecord
 from cctui.projects.changes import snapshot
 from cctui.projects.registry import check_root
@@ -153,26 +153,6 @@ def register(
         await anyio.to_thread.run_sync(projects.put_task, projectId, run.record)
         return run
 
-    def resumed(ctx: Context) -> InvokeRun:
-        """The task a 2026-07-28 retry continues (its request state is the task id)."""
-        task_id = str(ctx.request_state or "")
-        run = runs.get(task_id)
-        if run is not None and run.label != client_label(ctx):
-            raise ValidationFailed(
-                f"Task {task_id} is waiting for an answer from the client that started it "
-                f"({run.label}), not from {client_label(ctx)}.",
-                suggestion=f'Answer its open decision with claude_respond(sessionId="{run.sid}", '
-                "...) (claude_get_status lists it), or let that client retry.",
-            )
-        if run is None:
-            raise ValidationFailed(
-                "This answer is for an invoke_claude_code task that is no longer waiting "
-                "for it here (cctui restarted, or it was collected).",
-                suggestion="get_project_status lists the project's tasks; claude_get_status "
-                "shows a session's state and pending decisions.",
-            )
-        return run
-
     @server.tool(annotations=ACT)
     async def invoke_claude_code(
         projectId: Annotated[str, Field(min_length=1, description="ID of registered project")],
@@ -200,7 +180,13 @@ def register(
         and sessionId; the session stays resumable with claude_send_message.
         """
         if ctx.input_responses is not None:
-            run = resumed(ctx)
+            run = continued(
+                runs,
+                ctx,
+                "an invoke_claude_code task",
+                "get_project_status lists the project's tasks; claude_get_status shows a "
+                "session's state and pending decisions.",
+            )
             run.take_answer(ctx, ctx.input_responses.get(ASK_KEY))
         else:
             run = await start(ctx, projectId, task, contextFiles, maxTime)

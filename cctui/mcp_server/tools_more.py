@@ -28,7 +28,7 @@ from cctui.mcp_server import history_view
 from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label
 from cctui.mcp_server.health import check_health
 from cctui.mcp_server.query_run import QueryRun
-from cctui.mcp_server.rounds import ask_round
+from cctui.mcp_server.rounds import ask_round, continued
 from cctui.mcp_server.schemas_more import HealthOut, QueryOut, SessionListOut, TranscriptOut
 from cctui.mcp_server.tools_sessions import ACT, READ, SessionId
 
@@ -112,26 +112,6 @@ def register(
         run.watch()
         return run
 
-    def resumed(ctx: Context) -> QueryRun:
-        """The run a 2026-07-28 retry continues (its request state is the run id)."""
-        run_id = str(ctx.request_state or "")
-        run = runs.get(run_id)
-        if run is not None and run.label != client_label(ctx):
-            raise ValidationFailed(
-                f"Run {run_id} is waiting for an answer from the client that started it "
-                f"({run.label}), not from {client_label(ctx)}.",
-                suggestion=f'Answer its open decision with claude_respond(sessionId="{run.sid}", '
-                "...) (claude_get_status lists it), or let that client retry.",
-            )
-        if run is None:
-            raise ValidationFailed(
-                "This answer is for a claude_query run that is no longer waiting for it "
-                "here (cctui restarted, or it was collected).",
-                suggestion="claude_list_sessions lists recent sessions; claude_get_status "
-                "shows a session's state and pending decisions.",
-            )
-        return run
-
     @server.tool(annotations=ACT)
     async def claude_query(
         prompt: Annotated[str, Field(min_length=1, description="The task for Claude Code")],
@@ -183,7 +163,13 @@ def register(
         as is; cwd is workingDirectory.
         """
         if ctx.input_responses is not None:
-            run = resumed(ctx)
+            run = continued(
+                runs,
+                ctx,
+                "a claude_query run",
+                "claude_list_sessions lists recent sessions; claude_get_status shows a "
+                "session's state and pending decisions.",
+            )
             run.take_answer(ctx)
         else:
             given = _merged(
