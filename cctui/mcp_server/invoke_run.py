@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -51,17 +50,10 @@ from cctui.mcp_server.rounds import INTERRUPT_GRACE_S, RECHECK_S, ask_midcall, o
 from cctui.mcp_server.schemas import PendingInputOut
 from cctui.mcp_server.waiting import Tally, apply_answer
 from cctui.projects import ProjectService, TaskRecord
-from cctui.projects.changes import Snapshot, diff, snapshot
+from cctui.projects.changes import EDIT_TOOLS, Snapshot, diff, edited_path, snapshot
 from cctui.projects.state import now_iso
 
 _VERBS = {"Write": "Creating", "Edit": "Editing", "MultiEdit": "Editing", "Read": "Reading"}
-_EDITS = {
-    "Write": "file_path",
-    "Edit": "file_path",
-    "MultiEdit": "file_path",
-    "NotebookEdit": "notebook_path",
-}
-"""The tools whose own input names the file they change (Bash's files cannot be told)."""
 
 
 def progress_line(ev: SessionEvent) -> str | None:
@@ -232,7 +224,7 @@ class InvokeRun:
         if ev.session_id != self.sid:
             return
         self._wake()
-        if isinstance(ev, ToolUseEvent) and ev.name in _EDITS:
+        if isinstance(ev, ToolUseEvent) and ev.name in EDIT_TOOLS:
             self._note_edit(ev)
         line = progress_line(ev)
         if line is not None:
@@ -240,14 +232,11 @@ class InvokeRun:
 
     def _note_edit(self, ev: ToolUseEvent) -> None:
         """Remember a file this session's own edit tool changed (its path from the input)."""
-        target = ev.input.get(_EDITS[ev.name])
-        if isinstance(target, str) and target:
+        target = edited_path(self.root, ev.name, ev.input)
+        if target is not None:
             self._edit_inputs[ev.tool_use_id] = target
         if ev.state == "completed" and ev.tool_use_id in self._edit_inputs:
-            path = Path(self._edit_inputs[ev.tool_use_id])
-            full = Path(os.path.normpath(path if path.is_absolute() else self.root / path))
-            with contextlib.suppress(ValueError):  # outside the project: not in any diff
-                self.edited.add(full.relative_to(self.root).as_posix())
+            self.edited.add(self._edit_inputs[ev.tool_use_id])
 
     def _add(self, line: str) -> None:
         self.updates.append(ProgressUpdate(time=datetime.now().strftime("%H:%M:%S"), message=line))
@@ -359,12 +348,8 @@ class InvokeRun:
     def _record(self, status: str, after: Snapshot) -> None:
         """Set the record and the result from what changed since ``before``."""
         changes = diff(self.root, self.before, after)
-        created, modified, deleted = changes.created, changes.modified, changes.deleted
         if self.shared:
-            others = sorted({*created, *modified, *deleted} - self.edited)
-            created, modified, deleted = (
-                [p for p in paths if p in self.edited] for paths in (created, modified, deleted)
-            )
+            changes, others = changes.only(self.edited)
             if others:
                 self.tally.notes.append(
                     "Other invoke_claude_code tasks ran in this project meanwhile, so only "
@@ -392,14 +377,18 @@ class InvokeRun:
             update={
                 "status": status,
                 "end_time": now_iso(),
-                "files_modified": modified,
-                "files_created": created,
+                "files_modified": changes.modified,
+                "files_created": changes.created,
                 "summary": (summary or "")[:2000] or None,
                 "exit_code": exit_code(status),
             }
         )
         self.result = self._out(
-            status, modified=modified, created=created, deleted=deleted, summary=summary
+            status,
+            modified=changes.modified,
+            created=changes.created,
+            deleted=changes.deleted,
+            summary=summary,
         )
 
     def _out(

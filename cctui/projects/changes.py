@@ -48,6 +48,30 @@ class Snapshot:
     """The project's state directory (folded parts): cctui's files in it are left out."""
 
 
+EDIT_TOOLS = {
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+}
+"""The tools whose own input names the file they change (Bash's files cannot be told)."""
+
+
+def edited_path(root: Path, tool: str, tool_input: dict[str, object]) -> str | None:
+    """The file (relative to ``root``) an edit tool's call changes; None for other tools or
+    a file outside the project."""
+    key = EDIT_TOOLS.get(tool)
+    target = tool_input.get(key) if key is not None else None
+    if not isinstance(target, str) or not target:
+        return None
+    path = Path(target)
+    full = Path(os.path.normpath(path if path.is_absolute() else root / path))
+    try:
+        return full.relative_to(root).as_posix()
+    except ValueError:  # outside the project: in no diff
+        return None
+
+
 @dataclass
 class Changes:
     """What changed between two snapshots (paths relative to the root, sorted)."""
@@ -55,6 +79,18 @@ class Changes:
     created: list[str]
     modified: list[str]
     deleted: list[str]
+
+    def only(self, own: set[str]) -> tuple[Changes, list[str]]:
+        """The changes limited to ``own`` paths, and the others (sorted): for a task that
+        shared its project with others, whose files cannot be told from the diff alone."""
+        others = sorted({*self.created, *self.modified, *self.deleted} - own)
+        kept = Changes(
+            *(
+                [p for p in paths if p in own]
+                for paths in (self.created, self.modified, self.deleted)
+            )
+        )
+        return kept, others
 
 
 def _parts(state_dir: str) -> tuple[str, ...]:
