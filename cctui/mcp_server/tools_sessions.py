@@ -5,9 +5,7 @@ evaluated annotations, and these resolvers are closures it could not look up by 
 """
 # ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seeds)
 
-import contextlib
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from mcp.server import MCPServer
@@ -17,28 +15,24 @@ from pydantic import Field
 
 from cctui.config import Settings
 from cctui.core import Decision, SessionManager, templates
-from cctui.errors import CctuiError, ValidationFailed
 from cctui.mcp_server.decisions import DecisionBroker, DecisionForm, can_elicit, client_label
 from cctui.mcp_server.render import event_out, output_lines, tool_uses
 from cctui.mcp_server.schemas import (
     KillOut,
     PendingInputOut,
-    PreviousState,
     RespondOut,
-    SentRecord,
     SessionOut,
     StatusOut,
     WaitOut,
     seed_status,
 )
+from cctui.mcp_server.sending import Deliveries
 from cctui.mcp_server.waiting import Checkpoint, checkpoint, finish, question
 
 INTERRUPT_WAIT_S = 5.0
 """claude_interrupt returns once the turn has ended (seed 002: status interrupted), or then."""
 MAX_WAIT_MS = 55_000
 """Waiting tools return before common client timeouts (60 s)."""
-SENDS_KEPT = 1000
-"""How many (session, client) send records claude_send_message keeps for its retry rounds."""
 
 SessionId = Annotated[str, Field(min_length=1, max_length=200, description="The session ID")]
 TimeoutMs = Annotated[
@@ -154,41 +148,14 @@ def register(
         broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
         return SessionOut.of(info)
 
-    # A retry round (elicitation answer) does not send again: it reports the first round's.
-    sends: dict[tuple[str, str], SentRecord] = {}
+    deliveries = Deliveries(manager, broker)
 
     async def deliver(
         sessionId: str, message: str | None, workingDirectory: str | None, ctx: Context
     ) -> None:
-        label = client_label(ctx)
-        before = None
-        with contextlib.suppress(CctuiError):  # not seen yet: resumed from its file
-            before = manager.get(sessionId)
-        if workingDirectory is not None:
-            if before is None:
-                raise ValidationFailed(
-                    "workingDirectory can only be checked for a session cctui knows.",
-                    suggestion="Omit it: a session resumes in the directory its history is in.",
-                )
-            _check_cwd(workingDirectory, before.config.cwd)
-        previous = None
-        if before is not None:
-            previous = PreviousState(
-                created_at=before.created_at.isoformat(),
-                last_active=before.last_activity.isoformat(),
-            )
-        broker.note_owner(sessionId, label, can_elicit(ctx))
-        if message is None:
-            await manager.resume(sessionId)
-        else:
-            await manager.send(sessionId, message)
-        sends.pop((sessionId, label), None)
-        resumed = before is None or not before.is_active
-        sends[(sessionId, label)] = SentRecord(
-            at=datetime.now(UTC), resumed=resumed, previous=previous
+        await deliveries.deliver(
+            sessionId, message, workingDirectory, client_label(ctx), can_elicit(ctx)
         )
-        while len(sends) > SENDS_KEPT:
-            del sends[next(iter(sends))]
 
     async def send_checkpoint(
         sessionId: str,
@@ -245,7 +212,7 @@ def register(
         """
         if cp.deferred:
             await deliver(sessionId, message, workingDirectory, ctx)
-        sent = sends.get((sessionId, client_label(ctx)))
+        sent = deliveries.last(sessionId, client_label(ctx))
         delivered = message is not None
         if not wait or not delivered:
             info = manager.get(sessionId)
@@ -426,12 +393,3 @@ def register(
         info = await manager.fork(sessionId, prompt)
         broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
         return SessionOut.of(info)
-
-
-def _check_cwd(given: str, own: Path) -> None:
-    """A resumed session keeps its directory: a different one is refused, not ignored."""
-    if Path(given).expanduser().resolve() != own:
-        raise ValidationFailed(
-            f"workingDirectory {given!r} is not this session's directory ({own}).",
-            suggestion="Omit it, or start a new session there with claude_create_session.",
-        )
