@@ -43,12 +43,11 @@ from cctui.mcp_server.decisions import (
     DecisionBroker,
     can_elicit,
     client_label,
-    is_modern,
 )
 from cctui.mcp_server.project_schemas import InvokeOut, ProgressUpdate
-from cctui.mcp_server.rounds import INTERRUPT_GRACE_S, RECHECK_S, ask_midcall, outcome_of
+from cctui.mcp_server.rounds import INTERRUPT_GRACE_S, RECHECK_S, next_decision
 from cctui.mcp_server.schemas import PendingInputOut
-from cctui.mcp_server.waiting import Tally, apply_answer
+from cctui.mcp_server.waiting import Tally
 from cctui.projects import ProjectService, TaskRecord
 from cctui.projects.changes import EDIT_TOOLS, Snapshot, diff, edited_path, snapshot
 from cctui.projects.state import now_iso
@@ -153,41 +152,11 @@ class InvokeRun:
             if streaming:
                 tg.start_soon(self._stream, ctx)
             with self.broker.waiting(self.sid, label, elicits):
-                item = await self._follow(ctx, label, elicits)
+                item = await next_decision(ctx, self, label, elicits)
             tg.cancel_scope.cancel()
         if streaming:
             await self._flush(ctx)
         return item
-
-    async def _follow(
-        self, ctx: Context[Any, Any], label: str, elicits: bool
-    ) -> PendingInput | None:
-        while self.result is None:
-            changed = self._changed
-            pending = self.manager.pending(self.sid)
-            item = self.broker.claim(pending, label) if elicits and pending else None
-            if item is not None:
-                if is_modern(ctx):
-                    self.asked = item
-                    return item
-                await ask_midcall(ctx, self.manager, self.broker, label, item, self.tally)
-                continue
-            for_human = [p for p in pending if p.route == "human"]
-            if for_human and not self.manager.human_attached:
-                return None  # nobody would answer: say so now
-            self._show_waiting(for_human)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), RECHECK_S)
-        return None
-
-    def take_answer(self, ctx: Context[Any, Any], response: Any) -> None:
-        """A 2026-07-28 retry: apply its answer to the input the last round asked about."""
-        item, self.asked = self.asked, None
-        if item is None:
-            return
-        apply_answer(
-            self.manager, self.broker, client_label(ctx), item, outcome_of(response), self.tally
-        )
 
     def handed_off(self) -> InvokeOut:
         """The result for a caller nobody can ask: the open inputs and how to answer them."""
@@ -211,7 +180,17 @@ class InvokeRun:
         ]
         return self._out("waiting_for_input", pending=pending_out, notes=notes)
 
-    def _show_waiting(self, items: list[PendingInput]) -> None:
+    @property
+    def ended(self) -> bool:
+        """The task ended and its result is set."""
+        return self.result is not None
+
+    @property
+    def changed(self) -> asyncio.Event:
+        """Set at the task's next event."""
+        return self._changed
+
+    def waiting_on(self, items: list[PendingInput]) -> None:
         """Tell the caller (progress) which decision the task waits for, once per input."""
         for p in items:
             if p.id not in self._waiting_shown:

@@ -31,12 +31,12 @@ from cctui.core import (
     SessionManager,
     StatusChanged,
 )
-from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label, is_modern
+from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label
 from cctui.mcp_server.render import event_text
-from cctui.mcp_server.rounds import INTERRUPT_GRACE_S, RECHECK_S, answer_of, ask_midcall
+from cctui.mcp_server.rounds import INTERRUPT_GRACE_S, RECHECK_S, next_decision
 from cctui.mcp_server.schemas import PendingInputOut
 from cctui.mcp_server.schemas_more import QueryMessage, QueryOut, QueryResult
-from cctui.mcp_server.waiting import Tally, apply_answer
+from cctui.mcp_server.waiting import Tally
 
 SYSTEM_KINDS = frozenset({"input_requested", "input_resolved", "error"})
 """Message types that are cctui's notices rather than the conversation (seed 003's
@@ -124,37 +124,23 @@ class QueryRun:
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._stream, ctx)
             with self.broker.waiting(self.sid, label, elicits):
-                item = await self._follow(ctx, label, elicits)
+                item = await next_decision(ctx, self, label, elicits)
             tg.cancel_scope.cancel()
         await self._flush(ctx)
         return item
 
-    async def _follow(
-        self, ctx: Context[Any, Any], label: str, elicits: bool
-    ) -> PendingInput | None:
-        while not self.over:
-            changed = self._changed
-            pending = self.manager.pending(self.sid)
-            item = self.broker.claim(pending, label) if elicits and pending else None
-            if item is not None:
-                if is_modern(ctx):
-                    self.asked = item
-                    return item
-                await ask_midcall(ctx, self.manager, self.broker, label, item, self.tally)
-                continue
-            if any(p.route == "human" for p in pending) and not self.manager.human_attached:
-                return None  # nobody would answer: say so now
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), RECHECK_S)
-        return None
+    @property
+    def ended(self) -> bool:
+        """The run is over (``over``)."""
+        return self.over
 
-    def take_answer(self, ctx: Context[Any, Any]) -> None:
-        """A 2026-07-28 retry: apply its answer to the input the last round asked about."""
-        item, self.asked = self.asked, None
-        if item is not None:
-            apply_answer(
-                self.manager, self.broker, client_label(ctx), item, answer_of(ctx), self.tally
-            )
+    @property
+    def changed(self) -> asyncio.Event:
+        """Set at the run's next event."""
+        return self._changed
+
+    def waiting_on(self, items: list[PendingInput]) -> None:
+        """Nothing to add: the caller sees the decision among the messages."""
 
     async def cancel(self) -> None:
         """The caller went away: stop the turn and end the process now."""

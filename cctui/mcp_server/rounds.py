@@ -7,6 +7,7 @@ answer (``answer_of``). Handshake-era callers are asked right away (``ask_midcal
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Mapping
 from typing import Any, Protocol, TypeVar
@@ -25,7 +26,13 @@ from pydantic import ValidationError
 
 from cctui.core import PendingInput, SessionManager
 from cctui.errors import ValidationFailed
-from cctui.mcp_server.decisions import DecisionBroker, DecisionForm, client_label, question_text
+from cctui.mcp_server.decisions import (
+    DecisionBroker,
+    DecisionForm,
+    client_label,
+    is_modern,
+    question_text,
+)
 from cctui.mcp_server.waiting import Tally, apply_answer
 
 ASK_KEY = "decision"
@@ -35,6 +42,67 @@ RECHECK_S = 1.0
 INTERRUPT_GRACE_S = 5.0
 """After the interrupt at a run's time limit, how long the turn gets to stop before the
 process is ended."""
+
+
+class Followed(Protocol):
+    """A run a call follows for its decisions (``claude_query``'s, ``invoke_claude_code``'s)."""
+
+    manager: SessionManager
+    broker: DecisionBroker
+    tally: Tally
+    asked: PendingInput | None
+    """The input the last input-required round asked the caller about."""
+
+    @property
+    def sid(self) -> str:
+        """The Claude Code session doing the work."""
+
+    @property
+    def ended(self) -> bool:
+        """The run is over: nothing more to decide."""
+
+    @property
+    def changed(self) -> asyncio.Event:
+        """Set at the run's next event (a new one is made each time)."""
+
+    def waiting_on(self, items: list[PendingInput]) -> None:
+        """Decisions routed to the human at the TUI, still open."""
+
+
+async def next_decision(
+    ctx: Context[Any, Any], run: Followed, label: str, elicits: bool
+) -> PendingInput | None:
+    """Follow ``run`` until it ends or a decision needs this caller.
+
+    Returns the input to ask about in an input-required round (2026-07-28, where a tool
+    cannot ask mid-call); handshake-era callers are asked right here. Returns None when the
+    run ended, or when nobody can answer an open decision (no elicitation, no human at the
+    TUI): the caller is told at once rather than left to sleep into a timeout.
+    """
+    while not run.ended:
+        changed = run.changed
+        pending = run.manager.pending(run.sid)
+        item = run.broker.claim(pending, label) if elicits and pending else None
+        if item is not None:
+            if is_modern(ctx):
+                run.asked = item
+                return item
+            await ask_midcall(ctx, run.manager, run.broker, label, item, run.tally)
+            continue
+        for_human = [p for p in pending if p.route == "human"]
+        if for_human and not run.manager.human_attached:
+            return None  # nobody would answer: say so now
+        run.waiting_on(for_human)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(changed.wait(), RECHECK_S)
+    return None
+
+
+def take_answer(run: Followed, ctx: Context[Any, Any]) -> None:
+    """A 2026-07-28 retry: apply its answer to the input the last round asked about."""
+    item, run.asked = run.asked, None
+    if item is not None:
+        apply_answer(run.manager, run.broker, client_label(ctx), item, answer_of(ctx), run.tally)
 
 
 class Run(Protocol):

@@ -40,7 +40,7 @@ from cctui.mcp_server.decisions import (
 )
 from cctui.mcp_server.invoke_run import InvokeRun, exit_code
 from cctui.mcp_server.project_schemas import InvokeOut
-from cctui.mcp_server.rounds import ASK_KEY, ask_round, continued
+from cctui.mcp_server.rounds import ask_round, continued, take_answer
 from cctui.projects import ProjectService, TaskRecord
 from cctui.projects.changes import snapshot
 from cctui.projects.registry import check_root
@@ -187,7 +187,7 @@ def register(
                 "get_project_status lists the project's tasks; claude_get_status shows a "
                 "session's state and pending decisions.",
             )
-            run.take_answer(ctx, ctx.input_responses.get(ASK_KEY))
+            take_answer(run, ctx)
         else:
             run = await start(ctx, projectId, task, contextFiles, maxTime)
         try:

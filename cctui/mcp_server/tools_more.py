@@ -28,7 +28,7 @@ from cctui.mcp_server import history_view
 from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label
 from cctui.mcp_server.health import check_health
 from cctui.mcp_server.query_run import QueryRun
-from cctui.mcp_server.rounds import ask_round, continued
+from cctui.mcp_server.rounds import ask_round, continued, take_answer
 from cctui.mcp_server.schemas_more import HealthOut, QueryOut, SessionListOut, TranscriptOut
 from cctui.mcp_server.tools_sessions import ACT, READ, SessionId
 
@@ -170,7 +170,7 @@ def register(
                 "claude_list_sessions lists recent sessions; claude_get_status shows a "
                 "session's state and pending decisions.",
             )
-            run.take_answer(ctx)
+            take_answer(run, ctx)
         else:
             given = _merged(
                 QueryOptions(
