@@ -93,6 +93,14 @@ async def real_http(real_settings: Settings) -> AsyncIterator[HttpService]:
     await manager.shutdown()
 
 
+async def call(c: Any, tool: str, **args: Any) -> dict[str, Any]:
+    """Call ``tool`` and return its structured result, failing the test on an error."""
+    result = await c.call_tool(tool, args)
+    assert not result.is_error, result.content[0].text
+    out: dict[str, Any] = result.structured_content
+    return out
+
+
 def error_body(result: Any) -> dict[str, Any]:
     """The ``{code, message, retryable, suggestion}`` of an error result (sent as JSON text,
     with no ``structuredContent`` that would contradict the tool's output schema)."""

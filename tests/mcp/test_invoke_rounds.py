@@ -15,14 +15,7 @@ from mcp.types import ElicitResult, InputRequiredResult
 from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer
 from tests.fakes.fake_driver import FakeDriverFactory, Step, sleep, text, tool
-from tests.mcp.conftest import Answers, client, error_body
-
-
-async def call(c: Any, tool: str, **args: Any) -> dict[str, Any]:
-    result = await c.call_tool(tool, args)
-    assert not result.is_error, result.content[0].text
-    out: dict[str, Any] = result.structured_content
-    return out
+from tests.mcp.conftest import Answers, call, client, error_body
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

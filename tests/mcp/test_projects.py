@@ -15,14 +15,7 @@ from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer, build_server
 from cctui.projects import registry as registry_module
 from tests.fakes.settings import make_settings
-from tests.mcp.conftest import Answers, client, error_body
-
-
-async def call(c: Any, tool: str, **args: Any) -> dict[str, Any]:
-    result = await c.call_tool(tool, args)
-    assert not result.is_error, result.content[0].text
-    out: dict[str, Any] = result.structured_content
-    return out
+from tests.mcp.conftest import Answers, call, client, error_body
 
 
 async def fails(c: Any, tool: str, **args: Any) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer, build_server
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
-from tests.mcp.conftest import Answers, client, error_body
+from tests.mcp.conftest import Answers, call, client, error_body
 from tests.mcp.test_projects import git
 
 
@@ -35,13 +35,6 @@ async def server(settings: Settings, factory: FakeDriverFactory) -> AsyncIterato
     await m.start()
     yield build_server(m, settings)
     await m.shutdown()
-
-
-async def call(c: Any, tool: str, **args: Any) -> dict[str, Any]:
-    result = await c.call_tool(tool, args)
-    assert not result.is_error, result.content[0].text
-    out: dict[str, Any] = result.structured_content
-    return out
 
 
 async def fails(c: Any, tool: str, **args: Any) -> dict[str, Any]:

@@ -8,7 +8,6 @@ instead of waiting into the permission timeout (20 s in these settings).
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import anyio
 import pytest
@@ -16,14 +15,7 @@ from mcp.types import ElicitResult, InputRequiredResult, LoggingMessageNotificat
 
 from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer
-from tests.mcp.conftest import Answers, client, error_body
-
-
-async def call(c: Any, tool: str, **args: Any) -> dict[str, Any]:
-    result = await c.call_tool(tool, args)
-    assert not result.is_error, result.content[0].text
-    out: dict[str, Any] = result.structured_content
-    return out
+from tests.mcp.conftest import Answers, call, client, error_body
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
