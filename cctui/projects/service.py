@@ -47,6 +47,9 @@ DOCS_MAX_BYTES = 512 * 1024
 DOC_SUFFIXES = (".md", ".markdown", ".txt", ".rst", ".adoc")
 PREFETCH_MAX = 20
 """``start`` builds at most this many trees (each project's watcher stays on after it)."""
+PREFETCH_DELAY_S = 5.0
+"""``start`` waits this long first: cctui's own start-up (the TUI's first frame, the session
+history index) comes before trees nobody has asked for yet."""
 
 
 def ago(when: datetime | str | None, now: datetime | None = None) -> str | None:
@@ -313,8 +316,8 @@ class ProjectService:
     def start(self) -> None:
         """Build the registered projects' trees in the background, so the first ``/files``
         read after a restart finds one instead of waiting seconds for a big project.
-        Cheap: one build at a time, the ``PREFETCH_MAX`` most recently used active
-        projects only. Nothing happens without a running event loop."""
+        Cheap: after ``PREFETCH_DELAY_S``, one build at a time, the ``PREFETCH_MAX`` most
+        recently used active projects only. Nothing happens without a running event loop."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -325,6 +328,7 @@ class ProjectService:
                 self._keep(self._prefetching)
 
     async def _prefetch_all(self) -> None:
+        await asyncio.sleep(PREFETCH_DELAY_S)
         try:
             projects = await asyncio.to_thread(self.projects)
         except CctuiError as exc:  # reported by the tools; nothing to prefetch

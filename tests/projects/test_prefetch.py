@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from mcp.server import MCPServer
 
 from cctui.core import SessionManager
@@ -13,6 +14,11 @@ from cctui.mcp_server import tools_projects
 from cctui.projects import ProjectService
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
+
+
+@pytest.fixture(autouse=True)
+def _no_start_up_delay(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("cctui.projects.service.PREFETCH_DELAY_S", 0.0)
 
 
 async def _built(service: ProjectService, project_id: str) -> set[str]:
