@@ -79,6 +79,8 @@ class SessionInfo(BaseModel):
     """A process is alive right now."""
     exit_code: int | None = None
     """The last process's exit code once it ended (None while one runs, or if unknown)."""
+    tokens_used: int | None = None
+    """Input, output and cache tokens over every turn (None: the CLI reported none)."""
 
 
 class SessionRecord(BaseModel):
@@ -92,6 +94,8 @@ class SessionRecord(BaseModel):
     status: SessionStatus = SessionStatus.COMPLETED
     total_cost_usd: float = 0.0
     num_turns: int = 0
+    tokens_used: int | None = None
+    """Input, output and cache tokens over every turn (None: the CLI reported none)."""
     forked_from: str | None = None
 
     @classmethod

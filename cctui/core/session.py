@@ -97,6 +97,7 @@ class Session:
             pending_input_ids=tuple(i.id for i in self.host.pending_inputs.list(self.id)),
             is_active=self.active,
             exit_code=self.process.exit_code,
+            tokens_used=self.turns.tokens_used,
         )
 
     def record(self) -> SessionRecord:
@@ -110,6 +111,7 @@ class Session:
             status=self.status,
             total_cost_usd=self.turns.total_cost,
             num_turns=self.turns.num_turns,
+            tokens_used=self.turns.tokens_used,
             forked_from=self.forked_from,
         )
 

@@ -125,7 +125,7 @@ class FrameTranslator:
 
     def _on_result(self, frame: TurnResult) -> None:
         session, process = self.session, self.session.process
-        session.turns.result(frame.total_cost_usd, frame.num_turns)
+        session.turns.result(frame.total_cost_usd, frame.num_turns, frame.usage)
         session.last_result = frame.result
         self._texts.clear()
         process.disarm_turn_timer()

@@ -1,4 +1,4 @@
-"""Turn accounting of one session: outstanding turns, agentic turns and cost.
+"""Turn accounting of one session: outstanding turns, agentic turns, cost and tokens.
 
 One owner for these numbers: the process (spawn, send, exit) and the frame translator
 (init, result) report what happened through these methods and never write the fields.
@@ -6,7 +6,18 @@ One owner for these numbers: the process (spawn, send, exit) and the frame trans
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from cctui.core.models import SessionRecord
+
+TOKEN_KEYS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+)
+"""The parts of a result's usage that ``tokens_used`` adds up."""
 
 
 class TurnLedger:
@@ -20,6 +31,9 @@ class TurnLedger:
         self._cost_base = record.total_cost_usd if record else 0.0
         """Cost of earlier processes: the CLI's figure is cumulative per process only."""
         self._process_cost = 0.0
+        self.tokens_used = record.tokens_used if record else None
+        """Tokens summed over every result's usage (the CLI reports them per turn); None
+        until a result reports some, rather than a made-up 0."""
 
     @property
     def total_cost(self) -> float:
@@ -48,12 +62,18 @@ class TurnLedger:
         self.outstanding = 1
         return True
 
-    def result(self, cumulative_cost: float | None, turns: int) -> None:
-        """A turn's result arrived (cost is the process's cumulative figure)."""
+    def result(
+        self, cumulative_cost: float | None, turns: int, usage: Mapping[str, Any] | None = None
+    ) -> None:
+        """A turn's result arrived (cost is the process's cumulative figure; usage the
+        turn's own)."""
         self.outstanding = max(0, self.outstanding - 1)
         if cumulative_cost:
             self._process_cost = cumulative_cost
         self.num_turns += turns
+        counts = [n for n in ((usage or {}).get(key) for key in TOKEN_KEYS) if isinstance(n, int)]
+        if counts:
+            self.tokens_used = (self.tokens_used or 0) + sum(counts)
 
     def process_ended(self) -> bool:
         """The process is gone: bank its cost; True when a turn was still outstanding."""

@@ -56,14 +56,6 @@ WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit", "Bash")
 DECIDED_BY = "review"
 """``decided_by`` of the denials the runner gives if the CLI ever asks anyway."""
 
-TOKEN_KEYS = (
-    "input_tokens",
-    "output_tokens",
-    "cache_creation_input_tokens",
-    "cache_read_input_tokens",
-)
-"""The parts of the CLI's usage that ``tokens_used`` adds up."""
-
 PROGRESS_EVERY_S = 10.0
 """A running review reports progress this often (clients reset their call timeouts on it)."""
 
@@ -165,8 +157,6 @@ class _Watch:
         self.tool_calls = 0
         self.refused: list[str] = []
         """Tools whose calls were refused: never allowed here, or denied by the CLI."""
-        self.tokens: int | None = None
-        """Tokens of the turns so far, summed from their results' usage (None: none seen)."""
 
     async def report(self, stage: str) -> None:
         """Tell the caller how long the run has been going; never fails the run."""
@@ -185,7 +175,6 @@ class _Watch:
             return
         if isinstance(event, ResultEvent):
             self.last_result = event
-            self.count_tokens(event)
         elif isinstance(event, ToolUseEvent):
             if event.state == "running":
                 self.tool_calls += 1
@@ -199,14 +188,6 @@ class _Watch:
             # dontAsk means the CLI should never ask; if it does, nobody is bothered. Soon,
             # not now: the other listeners must see the request before its resolution.
             asyncio.get_running_loop().call_soon(self.deny, event.input.id)
-
-    def count_tokens(self, event: ResultEvent) -> None:
-        """Add a turn's tokens. A result without usage leaves the count as it was (None
-        until one has some), rather than a made-up 0."""
-        counts = [event.usage.get(key) for key in TOKEN_KEYS]
-        if not any(isinstance(n, int) for n in counts):
-            return
-        self.tokens = (self.tokens or 0) + sum(n for n in counts if isinstance(n, int))
 
     def deny(self, input_id: str) -> None:
         with contextlib.suppress(CctuiError):
@@ -282,8 +263,7 @@ class ReviewRunner:
                 ) from None
         except ReviewFailed as exc:
             exc.attempts = attempts
-            exc.cost_usd = self._cost(sid)
-            exc.tokens_used = watch.tokens
+            exc.cost_usd, exc.tokens_used = self._spent(sid)
             exc.refused_tools = watch.refused
             raise
         except asyncio.CancelledError:
@@ -294,21 +274,23 @@ class ReviewRunner:
             # The process ends in every case, even when the caller was cancelled.
             with anyio.CancelScope(shield=True):
                 await self._end(sid, kill=kill)
+        cost, tokens = self._spent(sid)
         return RunResult(
             answer=parsed,
             session_id=sid,
             attempts=attempts,
-            cost_usd=self._cost(sid),
-            tokens_used=watch.tokens,
+            cost_usd=cost,
+            tokens_used=tokens,
             refused_tools=watch.refused,
         )
 
-    def _cost(self, sid: str) -> float:
-        """The session's cost so far (0 if it never started)."""
+    def _spent(self, sid: str) -> tuple[float, int | None]:
+        """The session's cost and tokens so far (0 and None if it never started)."""
         try:
-            return self.manager.get(sid).total_cost_usd
+            info = self.manager.get(sid)
         except SessionNotFound:
-            return 0.0
+            return 0.0, None
+        return info.total_cost_usd, info.tokens_used
 
     @staticmethod
     def _parse_again(text: str | None, answer: type[A], sid: str) -> A:

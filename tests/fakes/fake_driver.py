@@ -50,7 +50,7 @@ import itertools
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from cctui.claude.frames import (
     AssistantText,
@@ -245,6 +245,9 @@ _pids = itertools.count(41000)
 class FakeDriver:
     """A scripted ``Driver``. Records what it was sent and answered for assertions."""
 
+    usage: ClassVar[dict[str, Any]] = {}
+    """The token usage each turn's result reports (none by default, as a CLI may do)."""
+
     def __init__(
         self,
         spec: LaunchSpec,
@@ -386,6 +389,7 @@ class FakeDriver:
                     duration_ms=1,
                     total_cost_usd=round(self._cost, 6),
                     terminal_reason="aborted_streaming" if interrupted else "completed",
+                    usage=dict(self.usage),
                 )
             )
             if state["exit"]:

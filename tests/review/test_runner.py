@@ -10,11 +10,20 @@ from typing import Any
 import pytest
 
 from cctui.config import Settings
-from cctui.core import ResultEvent, SessionManager, SessionStatus
+from cctui.core import SessionManager, SessionStatus
+from cctui.core.turns import TurnLedger
 from cctui.errors import CliNotFound
 from cctui.review import READ_ONLY_TOOLS, ReviewService
-from cctui.review.runner import WRITE_TOOLS, _Watch, read_rules
-from tests.fakes.fake_driver import FakeDriverFactory, crash, fail, fake_driver_factory, sleep, tool
+from cctui.review.runner import WRITE_TOOLS, read_rules
+from tests.fakes.fake_driver import (
+    FakeDriver,
+    FakeDriverFactory,
+    crash,
+    fail,
+    fake_driver_factory,
+    sleep,
+    tool,
+)
 from tests.fakes.fake_driver import text as say
 
 VERDICT = '{"verdict": "CONDITIONAL", "summary": "ok", "blocking_issues": [], "suggestions": ["x"]}'
@@ -119,44 +128,27 @@ async def test_a_failed_run_keeps_its_cost_and_refusals(run: Any, handoff: Path)
     assert out.cost_usd == pytest.approx(0.02) and out.refused_tools == ["Write"]
 
 
-async def test_tokens_are_summed_from_each_turns_usage(run: Any, handoff: Path) -> None:
-    manager, _, _ = await run({})
-    watch = _Watch(manager, "s1")
-    assert watch.tokens is None
-    watch(result_event("s1"))  # a result without usage counts nothing
-    assert watch.tokens is None
+def test_tokens_are_summed_from_each_turns_usage() -> None:
+    ledger = TurnLedger()
+    assert ledger.tokens_used is None
+    ledger.result(0.01, 1)  # a result without usage counts nothing
+    assert ledger.tokens_used is None
     usage = {"input_tokens": 100, "output_tokens": 20, "cache_read_input_tokens": 5}
-    watch(result_event("s1", usage=usage))
-    watch(result_event("s1", usage={**usage, "cache_creation_input_tokens": 1, "x": 9}))
-    watch(result_event("other", usage=usage))
-    assert watch.tokens == 125 + 126
+    ledger.result(0.02, 1, usage)
+    ledger.result(0.03, 1, {**usage, "cache_creation_input_tokens": 1, "x": 9})
+    assert ledger.tokens_used == 125 + 126
 
 
 async def test_tokens_reach_the_result_and_judge_report_json(
     run: Any, handoff: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def seven_a_turn(self: _Watch, event: ResultEvent) -> None:
-        self.tokens = (self.tokens or 0) + 7
-
     _, svc, _ = await run({"could not be used": [say(VERDICT)], "*": [say("prose")]})
     out = await svc.judge_review(str(handoff), timeout_seconds=30)
     assert json.loads(Path(out.report_json_path or "").read_text())["tokens_used"] is None
-    monkeypatch.setattr(_Watch, "count_tokens", seven_a_turn)
+    monkeypatch.setattr(FakeDriver, "usage", {"input_tokens": 5, "output_tokens": 2})
     out = await svc.judge_review(str(handoff), timeout_seconds=30)
     assert out.success and out.attempts == 2 and out.tokens_used == 14
     assert json.loads(Path(out.report_json_path or "").read_text())["tokens_used"] == 14
-
-
-def result_event(session_id: str, usage: dict[str, Any] | None = None) -> ResultEvent:
-    return ResultEvent(
-        session_id=session_id,
-        is_error=False,
-        result="{}",
-        num_turns=1,
-        total_cost_usd=0.01,
-        duration_ms=1,
-        usage=usage or {},
-    )
 
 
 async def test_timeout_kills_the_process(run: Any, handoff: Path) -> None:
