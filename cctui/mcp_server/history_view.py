@@ -63,7 +63,8 @@ class HistoryView:
     ) -> SessionListOut:
         """Merged, filtered, newest first: the same catalog the TUI and `cctui sessions` show."""
         index = await self._index_ready()
-        entries = build_catalog(index if index is not None else [], self._manager.list())
+        own = self._manager.list()
+        entries = build_catalog(index if index is not None else [], own)
         try:
             query = CatalogQuery(project=project, status=status, team=team, text=text, limit=limit)
         except ValidationError as exc:
@@ -72,7 +73,7 @@ class HistoryView:
                 suggestion="status is e.g. running, idle, completed, live or past",
             ) from None
         page = query_catalog(entries, query, index.problems if index is not None else None)
-        models = {s.session_id: s.config.model for s in self._manager.list()}
+        models = {s.session_id: s.config.model for s in own}
         rows = [self._row(e, models.get(e.session_id)) for e in page.entries]
         return SessionListOut(
             sessions=rows,
