@@ -15,9 +15,11 @@ from pydantic import Field
 
 from cctui.config import Settings
 from cctui.core import Decision, SessionManager, templates
-from cctui.mcp_server.decisions import DecisionBroker, DecisionForm, can_elicit, client_label
+from cctui.mcp_server.asking.decisions import DecisionBroker, DecisionForm, can_elicit, client_label
+from cctui.mcp_server.asking.sending import Deliveries
+from cctui.mcp_server.asking.waiting import Checkpoint, checkpoint, finish, question
 from cctui.mcp_server.render import event_out, output_lines, tool_uses
-from cctui.mcp_server.schemas import (
+from cctui.mcp_server.schemas.sessions import (
     KillOut,
     PendingInputOut,
     RespondOut,
@@ -26,8 +28,6 @@ from cctui.mcp_server.schemas import (
     WaitOut,
     seed_status,
 )
-from cctui.mcp_server.sending import Deliveries
-from cctui.mcp_server.waiting import Checkpoint, checkpoint, finish, question
 
 INTERRUPT_WAIT_S = 5.0
 """claude_interrupt returns once the turn has ended (seed 002: status interrupted), or then."""

@@ -26,14 +26,14 @@ from pydantic import ValidationError
 
 from cctui.core import PendingInput, SessionManager
 from cctui.errors import ValidationFailed
-from cctui.mcp_server.decisions import (
+from cctui.mcp_server.asking.decisions import (
     DecisionBroker,
     DecisionForm,
     client_label,
     is_modern,
     question_text,
 )
-from cctui.mcp_server.waiting import Tally, apply_answer
+from cctui.mcp_server.asking.waiting import Tally, apply_answer
 
 ASK_KEY = "decision"
 """The input-required round's one request."""

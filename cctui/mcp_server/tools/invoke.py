@@ -33,14 +33,14 @@ from pydantic import Field
 
 from cctui.core import SessionManager
 from cctui.errors import CliNotFound
-from cctui.mcp_server.decisions import (
+from cctui.mcp_server.asking.decisions import (
     DecisionBroker,
     can_elicit,
     client_label,
 )
-from cctui.mcp_server.invoke_run import InvokeRun, exit_code
-from cctui.mcp_server.project_schemas import InvokeOut
-from cctui.mcp_server.rounds import ask_round, continued, take_answer
+from cctui.mcp_server.asking.rounds import ask_round, continued, take_answer
+from cctui.mcp_server.runs.invoke import InvokeRun, exit_code
+from cctui.mcp_server.schemas.projects import InvokeOut
 from cctui.projects import ProjectService, TaskRecord
 from cctui.projects.changes import snapshot
 from cctui.projects.registry import check_root

@@ -27,9 +27,9 @@ from pydantic import Field
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.errors import CctuiError
-from cctui.mcp_server.confirming import NoQuestion, ask_or_refuse, choice_of
-from cctui.mcp_server.decisions import DecisionBroker, client_label
-from cctui.mcp_server.project_schemas import (
+from cctui.mcp_server.asking.confirming import NoQuestion, ask_or_refuse, choice_of
+from cctui.mcp_server.asking.decisions import DecisionBroker, client_label
+from cctui.mcp_server.schemas.projects import (
     CheckpointOut,
     ChoiceForm,
     GitStatusOut,
@@ -81,7 +81,8 @@ def register(
     broker: DecisionBroker | None = None,
 ) -> ProjectService:
     """Add the project tools, resources and prompts to ``server``; returns the service."""
-    from cctui.mcp_server import prompts, resources, tools_invoke
+    from cctui.mcp_server.tools import invoke as tools_invoke
+    from cctui.mcp_server.tools import prompts, resources
 
     projects = ProjectService(settings.projects_file, keep=manager.keep)
     projects.start()  # trees of registered projects, built in the background

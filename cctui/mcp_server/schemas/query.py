@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from cctui.mcp_server.schemas import Out, PendingInputOut, SeedStatus
+from cctui.mcp_server.schemas.sessions import Out, PendingInputOut, SeedStatus
 
 
 class SessionListEntry(Out):

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from cctui.mcp_server.schemas import Out, PendingInputOut
+from cctui.mcp_server.schemas.sessions import Out, PendingInputOut
 
 
 class ChoiceForm(BaseModel):

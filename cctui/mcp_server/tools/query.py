@@ -25,12 +25,12 @@ from cctui.core import SessionManager
 from cctui.errors import ValidationFailed
 from cctui.history import HistoryIndex
 from cctui.mcp_server import history_view
-from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label
-from cctui.mcp_server.health import check_health
-from cctui.mcp_server.query_run import QueryRun
-from cctui.mcp_server.rounds import ask_round, continued, take_answer
-from cctui.mcp_server.schemas_more import HealthOut, QueryOut, SessionListOut, TranscriptOut
-from cctui.mcp_server.tools_sessions import ACT, READ, SessionId
+from cctui.mcp_server.asking.decisions import DecisionBroker, can_elicit, client_label
+from cctui.mcp_server.asking.rounds import ask_round, continued, take_answer
+from cctui.mcp_server.runs.query import QueryRun
+from cctui.mcp_server.schemas.query import HealthOut, QueryOut, SessionListOut, TranscriptOut
+from cctui.mcp_server.tools.health import check_health
+from cctui.mcp_server.tools.sessions import ACT, READ, SessionId
 
 QUERY_DEFAULT_MAX_MS = 600_000
 UNCLAIMED_TTL_S = 600.0
