@@ -1,6 +1,7 @@
 """invoke_claude_code: run a task in a registered project through the session manager.
 
-A real Claude Code session (cwd = the project root) does the work (``invoke_run``); this
+A real Claude Code session (cwd = the project root) does the work (a project task,
+``cctui.projects.tasks``, followed by ``runs.invoke``); this
 tool streams its progress as notifications and lets its decisions take the usual route:
 asked of this caller when it can elicit (mid-call on handshake-era connections; on
 2026-07-28 ones, where a tool cannot ask mid-call, as an input-required round whose retry
@@ -16,13 +17,9 @@ No ``from __future__ import annotations``: see ``tools_sessions``.
 # ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seed)
 
 import asyncio
-import contextlib
-import uuid
-from pathlib import Path
 from typing import Annotated
 
 import anyio
-import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.types import (
@@ -31,7 +28,7 @@ from mcp.types import (
 )
 from pydantic import Field
 
-from cctui.core import SessionManager
+from cctui.core import SessionInfo, SessionManager
 from cctui.errors import CliNotFound
 from cctui.mcp_server.asking.decisions import (
     DecisionBroker,
@@ -39,13 +36,10 @@ from cctui.mcp_server.asking.decisions import (
     client_label,
 )
 from cctui.mcp_server.asking.rounds import ask_round, continued, take_answer
-from cctui.mcp_server.runs.invoke import InvokeRun, exit_code
+from cctui.mcp_server.runs.invoke import InvokeRun
 from cctui.mcp_server.schemas.projects import InvokeOut
-from cctui.projects import ProjectService, TaskRecord
-from cctui.projects.changes import snapshot
-from cctui.projects.registry import check_root
-from cctui.projects.safepath import open_read
-from cctui.projects.state import now_iso
+from cctui.projects import ProjectService
+from cctui.projects.tasks import ProjectTask, ProjectTasks, task_prompt
 
 ACT = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=True)
 INSTALL = (
@@ -56,12 +50,6 @@ UNCLAIMED_TTL_S = 600.0
 """A task that ended between rounds keeps its result this long for the caller's retry."""
 
 
-def check_readable(root: Path, rel: str) -> None:
-    """A context file must be a readable regular file inside the root."""
-    with open_read(root, rel):
-        pass
-
-
 def register(
     server: MCPServer,
     manager: SessionManager,
@@ -70,23 +58,12 @@ def register(
 ) -> None:
     """Add invoke_claude_code to ``server``."""
     broker = broker or DecisionBroker(manager)
+    tasks = ProjectTasks(manager, projects)
     runs: dict[str, InvokeRun] = {}
     """Tasks between the rounds of a 2026-07-28 call, by task id."""
-    running: dict[Path, dict[str, InvokeRun]] = {}
-    """Unfinished tasks by project root: tasks that overlap there cannot tell whose the
-    files are from the diff alone (``InvokeRun.shared``)."""
 
-    def forget_later(run: InvokeRun) -> None:
-        running.get(run.root, {}).pop(run.task_id, None)
-        asyncio.get_running_loop().call_later(UNCLAIMED_TTL_S, runs.pop, run.task_id, None)
-
-    def join(run: InvokeRun) -> None:
-        here = running.setdefault(run.root, {})
-        if here:
-            run.shared = True
-            for other in here.values():
-                other.shared = True
-        here[run.task_id] = run
+    def forget_later(task: ProjectTask) -> None:
+        asyncio.get_running_loop().call_later(UNCLAIMED_TTL_S, runs.pop, task.task_id, None)
 
     async def start(
         ctx: Context,
@@ -95,62 +72,21 @@ def register(
         contextFiles: list[str] | None,
         maxTime: float,
     ) -> InvokeRun:
-        project = await anyio.to_thread.run_sync(projects.get, projectId)
-        root = await anyio.to_thread.run_sync(check_root, project.root_path)
-        for rel in contextFiles or ():
-            await anyio.to_thread.run_sync(check_readable, root, rel)  # refuses escapes
-        record = TaskRecord(
-            task_id="task_" + uuid.uuid4().hex[:10],
-            status="running",
-            command=task,
-            start_time=now_iso(),
-        )
-        # Recorded first, so the state file it creates is not among the task's files.
-        await anyio.to_thread.run_sync(projects.put_task, projectId, record)
-        state_dir = project.claude_state_path
-        run = InvokeRun(
-            manager=manager,
-            broker=broker,
-            projects=projects,
-            project_id=projectId,
-            root=root,
-            record=record,
-            before=await anyio.to_thread.run_sync(snapshot, root, state_dir),
-            max_time=maxTime,
-            label=client_label(ctx),
-            state_dir=state_dir,
-            on_finished=forget_later,
-        )
-        join(run)
-        prompt = task
-        if contextFiles:
-            prompt += "\n\nRead these files first for context:\n" + "\n".join(
-                f"- {f}" for f in contextFiles
-            )
+        job = await tasks.open(projectId, task, contextFiles or (), maxTime)
+        job.on_finished.append(forget_later)
+        run = InvokeRun(run=job.run, task=job, broker=broker, label=client_label(ctx))
+        elicits = can_elicit(ctx)
+
+        def created(info: SessionInfo) -> None:
+            # The caller owns the task's decisions (asked again on a later round, first
+            # answer wins with the human), if it can be asked at all.
+            broker.note_owner(info.session_id, run.label, elicits)
+            run.started()
+
         try:
-            config = manager.default_config(
-                root, title=f"[{project.id}] {task[:60]}", project=project.id
-            )
-            info = await manager.create(prompt, config)
-        except BaseException as exc:
-            # Whatever stopped the start (no CLI, MAX_SESSIONS, a bad prefix, a cancelled
-            # call), the task ends here: never left "running", never counted as concurrent.
-            running[root].pop(run.task_id, None)
-            cancelled = isinstance(exc, anyio.get_cancelled_exc_class())
-            status = "cancelled" if cancelled else "failed"
-            record = record.model_copy(
-                update={"status": status, "end_time": now_iso(), "exit_code": exit_code(status)}
-            )
-            with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
-                await anyio.to_thread.run_sync(projects.put_task, projectId, record)
-            if isinstance(exc, CliNotFound):
-                raise CliNotFound(exc.message, suggestion=INSTALL) from None
-            raise
-        # The caller owns the task's decisions (asked again on a later round, first answer
-        # wins with the human), if it can be asked at all.
-        broker.note_owner(info.session_id, run.label, can_elicit(ctx))
-        run.watch(info.session_id)
-        await anyio.to_thread.run_sync(projects.put_task, projectId, run.record)
+            await job.start(task_prompt(task, contextFiles or ()), created)
+        except CliNotFound as exc:
+            raise CliNotFound(exc.message, suggestion=INSTALL) from None
         return run
 
     @server.tool(annotations=ACT)
@@ -195,9 +131,7 @@ def register(
         except BaseException:
             with anyio.CancelScope(shield=True):
                 runs.pop(run.task_id, None)
-                if run.result is None:
-                    await run.stop("cancelled")
-                    await run.finish("cancelled")
+                await run.cancel()
             raise
         if item is not None:
             runs[run.task_id] = run

@@ -1,6 +1,6 @@
 """claude_query (one run, streamed as notifications), history tools, and health.
 
-A query's decisions take the usual route (``query_run``): asked of this caller when it can
+A query's decisions take the usual route (``runs.query``): asked of this caller when it can
 elicit (mid-call on handshake-era connections; on 2026-07-28 ones, where a tool cannot ask
 mid-call, as an input-required round whose retry continues the same run), else the human at
 the TUI; when neither can answer, the call returns at once with what to answer through
@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cctui.config import Settings
 from cctui.core import SessionManager
+from cctui.core.runs import Run
 from cctui.errors import ValidationFailed
 from cctui.history import HistoryIndex
 from cctui.mcp_server import history_view
@@ -93,23 +94,19 @@ def register(
             append_system_prompt=given.appendSystemPrompt,
             allowed_tools=given.allowedTools,
         )
-        info = await manager.create(prompt, config)
-        label = client_label(ctx)
-        # The caller owns the run's decisions (asked again on a later round, first answer
-        # wins with the human), if it can be asked at all.
-        broker.note_owner(info.session_id, label, can_elicit(ctx))
         run = QueryRun(
-            manager=manager,
+            run=Run(manager, max_ms / 1000),
             broker=broker,
+            label=client_label(ctx),
             run_id="query_" + uuid.uuid4().hex[:10],
-            sid=info.session_id,
-            label=label,
-            max_ms=max_ms,
             max_messages=given.maxMessages or 100,
             with_system=given.includeSystemMessages is not False,
-            on_over=forget_later,
         )
-        run.watch()
+        info = await run.run.start(prompt, config)
+        # The caller owns the run's decisions (asked again on a later round, first answer
+        # wins with the human), if it can be asked at all.
+        broker.note_owner(info.session_id, run.label, can_elicit(ctx))
+        manager.keep(asyncio.create_task(run.supervise(forget_later)))
         return run
 
     @server.tool(annotations=ACT)
