@@ -195,6 +195,8 @@ def build_server(
     through which a client could send Claude a free-form prompt.
     ``project_roots`` lists registered projects' directories for the review path checks.
     """
+    from cctui.mcp_server.tools import health as tools_health
+    from cctui.mcp_server.tools import history as tools_history
     from cctui.mcp_server.tools import projects as tools_projects
     from cctui.mcp_server.tools import query as tools_more
     from cctui.mcp_server.tools import review as tools_review
@@ -226,10 +228,12 @@ def build_server(
     if "sessions" in groups:
         tools_sessions.register(server, manager, server.broker, settings)
         # with claude_health; ``history``: the TUI's live index (one index, one watcher)
-        tools_more.register(server, manager, server.broker, settings, history)
+        tools_more.register(server, manager, server.broker)
+        tools_history.register(server, manager, settings, history)
+        tools_health.register(server, manager, settings)
         tools_team.register(server, manager, server.broker)
     else:
-        tools_more.register_health(server, manager, settings)
+        tools_health.register(server, manager, settings)
     registry = None
     if "projects" in groups:
         registry = tools_projects.register(server, manager, settings, server.broker).registry
