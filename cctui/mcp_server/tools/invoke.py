@@ -63,10 +63,9 @@ def register(
     server: MCPServer,
     manager: SessionManager,
     projects: ProjectService,
-    broker: DecisionBroker | None,
+    broker: DecisionBroker,
 ) -> None:
     """Add invoke_claude_code to ``server``."""
-    broker = broker or DecisionBroker(manager)
     runs: dict[str, InvokeRun] = {}
     """Tasks between the rounds of a 2026-07-28 call, by task id."""
     running: dict[Path, dict[str, InvokeRun]] = {}
