@@ -17,8 +17,7 @@ from pydantic import ValidationError
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.errors import CctuiError
-from cctui.mcp_server import compat as seed_args
-from cctui.mcp_server import errors, tools
+from cctui.mcp_server import compat, errors, tools
 from cctui.mcp_server.asking.decisions import DecisionBroker, client_label
 from cctui.mcp_server.tools.health import SERVER_VERSION
 from cctui.redact import redact_text
@@ -67,7 +66,7 @@ class CctuiMCPServer(MCPServer):
     ) -> CallToolResult | InputRequiredResult:
         """Run, map every failure to a structured error result, and record the call.
 
-        Seed argument names become cctui's (``seed_args``); any other argument the tool does
+        Seed argument names become cctui's (``compat``); any other argument the tool does
         not take is refused (the SDK would drop it silently).
         """
         label = client_label(context) if context is not None else "direct"
@@ -79,7 +78,7 @@ class CctuiMCPServer(MCPServer):
         outcome = "internal_error"
         try:
             try:
-                args = seed_args.translate(name, arguments or {})
+                args = compat.translate(name, arguments or {})
             except CctuiError as exc:
                 outcome = exc.code
                 return errors.error_result(errors.from_cctui_error(exc))
@@ -112,7 +111,7 @@ class CctuiMCPServer(MCPServer):
         if not unknown:
             return None
         return errors.unknown_arguments(
-            name, unknown, accepted, sorted(seed_args.ALIASES.get(name, {}))
+            name, unknown, accepted, sorted(compat.ALIASES.get(name, {}))
         )
 
     def _record(

@@ -1,6 +1,6 @@
 """invoke_claude_code: run a task in a registered project through the session manager.
 
-A real Claude Code session (cwd = the project root) does the work (``invoke_run``); this
+A real Claude Code session (cwd = the project root) does the work (``runs.invoke``); this
 tool streams its progress as notifications and lets its decisions take the usual route:
 asked of this caller when it can elicit (mid-call on handshake-era connections; on
 2026-07-28 ones, where a tool cannot ask mid-call, as an input-required round whose retry
@@ -11,7 +11,7 @@ reported. Files created and modified come from git or a before/after scan
 (``cctui.projects.changes``). The task is recorded in the project's session state when it
 starts and when it ends.
 
-No ``from __future__ import annotations``: see ``tools_sessions``.
+No ``from __future__ import annotations``: see ``tools.sessions``.
 """
 # ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seed)
 

@@ -1,6 +1,6 @@
 """Team and context tools (claude_broadcast, claude_sync_context) and the metrics resource.
 
-No ``from __future__ import annotations``: see ``tools_sessions``.
+No ``from __future__ import annotations``: see ``tools.sessions``.
 """
 # ruff: noqa: N803 -- parameter names are the wire names (as in the seeds)
 
