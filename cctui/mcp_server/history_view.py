@@ -13,7 +13,7 @@ from cctui.core import LIVE, SessionManager, SessionStatus
 from cctui.core.catalog import CatalogEntry, CatalogQuery, build_catalog, query_catalog
 from cctui.errors import CctuiError, ValidationFailed
 from cctui.history import HistoryIndex, aread_transcript
-from cctui.mcp_server.schemas.query import (
+from cctui.mcp_server.schemas.history import (
     SessionListEntry,
     SessionListOut,
     TranscriptMessage,

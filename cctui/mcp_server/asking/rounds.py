@@ -37,6 +37,7 @@ from cctui.mcp_server.asking.decisions import (
     question_text,
 )
 from cctui.mcp_server.asking.waiting import Tally, apply_answer
+from cctui.mcp_server.schemas.common import UNCLAIMED_TTL_S
 
 ASK_KEY = "decision"
 """The input-required round's one request."""
@@ -197,6 +198,11 @@ def continued(runs: Mapping[str, R], ctx: Context[Any, Any], what: str, suggesti
             suggestion=suggestion,
         )
     return run
+
+
+def forget_later(runs: dict[str, Any], run_id: str) -> None:
+    """Drop a run kept between rounds once its caller has had ``UNCLAIMED_TTL_S`` to retry."""
+    asyncio.get_running_loop().call_later(UNCLAIMED_TTL_S, runs.pop, run_id, None)
 
 
 def ask_round(item: PendingInput, state: str) -> InputRequiredResult:

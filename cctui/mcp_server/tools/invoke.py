@@ -12,11 +12,10 @@ reported. Files created and modified come from git or a before/after scan
 (``cctui.projects.changes``). The task is recorded in the project's session state when it
 starts and when it ends.
 
-No ``from __future__ import annotations``: see ``tools_sessions``.
+No ``from __future__ import annotations``: see ``tools.sessions``.
 """
 # ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seed)
 
-import asyncio
 from typing import Annotated
 
 import anyio
@@ -24,12 +23,12 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.types import (
     InputRequiredResult,
-    ToolAnnotations,
 )
 from pydantic import Field
 
 from cctui.core import SessionInfo, SessionManager
 from cctui.errors import CliNotFound
+from cctui.mcp_server.asking import rounds
 from cctui.mcp_server.asking.decisions import (
     DecisionBroker,
     can_elicit,
@@ -37,33 +36,30 @@ from cctui.mcp_server.asking.decisions import (
 )
 from cctui.mcp_server.asking.rounds import ask_round, continued, take_answer
 from cctui.mcp_server.runs.invoke import InvokeRun
+from cctui.mcp_server.schemas.common import ACT
 from cctui.mcp_server.schemas.projects import InvokeOut
 from cctui.projects import ProjectService
 from cctui.projects.tasks import ProjectTask, ProjectTasks, task_prompt
 
-ACT = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=True)
 INSTALL = (
     "Install Claude Code: `pip install claude-agent-sdk` (bundles the CLI) or "
     "`npm install -g @anthropic-ai/claude-code`; or point CLAUDE_CODE_PATH at the binary."
 )
-UNCLAIMED_TTL_S = 600.0
-"""A task that ended between rounds keeps its result this long for the caller's retry."""
 
 
 def register(
     server: MCPServer,
     manager: SessionManager,
     projects: ProjectService,
-    broker: DecisionBroker | None,
+    broker: DecisionBroker,
 ) -> None:
     """Add invoke_claude_code to ``server``."""
-    broker = broker or DecisionBroker(manager)
     tasks = ProjectTasks(manager, projects)
     runs: dict[str, InvokeRun] = {}
     """Tasks between the rounds of a 2026-07-28 call, by task id."""
 
     def forget_later(task: ProjectTask) -> None:
-        asyncio.get_running_loop().call_later(UNCLAIMED_TTL_S, runs.pop, task.task_id, None)
+        rounds.forget_later(runs, task.task_id)
 
     async def start(
         ctx: Context,
