@@ -26,6 +26,7 @@ from cctui.projects.errors import (
     ProjectNotFound,
 )
 from cctui.projects.jsonfile import Data, JsonFile
+from cctui.timestamps import iso_z
 
 ID_PATTERN = r"^[a-z0-9-]+$"
 DEFAULT_SPEC_PATHS = ("docs/", "specs/")
@@ -223,7 +224,7 @@ class ProjectRegistry:
         if now - self._touched.get(project_id, -TOUCH_EVERY_S) < TOUCH_EVERY_S:
             return
         self._touched[project_id] = now
-        stamp = _now().isoformat().replace("+00:00", "Z")
+        stamp = iso_z(_now(), "seconds")
 
         def change(data: Data | None) -> Data:
             data = dict(data or {})
