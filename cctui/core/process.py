@@ -52,6 +52,9 @@ class Process:
         self._stop_status: SessionStatus | None = None
         self._stop_grace_s: float | None = None
         self._turn_timer: asyncio.TimerHandle | None = None
+        self._life_timer: asyncio.TimerHandle | None = None
+        self._end_reason: str | None = None
+        """Why cctui ended the process itself (a limit), kept as the session's error."""
 
     @property
     def pid(self) -> int | None:
@@ -76,6 +79,7 @@ class Process:
         self._stop_grace_s = None
         self.interrupting = False
         self.exit_code = None
+        self._end_reason = None
         session.turns.process_starting(first_message is not None)
         session.set_status(S.STARTING, force=True)
         if first_message is not None:
@@ -114,6 +118,7 @@ class Process:
         self.alive = True
         self._alive.set()
         self.started_at = time.time()
+        self._arm_life_timer()
         pump = asyncio.create_task(self._pump(driver), name=f"session-{session.id}-frames")
         try:
             if first_message is not None:
@@ -225,9 +230,15 @@ class Process:
         self._alive.clear()
         self.exit_code = frame.exit_code
         self.disarm_turn_timer()
+        if self._life_timer is not None:
+            self._life_timer.cancel()
+            self._life_timer = None
         busy = session.turns.process_ended()
         session.desk.withdraw("session-ended")
         session.desk.forget_allowances()
+        if self._end_reason is not None:
+            session.set_status(S.ERROR, error=self._end_reason)
+            return
         if self._stop_status is not None:
             new = self._stop_status
         elif self._stop.is_set():
@@ -240,6 +251,26 @@ class Process:
         else:
             new = S.ERROR if session.status == S.ERROR else S.COMPLETED
         session.set_status(new, error=session.error if new == S.ERROR else None)
+
+    # ------------------------------------------------------------------ lifetime
+
+    def _arm_life_timer(self) -> None:
+        """End the process once it outlives ``max_session_duration_ms`` (seed 004)."""
+        limit = self.session.host.settings.max_session_duration_ms
+        if limit is not None:
+            self._life_timer = asyncio.get_running_loop().call_later(
+                limit / 1000, self._lived_too_long
+            )
+
+    def _lived_too_long(self) -> None:
+        self._life_timer = None
+        limit = self.session.host.settings.max_session_duration_ms
+        self._end_reason = (
+            f"The session ran longer than MAX_SESSION_DURATION ({limit} ms); cctui ended its "
+            "process. A new message resumes it."
+        )
+        self.session.publish(ErrorEvent(session_id=self.session.id, message=self._end_reason))
+        self.session.host.keep(asyncio.get_running_loop().create_task(self.stop()))
 
     # ------------------------------------------------------------------ turn timer
 

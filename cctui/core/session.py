@@ -19,6 +19,7 @@ import logging
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from cctui.core import session_log
 from cctui.core.buffer import EventBuffer
 from cctui.core.desk import InputDesk
 from cctui.core.events import SessionEvent, StatusChanged
@@ -121,6 +122,8 @@ class Session:
         """Store ``event`` in the buffer and fan it out."""
         stored = self.buffer.append(event, merge_key=merge_key)
         self.last_activity = stored.at
+        if self.config.log_file is not None:
+            session_log.append(self.config.log_file, stored)
         self.host.publish(stored)
         return stored
 
