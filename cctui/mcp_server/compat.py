@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from cctui.errors import ValidationFailed
-from cctui.mcp_server.schemas.common import MAX_WAIT_MS
 
 Rule = str | Callable[[Any, Mapping[str, Any]], dict[str, Any]]
 """cctui's parameter name, or a function (seed value, all arguments) -> cctui arguments."""
@@ -38,17 +37,6 @@ def _only_false(name: str, why: str, suggestion: str) -> Rule:
         if value in (False, None):
             return {}
         raise ValidationFailed(f"{name}={value!r} is not supported: {why}", suggestion=suggestion)
-
-    return rule
-
-
-def _wait_ms(target: str) -> Rule:
-    """Seed 004's ``timeout_ms``: capped at cctui's longest wait (call again to go on)."""
-
-    def rule(value: Any, args: Mapping[str, Any]) -> dict[str, Any]:
-        if isinstance(value, int) and not isinstance(value, bool) and value > MAX_WAIT_MS:
-            value = MAX_WAIT_MS
-        return {target: value}
 
     return rule
 
@@ -93,7 +81,7 @@ def _lines(value: Any, args: Mapping[str, Any]) -> dict[str, Any]:
 
 _NO_RESUME_OVERRIDE = (
     "A session resumes with its own launch prefix (a resumed session keeps its config).",
-    "Omit it, or start a new session with claude_create_session and launchPrefix.",
+    "Call resume_session (seed 004's own tool name), which applies the override.",
 )
 
 ALIASES: dict[str, dict[str, Rule]] = {
@@ -109,7 +97,8 @@ ALIASES: dict[str, dict[str, Rule]] = {
         "stream_output": ignored,
         "log_file": _refused(
             "log_file is not supported: cctui does not write session logs to a chosen path.",
-            "Omit it; claude_get_transcript reads the session's conversation.",
+            "Call start_session (seed 004's own tool name), which writes the session's output "
+            "to log_file, or omit it.",
         ),
     },
     # seed 004 send_message and resume_session
@@ -117,11 +106,12 @@ ALIASES: dict[str, dict[str, Rule]] = {
         "session_id": "sessionId",
         "cwd": "workingDirectory",
         "wait_for_response": "wait",
-        "timeout_ms": _wait_ms("timeoutMs"),
+        "timeout_ms": "timeoutMs",
         "include_context": _only_false(
             "include_context",
             "cctui does not add context to a message.",
-            "Call claude_sync_context first to send the session its project's context.",
+            "Call send_message (seed 004's own tool name), which prepends the context, or "
+            "claude_sync_context first.",
         ),
         "doppler_project": _refused(*_NO_RESUME_OVERRIDE),
         "doppler_config": _refused(*_NO_RESUME_OVERRIDE),
@@ -134,7 +124,7 @@ ALIASES: dict[str, dict[str, Rule]] = {
     # seed 004 wait_for_completion
     "claude_wait": {
         "session_id": "sessionId",
-        "timeout_ms": _wait_ms("timeoutMs"),
+        "timeout_ms": "timeoutMs",
         "poll_interval_ms": ignored,
         "check_idle": ignored,
     },

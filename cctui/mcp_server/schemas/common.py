@@ -28,8 +28,9 @@ STOP = ToolAnnotations(
 
 SessionId = Annotated[str, Field(min_length=1, max_length=200, description="The session ID")]
 
-MAX_WAIT_MS = 55_000
-"""Waiting tools return before common client timeouts (60 s); longer seed waits are capped."""
+MAX_WAIT_MS = 86_400_000
+"""The longest wait a tool accepts (a day). A wait past a client's request timeout is kept
+alive by progress notifications (``asking.waiting.heartbeat``), never cut short."""
 UNCLAIMED_TTL_S = 600.0
 """A run that ended between the rounds of a 2026-07-28 call keeps its result this long for
 the caller's retry."""
