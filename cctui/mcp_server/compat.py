@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from cctui.errors import ValidationFailed
+from cctui.mcp_server.schemas.common import MAX_WAIT_MS
 
 Rule = str | Callable[[Any, Mapping[str, Any]], dict[str, Any]]
 """cctui's parameter name, or a function (seed value, all arguments) -> cctui arguments."""
@@ -37,6 +38,22 @@ def _only_false(name: str, why: str, suggestion: str) -> Rule:
         if value in (False, None):
             return {}
         raise ValidationFailed(f"{name}={value!r} is not supported: {why}", suggestion=suggestion)
+
+    return rule
+
+
+def _wait_ms(tool: str, seed_tool: str) -> Rule:
+    """Seed 004's ``timeout_ms`` as ``timeoutMs``. A wait longer than this tool's longest is
+    refused, naming the seed's own tool that waits it in full: never cut short unsaid."""
+
+    def rule(value: Any, args: Mapping[str, Any]) -> dict[str, Any]:
+        if isinstance(value, int) and not isinstance(value, bool) and value > MAX_WAIT_MS:
+            raise ValidationFailed(
+                f"timeout_ms={value} is longer than {tool} waits ({MAX_WAIT_MS} ms).",
+                suggestion=f"Call {seed_tool} (seed 004's own tool), which waits the whole "
+                f"timeout_ms, or call {tool} again to go on waiting.",
+            )
+        return {"timeoutMs": value}
 
     return rule
 
@@ -106,7 +123,7 @@ ALIASES: dict[str, dict[str, Rule]] = {
         "session_id": "sessionId",
         "cwd": "workingDirectory",
         "wait_for_response": "wait",
-        "timeout_ms": "timeoutMs",
+        "timeout_ms": _wait_ms("claude_send_message", "send_message"),
         "include_context": _only_false(
             "include_context",
             "cctui does not add context to a message.",
@@ -124,7 +141,7 @@ ALIASES: dict[str, dict[str, Rule]] = {
     # seed 004 wait_for_completion
     "claude_wait": {
         "session_id": "sessionId",
-        "timeout_ms": "timeoutMs",
+        "timeout_ms": _wait_ms("claude_wait", "wait_for_completion"),
         "poll_interval_ms": ignored,
         "check_idle": ignored,
     },

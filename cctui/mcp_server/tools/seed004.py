@@ -41,7 +41,7 @@ from cctui.mcp_server.asking.sending import Deliveries
 from cctui.mcp_server.asking.waiting import Checkpoint, checkpoint, finish, heartbeat, question
 from cctui.mcp_server.history_view import HistoryView
 from cctui.mcp_server.render import output_lines
-from cctui.mcp_server.schemas.common import ACT, MAX_WAIT_MS, READ, STOP
+from cctui.mcp_server.schemas.common import ACT, READ, SEED_MAX_WAIT_MS, STOP
 from cctui.mcp_server.schemas.seed004 import (
     KillSessionOut,
     ListSessionsOut,
@@ -68,7 +68,7 @@ WaitMs = Annotated[
     int,
     Field(
         ge=0,
-        le=MAX_WAIT_MS,
+        le=SEED_MAX_WAIT_MS,
         description="Maximum wait in milliseconds; a wait over 15 s sends a progress "
         "notification every 15 s (send a progress token to keep your request alive)",
     ),
@@ -592,7 +592,7 @@ def register(
         sender = asyncio.get_running_loop().create_task(pump())
         try:
             async with heartbeat(ctx, session_id):
-                while (await manager.wait(session_id, MAX_WAIT_MS / 1000)).reason == "timeout":
+                while (await manager.wait(session_id, SEED_MAX_WAIT_MS / 1000)).reason == "timeout":
                     pass
             queue.put_nowait(None)  # the last chunks go out before the answer
             await sender

@@ -241,17 +241,29 @@ async def test_list_sessions_returns_every_session_and_counts_them_all(
         await manager.shutdown()
 
 
-def test_a_seed_timeout_is_never_cut() -> None:
-    """Seed names on claude_wait / claude_send_message: timeout_ms is kept as asked (it
-    was capped at 55000 without a word)."""
-    for tool in ("claude_wait", "claude_send_message"):
-        args = compat.translate(tool, {"session_id": "s", "timeout_ms": 300_000})
-        assert args["timeoutMs"] == 300_000
+def test_a_seed_timeout_is_never_cut_unsaid() -> None:
+    """Seed names on claude_wait / claude_send_message: a timeout_ms they can wait is kept,
+    a longer one is refused naming the seed's tool that waits it (it was capped at 55000
+    without a word)."""
+    from cctui.errors import ValidationFailed
+
+    for tool, seed_tool in (
+        ("claude_wait", "wait_for_completion"),
+        ("claude_send_message", "send_message"),
+    ):
+        assert compat.translate(tool, {"session_id": "s", "timeout_ms": 40_000})["timeoutMs"] == (
+            40_000
+        )
+        with pytest.raises(ValidationFailed) as refused:
+            compat.translate(tool, {"session_id": "s", "timeout_ms": 300_000})
+        assert seed_tool in (refused.value.suggestion or "")
 
 
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_a_long_wait_keeps_the_call_alive_with_progress(
-    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch, mode: str
 ) -> None:
+    """Both protocol eras: in 2026-07-28 the wait runs in a resolver, still heartbeating."""
     monkeypatch.setattr(waiting, "HEARTBEAT_S", 0.2)
     factory = fake_driver_factory({"*": [text("thinking"), sleep(1.5), text("done")]})
     settings = make_settings(tmp_path, default_cwd=project)
@@ -263,7 +275,7 @@ async def test_a_long_wait_keeps_the_call_alive_with_progress(
         beats.append(message)
 
     try:
-        async with client(build_server(manager, settings)) as c:
+        async with client(build_server(manager, settings), mode=mode) as c:
             sid = (await call(c, "start_session", prompt="work"))["session_id"]
             result = await c.call_tool(
                 "wait_for_completion",
