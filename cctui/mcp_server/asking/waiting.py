@@ -30,6 +30,7 @@ from cctui.mcp_server.asking.decisions import (
     is_modern,
     question_text,
 )
+from cctui.mcp_server.schemas.common import MAX_WAIT_MS
 from cctui.mcp_server.schemas.sessions import AnsweredOut, PendingInputOut, SentRecord, WaitOut
 
 
@@ -260,6 +261,12 @@ def wait_out(
                 f'cctui, or claude_respond(sessionId="{item.session_id}", inputId="{item.id}", '
                 'decision="allow"|"deny").'
             )
+    if outcome.reason == "timeout" and not notes:
+        notes.append(
+            f"The turn is still going after {waited_ms} ms: call claude_wait to keep waiting "
+            f"(claude_wait and claude_send_message wait at most {MAX_WAIT_MS} ms a call; "
+            "wait_for_completion waits as long as asked)."
+        )
     return WaitOut.build(
         info,
         outcome.reason,

@@ -463,10 +463,7 @@ def register(
             timed_out=w.timed_out,
             state=w.state,
             pending_inputs=_pending(w),
-            note=w.note
-            or (
-                "The turn goes on: call wait_for_completion to wait more." if w.timed_out else None
-            ),
+            note=_GO_ON if w.timed_out and not w.pending_inputs else w.note,
         )
 
     @server.tool(annotations=ACT)
@@ -536,7 +533,7 @@ def register(
             response=w.response,
             state=w.state,
             pending_inputs=_pending(w),
-            note=w.note,
+            note=_GO_ON if w.timed_out and not w.pending_inputs else w.note,
         )
 
     @server.tool(annotations=READ)

@@ -194,10 +194,10 @@ def register(
 
         With wait=true, returns the reply when the turn ends (or when a decision is needed).
         Without a message, only resumes the session. Seed 004 send_message / resume_session
-        names work too: session_id, cwd, wait_for_response, timeout_ms (at most 55000 here;
-        send_message waits longer); a call that uses them waits unless wait_for_response is
-        false, as that seed does. include_context
-        is accepted when false (true: use send_message or claude_sync_context);
+        names work too: session_id, cwd, wait_for_response, timeout_ms (at most 55000 here,
+        then timed_out says how to go on; send_message waits longer); a call that uses them
+        waits unless wait_for_response is false, as that seed does. include_context is
+        accepted when false (true: use send_message or claude_sync_context);
         doppler_project/doppler_config are refused (resume_session applies them).
         """
         if cp.deferred:
@@ -231,9 +231,9 @@ def register(
 
         Decisions meant for you are asked by elicitation when your client supports it.
         Seed 004 wait_for_completion names work too: session_id, timeout_ms (at most 55000
-        here; wait_for_completion waits longer); poll_interval_ms and check_idle are accepted
-        and ignored
-        (the wait is event-driven and ends at the turn's end or a needed decision).
+        here, then timed_out says how to go on; wait_for_completion waits longer);
+        poll_interval_ms and check_idle are accepted and ignored (the wait is event-driven
+        and ends at the turn's end or a needed decision).
         """
         return await finish(ctx, manager, broker, sessionId, cp, answer)
 

@@ -241,22 +241,31 @@ async def test_list_sessions_returns_every_session_and_counts_them_all(
         await manager.shutdown()
 
 
-def test_a_seed_timeout_is_never_cut_unsaid() -> None:
-    """Seed names on claude_wait / claude_send_message: a timeout_ms they can wait is kept,
-    a longer one is refused naming the seed's tool that waits it (it was capped at 55000
-    without a word)."""
-    from cctui.errors import ValidationFailed
-
-    for tool, seed_tool in (
-        ("claude_wait", "wait_for_completion"),
-        ("claude_send_message", "send_message"),
-    ):
-        assert compat.translate(tool, {"session_id": "s", "timeout_ms": 40_000})["timeoutMs"] == (
-            40_000
-        )
-        with pytest.raises(ValidationFailed) as refused:
-            compat.translate(tool, {"session_id": "s", "timeout_ms": 300_000})
-        assert seed_tool in (refused.value.suggestion or "")
+async def test_a_seed_timeout_is_never_cut_unsaid(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seed names on claude_wait: a timeout_ms past what it waits (55 s; 0.3 s here) ends
+    timed_out with a note on how to go on (it was cut to 55 s without a word), while
+    wait_for_completion waits the whole timeout_ms."""
+    monkeypatch.setattr(compat, "MAX_WAIT_MS", 300)
+    factory = fake_driver_factory({"*": [text("thinking"), sleep(1.0), text("done")]})
+    settings = make_settings(tmp_path, default_cwd=project)
+    manager = SessionManager(settings, driver_factory=factory)
+    await manager.start()
+    try:
+        async with client(build_server(manager, settings)) as c:
+            sid = (await call(c, "start_session", prompt="work"))["session_id"]
+            r = await c.call_tool("claude_wait", {"session_id": sid, "timeout_ms": 300_000})
+            cut = r.structured_content
+            assert cut is not None and cut["timed_out"] is True, cut
+            assert "claude_wait" in cut["note"] and "wait_for_completion" in cut["note"]
+            whole = await call(c, "wait_for_completion", session_id=sid, timeout_ms=300_000)
+            assert whole["completed"] is True and whole["timed_out"] is False
+            # send_message's own timeout, short, says how to go on in the seed's words.
+            short = await call(c, "send_message", session_id=sid, message="more", timeout_ms=200)
+            assert short["timed_out"] is True and "wait_for_completion" in short["note"]
+    finally:
+        await manager.shutdown()
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
