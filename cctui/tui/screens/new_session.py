@@ -15,9 +15,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from cctui.claude.frames import PermissionModeName
 from cctui.config import SessionTemplate
-from cctui.core import SessionConfig
+from cctui.core import PermissionModeName, SessionConfig
 
 MODELS = ("sonnet", "opus", "haiku")
 """Aliases the CLI resolves to the current model of each family."""
