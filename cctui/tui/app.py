@@ -97,6 +97,7 @@ class CctuiApp(KeyActions):
         """Desktop notifications sent (newest last); tests read it, nothing else does."""
         self._bridge = EventBridge(manager, self)
         self.project_registry = ProjectRegistry(settings.projects_file)
+        """The TUI's one registry: the main screen's filter and the projects page read it."""
         self._detach_human: Callable[[], None] | None = None
         self._started: list[Service] = []
         self._shut_down = False
@@ -109,7 +110,9 @@ class CctuiApp(KeyActions):
     # -- life cycle ----------------------------------------------------------------------
 
     def get_default_screen(self) -> Screen[None]:
-        return MainScreen(self.manager, self.settings, self.source, self.service_lines)
+        return MainScreen(
+            self.manager, self.settings, self.source, self.project_registry, self.service_lines
+        )
 
     @property
     def main(self) -> MainScreen:

@@ -70,14 +70,16 @@ class MainScreen(Screen[None]):
         manager: SessionManager,
         settings: Settings,
         source: SessionSource,
+        projects: ProjectRegistry,
         service_lines: Callable[[], list[str]],
     ) -> None:
         super().__init__()
         self._manager = manager
         self._settings = settings
         self._source = source
+        self._projects = projects
+        """The app's registry: ``project:NAME`` in the filter also means a registered one."""
         self._service_lines = service_lines
-        self._projects = ProjectRegistry(settings.projects_file)
         self._preview_timer: Timer | None = None
         self._stale: set[str] = set()
         self._stale_list = False
