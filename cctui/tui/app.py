@@ -37,25 +37,15 @@ from cctui.tui.widgets.transcript import Transcript
 
 log = logging.getLogger(__name__)
 
-STYLESHEETS = (
-    "app.tcss",
-    "main.tcss",
-    "approval.tcss",
-    "inbox.tcss",
-    "new_session.tcss",
-    "help.tcss",
-    "projects.tcss",
-    "metrics.tcss",
-)
-
 SHUTDOWN_TIMEOUT_S = 10.0
 """Quitting never hangs longer than this on a stuck session or service."""
 
 
 def stylesheet_paths() -> list[str | PurePath]:
-    """The .tcss files, wherever the package is installed (``styles/`` maps to cctui.styles)."""
-    root = files("cctui.styles")
-    return [Path(str(root / name)) for name in STYLESHEETS]
+    """Every .tcss file of the styles package (``styles/``, installed as cctui.styles), the
+    globals in ``app.tcss`` first. Found, not listed: a new screen's file is picked up."""
+    sheets = [Path(str(f)) for f in files("cctui.styles").iterdir() if f.name.endswith(".tcss")]
+    return [*sorted(sheets, key=lambda path: (path.name != "app.tcss", path.name))]
 
 
 class CctuiApp(KeyActions):
