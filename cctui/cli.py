@@ -118,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if command == "mcp-config":
             return _print_mcp_config(settings)
         if command == "bridge":
-            from cctui.mcp_server.runner import run_bridge
+            from cctui.mcp_server.transport.entry import run_bridge
 
             return asyncio.run(run_bridge(settings))
         if command == "serve":
@@ -134,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 async def _serve(settings: Settings, transport: str) -> int:
     from cctui.core import SessionManager
-    from cctui.mcp_server.runner import serve_http, serve_stdio
+    from cctui.mcp_server.transport.entry import serve_http, serve_stdio
 
     manager = SessionManager(settings)
     await manager.start()
@@ -157,8 +157,8 @@ async def _serve(settings: Settings, transport: str) -> int:
 async def _tui(settings: Settings) -> int:
     from cctui.core import SessionManager
     from cctui.history import HistoryIndex
-    from cctui.mcp_server.http import HttpService
     from cctui.mcp_server.server import build_server
+    from cctui.mcp_server.transport.http import HttpService
     from cctui.tui.app import CctuiApp
 
     manager = SessionManager(settings)

@@ -18,9 +18,10 @@ from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.errors import CctuiError
 from cctui.history import HistoryIndex
-from cctui.mcp_server import errors, seed_args
-from cctui.mcp_server.decisions import DecisionBroker, client_label
-from cctui.mcp_server.health import SERVER_VERSION
+from cctui.mcp_server import compat as seed_args
+from cctui.mcp_server import errors
+from cctui.mcp_server.asking.decisions import DecisionBroker, client_label
+from cctui.mcp_server.tools.health import SERVER_VERSION
 from cctui.redact import redact_text
 from cctui.review import ReviewService
 from cctui.review.documents import RootsProvider
@@ -194,13 +195,11 @@ def build_server(
     through which a client could send Claude a free-form prompt.
     ``project_roots`` lists registered projects' directories for the review path checks.
     """
-    from cctui.mcp_server import (
-        tools_more,
-        tools_projects,
-        tools_review,
-        tools_sessions,
-        tools_team,
-    )
+    from cctui.mcp_server.tools import projects as tools_projects
+    from cctui.mcp_server.tools import query as tools_more
+    from cctui.mcp_server.tools import review as tools_review
+    from cctui.mcp_server.tools import sessions as tools_sessions
+    from cctui.mcp_server.tools import team as tools_team
 
     groups = settings.tool_groups
     root = logging.getLogger()

@@ -15,9 +15,9 @@ from cctui.cli import _parser
 from cctui.config import Settings, load_settings
 from cctui.core import SessionManager
 from cctui.errors import ConfigError
-from cctui.mcp_server.http import HttpService
 from cctui.mcp_server.server import build_server
-from cctui.mcp_server.tools_review import TOOL_NAMES as REVIEW_TOOLS
+from cctui.mcp_server.tools.review import TOOL_NAMES as REVIEW_TOOLS
+from cctui.mcp_server.transport.http import HttpService
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.mcp.conftest import client, error_body
 from tests.mcp.test_http import authed

@@ -11,8 +11,8 @@ import pytest
 
 from cctui.config import Settings
 from cctui.core import SessionManager
-from cctui.mcp_server.http import HttpService
 from cctui.mcp_server.server import build_server
+from cctui.mcp_server.transport.http import HttpService
 from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory
 from tests.fakes.fake_driver import text as say
 from tests.mcp.conftest import client, error_body

@@ -10,7 +10,7 @@ import pytest
 from mcp.server import MCPServer
 
 from cctui.core import SessionManager
-from cctui.mcp_server import tools_projects
+from cctui.mcp_server.tools import projects as tools_projects
 from cctui.projects import ProjectService
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings

@@ -6,7 +6,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from cctui.mcp_server.schemas import Out, PendingInputOut, SeedStatus
+from cctui.mcp_server.schemas.common import Out
+from cctui.mcp_server.schemas.sessions import PendingInputOut, SeedStatus
 
 
 class SessionListEntry(Out):

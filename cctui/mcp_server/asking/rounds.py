@@ -26,14 +26,15 @@ from pydantic import ValidationError
 
 from cctui.core import PendingInput, SessionManager
 from cctui.errors import ValidationFailed
-from cctui.mcp_server.decisions import (
+from cctui.mcp_server.asking.decisions import (
     DecisionBroker,
     DecisionForm,
     client_label,
     is_modern,
     question_text,
 )
-from cctui.mcp_server.waiting import Tally, apply_answer
+from cctui.mcp_server.asking.waiting import Tally, apply_answer
+from cctui.mcp_server.schemas.common import UNCLAIMED_TTL_S
 
 ASK_KEY = "decision"
 """The input-required round's one request."""
@@ -142,6 +143,11 @@ def continued(runs: Mapping[str, R], ctx: Context[Any, Any], what: str, suggesti
             suggestion=suggestion,
         )
     return run
+
+
+def forget_later(runs: dict[str, Any], run_id: str) -> None:
+    """Drop a run kept between rounds once its caller has had ``UNCLAIMED_TTL_S`` to retry."""
+    asyncio.get_running_loop().call_later(UNCLAIMED_TTL_S, runs.pop, run_id, None)
 
 
 def ask_round(item: PendingInput, state: str) -> InputRequiredResult:

@@ -15,7 +15,6 @@ No ``from __future__ import annotations``: see ``tools_sessions``.
 """
 # ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seed)
 
-import asyncio
 import contextlib
 import uuid
 from pathlib import Path
@@ -27,33 +26,31 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.types import (
     InputRequiredResult,
-    ToolAnnotations,
 )
 from pydantic import Field
 
 from cctui.core import SessionManager
 from cctui.errors import CliNotFound
-from cctui.mcp_server.decisions import (
+from cctui.mcp_server.asking import rounds
+from cctui.mcp_server.asking.decisions import (
     DecisionBroker,
     can_elicit,
     client_label,
 )
-from cctui.mcp_server.invoke_run import InvokeRun, exit_code
-from cctui.mcp_server.project_schemas import InvokeOut
-from cctui.mcp_server.rounds import ask_round, continued, take_answer
+from cctui.mcp_server.asking.rounds import ask_round, continued, take_answer
+from cctui.mcp_server.runs.invoke import InvokeRun, exit_code
+from cctui.mcp_server.schemas.common import ACT
+from cctui.mcp_server.schemas.projects import InvokeOut
 from cctui.projects import ProjectService, TaskRecord
 from cctui.projects.changes import snapshot
 from cctui.projects.registry import check_root
 from cctui.projects.safepath import open_read
 from cctui.projects.state import now_iso
 
-ACT = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=True)
 INSTALL = (
     "Install Claude Code: `pip install claude-agent-sdk` (bundles the CLI) or "
     "`npm install -g @anthropic-ai/claude-code`; or point CLAUDE_CODE_PATH at the binary."
 )
-UNCLAIMED_TTL_S = 600.0
-"""A task that ended between rounds keeps its result this long for the caller's retry."""
 
 
 def check_readable(root: Path, rel: str) -> None:
@@ -78,7 +75,7 @@ def register(
 
     def forget_later(run: InvokeRun) -> None:
         running.get(run.root, {}).pop(run.task_id, None)
-        asyncio.get_running_loop().call_later(UNCLAIMED_TTL_S, runs.pop, run.task_id, None)
+        rounds.forget_later(runs, run.task_id)
 
     def join(run: InvokeRun) -> None:
         here = running.setdefault(run.root, {})

@@ -12,10 +12,10 @@ import httpx2
 
 from cctui.config import Settings
 from cctui.core import SessionManager
-from cctui.mcp_server.auth import read_server_file
-from cctui.mcp_server.bridge import bridge, say
-from cctui.mcp_server.http import HttpService
 from cctui.mcp_server.server import build_server
+from cctui.mcp_server.transport.auth import read_server_file
+from cctui.mcp_server.transport.http import HttpService
+from cctui.mcp_server.transport.stdio_bridge import bridge, say
 
 log = logging.getLogger(__name__)
 

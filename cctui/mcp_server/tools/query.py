@@ -10,7 +10,6 @@ No ``from __future__ import annotations``: see ``tools_sessions``.
 """
 # ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seeds)
 
-import asyncio
 import uuid
 from typing import Annotated
 
@@ -25,16 +24,15 @@ from cctui.core import SessionManager
 from cctui.errors import ValidationFailed
 from cctui.history import HistoryIndex
 from cctui.mcp_server import history_view
-from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label
-from cctui.mcp_server.health import check_health
-from cctui.mcp_server.query_run import QueryRun
-from cctui.mcp_server.rounds import ask_round, continued, take_answer
-from cctui.mcp_server.schemas_more import HealthOut, QueryOut, SessionListOut, TranscriptOut
-from cctui.mcp_server.tools_sessions import ACT, READ, SessionId
+from cctui.mcp_server.asking import rounds
+from cctui.mcp_server.asking.decisions import DecisionBroker, can_elicit, client_label
+from cctui.mcp_server.asking.rounds import ask_round, continued, take_answer
+from cctui.mcp_server.runs.query import QueryRun
+from cctui.mcp_server.schemas.common import ACT, READ, SessionId
+from cctui.mcp_server.schemas.query import HealthOut, QueryOut, SessionListOut, TranscriptOut
+from cctui.mcp_server.tools.health import check_health
 
 QUERY_DEFAULT_MAX_MS = 600_000
-UNCLAIMED_TTL_S = 600.0
-"""A run that ended between rounds keeps its result this long for the caller's retry."""
 
 
 class QueryOptions(BaseModel):
@@ -83,7 +81,7 @@ def register(
     """Runs between the rounds of a 2026-07-28 call, by run id."""
 
     def forget_later(run: QueryRun) -> None:
-        asyncio.get_running_loop().call_later(UNCLAIMED_TTL_S, runs.pop, run.run_id, None)
+        rounds.forget_later(runs, run.run_id)
 
     async def start(ctx: Context, prompt: str, given: QueryOptions, max_ms: int) -> QueryRun:
         config = manager.default_config(

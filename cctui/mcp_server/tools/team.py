@@ -12,9 +12,8 @@ from mcp.server.mcpserver import Context
 from pydantic import BaseModel, ConfigDict, Field
 
 from cctui.core import SessionManager, context, teams
-from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label
-from cctui.mcp_server.schemas import Out
-from cctui.mcp_server.tools_sessions import ACT, SessionId
+from cctui.mcp_server.asking.decisions import DecisionBroker, can_elicit, client_label
+from cctui.mcp_server.schemas.common import ACT, Out, SessionId
 
 METRICS_URI = "cctui://metrics"
 

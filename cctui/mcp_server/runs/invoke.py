@@ -39,15 +39,15 @@ from cctui.core import (
     SessionStatus,
     ToolUseEvent,
 )
-from cctui.mcp_server.decisions import (
+from cctui.mcp_server.asking.decisions import (
     DecisionBroker,
     can_elicit,
     client_label,
 )
-from cctui.mcp_server.project_schemas import InvokeOut, ProgressUpdate
-from cctui.mcp_server.rounds import INTERRUPT_GRACE_S, RECHECK_S, next_decision
-from cctui.mcp_server.schemas import PendingInputOut
-from cctui.mcp_server.waiting import Tally
+from cctui.mcp_server.asking.rounds import INTERRUPT_GRACE_S, RECHECK_S, next_decision
+from cctui.mcp_server.asking.waiting import Tally
+from cctui.mcp_server.schemas.projects import InvokeOut, ProgressUpdate
+from cctui.mcp_server.schemas.sessions import PendingInputOut
 from cctui.projects import ProjectService, TaskRecord
 from cctui.projects.changes import EDIT_TOOLS, Snapshot, diff, edited_path, snapshot
 from cctui.projects.state import now_iso

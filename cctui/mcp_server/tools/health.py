@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from cctui.config import Settings
-from cctui.mcp_server.schemas_more import HealthOut
+from cctui.mcp_server.schemas.query import HealthOut
 from cctui.redact import redact_text
 
 SERVER_VERSION = "0.1.0"

@@ -21,15 +21,15 @@ from mcp.server.mcpserver import (
     ElicitationResult,
     Resolve,
 )
-from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.errors import CctuiError
-from cctui.mcp_server.confirming import NoQuestion, ask_or_refuse, choice_of
-from cctui.mcp_server.decisions import DecisionBroker, client_label
-from cctui.mcp_server.project_schemas import (
+from cctui.mcp_server.asking.confirming import NoQuestion, ask_or_refuse, choice_of
+from cctui.mcp_server.asking.decisions import DecisionBroker, client_label
+from cctui.mcp_server.schemas.common import READ, WRITE
+from cctui.mcp_server.schemas.projects import (
     CheckpointOut,
     ChoiceForm,
     GitStatusOut,
@@ -45,9 +45,6 @@ from cctui.mcp_server.project_schemas import (
 from cctui.projects import Checkpoint, ProjectRegistry, ProjectService, ago
 from cctui.projects.errors import DuplicateProject, FileAlreadyExists, WriteCancelled
 from cctui.projects.registry import ID_PATTERN
-
-READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
-WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
 
 ProjectId = Annotated[
     str, Field(min_length=1, max_length=64, description="ID of a registered project")
@@ -81,7 +78,8 @@ def register(
     broker: DecisionBroker | None = None,
 ) -> ProjectService:
     """Add the project tools, resources and prompts to ``server``; returns the service."""
-    from cctui.mcp_server import prompts, resources, tools_invoke
+    from cctui.mcp_server.tools import invoke as tools_invoke
+    from cctui.mcp_server.tools import prompts, resources
 
     projects = ProjectService(settings.projects_file, keep=manager.keep)
     projects.start()  # trees of registered projects, built in the background

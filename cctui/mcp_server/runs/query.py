@@ -31,12 +31,12 @@ from cctui.core import (
     SessionManager,
     StatusChanged,
 )
-from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label
+from cctui.mcp_server.asking.decisions import DecisionBroker, can_elicit, client_label
+from cctui.mcp_server.asking.rounds import INTERRUPT_GRACE_S, RECHECK_S, next_decision
+from cctui.mcp_server.asking.waiting import Tally
 from cctui.mcp_server.render import event_text
-from cctui.mcp_server.rounds import INTERRUPT_GRACE_S, RECHECK_S, next_decision
-from cctui.mcp_server.schemas import PendingInputOut
-from cctui.mcp_server.schemas_more import QueryMessage, QueryOut, QueryResult
-from cctui.mcp_server.waiting import Tally
+from cctui.mcp_server.schemas.query import QueryMessage, QueryOut, QueryResult
+from cctui.mcp_server.schemas.sessions import PendingInputOut
 
 SYSTEM_KINDS = frozenset({"input_requested", "input_resolved", "error"})
 """Message types that are cctui's notices rather than the conversation (seed 003's

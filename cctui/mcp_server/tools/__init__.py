@@ -1,0 +1,1 @@
+"""The MCP tools, resources and prompts: one module per family, each with a ``register()``."""
