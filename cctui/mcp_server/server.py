@@ -20,7 +20,7 @@ from cctui.errors import CctuiError
 from cctui.history import HistoryIndex
 from cctui.mcp_server import compat as seed_args
 from cctui.mcp_server import errors
-from cctui.mcp_server.asking.decisions import DecisionBroker, client_label
+from cctui.mcp_server.asking.decisions import client_label
 from cctui.mcp_server.tools.health import SERVER_VERSION
 from cctui.redact import redact_text
 from cctui.review import ReviewService
@@ -56,7 +56,9 @@ class CctuiMCPServer(MCPServer):
         self.manager = manager
         self.profile = profile
         """The ``--tools`` profile; a call to a tool outside it is refused."""
-        self.broker = DecisionBroker(manager)
+        self.broker = manager.decisions.router
+        """Who is asked about each pending input (the core's router, shared by every server
+        on this manager)."""
         self.clients_seen: dict[str, float] = {}
 
     def client_count(self) -> int:
@@ -222,7 +224,6 @@ def build_server(
     finally:
         if placeholder is not None:
             root.removeHandler(placeholder)
-    server.broker.install()
     if "sessions" in groups:
         tools_sessions.register(server, manager, server.broker, settings)
         # with claude_health; ``history``: the TUI's live index (one index, one watcher)

@@ -24,10 +24,9 @@ from mcp.server.mcpserver import (
 from mcp.types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
 from pydantic import ValidationError
 
-from cctui.core import PendingInput, SessionManager
+from cctui.core import PendingInput, Router, SessionManager
 from cctui.errors import ValidationFailed
 from cctui.mcp_server.asking.decisions import (
-    DecisionBroker,
     DecisionForm,
     client_label,
     is_modern,
@@ -49,7 +48,7 @@ class Followed(Protocol):
     """A run a call follows for its decisions (``claude_query``'s, ``invoke_claude_code``'s)."""
 
     manager: SessionManager
-    broker: DecisionBroker
+    broker: Router
     tally: Tally
     asked: PendingInput | None
     """The input the last input-required round asked the caller about."""
@@ -91,7 +90,7 @@ async def next_decision(
             await ask_midcall(ctx, run.manager, run.broker, label, item, run.tally)
             continue
         for_human = [p for p in pending if p.route == "human"]
-        if for_human and not run.manager.human_attached:
+        if for_human and not run.manager.decisions.human_attached:
             return None  # nobody would answer: say so now
         run.waiting_on(for_human)
         with contextlib.suppress(TimeoutError):
@@ -180,7 +179,7 @@ def outcome_of(response: Any) -> ElicitationResult[Any]:
 async def ask_midcall(
     ctx: Context[Any, Any],
     manager: SessionManager,
-    broker: DecisionBroker,
+    broker: Router,
     label: str,
     item: PendingInput,
     tally: Tally,
@@ -198,7 +197,7 @@ async def ask_midcall(
             f"Your answer to {item.id} did not fit the question (decision: allow or deny)."
         )
     if result is None:
-        broker.to_human(item.id)
+        broker.gave_up(item.id)
         tally.notes.append(f"No elicitation answer for {item.id} in time; the human decides.")
         return
     apply_answer(manager, broker, label, item, result, tally)

@@ -34,13 +34,13 @@ from mcp.server.mcpserver import (
 from cctui.core import (
     AssistantTextEvent,
     PendingInput,
+    Router,
     SessionEvent,
     SessionManager,
     SessionStatus,
     ToolUseEvent,
 )
 from cctui.mcp_server.asking.decisions import (
-    DecisionBroker,
     can_elicit,
     client_label,
 )
@@ -81,7 +81,7 @@ class InvokeRun:
     """A running task: its session, clock, progress and (once it ended) its result."""
 
     manager: SessionManager
-    broker: DecisionBroker
+    broker: Router
     projects: ProjectService
     project_id: str
     root: Path

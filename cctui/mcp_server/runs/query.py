@@ -27,11 +27,12 @@ from cctui.core import (
     AssistantTextEvent,
     PendingInput,
     ResultEvent,
+    Router,
     SessionEvent,
     SessionManager,
     StatusChanged,
 )
-from cctui.mcp_server.asking.decisions import DecisionBroker, can_elicit, client_label
+from cctui.mcp_server.asking.decisions import can_elicit, client_label
 from cctui.mcp_server.asking.rounds import INTERRUPT_GRACE_S, RECHECK_S, next_decision
 from cctui.mcp_server.asking.waiting import Tally
 from cctui.mcp_server.render import event_text
@@ -78,7 +79,7 @@ class QueryRun:
     """A running query: its session, clock, messages and decisions so far."""
 
     manager: SessionManager
-    broker: DecisionBroker
+    broker: Router
     run_id: str
     """The request state of its input-required rounds."""
     sid: str

@@ -29,11 +29,10 @@ from mcp.types import (
 )
 from pydantic import Field
 
-from cctui.core import SessionManager
+from cctui.core import Router, SessionManager
 from cctui.errors import CliNotFound
 from cctui.mcp_server.asking import rounds
 from cctui.mcp_server.asking.decisions import (
-    DecisionBroker,
     can_elicit,
     client_label,
 )
@@ -63,10 +62,10 @@ def register(
     server: MCPServer,
     manager: SessionManager,
     projects: ProjectService,
-    broker: DecisionBroker | None,
+    broker: Router | None,
 ) -> None:
     """Add invoke_claude_code to ``server``."""
-    broker = broker or DecisionBroker(manager)
+    broker = broker or manager.decisions.router
     runs: dict[str, InvokeRun] = {}
     """Tasks between the rounds of a 2026-07-28 call, by task id."""
     running: dict[Path, dict[str, InvokeRun]] = {}

@@ -24,10 +24,10 @@ from mcp.server.mcpserver import (
 from pydantic import Field
 
 from cctui.config import Settings
-from cctui.core import SessionManager
+from cctui.core import Router, SessionManager
 from cctui.errors import CctuiError
 from cctui.mcp_server.asking.confirming import NoQuestion, ask_or_refuse, choice_of
-from cctui.mcp_server.asking.decisions import DecisionBroker, client_label
+from cctui.mcp_server.asking.decisions import client_label
 from cctui.mcp_server.schemas.common import READ, WRITE
 from cctui.mcp_server.schemas.projects import (
     CheckpointOut,
@@ -75,7 +75,7 @@ def register(
     server: MCPServer,
     manager: SessionManager,
     settings: Settings,
-    broker: DecisionBroker | None = None,
+    broker: Router | None = None,
 ) -> ProjectService:
     """Add the project tools, resources and prompts to ``server``; returns the service."""
     from cctui.mcp_server.tools import invoke as tools_invoke

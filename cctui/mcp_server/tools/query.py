@@ -20,12 +20,12 @@ from mcp.types import InputRequiredResult
 from pydantic import BaseModel, ConfigDict, Field
 
 from cctui.config import Settings
-from cctui.core import SessionManager
+from cctui.core import Router, SessionManager
 from cctui.errors import ValidationFailed
 from cctui.history import HistoryIndex
 from cctui.mcp_server import history_view
 from cctui.mcp_server.asking import rounds
-from cctui.mcp_server.asking.decisions import DecisionBroker, can_elicit, client_label
+from cctui.mcp_server.asking.decisions import can_elicit, client_label
 from cctui.mcp_server.asking.rounds import ask_round, continued, take_answer
 from cctui.mcp_server.runs.query import QueryRun
 from cctui.mcp_server.schemas.common import ACT, READ, SessionId
@@ -70,7 +70,7 @@ def _merged(flat: QueryOptions, options: QueryOptions | None) -> QueryOptions:
 def register(
     server: MCPServer,
     manager: SessionManager,
-    broker: DecisionBroker,
+    broker: Router,
     settings: Settings,
     index: HistoryIndex | None = None,
 ) -> None:
