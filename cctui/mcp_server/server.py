@@ -18,7 +18,7 @@ from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.errors import CctuiError
 from cctui.mcp_server import compat, errors, tools
-from cctui.mcp_server.asking.decisions import DecisionBroker, client_label
+from cctui.mcp_server.asking.decisions import client_label
 from cctui.mcp_server.tools.health import SERVER_VERSION
 from cctui.redact import redact_text
 from cctui.services import Services
@@ -53,7 +53,9 @@ class CctuiMCPServer(MCPServer):
         self.manager = manager
         self.profile = profile
         """The ``--tools`` profile; a call to a tool outside it is refused."""
-        self.broker = DecisionBroker(manager)
+        self.broker = manager.decisions.router
+        """Who is asked about each pending input (the core's router, shared by every server
+        on this manager)."""
         self.clients_seen: dict[str, float] = {}
 
     def client_count(self) -> int:
@@ -215,7 +217,6 @@ def build_server(
         if placeholder is not None:
             root.removeHandler(placeholder)
     broker = server.broker
-    broker.install()
     if "sessions" in groups:
         tools.sessions.register(server, manager, broker, settings)
         tools.query.register(server, manager, broker)

@@ -124,7 +124,7 @@ class CctuiApp(KeyActions):
     async def on_mount(self) -> None:
         self._bridge.start()
         # Confirmations (e.g. overwrite a project file?) may now wait for this human.
-        self._detach_human = self.manager.attach_human()
+        self._detach_human = self.manager.decisions.attach_human()
         for service in self.services:
             try:
                 await service.start()

@@ -283,7 +283,7 @@ async def test_existing_file_asks_the_human_when_the_client_cannot(
     import asyncio
 
     (project / "f.txt").write_text("old")
-    detach = manager.attach_human()
+    detach = manager.decisions.attach_human()
     try:
         async with client(server) as c:
             await call(c, "register_project", name="p", rootPath=str(project), id="p")
