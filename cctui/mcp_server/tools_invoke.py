@@ -33,6 +33,7 @@ from pydantic import Field
 
 from cctui.core import SessionManager
 from cctui.errors import CliNotFound
+from cctui.fs.safepath import open_read
 from cctui.mcp_server.decisions import (
     DecisionBroker,
     can_elicit,
@@ -44,7 +45,6 @@ from cctui.mcp_server.rounds import ask_round, continued, take_answer
 from cctui.projects import ProjectService, TaskRecord
 from cctui.projects.changes import snapshot
 from cctui.projects.registry import check_root
-from cctui.projects.safepath import open_read
 from cctui.projects.state import now_iso
 
 ACT = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=True)

@@ -27,6 +27,7 @@ from pydantic import Field
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.errors import CctuiError
+from cctui.fs.errors import FileAlreadyExists
 from cctui.mcp_server.confirming import NoQuestion, ask_or_refuse, choice_of
 from cctui.mcp_server.decisions import DecisionBroker, client_label
 from cctui.mcp_server.project_schemas import (
@@ -43,7 +44,7 @@ from cctui.mcp_server.project_schemas import (
     WriteOut,
 )
 from cctui.projects import Checkpoint, ProjectRegistry, ProjectService, ago
-from cctui.projects.errors import DuplicateProject, FileAlreadyExists, WriteCancelled
+from cctui.projects.errors import DuplicateProject, WriteCancelled
 from cctui.projects.registry import ID_PATTERN
 
 READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
