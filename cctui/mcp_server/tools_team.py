@@ -11,10 +11,11 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from pydantic import BaseModel, ConfigDict, Field
 
-from cctui.core import SessionManager, context, teams
+from cctui.core import SessionManager, teams
 from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label
 from cctui.mcp_server.schemas import Out
 from cctui.mcp_server.tools_sessions import ACT, SessionId
+from cctui.projects import context
 
 METRICS_URI = "cctui://metrics"
 
