@@ -9,11 +9,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from cctui import __version__
 from cctui.config import Settings
 from cctui.mcp_server.schemas_more import HealthOut
 from cctui.redact import redact_text
 
-SERVER_VERSION = "0.1.0"
+SERVER_VERSION = __version__
+"""From the package metadata: pyproject.toml holds the one version literal."""
 
 
 def locate_cli(settings: Settings) -> tuple[Path | None, str]:
