@@ -22,7 +22,7 @@ def test_every_cctui_package_is_listed_in_pyproject() -> None:
 def test_the_version_is_written_once_and_read_from_the_package_metadata() -> None:
     """pyproject.toml holds the one literal; the package and the MCP server report it."""
     from cctui import __version__
-    from cctui.mcp_server.health import SERVER_VERSION
+    from cctui.mcp_server.tools.health import SERVER_VERSION
 
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     assert __version__ == SERVER_VERSION == declared

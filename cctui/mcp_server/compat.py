@@ -13,9 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from cctui.errors import ValidationFailed
-
-MAX_WAIT_MS = 55_000
-"""cctui's waiting tools return by then (client timeouts); seed 004 allows longer waits."""
+from cctui.mcp_server.schemas.common import MAX_WAIT_MS
 
 Rule = str | Callable[[Any, Mapping[str, Any]], dict[str, Any]]
 """cctui's parameter name, or a function (seed value, all arguments) -> cctui arguments."""

@@ -1,67 +1,22 @@
 """Team and context tools (claude_broadcast, claude_sync_context) and the metrics resource.
 
-No ``from __future__ import annotations``: see ``tools_sessions``.
+No ``from __future__ import annotations``: see ``tools.sessions``.
 """
 # ruff: noqa: N803 -- parameter names are the wire names (as in the seeds)
 
-from datetime import datetime
 from typing import Annotated, Literal
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from cctui.core import SessionManager, teams
-from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label
-from cctui.mcp_server.schemas import Out
-from cctui.mcp_server.tools_sessions import ACT, SessionId
+from cctui.mcp_server.asking.decisions import DecisionBroker, can_elicit, client_label
+from cctui.mcp_server.schemas.common import ACT, SessionId
+from cctui.mcp_server.schemas.team import BroadcastOut, DeliveryOut, SyncContextOut
 from cctui.projects import context
 
 METRICS_URI = "cctui://metrics"
-
-
-class DeliveryOut(Out):
-    """One team member's copy of a broadcast."""
-
-    session_id: str
-    teammate: str | None = None
-    delivered: bool
-    """Written to a live process (an ended session was resumed first)."""
-    status: str | None = None
-    """The session's status right after."""
-    error: str | None = None
-    """Why not delivered."""
-    error_code: str | None = None
-
-
-class BroadcastOut(Out):
-    """Per-session delivery of a broadcast."""
-
-    team: str
-    delivered: int
-    """How many sessions got the message."""
-    failed: int
-    results: list[DeliveryOut]
-
-
-class SyncContextOut(BaseModel):
-    """What was sent (seed 004's field names, plus ``sessionId`` and ``status``)."""
-
-    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
-
-    session_id: str
-    same_session_id: str = Field(alias="sessionId")
-    """``session_id`` again, under the name cctui's other tools use."""
-    synced_at: datetime
-    context_type: str
-    files_synced: int
-    env_vars_synced: int
-    git_status_synced: bool
-    warnings: list[str]
-    message_chars: int
-    """Length of the message sent to the session."""
-    status: str
-    """The session's status after the message was sent."""
 
 
 def register(server: MCPServer, manager: SessionManager, broker: DecisionBroker) -> None:

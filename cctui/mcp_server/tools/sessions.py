@@ -10,14 +10,16 @@ from typing import Annotated, Any, Literal
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context, ElicitationResult, Resolve
-from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from cctui.config import Settings
 from cctui.core import Decision, SessionManager, templates
-from cctui.mcp_server.decisions import DecisionBroker, DecisionForm, can_elicit, client_label
+from cctui.mcp_server.asking.decisions import DecisionBroker, DecisionForm, can_elicit, client_label
+from cctui.mcp_server.asking.sending import Deliveries
+from cctui.mcp_server.asking.waiting import Checkpoint, checkpoint, finish, question
 from cctui.mcp_server.render import event_out, output_lines, tool_uses
-from cctui.mcp_server.schemas import (
+from cctui.mcp_server.schemas.common import ACT, MAX_WAIT_MS, READ, STOP, SessionId
+from cctui.mcp_server.schemas.sessions import (
     KillOut,
     PendingInputOut,
     RespondOut,
@@ -26,15 +28,9 @@ from cctui.mcp_server.schemas import (
     WaitOut,
     seed_status,
 )
-from cctui.mcp_server.sending import Deliveries
-from cctui.mcp_server.waiting import Checkpoint, checkpoint, finish, question
 
 INTERRUPT_WAIT_S = 5.0
 """claude_interrupt returns once the turn has ended (seed 002: status interrupted), or then."""
-MAX_WAIT_MS = 55_000
-"""Waiting tools return before common client timeouts (60 s)."""
-
-SessionId = Annotated[str, Field(min_length=1, max_length=200, description="The session ID")]
 TimeoutMs = Annotated[
     int,
     Field(
@@ -43,12 +39,6 @@ TimeoutMs = Annotated[
         description="How long to wait, in ms (max 55000); call again to keep waiting",
     ),
 ]
-
-READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
-ACT = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=True)
-STOP = ToolAnnotations(
-    readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False
-)
 
 
 def register(

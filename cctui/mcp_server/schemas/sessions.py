@@ -11,11 +11,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from pydantic import BaseModel, Field
 
 from cctui.core import PendingInput, SessionInfo, SessionStatus
 from cctui.core.allow import call_detail
+from cctui.mcp_server.schemas.common import Out
 
 SeedStatus = Literal["running", "waiting_for_input", "completed", "error", "interrupted"]
 """Seed 002's session states."""
@@ -29,12 +29,6 @@ def seed_status(status: SessionStatus) -> SeedStatus:
     if status == SessionStatus.IDLE:
         return "completed"
     return status.value  # type: ignore[return-value]
-
-
-class Out(BaseModel):
-    """Base of every output model: camelCase on the wire."""
-
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
 
 
 _DESCRIPTIONS = {

@@ -1,12 +1,12 @@
-"""claude_query (one run, streamed as notifications), history tools, and health.
+"""claude_query: one Claude Code run to its end in one call, streamed as notifications.
 
-A query's decisions take the usual route (``query_run``): asked of this caller when it can
+A query's decisions take the usual route (``runs.query``): asked of this caller when it can
 elicit (mid-call on handshake-era connections; on 2026-07-28 ones, where a tool cannot ask
 mid-call, as an input-required round whose retry continues the same run), else the human at
 the TUI; when neither can answer, the call returns at once with what to answer through
 ``claude_respond``.
 
-No ``from __future__ import annotations``: see ``tools_sessions``.
+No ``from __future__ import annotations``: see ``tools.sessions``.
 """
 # ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seeds)
 
@@ -20,21 +20,17 @@ from mcp.server.mcpserver import Context
 from mcp.types import InputRequiredResult
 from pydantic import BaseModel, ConfigDict, Field
 
-from cctui.config import Settings
 from cctui.core import SessionManager
+from cctui.core.runs import Run
 from cctui.errors import ValidationFailed
-from cctui.history import HistoryIndex
-from cctui.mcp_server import history_view
-from cctui.mcp_server.decisions import DecisionBroker, can_elicit, client_label
-from cctui.mcp_server.health import check_health
-from cctui.mcp_server.query_run import QueryRun
-from cctui.mcp_server.rounds import ask_round, continued, take_answer
-from cctui.mcp_server.schemas_more import HealthOut, QueryOut, SessionListOut, TranscriptOut
-from cctui.mcp_server.tools_sessions import ACT, READ, SessionId
+from cctui.mcp_server.asking import rounds
+from cctui.mcp_server.asking.decisions import DecisionBroker, can_elicit, client_label
+from cctui.mcp_server.asking.rounds import ask_round, continued, take_answer
+from cctui.mcp_server.runs.query import QueryRun
+from cctui.mcp_server.schemas.common import ACT
+from cctui.mcp_server.schemas.query import QueryOut
 
 QUERY_DEFAULT_MAX_MS = 600_000
-UNCLAIMED_TTL_S = 600.0
-"""A run that ended between rounds keeps its result this long for the caller's retry."""
 
 
 class QueryOptions(BaseModel):
@@ -69,21 +65,13 @@ def _merged(flat: QueryOptions, options: QueryOptions | None) -> QueryOptions:
     return QueryOptions(**out)
 
 
-def register(
-    server: MCPServer,
-    manager: SessionManager,
-    broker: DecisionBroker,
-    settings: Settings,
-    index: HistoryIndex | None = None,
-) -> None:
-    """Add claude_query, the history tools and claude_health to ``server`` (``index``: a
-    history index kept live by someone else, the TUI)."""
-    history = history_view.HistoryView(settings, manager, index)
+def register(server: MCPServer, manager: SessionManager, broker: DecisionBroker) -> None:
+    """Add claude_query to ``server``."""
     runs: dict[str, QueryRun] = {}
     """Runs between the rounds of a 2026-07-28 call, by run id."""
 
     def forget_later(run: QueryRun) -> None:
-        asyncio.get_running_loop().call_later(UNCLAIMED_TTL_S, runs.pop, run.run_id, None)
+        rounds.forget_later(runs, run.run_id)
 
     async def start(ctx: Context, prompt: str, given: QueryOptions, max_ms: int) -> QueryRun:
         config = manager.default_config(
@@ -93,23 +81,19 @@ def register(
             append_system_prompt=given.appendSystemPrompt,
             allowed_tools=given.allowedTools,
         )
-        info = await manager.create(prompt, config)
-        label = client_label(ctx)
-        # The caller owns the run's decisions (asked again on a later round, first answer
-        # wins with the human), if it can be asked at all.
-        broker.note_owner(info.session_id, label, can_elicit(ctx))
         run = QueryRun(
-            manager=manager,
+            run=Run(manager, max_ms / 1000),
             broker=broker,
+            label=client_label(ctx),
             run_id="query_" + uuid.uuid4().hex[:10],
-            sid=info.session_id,
-            label=label,
-            max_ms=max_ms,
             max_messages=given.maxMessages or 100,
             with_system=given.includeSystemMessages is not False,
-            on_over=forget_later,
         )
-        run.watch()
+        info = await run.run.start(prompt, config)
+        # The caller owns the run's decisions (asked again on a later round, first answer
+        # wins with the human), if it can be asked at all.
+        broker.note_owner(info.session_id, run.label, can_elicit(ctx))
+        manager.keep(asyncio.create_task(run.supervise(forget_later)))
         return run
 
     @server.tool(annotations=ACT)
@@ -197,50 +181,3 @@ def register(
             return ask_round(item, run.run_id)
         runs.pop(run.run_id, None)
         return run.out()
-
-    @server.tool(annotations=READ)
-    async def claude_list_sessions(
-        projectDirectory: Annotated[
-            str | None, Field(description="Only sessions whose working directory is this path")
-        ] = None,
-        status: Annotated[
-            str | None,
-            Field(
-                description="Only sessions in this state, e.g. running, waiting_for_input, idle, "
-                "completed"
-            ),
-        ] = None,
-        team: Annotated[str | None, Field(description="Only sessions of this team")] = None,
-        text: Annotated[
-            str | None, Field(description="Only sessions whose title or prompt contains this text")
-        ] = None,
-        limit: Annotated[int, Field(ge=1, le=500, description="Most recent first")] = 50,
-    ) -> SessionListOut:
-        """List Claude Code sessions (cctui's and any on this machine), newest first.
-
-        Any listed session can be continued with claude_send_message. Seed 004 list_sessions
-        names work too: status_filter (all, active, inactive, error), team_filter, limit;
-        include_metadata is accepted and ignored (every row carries all its fields).
-        """
-        return await history.list(projectDirectory, status, team, text, limit)
-
-    @server.tool(annotations=READ)
-    async def claude_get_transcript(
-        sessionId: SessionId,
-        offset: Annotated[int, Field(ge=0, description="First message index")] = 0,
-        limit: Annotated[int, Field(ge=1, le=200, description="Messages per page")] = 50,
-    ) -> TranscriptOut:
-        """Read a Claude Code session's conversation (any session on this machine), paged."""
-        return await history.transcript(sessionId, offset, limit)
-
-    register_health(server, manager, settings)
-
-
-def register_health(server: MCPServer, manager: SessionManager, settings: Settings) -> None:
-    """claude_health alone (also the ``menu`` profile's only tool here)."""
-
-    @server.tool(annotations=READ)
-    async def claude_health() -> HealthOut:
-        """Check that Claude Code can run here: CLI found, its version and path, or why not."""
-        health = await check_health(settings, active=len(manager.list(active_only=True)))
-        return health.model_copy(update={"problems": manager.problems})

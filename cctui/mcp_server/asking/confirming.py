@@ -21,7 +21,7 @@ from pydantic import (
 
 from cctui.core import SessionManager
 from cctui.errors import CctuiError
-from cctui.mcp_server.decisions import can_elicit, client_label, is_modern
+from cctui.mcp_server.asking.decisions import can_elicit, client_label, is_modern
 from cctui.projects.errors import WriteCancelled
 
 

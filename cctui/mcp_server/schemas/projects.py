@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from cctui.mcp_server.schemas import Out, PendingInputOut
+from cctui.mcp_server.schemas.common import Out
+from cctui.mcp_server.schemas.sessions import PendingInputOut
 
 
 class ChoiceForm(BaseModel):

@@ -10,7 +10,6 @@ evaluated annotations.
 """
 # ruff: noqa: N803 -- parameter names are the wire names (camelCase, as in the seed)
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,16 +20,14 @@ from mcp.server.mcpserver import (
     ElicitationResult,
     Resolve,
 )
-from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from cctui.config import Settings
 from cctui.core import SessionManager
-from cctui.errors import CctuiError
 from cctui.fs.errors import FileAlreadyExists
-from cctui.mcp_server.confirming import NoQuestion, ask_or_refuse, choice_of
-from cctui.mcp_server.decisions import DecisionBroker, client_label
-from cctui.mcp_server.project_schemas import (
+from cctui.mcp_server.asking.confirming import NoQuestion, ask_or_refuse, choice_of
+from cctui.mcp_server.asking.decisions import client_label
+from cctui.mcp_server.schemas.common import READ, WRITE
+from cctui.mcp_server.schemas.projects import (
     CheckpointOut,
     ChoiceForm,
     GitStatusOut,
@@ -43,12 +40,9 @@ from cctui.mcp_server.project_schemas import (
     TaskItem,
     WriteOut,
 )
-from cctui.projects import Checkpoint, ProjectRegistry, ProjectService, ago
+from cctui.projects import Checkpoint, ProjectService, ago
 from cctui.projects.errors import DuplicateProject, WriteCancelled
 from cctui.projects.registry import ID_PATTERN
-
-READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
-WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
 
 ProjectId = Annotated[
     str, Field(min_length=1, max_length=64, description="ID of a registered project")
@@ -59,33 +53,8 @@ FilePath = Annotated[
 ]
 
 
-def roots_provider(
-    settings: Settings, registry: ProjectRegistry | None = None
-) -> Callable[[], list[Path]]:
-    """The registered projects' roots, read per call (for the review tools' path checks);
-    through the project tools' own ``registry`` (and its cache) when they are served."""
-    registry = registry or ProjectRegistry(settings.projects_file)
-
-    def roots() -> list[Path]:
-        try:
-            return [p.root for p in registry.all()]
-        except CctuiError:
-            return []  # a broken registry is reported by the project tools, not here
-
-    return roots
-
-
-def register(
-    server: MCPServer,
-    manager: SessionManager,
-    settings: Settings,
-    broker: DecisionBroker | None = None,
-) -> ProjectService:
-    """Add the project tools, resources and prompts to ``server``; returns the service."""
-    from cctui.mcp_server import prompts, resources, tools_invoke
-
-    projects = ProjectService(settings.projects_file, keep=manager.keep)
-    projects.start()  # trees of registered projects, built in the background
+def register(server: MCPServer, manager: SessionManager, projects: ProjectService) -> None:
+    """Add the project tools (seed 000) to ``server``."""
 
     def project_root(project_id: str) -> Path:
         return projects.registry.get(project_id).root.resolve()
@@ -359,8 +328,3 @@ def register(
             ),
             state_file=str(st.state_path),
         )
-
-    tools_invoke.register(server, manager, projects, broker)
-    resources.register(server, projects)
-    prompts.register(server, projects)
-    return projects

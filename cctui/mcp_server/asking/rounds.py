@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 import anyio
@@ -25,48 +26,103 @@ from mcp.types import ElicitRequest, ElicitRequestFormParams, ElicitResult, Inpu
 from pydantic import ValidationError
 
 from cctui.core import PendingInput, SessionManager
+from cctui.core.runs import Run as SessionRun
 from cctui.errors import ValidationFailed
-from cctui.mcp_server.decisions import (
+from cctui.mcp_server.asking.decisions import (
     DecisionBroker,
     DecisionForm,
+    can_elicit,
     client_label,
     is_modern,
     question_text,
 )
-from cctui.mcp_server.waiting import Tally, apply_answer
+from cctui.mcp_server.asking.waiting import Tally, apply_answer
+from cctui.mcp_server.schemas.common import UNCLAIMED_TTL_S
 
 ASK_KEY = "decision"
 """The input-required round's one request."""
 RECHECK_S = 1.0
 """A call following a run looks again at least this often (human attached, routes)."""
-INTERRUPT_GRACE_S = 5.0
-"""After the interrupt at a run's time limit, how long the turn gets to stop before the
-process is ended."""
 
 
-class Followed(Protocol):
-    """A run a call follows for its decisions (``claude_query``'s, ``invoke_claude_code``'s)."""
+@dataclass(kw_only=True)
+class Followed:
+    """A run that calls follow for its messages and decisions (``claude_query``'s,
+    ``invoke_claude_code``'s): the core run, the client that started it, and what its
+    rounds asked and gathered. ``runs.query`` and ``runs.invoke`` say what a caller sees."""
 
-    manager: SessionManager
+    run: SessionRun
     broker: DecisionBroker
-    tally: Tally
-    asked: PendingInput | None
+    label: str
+    """The client that started it; only it continues it in later rounds."""
+    tally: Tally = field(default_factory=Tally)
+    asked: PendingInput | None = None
     """The input the last input-required round asked the caller about."""
+
+    @property
+    def manager(self) -> SessionManager:
+        """The sessions' manager."""
+        return self.run.manager
 
     @property
     def sid(self) -> str:
         """The Claude Code session doing the work."""
+        return self.run.sid
 
     @property
     def ended(self) -> bool:
         """The run is over: nothing more to decide."""
+        return self.run.over
 
     @property
     def changed(self) -> asyncio.Event:
         """Set at the run's next event (a new one is made each time)."""
+        return self.run.changed
 
     def waiting_on(self, items: list[PendingInput]) -> None:
-        """Decisions routed to the human at the TUI, still open."""
+        """Decisions routed to the human at the TUI, still open (nothing to add here)."""
+
+    def nobody_decides(self, pending: list[PendingInput]) -> str:
+        """The note for a caller nobody asks: that nobody will, and how to answer."""
+        calls = "; ".join(
+            f'claude_respond(sessionId="{self.sid}", inputId="{p.id}", '
+            f'decision="allow"|"deny") for {p.tool_name}'
+            for p in pending
+        )
+        return (
+            "that nobody here will make (this client cannot or did not decide it, and no "
+            f'human is at cctui). Answer with {calls}, then claude_wait(sessionId="{self.sid}").'
+        )
+
+    async def notify(self, ctx: Context[Any, Any]) -> None:
+        """Send the caller what it has not been sent yet (nothing here)."""
+
+    async def follow(self, ctx: Context[Any, Any], streaming: bool = True) -> PendingInput | None:
+        """Follow the run for one call until it ended, or a decision needs this caller,
+        sending what happens as it happens (``notify``) when ``streaming``.
+
+        Returns the input to ask about in an input-required round (2026-07-28);
+        handshake-era callers are asked right here. Returns None when the run ended, or
+        when nobody can answer an open decision (no elicitation, no human at the TUI): the
+        caller is told at once rather than left to sleep into the run's time limit.
+        """
+        label = client_label(ctx)
+        elicits = can_elicit(ctx)
+        async with anyio.create_task_group() as tg:
+            if streaming:
+                tg.start_soon(self._stream, ctx)
+            with self.broker.waiting(self.sid, label, elicits):
+                item = await next_decision(ctx, self, label, elicits)
+            tg.cancel_scope.cancel()
+        if streaming:
+            await self.notify(ctx)
+        return item
+
+    async def _stream(self, ctx: Context[Any, Any]) -> None:
+        while True:
+            changed = self.run.changed
+            await self.notify(ctx)
+            await changed.wait()
 
 
 async def next_decision(
@@ -142,6 +198,11 @@ def continued(runs: Mapping[str, R], ctx: Context[Any, Any], what: str, suggesti
             suggestion=suggestion,
         )
     return run
+
+
+def forget_later(runs: dict[str, Any], run_id: str) -> None:
+    """Drop a run kept between rounds once its caller has had ``UNCLAIMED_TTL_S`` to retry."""
+    asyncio.get_running_loop().call_later(UNCLAIMED_TTL_S, runs.pop, run_id, None)
 
 
 def ask_round(item: PendingInput, state: str) -> InputRequiredResult:

@@ -19,8 +19,8 @@ from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, Elicitati
 
 from cctui.core import PendingInput, SessionManager, WaitOutcome
 from cctui.errors import InputAlreadyAnswered, InputNotFound, ValidationFailed
-from cctui.mcp_server.confirming import NoQuestion
-from cctui.mcp_server.decisions import (
+from cctui.mcp_server.asking.confirming import NoQuestion
+from cctui.mcp_server.asking.decisions import (
     DecisionBroker,
     DecisionForm,
     can_elicit,
@@ -29,7 +29,7 @@ from cctui.mcp_server.decisions import (
     is_modern,
     question_text,
 )
-from cctui.mcp_server.schemas import AnsweredOut, PendingInputOut, SentRecord, WaitOut
+from cctui.mcp_server.schemas.sessions import AnsweredOut, PendingInputOut, SentRecord, WaitOut
 
 
 @dataclass

@@ -20,7 +20,12 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from cctui.config import Settings
 from cctui.errors import CctuiError
-from cctui.mcp_server.auth import BearerAuth, load_or_create_token, read_server_file, write_private
+from cctui.mcp_server.transport.auth import (
+    BearerAuth,
+    load_or_create_token,
+    read_server_file,
+    write_private,
+)
 
 log = logging.getLogger(__name__)
 

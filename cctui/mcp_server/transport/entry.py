@@ -11,24 +11,24 @@ import anyio
 import httpx2
 
 from cctui.config import Settings
-from cctui.core import SessionManager
-from cctui.mcp_server.auth import read_server_file
-from cctui.mcp_server.bridge import bridge, say
-from cctui.mcp_server.http import HttpService
 from cctui.mcp_server.server import build_server
+from cctui.mcp_server.transport.auth import read_server_file
+from cctui.mcp_server.transport.http import HttpService
+from cctui.mcp_server.transport.stdio_bridge import bridge, say
+from cctui.services import Services
 
 log = logging.getLogger(__name__)
 
 
-async def serve_stdio(manager: SessionManager, settings: Settings) -> None:
+async def serve_stdio(services: Services, settings: Settings) -> None:
     """Serve MCP on stdin/stdout until stdin closes; stdout carries JSON-RPC only."""
-    server = build_server(manager, settings)
+    server = build_server(services.manager, settings, services=services)
     await server.run_stdio_async()
 
 
-async def serve_http(manager: SessionManager, settings: Settings) -> None:
+async def serve_http(services: Services, settings: Settings) -> None:
     """Serve Streamable HTTP without a TUI until cancelled."""
-    service = HttpService(build_server(manager, settings), settings)
+    service = HttpService(build_server(services.manager, settings, services=services), settings)
     await service.start()
     try:
         await asyncio.Event().wait()

@@ -14,8 +14,8 @@ from pathlib import Path
 from cctui.core import SessionManager
 from cctui.core.launch import resolve_dir
 from cctui.errors import CctuiError, ValidationFailed
-from cctui.mcp_server.decisions import DecisionBroker
-from cctui.mcp_server.schemas import PreviousState, SentRecord
+from cctui.mcp_server.asking.decisions import DecisionBroker
+from cctui.mcp_server.schemas.sessions import PreviousState, SentRecord
 
 SENDS_KEPT = 1000
 """How many (session, client) deliveries are kept for their retry rounds."""

@@ -1,6 +1,4 @@
-"""Find the ``claude`` binary the way sessions will, and ask it for its version."""
-
-from __future__ import annotations
+"""claude_health: find the ``claude`` binary the way sessions will, and ask it for its version."""
 
 import asyncio
 import importlib.util
@@ -9,9 +7,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from mcp.server import MCPServer
+
 from cctui import __version__
 from cctui.config import Settings
-from cctui.mcp_server.schemas_more import HealthOut
+from cctui.core import SessionManager
+from cctui.mcp_server.schemas.common import READ
+from cctui.mcp_server.schemas.health import HealthOut
 from cctui.redact import redact_text
 
 SERVER_VERSION = __version__
@@ -94,3 +96,13 @@ async def check_health(settings: Settings, active: int = 0) -> HealthOut:
     return HealthOut(
         available=True, ok=True, path=str(path), cli_path=str(path), version=version, **base
     )
+
+
+def register(server: MCPServer, manager: SessionManager, settings: Settings) -> None:
+    """Add claude_health to ``server`` (served on every profile)."""
+
+    @server.tool(annotations=READ)
+    async def claude_health() -> HealthOut:
+        """Check that Claude Code can run here: CLI found, its version and path, or why not."""
+        health = await check_health(settings, active=len(manager.list(active_only=True)))
+        return health.model_copy(update={"problems": manager.problems})
