@@ -68,6 +68,7 @@ class CctuiApp(App[None]):
         *,
         services: Sequence[Service] = (),
         history: HistoryIndex | None = None,
+        project_registry: ProjectRegistry | None = None,
         pace_gc: bool | None = None,
     ) -> None:
         super().__init__()
@@ -81,7 +82,7 @@ class CctuiApp(App[None]):
         self.alerts: deque[str] = deque(maxlen=50)
         """Desktop notifications sent (newest last); tests read it, nothing else does."""
         self._bridge = EventBridge(manager, self)
-        self.project_registry = ProjectRegistry(settings.projects_file)
+        self.project_registry = project_registry or ProjectRegistry(settings.projects_file)
         """The TUI's one registry: the main screen's filter and the projects page read it."""
         self._detach_human: Callable[[], None] | None = None
         self._started: list[Service] = []
@@ -96,7 +97,7 @@ class CctuiApp(App[None]):
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(
-            self.manager, self.settings, self.source, self.project_registry, self.service_lines
+            self.manager, self.settings, self.source, self.service_lines, self.project_registry
         )
 
     @property
@@ -109,7 +110,7 @@ class CctuiApp(App[None]):
     async def on_mount(self) -> None:
         self._bridge.start()
         # Confirmations (e.g. overwrite a project file?) may now wait for this human.
-        self._detach_human = self.manager.attach_human()
+        self._detach_human = self.manager.decisions.attach_human()
         for service in self.services:
             try:
                 await service.start()

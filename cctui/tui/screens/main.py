@@ -71,8 +71,8 @@ class MainScreen(Screen[None]):
         manager: SessionManager,
         settings: Settings,
         source: SessionSource,
-        projects: ProjectRegistry,
         service_lines: Callable[[], list[str]],
+        projects: ProjectRegistry,
     ) -> None:
         super().__init__()
         self._manager = manager
