@@ -6,8 +6,8 @@ its UTC time. Streaming deltas are not written; the complete message is.
 
 Where the file may be: inside the session's working directory (never under ``.git`` or
 ``.claude``, where an appended line could become a hook or a setting) or inside cctui's own
-``session-logs`` directory. It is opened without following a symlink, created mode 0600,
-and only ever appended to.
+``session-logs`` directory, by the one path policy of ``fs.safepath``. It is opened
+without following a symlink, created mode 0600, and only ever appended to.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import logging
 import os
 from pathlib import Path
 
-from cctui.core.context import resolve_inside
 from cctui.core.events import (
     AssistantTextEvent,
     ErrorEvent,
@@ -30,47 +29,44 @@ from cctui.core.events import (
     UserMessageEvent,
 )
 from cctui.errors import ValidationFailed
+from cctui.fs.errors import PathRefused
+from cctui.fs.safepath import fold_name, locate, shown
 from cctui.timestamps import iso_z
 
 log = logging.getLogger(__name__)
 
 LOGS_DIR = "session-logs"
 """Under the state directory: where a log file outside every project may go."""
-_GUARDED = {".git", ".claude"}
 
 
 def check_log_file(raw: str, cwd: Path, state_dir: Path) -> Path:
     """Where ``raw`` (relative: to ``cwd``) may be written, resolved.
+
+    The path rules are the project tools' (``fs.safepath.locate``: no ``..``, no control or
+    lookalike characters, links resolved, never ``.git``), plus: never ``.claude``.
 
     Raises:
         ValidationFailed: outside the session's directory and cctui's ``session-logs``, in
             a guarded directory, or not a regular file.
     """
     logs = state_dir / LOGS_DIR
-    candidate = Path(raw).expanduser()
-    path: Path | None = None
-    for root in (cwd, logs):
-        try:
-            path = resolve_inside(root, str(candidate))
-        except ValidationFailed:
-            continue
-        base = root.resolve()
-        if _GUARDED & set(path.relative_to(base).parts):
-            raise ValidationFailed(
-                f"log_file {raw!r} is inside .git or .claude, where an appended line could "
-                "change what runs.",
-                suggestion="Choose a path elsewhere in the project, e.g. logs/session.log.",
-            )
-        break
-    if path is None:
+    try:
+        found = locate(raw, [cwd, logs], base=cwd)
+    except PathRefused as exc:
         raise ValidationFailed(
-            f"log_file {raw!r} is outside the session's working directory ({cwd}) and "
-            f"cctui's log directory ({logs}).",
-            suggestion="Pass a path inside the session's project (a relative path is best).",
+            f"log_file {shown(raw)!r} refused: {exc.why} (it must be inside the session's "
+            f"working directory {cwd} or cctui's log directory {logs}).",
+            suggestion="Pass a path inside the session's project, e.g. logs/session.log.",
+        ) from None
+    if ".claude" in {fold_name(p) for p in found.parts[:-1]}:
+        raise ValidationFailed(
+            f"log_file {shown(raw)!r} is inside .claude, where an appended line could change "
+            "Claude Code's settings.",
+            suggestion="Choose a path elsewhere in the project, e.g. logs/session.log.",
         )
-    if path.exists() and not path.is_file():
-        raise ValidationFailed(f"log_file {raw!r} exists and is not a regular file.")
-    return path
+    if not found.parts or (found.path.exists() and not found.path.is_file()):
+        raise ValidationFailed(f"log_file {shown(raw)!r} is not a regular file.")
+    return found.path
 
 
 def log_line(ev: SessionEvent) -> str | None:

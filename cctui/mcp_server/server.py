@@ -20,7 +20,7 @@ from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.errors import CctuiError
 from cctui.mcp_server import compat, errors, tools
-from cctui.mcp_server.asking.decisions import DecisionBroker, client_label
+from cctui.mcp_server.asking.decisions import client_label
 from cctui.mcp_server.history_view import HistoryView
 from cctui.mcp_server.schemas import seed004
 from cctui.mcp_server.tools.health import SERVER_VERSION
@@ -57,7 +57,9 @@ class CctuiMCPServer(MCPServer):
         self.manager = manager
         self.profile = profile
         """The ``--tools`` profile; a call to a tool outside it is refused."""
-        self.broker = DecisionBroker(manager)
+        self.broker = manager.decisions.router
+        """Who is asked about each pending input (the core's router, shared by every server
+        on this manager)."""
         self.clients_seen: dict[str, float] = {}
         self.hidden: set[str] = set()
         """Tools callable by name but left out of ``tools/list`` (the seeds' aliases, unless
@@ -245,7 +247,6 @@ def build_server(
         if placeholder is not None:
             root.removeHandler(placeholder)
     broker = server.broker
-    broker.install()
     if "sessions" in groups:
         tools.sessions.register(server, manager, broker, settings)
         tools.query.register(server, manager, broker)

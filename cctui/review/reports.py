@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cctui.files import write_atomic
+from cctui.fs.atomic import write_atomic
 from cctui.review.answers import JudgeAnswer
 from cctui.timestamps import now_iso
 

@@ -116,7 +116,7 @@ async def ask_or_refuse(
     if can_elicit(ctx):
         # 2026-07-28: asked by the SDK between rounds, which validates the answer itself.
         return Elicit(message, forgiving(form, choices))
-    if manager.human_attached:
+    if manager.decisions.human_attached:
         choice, by = await manager.confirm(subject, title, message, choices)
         return Chosen(choice, by)
     raise refuse

@@ -25,11 +25,10 @@ from mcp.server.mcpserver import (
 from mcp.types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
 from pydantic import ValidationError
 
-from cctui.core import PendingInput, SessionManager
+from cctui.core import PendingInput, Router, SessionManager
 from cctui.core.runs import Run as SessionRun
 from cctui.errors import ValidationFailed
 from cctui.mcp_server.asking.decisions import (
-    DecisionBroker,
     DecisionForm,
     can_elicit,
     client_label,
@@ -52,7 +51,7 @@ class Followed:
     rounds asked and gathered. ``runs.query`` and ``runs.invoke`` say what a caller sees."""
 
     run: SessionRun
-    broker: DecisionBroker
+    broker: Router
     label: str
     """The client that started it; only it continues it in later rounds."""
     tally: Tally = field(default_factory=Tally)
@@ -146,7 +145,7 @@ async def next_decision(
             await ask_midcall(ctx, run.manager, run.broker, label, item, run.tally)
             continue
         for_human = [p for p in pending if p.route == "human"]
-        if for_human and not run.manager.human_attached:
+        if for_human and not run.manager.decisions.human_attached:
             return None  # nobody would answer: say so now
         run.waiting_on(for_human)
         with contextlib.suppress(TimeoutError):
@@ -235,7 +234,7 @@ def outcome_of(response: Any) -> ElicitationResult[Any]:
 async def ask_midcall(
     ctx: Context[Any, Any],
     manager: SessionManager,
-    broker: DecisionBroker,
+    broker: Router,
     label: str,
     item: PendingInput,
     tally: Tally,
@@ -253,7 +252,7 @@ async def ask_midcall(
             f"Your answer to {item.id} did not fit the question (decision: allow or deny)."
         )
     if result is None:
-        broker.to_human(item.id)
+        broker.gave_up(item.id)
         tally.notes.append(f"No elicitation answer for {item.id} in time; the human decides.")
         return
     apply_answer(manager, broker, label, item, result, tally)

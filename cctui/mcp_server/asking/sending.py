@@ -11,10 +11,9 @@ import contextlib
 from datetime import UTC, datetime
 from pathlib import Path
 
-from cctui.core import SessionManager
+from cctui.core import Router, SessionManager
 from cctui.core.launch import resolve_dir
 from cctui.errors import CctuiError, ValidationFailed
-from cctui.mcp_server.asking.decisions import DecisionBroker
 from cctui.mcp_server.schemas.sessions import PreviousState, SentRecord
 from cctui.timestamps import iso_z
 
@@ -25,9 +24,9 @@ SENDS_KEPT = 1000
 class Deliveries:
     """Messages (and bare resumes) delivered to sessions, the last one per client."""
 
-    def __init__(self, manager: SessionManager, broker: DecisionBroker) -> None:
+    def __init__(self, manager: SessionManager, router: Router) -> None:
         self.manager = manager
-        self.broker = broker
+        self.router = router
         self._sent: dict[tuple[str, str], SentRecord] = {}
 
     def last(self, session_id: str, label: str) -> SentRecord | None:
@@ -64,7 +63,7 @@ class Deliveries:
                 created_at=iso_z(before.created_at),
                 last_active=iso_z(before.last_activity),
             )
-        self.broker.note_owner(session_id, label, elicits)
+        self.router.note_owner(session_id, label, elicits)
         if message is None:
             await self.manager.resume(session_id)
         else:

@@ -18,11 +18,10 @@ from typing import Any
 import anyio
 from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, ElicitationResult
 
-from cctui.core import PendingInput, SessionManager, WaitOutcome
+from cctui.core import PendingInput, Router, SessionManager, WaitOutcome
 from cctui.errors import InputAlreadyAnswered, InputNotFound, ValidationFailed
 from cctui.mcp_server.asking.confirming import NoQuestion
 from cctui.mcp_server.asking.decisions import (
-    DecisionBroker,
     DecisionForm,
     can_elicit,
     client_label,
@@ -93,7 +92,7 @@ async def heartbeat(ctx: Context[Any, Any], session_id: str) -> AsyncIterator[No
 async def checkpoint(
     ctx: Context[Any, Any],
     manager: SessionManager,
-    broker: DecisionBroker,
+    router: Router,
     session_id: str,
     timeout_ms: int,
     before: Callable[[], Awaitable[object]] | None = None,
@@ -108,7 +107,7 @@ async def checkpoint(
     label = client_label(ctx)
     if ctx.input_responses is not None:
         # A retry carrying answers: re-ask exactly what was asked, never redo ``before``.
-        asked = broker.asked_open(session_id, label)
+        asked = router.asked_open(session_id, label)
         if asked is not None:
             return Checkpoint(deadline, started, ask=asked)
     elif before is not None:
@@ -116,12 +115,12 @@ async def checkpoint(
     if not wait:
         return Checkpoint(deadline, started)
     elicits = can_elicit(ctx)
-    with broker.waiting(session_id, label, elicits):
+    with router.waiting(session_id, label, elicits):
         async with heartbeat(ctx, session_id):
             outcome = await manager.wait(session_id, max(0.0, deadline - _now()))
     ask = None
     if elicits and outcome.reason == "input_needed":
-        ask = broker.claim(outcome.pending, label)
+        ask = router.claim(outcome.pending, label)
     return Checkpoint(deadline, started, outcome=outcome, ask=ask)
 
 
@@ -134,7 +133,7 @@ def question(cp: Checkpoint) -> NoQuestion | Elicit[DecisionForm]:
 
 def apply_answer(
     manager: SessionManager,
-    broker: DecisionBroker,
+    router: Router,
     label: str,
     item: PendingInput,
     result: ElicitationResult[Any],
@@ -148,7 +147,7 @@ def apply_answer(
         except (InputAlreadyAnswered, InputNotFound) as exc:
             tally.notes.append(exc.message)
         except ValidationFailed as exc:  # e.g. an answer that is not an option
-            broker.to_human(item.id)
+            router.gave_up(item.id)
             tally.notes.append(
                 f"Your answer to {item.id} was not used: {exc.message} {exc.suggestion or ''} "
                 "It now waits for the human or claude_respond."
@@ -158,9 +157,9 @@ def apply_answer(
             tally.answered.append(
                 AnsweredOut(input_id=item.id, decision=decision.behavior, decided_by=res.decided_by)
             )
-        broker.done(item.id)
+        router.done(item.id)
         return
-    broker.to_human(item.id)
+    router.gave_up(item.id)
     tally.notes.append(
         f"Input {item.id} was not decided by this client ({result.action}); it now waits "
         f'for the human at cctui or claude_respond(sessionId="{item.session_id}", '
@@ -171,7 +170,7 @@ def apply_answer(
 async def drive(
     ctx: Context[Any, Any],
     manager: SessionManager,
-    broker: DecisionBroker,
+    router: Router,
     session_id: str,
     deadline: float,
     tally: Tally,
@@ -179,33 +178,33 @@ async def drive(
     """Wait until the turn ends, input is needed that this call cannot ask, or the deadline.
 
     On handshake-era connections with elicitation, inputs routed to this client are asked
-    right here (bounded by the broker's elicitation bound).
+    right here (bounded by the router's elicitation bound).
     """
     label = client_label(ctx)
     ask_midcall = can_elicit(ctx) and not is_modern(ctx)
     while True:
-        with broker.waiting(session_id, label, ask_midcall):
+        with router.waiting(session_id, label, ask_midcall):
             async with heartbeat(ctx, session_id):
                 outcome = await manager.wait(session_id, max(0.0, deadline - _now()))
         if outcome.reason != "input_needed" or not ask_midcall:
             return outcome
-        item = broker.claim(outcome.pending, label)
+        item = router.claim(outcome.pending, label)
         if item is None:
             return outcome
         result: ElicitationResult[Any] | None = None
-        with anyio.move_on_after(broker.elicit_bound_s):
+        with anyio.move_on_after(router.elicit_bound_s):
             result = await ctx.elicit(question_text(item), DecisionForm)
         if result is None:
-            broker.to_human(item.id)
+            router.gave_up(item.id)
             tally.notes.append(f"No elicitation answer for {item.id} in time; the human decides.")
             continue
-        apply_answer(manager, broker, label, item, result, tally)
+        apply_answer(manager, router, label, item, result, tally)
 
 
 async def finish(
     ctx: Context[Any, Any],
     manager: SessionManager,
-    broker: DecisionBroker,
+    router: Router,
     session_id: str,
     cp: Checkpoint,
     answer: ElicitationResult[Any],
@@ -218,13 +217,13 @@ async def finish(
     tally = Tally()
     outcome = cp.outcome
     if cp.ask is not None:
-        apply_answer(manager, broker, label, cp.ask, answer, tally)
+        apply_answer(manager, router, label, cp.ask, answer, tally)
         outcome = None  # the session moved on; see what it does next
     if outcome is None:
-        outcome = await drive(ctx, manager, broker, session_id, cp.deadline, tally)
+        outcome = await drive(ctx, manager, router, session_id, cp.deadline, tally)
     return wait_out(
         manager,
-        broker,
+        router,
         label,
         outcome,
         tally,
@@ -236,7 +235,7 @@ async def finish(
 
 def wait_out(
     manager: SessionManager,
-    broker: DecisionBroker,
+    router: Router,
     label: str,
     outcome: WaitOutcome,
     tally: Tally,

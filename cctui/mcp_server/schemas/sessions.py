@@ -13,8 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from cctui.core import PendingInput, SessionInfo, SessionStatus
-from cctui.core.allow import call_detail
+from cctui.core import PendingInput, SessionInfo, SessionStatus, call_detail
 from cctui.mcp_server.schemas.common import Out
 from cctui.timestamps import iso_z
 

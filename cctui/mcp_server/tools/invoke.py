@@ -26,11 +26,10 @@ from mcp.types import (
 )
 from pydantic import Field
 
-from cctui.core import SessionInfo, SessionManager
+from cctui.core import Router, SessionInfo, SessionManager
 from cctui.errors import CliNotFound
 from cctui.mcp_server.asking import rounds
 from cctui.mcp_server.asking.decisions import (
-    DecisionBroker,
     can_elicit,
     client_label,
 )
@@ -51,7 +50,7 @@ def register(
     server: MCPServer,
     manager: SessionManager,
     projects: ProjectService,
-    broker: DecisionBroker,
+    broker: Router,
 ) -> None:
     """Add invoke_claude_code to ``server``."""
     tasks = ProjectTasks(manager, projects)

@@ -20,11 +20,11 @@ from mcp.server.mcpserver import Context
 from mcp.types import InputRequiredResult
 from pydantic import BaseModel, ConfigDict, Field
 
-from cctui.core import SessionManager
+from cctui.core import Router, SessionManager
 from cctui.core.runs import Run
 from cctui.errors import ValidationFailed
 from cctui.mcp_server.asking import rounds
-from cctui.mcp_server.asking.decisions import DecisionBroker, can_elicit, client_label
+from cctui.mcp_server.asking.decisions import can_elicit, client_label
 from cctui.mcp_server.asking.rounds import ask_round, continued, take_answer
 from cctui.mcp_server.runs.query import QueryRun
 from cctui.mcp_server.schemas.common import ACT
@@ -65,7 +65,7 @@ def _merged(flat: QueryOptions, options: QueryOptions | None) -> QueryOptions:
     return QueryOptions(**out)
 
 
-def register(server: MCPServer, manager: SessionManager, broker: DecisionBroker) -> None:
+def register(server: MCPServer, manager: SessionManager, broker: Router) -> None:
     """Add claude_query to ``server``."""
     runs: dict[str, QueryRun] = {}
     """Runs between the rounds of a 2026-07-28 call, by run id."""

@@ -28,15 +28,15 @@ from cctui.core import (
     AssistantTextEvent,
     ErrorEvent,
     ResultEvent,
+    Router,
     SessionEvent,
     SessionManager,
     SessionStatus,
     ToolUseEvent,
-    context,
 )
 from cctui.core.catalog import CatalogEntry
 from cctui.errors import SessionNotFound, ValidationFailed
-from cctui.mcp_server.asking.decisions import DecisionBroker, DecisionForm, can_elicit, client_label
+from cctui.mcp_server.asking.decisions import DecisionForm, can_elicit, client_label
 from cctui.mcp_server.asking.sending import Deliveries
 from cctui.mcp_server.asking.waiting import Checkpoint, checkpoint, finish, heartbeat, question
 from cctui.mcp_server.history_view import HistoryView
@@ -58,6 +58,7 @@ from cctui.mcp_server.schemas.seed004 import (
     start_status,
 )
 from cctui.mcp_server.schemas.sessions import PendingInputOut, WaitOut
+from cctui.projects import context
 from cctui.timestamps import iso_z
 
 DOPPLER_DEFAULT_CONFIG = "dev"
@@ -175,7 +176,7 @@ async def _send_chunk(ctx: Context, session_id: str, n: int, text: str) -> None:
 def register(
     server: MCPServer,
     manager: SessionManager,
-    broker: DecisionBroker,
+    broker: Router,
     settings: Settings,
     history: HistoryView,
 ) -> None:

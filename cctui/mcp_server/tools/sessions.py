@@ -13,8 +13,8 @@ from mcp.server.mcpserver import Context, ElicitationResult, Resolve
 from pydantic import Field
 
 from cctui.config import Settings
-from cctui.core import Decision, SessionManager, templates
-from cctui.mcp_server.asking.decisions import DecisionBroker, DecisionForm, can_elicit, client_label
+from cctui.core import Decision, Router, SessionManager, templates
+from cctui.mcp_server.asking.decisions import DecisionForm, can_elicit, client_label
 from cctui.mcp_server.asking.sending import Deliveries
 from cctui.mcp_server.asking.waiting import Checkpoint, checkpoint, finish, question
 from cctui.mcp_server.render import event_out, output_lines, tool_uses
@@ -42,7 +42,7 @@ TimeoutMs = Annotated[
 
 
 def register(
-    server: MCPServer, manager: SessionManager, broker: DecisionBroker, settings: Settings
+    server: MCPServer, manager: SessionManager, broker: Router, settings: Settings
 ) -> None:
     """Add the session tools to ``server``."""
 

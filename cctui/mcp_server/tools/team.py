@@ -10,15 +10,16 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from cctui.core import SessionManager, context, teams
-from cctui.mcp_server.asking.decisions import DecisionBroker, can_elicit, client_label
+from cctui.core import Router, SessionManager, teams
+from cctui.mcp_server.asking.decisions import can_elicit, client_label
 from cctui.mcp_server.schemas.common import ACT, SessionId
 from cctui.mcp_server.schemas.team import BroadcastOut, DeliveryOut, SyncContextOut
+from cctui.projects import context
 
 METRICS_URI = "cctui://metrics"
 
 
-def register(server: MCPServer, manager: SessionManager, broker: DecisionBroker) -> None:
+def register(server: MCPServer, manager: SessionManager, broker: Router) -> None:
     """Add claude_broadcast, claude_sync_context and ``cctui://metrics`` to ``server``."""
 
     @server.tool(annotations=ACT)

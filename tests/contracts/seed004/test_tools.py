@@ -335,7 +335,13 @@ async def test_log_file_gets_the_session_output(
         assert any(line.endswith("Echo: hello log") for line in lines), lines
         assert all(ZOD_DATETIME.match(line.split(" ", 1)[0]) for line in lines)
         assert stat.S_IMODE(log.stat().st_mode) == 0o600
-        for where in ("/etc/cctui-test.log", str(tmp_path / "elsewhere.log"), ".git/hooks/x"):
+        for where in (
+            "/etc/cctui-test.log",
+            str(tmp_path / "elsewhere.log"),
+            ".git/hooks/x",
+            ".claude/settings.local.json",
+            "../escape.log",
+        ):
             refused = await fails(c, "start_session", log_file=where)
             assert refused.error.code == "VALIDATION_ERROR", where
         assert not (tmp_path / "elsewhere.log").exists()

@@ -1,4 +1,4 @@
-"""Pending inputs: questions a session puts to a human or a client, answered exactly once.
+"""The registry of open pending inputs: each is answered exactly once.
 
 Whichever channel resolves an input first (TUI modal, MCP elicitation, ``claude_respond``,
 the timeout, or the session ending) wins; every later attempt gets ``InputAlreadyAnswered``.
@@ -10,104 +10,15 @@ from __future__ import annotations
 import asyncio
 import builtins
 import contextlib
-import uuid
 from collections import OrderedDict
 from collections.abc import Callable
-from datetime import UTC, datetime
-from typing import Any, Literal, NoReturn
+from typing import NoReturn
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from cctui.core.decisions.requests import Decision, PendingInput, Resolution
 from cctui.errors import InputAlreadyAnswered, InputNotFound
-
-InputKind = Literal["permission", "plan_review", "user_question", "confirmation"]
 
 # How many answered ids we remember, so a late answer hears "already answered", not "unknown".
 _REMEMBERED = 1024
-
-
-class QuestionOption(BaseModel):
-    """One choice of an AskUserQuestion question."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    label: str
-    description: str = ""
-
-
-class Question(BaseModel):
-    """One AskUserQuestion question; ``multiSelect`` keeps the CLI's spelling."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
-
-    question: str
-    header: str = ""
-    options: tuple[QuestionOption, ...] = ()
-    multi_select: bool = Field(default=False, alias="multiSelect")
-
-
-class PendingInput(BaseModel):
-    """A decision a session waits for."""
-
-    model_config = ConfigDict(frozen=True)
-
-    id: str = Field(default_factory=lambda: "in_" + uuid.uuid4().hex[:12])
-    """Stable id that every answering channel uses."""
-    session_id: str
-    kind: InputKind
-    tool_name: str
-    tool_input: dict[str, Any]
-    tool_use_id: str | None = None
-    description: str | None = None
-    """The CLI's one-line description of the tool use, when it gave one."""
-    plan: str | None = None
-    """For ``plan_review``: the plan as markdown."""
-    questions: tuple[Question, ...] = ()
-    """For ``user_question``: what to ask."""
-    choices: tuple[str, ...] = ()
-    """For ``confirmation``: the options (e.g. overwrite / append / cancel); the answer's
-    ``Decision.choice`` is one of them. ``session_id`` then names what is being confirmed
-    (e.g. ``project:myapp``), not a session."""
-    created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
-    expires_at: datetime | None = None
-    """When the timeout will deny it."""
-    route: Literal["human", "client"] = "human"
-    """Who is being asked first: the human at the TUI, or an MCP client via elicitation."""
-    route_label: str | None = None
-    """Which client, when ``route`` is ``client``."""
-    allow_for_session: str | None = None
-    """For ``permission``: in words, what "allow for the rest of the session" would allow
-    (the CLI's rule, or this exact call), until the process ends. None for plans/questions."""
-
-
-class Decision(BaseModel):
-    """An answer to a pending input."""
-
-    model_config = ConfigDict(frozen=True)
-
-    behavior: Literal["allow", "deny"]
-    message: str = ""
-    """Deny reason, or feedback for a rejected plan."""
-    updated_input: dict[str, Any] | None = None
-    """Replaces the tool input when allowing (the CLI runs this instead)."""
-    answers: dict[str, str] | None = None
-    """For questions: question text -> chosen label(s), several joined by ", "."""
-    always: bool = False
-    """Allow for the rest of the session what ``PendingInput.allow_for_session`` says."""
-    choice: str | None = None
-    """For a ``confirmation``: the option chosen."""
-
-
-class Resolution(BaseModel):
-    """A decision and who made it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    input_id: str
-    decision: Decision
-    decided_by: str
-    """``tui``, ``mcp:<client>``, ``timeout`` or ``session-ended``."""
-    at: datetime = Field(default_factory=lambda: datetime.now(UTC))
 
 
 class PendingInputs:

@@ -4,20 +4,19 @@
 ``register_project`` on a taken id (overwrite / cancel) ask this way when the MCP client
 cannot elicit. It is an ordinary pending input of kind ``confirmation``: it reaches the
 TUI like a permission request (modal, inbox, bell), is answered once by whoever is first
-(``SessionManager.respond``), is audited, and a timeout picks the cancelling choice.
+(``Decisions.respond``), is audited, and a timeout picks the cancelling choice.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
-from cctui.core.events import InputRequestedEvent, InputResolvedEvent
-from cctui.core.pending import Decision, PendingInput, Resolution, await_resolution
-
-if TYPE_CHECKING:
-    from cctui.core.manager import SessionManager
+from cctui.core.audit import AuditLog
+from cctui.core.decisions.registry import PendingInputs, await_resolution
+from cctui.core.decisions.requests import Decision, PendingInput, Resolution
+from cctui.core.events import InputRequestedEvent, InputResolvedEvent, SessionEvent
 
 
 def choice_of(item: PendingInput, decision: Decision, cancel: str) -> str:
@@ -31,7 +30,9 @@ def choice_of(item: PendingInput, decision: Decision, cancel: str) -> str:
 
 
 async def ask(
-    manager: SessionManager,
+    inputs: PendingInputs,
+    publish: Callable[[SessionEvent], None],
+    audit: AuditLog,
     *,
     subject: str,
     title: str,
@@ -51,16 +52,16 @@ async def ask(
         choices=choices,
         expires_at=expires,
     )
-    future = manager.pending_inputs.open(item)
-    manager.publish(InputRequestedEvent(session_id=subject, input=item))
+    future = inputs.open(item)
+    publish(InputRequestedEvent(session_id=subject, input=item))
     resolution = await await_resolution(
         future,
         timeout_s,
-        on_timeout=lambda: _deny(manager, item, "timeout"),
-        on_cancel=lambda: _deny(manager, item, "interrupted"),
+        on_timeout=lambda: _deny(inputs, item, "timeout"),
+        on_cancel=lambda: _deny(inputs, item, "interrupted"),
     )
     choice = choice_of(item, resolution.decision, cancel)
-    manager.publish(
+    publish(
         InputResolvedEvent(
             session_id=subject,
             input_id=item.id,
@@ -69,7 +70,7 @@ async def ask(
             message=choice,
         )
     )
-    manager.audit.decision(
+    audit.decision(
         session_id=subject,
         input_id=item.id,
         tool=title,
@@ -81,7 +82,5 @@ async def ask(
     return choice, resolution.decided_by
 
 
-def _deny(manager: SessionManager, item: PendingInput, by: str) -> Resolution:
-    return manager.pending_inputs.resolve(
-        item.id, Decision(behavior="deny", message="No answer in time."), by
-    )
+def _deny(inputs: PendingInputs, item: PendingInput, by: str) -> Resolution:
+    return inputs.resolve(item.id, Decision(behavior="deny", message="No answer in time."), by)

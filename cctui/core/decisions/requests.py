@@ -1,22 +1,112 @@
-"""Turning the CLI's permission asks into pending inputs, and decisions back into answers.
+"""What a session asks and what it is told: pending inputs, decisions, and turning the
+CLI's permission asks into pending inputs and decisions back into answers.
 
-Three kinds: ExitPlanMode is a ``plan_review``, AskUserQuestion a ``user_question``, any
-other tool a ``permission``.
+Four kinds of pending input: ExitPlanMode is a ``plan_review``, AskUserQuestion a
+``user_question``, any other tool a ``permission``; a ``confirmation`` is asked by cctui
+itself (``confirmations.py``).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+import uuid
+from datetime import UTC, datetime
+from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cctui.claude.frames import PermissionAnswer, PermissionAsk
-from cctui.core.allow import session_allowance
-from cctui.core.pending import Decision, InputKind, PendingInput, Question
+from cctui.core.decisions.allowances import session_allowance
 from cctui.errors import ValidationFailed
 
 log = logging.getLogger(__name__)
+
+InputKind = Literal["permission", "plan_review", "user_question", "confirmation"]
+
+
+class QuestionOption(BaseModel):
+    """One choice of an AskUserQuestion question."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    label: str
+    description: str = ""
+
+
+class Question(BaseModel):
+    """One AskUserQuestion question; ``multiSelect`` keeps the CLI's spelling."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+
+    question: str
+    header: str = ""
+    options: tuple[QuestionOption, ...] = ()
+    multi_select: bool = Field(default=False, alias="multiSelect")
+
+
+class PendingInput(BaseModel):
+    """A decision a session waits for."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = Field(default_factory=lambda: "in_" + uuid.uuid4().hex[:12])
+    """Stable id that every answering channel uses."""
+    session_id: str
+    kind: InputKind
+    tool_name: str
+    tool_input: dict[str, Any]
+    tool_use_id: str | None = None
+    description: str | None = None
+    """The CLI's one-line description of the tool use, when it gave one."""
+    plan: str | None = None
+    """For ``plan_review``: the plan as markdown."""
+    questions: tuple[Question, ...] = ()
+    """For ``user_question``: what to ask."""
+    choices: tuple[str, ...] = ()
+    """For ``confirmation``: the options (e.g. overwrite / append / cancel); the answer's
+    ``Decision.choice`` is one of them. ``session_id`` then names what is being confirmed
+    (e.g. ``project:myapp``), not a session."""
+    created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    expires_at: datetime | None = None
+    """When the timeout will deny it."""
+    route: Literal["human", "client"] = "human"
+    """Who is being asked first: the human at the TUI, or an MCP client via elicitation."""
+    route_label: str | None = None
+    """Which client, when ``route`` is ``client``."""
+    allow_for_session: str | None = None
+    """For ``permission``: in words, what "allow for the rest of the session" would allow
+    (the CLI's rule, or this exact call), until the process ends. None for plans/questions."""
+
+
+class Decision(BaseModel):
+    """An answer to a pending input."""
+
+    model_config = ConfigDict(frozen=True)
+
+    behavior: Literal["allow", "deny"]
+    message: str = ""
+    """Deny reason, or feedback for a rejected plan."""
+    updated_input: dict[str, Any] | None = None
+    """Replaces the tool input when allowing (the CLI runs this instead)."""
+    answers: dict[str, str] | None = None
+    """For questions: question text -> chosen label(s), several joined by ", "."""
+    always: bool = False
+    """Allow for the rest of the session what ``PendingInput.allow_for_session`` says."""
+    choice: str | None = None
+    """For a ``confirmation``: the option chosen."""
+
+
+class Resolution(BaseModel):
+    """A decision and who made it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    input_id: str
+    decision: Decision
+    decided_by: str
+    """``tui``, ``mcp:<client>``, ``timeout`` or ``session-ended``."""
+    at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
 
 OTHER_PREFIX = "Other:"
 """Marks a free-text answer to a question (not one of its options)."""
@@ -45,7 +135,7 @@ def parse_questions(tool_input: dict[str, Any]) -> tuple[Question, ...]:
     return tuple(out)
 
 
-def build_input(session_id: str, ask: PermissionAsk, plan: str | None) -> PendingInput:
+def from_ask(session_id: str, ask: PermissionAsk, plan: str | None) -> PendingInput:
     """The pending input for ``ask``; ``plan`` is the plan text found for a plan review."""
     kind = kind_of(ask.tool_name)
     return PendingInput(
