@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, model_serializer
 from pydantic_core.core_schema import SerializerFunctionWrapHandler
 
-from cctui.core import SessionInfo, SessionStatus
+from cctui.core import SessionStatus
 from cctui.mcp_server.schemas.sessions import PendingInputOut
 
 TOOLS = (
@@ -217,13 +217,3 @@ class StreamOutputOut(SeedOut):
     """``follow`` streamed new output until the turn ended."""
     state: SessionStatus
     pending_inputs: list[PendingInputOut] | None = None
-
-
-def session_fields(info: SessionInfo) -> dict[str, Any]:
-    """Fields several answers share."""
-    return {
-        "session_id": info.session_id,
-        "state": info.status,
-        "cwd": str(info.config.cwd),
-        "pid": info.pid,
-    }

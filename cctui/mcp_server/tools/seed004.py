@@ -41,7 +41,7 @@ from cctui.mcp_server.asking.sending import Deliveries
 from cctui.mcp_server.asking.waiting import Checkpoint, checkpoint, finish, heartbeat, question
 from cctui.mcp_server.history_view import HistoryView
 from cctui.mcp_server.render import output_lines
-from cctui.mcp_server.schemas.common import ACT, READ, SEED_MAX_WAIT_MS, STOP
+from cctui.mcp_server.schemas.common import ACT, READ, SEED_MAX_WAIT_MS, STOP, SessionId
 from cctui.mcp_server.schemas.seed004 import (
     KillSessionOut,
     ListSessionsOut,
@@ -64,7 +64,6 @@ from cctui.timestamps import iso_z
 DOPPLER_DEFAULT_CONFIG = "dev"
 """Seed 004: ``doppler_config`` "Defaults to 'dev'"."""
 
-SessionIdArg = Annotated[str, Field(min_length=1, max_length=200, description="The session ID")]
 WaitMs = Annotated[
     int,
     Field(
@@ -257,7 +256,7 @@ def register(
 
     @server.tool(annotations=ACT)
     async def resume_session(
-        session_id: SessionIdArg,
+        session_id: SessionId,
         ctx: Context,
         cwd: Annotated[
             str | None,
@@ -327,7 +326,7 @@ def register(
 
     @server.tool(annotations=STOP)
     async def kill_session(
-        session_id: SessionIdArg,
+        session_id: SessionId,
         force: Annotated[
             bool, Field(description="SIGKILL at once instead of SIGTERM and a grace period")
         ] = False,
@@ -419,7 +418,7 @@ def register(
 
     @server.tool(annotations=ACT)
     async def send_message(
-        session_id: SessionIdArg,
+        session_id: SessionId,
         message: Annotated[str, Field(min_length=1, description="The message to send")],
         ctx: Context,
         cp: Annotated[Checkpoint, Resolve(send_checkpoint)],
@@ -469,7 +468,7 @@ def register(
 
     @server.tool(annotations=ACT)
     async def sync_context(
-        session_id: SessionIdArg,
+        session_id: SessionId,
         ctx: Context,
         context_type: Annotated[
             Literal["files", "env", "git", "all"],
@@ -505,7 +504,7 @@ def register(
 
     @server.tool(annotations=READ)
     async def wait_for_completion(
-        session_id: SessionIdArg,
+        session_id: SessionId,
         ctx: Context,
         cp: Annotated[Checkpoint, Resolve(wait_checkpoint)],
         answer: Annotated[ElicitationResult[DecisionForm], Resolve(wait_question)],
@@ -539,7 +538,7 @@ def register(
 
     @server.tool(annotations=READ)
     async def stream_output(
-        session_id: SessionIdArg,
+        session_id: SessionId,
         ctx: Context,
         lines: Annotated[
             int | None, Field(ge=0, description="The last N lines (default: all buffered)")
