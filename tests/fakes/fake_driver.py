@@ -40,7 +40,7 @@ else is echoed. Good enough to build demo and snapshot apps quickly.
 File checkpoints: with ``spec.file_checkpointing`` every message sent with a prompt id is
 echoed as ``PromptAccepted`` when its turn starts, and ``rewind_files`` answers as the CLI
 does (not enabled / no checkpoint for an id it never took in / ``rewind_changes`` for one
-it did); ``rewinds`` records the calls.
+it did: ``rewind_changes``, one file by default); ``rewinds`` records the calls.
 
 Interrupts behave like the CLI's control request: the running step is cancelled (a pending
 permission callback too), and the turn ends with an ``error_during_execution`` result;
@@ -244,6 +244,11 @@ DEFAULT_SCRIPT: dict[str, list[Step]] = {
 }
 
 
+DEFAULT_REWIND = RewindAnswer(
+    can_rewind=True, files_changed=("hello.txt",), insertions=0, deletions=1
+)
+"""What a dry run to a prompt the fake took in answers, unless told otherwise."""
+
 # --------------------------------------------------------------------------- driver
 
 _pids = itertools.count(41000)
@@ -254,10 +259,6 @@ class FakeDriver:
 
     usage: ClassVar[dict[str, Any]] = {}
     """The token usage each turn's result reports (none by default, as a CLI may do)."""
-    rewind_changes: ClassVar[RewindAnswer] = RewindAnswer(
-        can_rewind=True, files_changed=("hello.txt",), insertions=0, deletions=1
-    )
-    """What a dry run to a checkpointed prompt answers."""
 
     def __init__(
         self,
@@ -268,6 +269,7 @@ class FakeDriver:
         cost_per_turn: float = 0.01,
         connect_error: Exception | None = None,
         connect_delay: float = 0.0,
+        rewind_changes: RewindAnswer | None = None,
     ) -> None:
         self.spec = spec
         self.on_permission = on_permission
@@ -286,6 +288,8 @@ class FakeDriver:
         self.answers: list[PermissionAnswer] = []
         """Every answer it got back (same order as ``asks``)."""
         self.interrupts = 0
+        self.rewind_changes = rewind_changes or DEFAULT_REWIND
+        """What a dry run to a checkpointed prompt answers."""
         self.rewinds: list[tuple[str, bool]] = []
         """Every ``rewind_files`` call: (prompt id, dry run)."""
         self.accepted: list[str] = []
@@ -490,6 +494,7 @@ class FakeDriverFactory:
     cost_per_turn: float = 0.01
     connect_error: Exception | None = None
     connect_delay: float = 0.0
+    rewind_changes: RewindAnswer | None = None
     drivers: list[FakeDriver] = field(default_factory=list)
     """Every driver built, oldest first (one per process: resume makes a new one)."""
 
@@ -501,6 +506,7 @@ class FakeDriverFactory:
             cost_per_turn=self.cost_per_turn,
             connect_error=self.connect_error,
             connect_delay=self.connect_delay,
+            rewind_changes=self.rewind_changes,
         )
         self.drivers.append(driver)
         return driver
