@@ -270,7 +270,8 @@ class SessionManager:
         only says what would change. The conversation is not rewound.
 
         Claude Code does it (``core/rewind.py``), through the session's process: an ended
-        session gets one for the rewind, ended again afterwards. A real run is audited.
+        session gets one for the rewind, ended again afterwards (unless a message sent
+        meanwhile is running on it). A real run is audited.
 
         Raises:
             SessionNotFound, ValidationFailed (the prompt), RewindUnavailable (no
@@ -299,7 +300,8 @@ class SessionManager:
                     )
                 raise
             finally:
-                if started:
+                # Ended again, unless a message sent meanwhile put it to work.
+                if started and not session.turns.busy:
                     await session.process.stop()
         if not dry_run:
             self.audit.rewind(
