@@ -256,6 +256,7 @@ def build_server(
         tools.seed004.register(server, manager, broker, settings, history)
         if not settings.compat_tools:
             server.hidden |= set(seed004.TOOLS)
+        tools.rewind.register(server, manager)
     tools.health.register(server, manager, settings)
     if "projects" in groups:
         services.projects.start()  # registered projects' trees, built in the background
