@@ -24,6 +24,17 @@ from cctui.logs import configure_logging
 from cctui.redact import redact_text
 
 
+def _profile(raw: str) -> str:
+    from cctui.config import PROFILE_GROUPS, parse_profile
+
+    profile, _ = parse_profile(raw)
+    if profile not in PROFILE_GROUPS:
+        raise argparse.ArgumentTypeError(
+            f"{raw!r}: the profile is one of {', '.join(PROFILE_GROUPS)}, optionally with ',compat'"
+        )
+    return raw
+
+
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -39,9 +50,11 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--tools",
         dest="tools_profile",
-        choices=["full", "sessions", "projects", "menu"],
+        type=_profile,
+        metavar="{full,sessions,projects,menu}[,compat]",
         help="which MCP tools to expose: full (all), sessions, projects, or menu (only the "
-        "fixed-prompt review tools and claude_health)",
+        "fixed-prompt review tools and claude_health); add ',compat' to list the seeds' tool "
+        "names (start_session, ...) too",
     )
     common.add_argument(
         "--projects-config",

@@ -20,6 +20,7 @@ from cctui.mcp_server.schemas.history import (
     TranscriptOut,
 )
 from cctui.mcp_server.schemas.sessions import seed_status
+from cctui.timestamps import iso_z, iso_z_or_none
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,14 @@ class HistoryView:
         except Exception:  # an unreadable history must not hide cctui's own sessions
             log.warning("history index unavailable", exc_info=True)
             return None
+
+    async def entries(self) -> tuple[list[CatalogEntry], dict[str, str | None]]:
+        """Every session, merged and newest first, unfiltered; and each of cctui's own
+        sessions' model (seed 004's list_sessions filters and counts these itself)."""
+        index = await self._index_ready()
+        own = self._manager.list()
+        entries = build_catalog(index if index is not None else [], own)
+        return list(entries), {s.session_id: s.config.model for s in own}
 
     async def list(
         self,
@@ -93,7 +102,7 @@ class HistoryView:
             session_id=e.session_id,
             project_directory=e.cwd,
             display_text=e.title,
-            timestamp=e.last_activity.isoformat(),
+            timestamp=iso_z(e.last_activity),
             is_active=e.is_active,
             active_status=seed_status(e.status) if e.is_active else None,
             status=status,
@@ -101,8 +110,8 @@ class HistoryView:
             team=e.team,
             cost_usd=e.total_cost_usd,
             cwd=e.cwd,
-            created_at=(e.created_at or e.last_activity).isoformat(),
-            last_active=e.last_activity.isoformat(),
+            created_at=iso_z(e.created_at or e.last_activity),
+            last_active=iso_z(e.last_activity),
             pid=e.pid,
             model=model,
             team_name=e.team,
@@ -130,7 +139,7 @@ class HistoryView:
                     index=m.index,
                     role=m.role,
                     text="\n".join(parts),
-                    timestamp=m.timestamp.isoformat() if m.timestamp else None,
+                    timestamp=iso_z_or_none(m.timestamp),
                 )
             )
         end = page.offset + len(page.messages)

@@ -13,6 +13,7 @@ from cctui.mcp_server.tools import (
     resources,
     review,
     rewind,
+    seed004,
     sessions,
     team,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "resources",
     "review",
     "rewind",
+    "seed004",
     "sessions",
     "team",
 ]
