@@ -7,6 +7,7 @@ top-level block is re-parsed per fragment), a tool call is one line until it is 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -16,13 +17,39 @@ from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.events import Click
+from textual.events import Click, Mount
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Markdown, Static
-from textual.widgets.markdown import MarkdownBlock, MarkdownStream
+from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownStream
 
 from cctui.tui import render
+
+WARM_LANGUAGES = ("python", "bash", "json", "typescript", "javascript", "diff", "yaml", "toml")
+"""Code fences whose highlighter is built ahead (``warm_highlighting``): the commonest in
+replies. Any other is built on first use."""
+
+_warmed = threading.Event()
+
+
+def warm_highlighting() -> None:
+    """Build the highlighters of ``WARM_LANGUAGES`` in a background thread, once.
+
+    Pygments imports a lexer's module and compiles its regular expressions the first time the
+    lexer is used, 50-200 ms for Python on a small machine. Paid by the first fence of a
+    reply, it stalls the loop mid-stream (no keys, no output read); paid here, it runs in a
+    thread that gives up the GIL every few milliseconds while nothing is streaming yet.
+    """
+    if _warmed.is_set():
+        return
+    _warmed.set()
+
+    def warm() -> None:
+        for language in WARM_LANGUAGES:
+            MarkdownFence.highlight("x = 1\n", language)
+
+    threading.Thread(target=warm, name="cctui-warm-highlighting", daemon=True).start()
+
 
 _TOOL_STATE = {
     "running": ("◌", "$text-accent"),
@@ -69,11 +96,11 @@ class AssistantBlock(Markdown):
     """
 
     def __init__(self, text: str) -> None:
-        super().__init__(text)
+        super().__init__()
         self._target = text
         """The newest text of the message."""
-        self._sent = text
-        """What the widget was given (initial text plus fragments fed to the stream)."""
+        self._sent = ""
+        """What the widget was given (fragments fed to the stream, the first one on mount)."""
         self._ready = False
         self._gone = False
         self._stream: _Stream | None = None
@@ -85,8 +112,15 @@ class AssistantBlock(Markdown):
         """The newest text given (drawn, or being drawn)."""
         return self._target
 
-    def on_mount(self) -> None:
-        # Markdown's own mount handler (which draws the initial text) runs after this one.
+    async def _on_mount(self, event: Mount) -> None:  # type: ignore[override]  # as Markdown
+        # Not Markdown's mount handler: it draws the initial text with ``update``, which
+        # parses in a thread (a hop that waits for the GIL under load) and then leaves
+        # ``append`` to re-parse from the text's *last line*, so a chunk given up to the
+        # middle of a code fence goes on as a fence opened by the closing one. The first
+        # fragment goes through ``append`` like the others (it re-parses from the start of
+        # the last top-level block).
+        event.prevent_default()
+        Widget._on_mount(self, event)
         self.call_next(self._mounted)
 
     def _mounted(self) -> None:
