@@ -143,12 +143,18 @@ class Cctui:
         if await self.term.until("Sessions", 60) is None:
             raise RuntimeError(f"cctui did not start:\n{self.term.screen()}")
 
-    async def open_form(self) -> float | None:
+    async def open_form(self, wait_s: float = 10) -> float | None:
         """``n`` until the form is drawn: the key-to-screen latency."""
         start = time.perf_counter()
         self.term.keys("n")
-        shown = await self.term.until(FORM_NEEDLE, 30)
+        shown = await self.term.until(FORM_NEEDLE, wait_s)
         return None if shown is None else time.perf_counter() - start
+
+    async def to_list(self) -> None:
+        """Focus back on the list: a session opened after its form closed focuses its
+        message line, and an ``n`` typed there opens nothing."""
+        self.term.keys("Escape")
+        await asyncio.sleep(0.3)
 
     async def close_form(self) -> None:
         self.term.keys("Escape")
@@ -156,9 +162,11 @@ class Cctui:
 
     async def start(self, prompt: str) -> float:
         """Open the form, type ``prompt``; returns the moment Enter was sent."""
-        self.term.keys("Escape")  # out of the message line, if it has the focus
-        await asyncio.sleep(0.2)
-        if await self.open_form() is None:
+        for _ in range(5):
+            await self.to_list()
+            if await self.open_form(3) is not None:
+                break
+        else:
             raise RuntimeError(f"no form:\n{self.term.screen()}")
         self.term.keys(prompt, literal=True)
         await self.term.until(prompt, 30)
@@ -223,6 +231,8 @@ async def keys(floor: Term, app: Cctui, reps: int) -> Pairs:
         floor.keys("Escape")
         await floor.until(FORM_NEEDLE, 30, gone=True)
 
+    await app.to_list()
+
     async def ours() -> None:
         shown = await app.open_form()
         if shown is not None:
@@ -281,7 +291,7 @@ async def _keys(res: Results, floor: Term, app: Cctui, reps: int) -> None:
         while started < n:
             await app.start(f"{STREAM_MARK}-s{started} go")
             started += 1
-        await asyncio.sleep(2)  # the last one's CLI is up and streaming
+        await asyncio.sleep(3)  # the last one is open, its CLI up and streaming
         _report_keys(res, f"{n} streaming", await keys(floor, app, max(reps, KEY_REPS)))
 
 
