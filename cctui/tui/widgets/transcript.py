@@ -253,7 +253,7 @@ class Transcript(VerticalScroll):
         rows = self.size.height
         if rows <= 0:  # not laid out yet
             return self.MAX_WEIGHT
-        return min(self.MAX_WEIGHT, max(self.MIN_WEIGHT, self.SCREENS * rows))
+        return min(self.MAX_WEIGHT, max(self.MIN_WEIGHT, int(self.SCREENS * rows)))
 
     def _prepend(self, new: list[_Item]) -> None:
         if not new:
