@@ -87,6 +87,31 @@ class Term:
     def kill(self) -> None:
         _tmux("kill-session", "-t", self.name)
 
+    def pid(self, name: str) -> int | None:
+        """The pane's process running ``name``: the shell itself (it execs the last command
+        of ``cd ... && command``) or its child."""
+        shell = _tmux("list-panes", "-t", self.name, "-F", "#{pane_pid}").strip()
+        try:
+            candidates = [shell, *Path(f"/proc/{shell}/task/{shell}/children").read_text().split()]
+            for pid in candidates:
+                if name in Path(f"/proc/{pid}/cmdline").read_text():
+                    return int(pid)
+        except OSError:
+            return None
+        return None
+
+
+def cpu_s(pid: int | None) -> float:
+    """User + system CPU seconds of ``pid`` so far (0 when unknown): what a run cost, however
+    loaded the machine was."""
+    if pid is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
 
 @dataclass
 class Pairs:
@@ -94,6 +119,8 @@ class Pairs:
 
     cctui: list[float] = field(default_factory=list)
     base: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    """CPU seconds of cctui's own process (not its CLI children) per cctui run."""
 
     def ratio(self) -> float:
         return statistics.median(self.cctui) / statistics.median(self.base)
@@ -136,12 +163,14 @@ class Cctui:
     """cctui running in tmux; sessions are started through its form, as a person would."""
 
     def __init__(self, s: Setup) -> None:
+        self.pid: int | None = None
         exe = REPO / ".venv" / "bin" / "cctui"
         self.term = Term(f"cd {s.project} && {exe} --port 0", s.cctui_env)
 
     async def up(self) -> None:
         if await self.term.until("Sessions", 60) is None:
             raise RuntimeError(f"cctui did not start:\n{self.term.screen()}")
+        self.pid = self.term.pid("cctui")
 
     async def open_form(self, wait_s: float = 10) -> float | None:
         """``n`` until the form is drawn: the key-to-screen latency."""
@@ -196,11 +225,13 @@ async def bare_cli(s: Setup, prompt: str, needle: str) -> float:
         term.kill()
 
 
-async def cctui_turn(app: Cctui, prompt: str, needle: str) -> float:
+async def cctui_turn(app: Cctui, prompt: str, needle: str) -> tuple[float, float]:
+    """Seconds from Enter in the form to ``needle`` on screen, and cctui's CPU seconds."""
     start = await app.start(prompt)
+    cpu = cpu_s(app.pid)
     if await app.term.until(needle, 120) is None:
         raise RuntimeError(f"cctui never showed {needle!r}:\n{app.term.screen()}")
-    return time.perf_counter() - start
+    return time.perf_counter() - start, cpu_s(app.pid) - cpu
 
 
 async def turns(s: Setup, app: Cctui, reps: int, mark: str, needle: str) -> Pairs:
@@ -212,7 +243,9 @@ async def turns(s: Setup, app: Cctui, reps: int, mark: str, needle: str) -> Pair
             pairs.base.append(await bare_cli(s, f"{mark}-b{r} please", f"{needle}-b{r}"))
 
         async def ours(r: int = r) -> None:
-            pairs.cctui.append(await cctui_turn(app, f"{mark}-c{r} please", f"{needle}-c{r}"))
+            wall, cpu = await cctui_turn(app, f"{mark}-c{r} please", f"{needle}-c{r}")
+            pairs.cctui.append(wall)
+            pairs.cpu.append(cpu)
 
         for run in (bare, ours) if r % 2 == 0 else (ours, bare):
             await run()
@@ -297,8 +330,12 @@ async def _keys(res: Results, floor: Term, app: Cctui, reps: int) -> None:
 
 def _report_turns(res: Results, what: str, pairs: Pairs, *, lag: bool) -> None:
     print(f"\n  {what}: bare claude -p vs cctui, {len(pairs.cctui)} interleaved runs")
+    print(f"    bare  {' '.join(f'{v:.2f}' for v in pairs.base)}")
+    print(f"    cctui {' '.join(f'{v:.2f}' for v in pairs.cctui)}")
+    print(f"    cctui CPU {' '.join(f'{v:.2f}' for v in pairs.cpu)}")
     res.add(f"{what}: bare claude -p median/max (s)", _s(pairs.base), "", None)
     res.add(f"{what}: cctui median/max (s)", _s(pairs.cctui), "", None)
+    res.add(f"{what}: cctui's own CPU median/max (s)", _s(pairs.cpu), "", None)
     if lag:
         lags = pairs.lags()
         worst = max(lags)
@@ -328,6 +365,8 @@ def _report_keys(res: Results, what: str, pairs: Pairs) -> None:
         res.add(f"keys {what}: n -> form", "no sample", "", False)
         return
     median, worst = pairs.ratio(), pairs.worst_ratio()
+    print(f"\n  keys {what}, ms: floor {' '.join(f'{v * 1e3:.0f}' for v in pairs.base)}")
+    print(f"  keys {what}, ms: cctui {' '.join(f'{v * 1e3:.0f}' for v in pairs.cctui)}")
     res.add(f"keys {what}: bare Textual floor median/max (ms)", _ms(pairs.base), "", None)
     res.add(f"keys {what}: cctui median/max (ms)", _ms(pairs.cctui), "", None)
     res.add(

@@ -7,7 +7,7 @@ top-level block is re-parsed per fragment), a tool call is one line until it is 
 from __future__ import annotations
 
 import asyncio
-import threading
+import contextlib
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -21,35 +21,9 @@ from textual.events import Click, Mount
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Markdown, Static
-from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownStream
+from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
 from cctui.tui import render
-
-WARM_LANGUAGES = ("python", "bash", "json", "typescript", "javascript", "diff", "yaml", "toml")
-"""Code fences whose highlighter is built ahead (``warm_highlighting``): the commonest in
-replies. Any other is built on first use."""
-
-_warmed = threading.Event()
-
-
-def warm_highlighting() -> None:
-    """Build the highlighters of ``WARM_LANGUAGES`` in a background thread, once.
-
-    Pygments imports a lexer's module and compiles its regular expressions the first time the
-    lexer is used, 50-200 ms for Python on a small machine. Paid by the first fence of a
-    reply, it stalls the loop mid-stream (no keys, no output read); paid here, it runs in a
-    thread that gives up the GIL every few milliseconds while nothing is streaming yet.
-    """
-    if _warmed.is_set():
-        return
-    _warmed.set()
-
-    def warm() -> None:
-        for language in WARM_LANGUAGES:
-            MarkdownFence.highlight("x = 1\n", language)
-
-    threading.Thread(target=warm, name="cctui-warm-highlighting", daemon=True).start()
-
 
 _TOOL_STATE = {
     "running": ("◌", "$text-accent"),
@@ -102,6 +76,7 @@ class AssistantBlock(Markdown):
         self._sent = ""
         """What the widget was given (fragments fed to the stream, the first one on mount)."""
         self._ready = False
+        self._mounted_once = asyncio.Event()
         self._gone = False
         self._stream: _Stream | None = None
         self._last: Widget | None = None
@@ -121,10 +96,11 @@ class AssistantBlock(Markdown):
         # the last top-level block).
         event.prevent_default()
         Widget._on_mount(self, event)
-        self.call_next(self._mounted)
+        self._mounted()
 
     def _mounted(self) -> None:
         self._ready = True
+        self._mounted_once.set()
         self._mark_last()
         self._push()
         if self._complete and self._stream is not None:
@@ -160,6 +136,11 @@ class AssistantBlock(Markdown):
 
     async def settle(self) -> None:
         """Return once everything given is drawn (stops the stream; a later text restarts it)."""
+        if not self._ready and self.is_attached and not self._gone:
+            # Attached but its Mount not handled yet: the first text is not even queued. (A
+            # block removed before it mounts never gets there: hence the bound.)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._mounted_once.wait(), 5.0)
         stream, self._stream = self._stream, None
         if stream is not None:
             # A stream stopped before its task first ran raises CancelledError from stop()

@@ -6,7 +6,7 @@ newer ``ToolUseEvent`` for the same call replace what an older one drew, so re-r
 
 The output is a list of *items* (what to draw); a reply is several items, chunks of a few KB
 cut between top-level markdown blocks (``chunks.Chunker``), of which only the last streams.
-Only the newest items, about two pane heights of them (``Transcript.window``: a tool line
+Only the newest items, about one and a half pane heights of them (``Transcript.window``: a tool line
 weighs 1, a chunk of reply 1 per ``CHARS_PER_WEIGHT`` characters), have widgets while the pane
 follows the bottom: every
 layout walks every mounted widget, so a session with hundreds of tool calls or a 50 KB reply
@@ -45,7 +45,6 @@ from cctui.tui.widgets.blocks import (
     ResultBlock,
     ToolCall,
     UserBlock,
-    warm_highlighting,
 )
 from cctui.tui.widgets.event_lines import event_widget, user_block
 
@@ -53,10 +52,6 @@ __all__ = ["AssistantBlock", "Note", "ResultBlock", "ToolCall", "Transcript", "U
 
 CHUNK_CHARS = 1500
 """A reply is cut into chunks of about this size (between top-level markdown blocks)."""
-
-WARM_AFTER_S = 3.0
-"""Code highlighters are built this long after start-up (the first frame and the list go
-first; ``blocks.warm_highlighting``)."""
 
 CHARS_PER_WEIGHT = 40
 """A chunk of reply weighs one item per this many characters: markdown is about one widget
@@ -107,11 +102,11 @@ class Transcript(VerticalScroll):
     at most; a short pane keeps less (``SCREENS`` of its height)."""
     MIN_WEIGHT = 40
     """...and at least this much."""
-    SCREENS = 2
+    SCREENS = 1.5
     """While following, the pane keeps widgets for this many of its heights: what is on
-    screen and a screenful above it to scroll back to (more is one press of "earlier"
-    away). Every item mounted is paid for by every layout, and a long reply arriving in
-    one batch mounts the whole window at once."""
+    screen and half a screenful above it to scroll back to (more is one scroll to the top
+    or one press of "earlier" away). Every item mounted is paid for by every layout, and a
+    long reply arriving in one batch mounts the whole window at once."""
     TRIM_STEP = 30
     """Fold this much more weight than needed at once, so trimming is not paid per line."""
     PAGE = 120
@@ -129,8 +124,6 @@ class Transcript(VerticalScroll):
 
     def on_mount(self) -> None:
         self.anchor()
-        if not self.app.is_headless:
-            self.set_timer(WARM_AFTER_S, warm_highlighting)
 
     # -- reading what is drawn (tests, the pane) -----------------------------------------
 
