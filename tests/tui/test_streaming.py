@@ -58,3 +58,30 @@ async def test_a_chunk_first_drawn_up_to_the_middle_of_a_fence_goes_on_as_that_f
 async def test_fragments_cut_anywhere_draw_the_same_blocks() -> None:
     drawn, whole = await _streamed(*range(7, len(REPLY), 23))
     assert drawn == whole
+
+
+async def test_a_long_reply_keeps_about_one_and_a_half_pane_heights_mounted() -> None:
+    from tests.bench.bench_tui import END, reply_markdown
+
+    body = reply_markdown(20)
+    app = _Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        transcript = app.query_one(Transcript)
+        await pilot.pause()
+        rows = transcript.size.height
+        assert transcript.window() == max(Transcript.MIN_WEIGHT, int(Transcript.SCREENS * rows))
+        for n in (len(body) // 3, 2 * len(body) // 3, len(body)):
+            event = AssistantTextEvent(
+                session_id="s", message_id="m", text=body[:n], complete=n == len(body)
+            )
+            transcript.apply([event])
+            await pilot.pause()
+            await transcript.settle()
+        blocks = transcript.blocks
+        assert transcript.folded > 0
+        assert blocks[-1].source.endswith(END)
+        # The window, and at most the chunk that crosses it and one trim step more.
+        shown = sum(1 + len(b.source) // 40 for b in blocks)
+        assert shown <= transcript.window() + Transcript.TRIM_STEP + 1 + 1500 // 40
+        # What is mounted fills the pane: the end is on screen with text above it.
+        assert shown >= rows
