@@ -156,7 +156,10 @@ class TranscriptIndexer:
     def _reload_session(self, session_id: str) -> None:
         for path in list(self._paths_by_session.get(session_id, ())):
             self._drop(path)
-        for meta in _cards(self.store.reader(), "session_id=?", (session_id,)):
+        # The writer's connection: inside a batch, the cards just written are not committed yet.
+        with self.store.write() as conn:
+            metas = _cards(conn, "session_id=?", (session_id,))
+        for meta in metas:
             self._put(meta)
 
     # -- sweeping --------------------------------------------------------------------------
@@ -299,12 +302,13 @@ class TranscriptIndexer:
         self.unreadable.pop(path, None)
         if not changed:
             return set()
-        self.stats.files_read += 1
         was = self.meta(session_id)
         meta: TranscriptMeta | None = None
-        if kind == "main":
+        if kind != "main":
+            self.stats.files_read += 1
+        else:
             try:
-                meta = read_meta(path, session_id, None)
+                meta = read_meta(path, session_id, self.stats)  # counts the file read
             except OSError as exc:
                 return self._fail(path, exc.strerror or str(exc))
         with self.store.write() as conn:

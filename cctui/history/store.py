@@ -146,7 +146,8 @@ class IndexStore:
         self.note = ""
         """Why the index was (re)built at open, for the status bar and the log; empty if not."""
         self._local = threading.local()
-        self._write_lock = threading.Lock()
+        self._write_lock = threading.RLock()
+        self._depth = 0
         self._writer: sqlite3.Connection | None = None
         self._open()
 
@@ -185,6 +186,7 @@ class IndexStore:
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA cache_size=-32768")  # 32 MiB: FTS segment merges stay in memory
         return conn
 
     def _secure(self) -> None:
@@ -234,17 +236,29 @@ class IndexStore:
 
     @contextlib.contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (``BEGIN IMMEDIATE``): committed on success, else rolled back."""
+        """One write transaction (``BEGIN IMMEDIATE``): committed on success, else rolled back.
+
+        Nested calls (a batch of files around each file's own) become savepoints, so a batch
+        commits once: fewer, larger FTS segments, which is most of the build's speed.
+        """
         assert self._writer is not None
         with self._write_lock:
             conn = self._writer
-            conn.execute("BEGIN IMMEDIATE")
+            depth = self._depth
+            conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT w{depth}")
+            self._depth += 1
             try:
                 yield conn
             except BaseException:
-                conn.execute("ROLLBACK")
+                self._depth = depth
+                if depth == 0:
+                    conn.execute("ROLLBACK")
+                else:
+                    conn.execute(f"ROLLBACK TO w{depth}")
+                    conn.execute(f"RELEASE w{depth}")
                 raise
-            conn.execute("COMMIT")
+            self._depth = depth
+            conn.execute("COMMIT" if depth == 0 else f"RELEASE w{depth}")
         self._secure_once()
 
     def _secure_once(self) -> None:
