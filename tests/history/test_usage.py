@@ -31,7 +31,7 @@ def _index(tmp_path: Path, files: dict[str, str], **kw: object) -> HistoryIndex:
 
 
 def _u(**kw: int) -> Usage:
-    base = dict(input=0, output=0, cw5m=0, cw1h=0, cr=0, web_search=0)
+    base = {"input": 0, "output": 0, "cw5m": 0, "cw1h": 0, "cr": 0, "web_search": 0}
     base.update(kw)
     return Usage(msg_id="m", request_id="r", model=SONNET, ts=0.0, sidechain=False, geo=None,
                  legacy_cost=None, **base)  # fmt: skip
