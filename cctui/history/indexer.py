@@ -47,6 +47,13 @@ times its size in memory."""
 SEGMENT = 16 * 1024 * 1024
 """Bytes of one file read per write transaction."""
 _SIG = 4096
+ID_SLOTS = 1 << 16
+"""Message ids are ``ts_ms * ID_SLOTS`` + a sequence number: rowid order is time order."""
+
+
+def msg_id_floor(ts: float) -> int:
+    """The smallest message id of a message written at ``ts`` (epoch seconds)."""
+    return max(0, int(ts * 1000)) * ID_SLOTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -407,6 +414,7 @@ class TranscriptIndexer:
         """Read up to ``SEGMENT`` bytes of complete lines; (new offset, counts, more to read)."""
         counts = _Counts()
         msgs: list[tuple[object, ...]] = []
+        last_ts = os.fstat(fh.fileno()).st_mtime  # for entries without a timestamp
         end = offset
         more = False
         lines = complete_lines(fh, offset, max_line=MAX_LINE)
@@ -424,10 +432,11 @@ class TranscriptIndexer:
                     if got.cost_state is not None:
                         counts.cost_state = got.cost_state
                     side = int(got.sidechain or sidechain_file)
+                    last_ts = got.ts or last_ts
                     for p in got.pieces:
                         msgs.append(
-                            (source_id, session_id, got.ts, p.role, side, int(p.clipped),
-                             got.uuid, p.body)
+                            (msg_id_floor(last_ts), source_id, session_id, got.ts, p.role, side,
+                             int(p.clipped), got.uuid, p.body)
                         )  # fmt: skip
                     if got.usage is not None:
                         got.usage.sidechain = bool(side)
@@ -436,9 +445,12 @@ class TranscriptIndexer:
                 more = True
                 break
         lines.close()
+        # Ids follow time (see ``msg_id_floor``), so a search can take the newest matches
+        # first without ranking all of them; copies at the same millisecond take the next id.
         conn.executemany(
-            "INSERT INTO msg(source_id, session_id, ts, role, sidechain, clipped, uuid, body) "
-            "VALUES (?,?,?,?,?,?,?,?)",
+            "INSERT INTO msg(id, source_id, session_id, ts, role, sidechain, clipped, uuid, body) "
+            "VALUES ((SELECT coalesce(max(id) + 1, ?1) FROM msg WHERE id >= ?1 AND id < ?1 + "
+            f"{ID_SLOTS}), ?, ?, ?, ?, ?, ?, ?, ?)",
             msgs,
         )
         return end, counts, more

@@ -26,11 +26,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from cctui.errors import CctuiError, ValidationFailed
+from cctui.history.indexer import msg_id_floor
 from cctui.history.models import SearchHit, SearchResult
 from cctui.history.store import IndexStore
 
 CANDIDATES = 5000
-"""Messages ranked per query at most (the best ones by bm25); ``capped`` says when hit."""
+"""Messages ranked per query at most: the newest matches; ``capped`` says when more matched."""
+LOOSE_CANDIDATES = 2000
+"""The same for the looser any-word pass (it reads each candidate's text to count words)."""
 LOOSE_BELOW = 3
 """Sessions an all-words pass must find before the looser any-word pass is skipped."""
 RECENCY_WEIGHT = 1.0
@@ -317,27 +320,41 @@ def _like(s: str) -> str:
 def _run(
     conn: sqlite3.Connection, q: Query, expr: str, now: float, *, loose: bool
 ) -> tuple[list[_Row], bool]:
-    where, args = _filters(q)
+    """The newest ``CANDIDATES`` matching messages, ranked (bm25 + recency).
+
+    Message ids follow time, so ``ORDER BY rowid DESC`` lets FTS5 stop after the newest
+    candidates instead of scoring every match of a common word; when more match than that,
+    ``capped`` is set and older matches are not ranked.
+    """
     if loose:
-        # Literal checks hold for the all-words pass; a looser pass needs any word only.
-        where, args = _filters(Query(project=q.project, since=q.since, until=q.until,
-                                     role=q.role, session=q.session))  # fmt: skip
+        # Literal checks belong to the all-words pass; the looser pass needs any word only.
+        q = Query(project=q.project, since=q.since, until=q.until, role=q.role,
+                  session=q.session)  # fmt: skip
+    where, args = _filters(q)
+    if q.since is not None:
+        where += " AND msg_fts.rowid >= ?"
+        args.append(msg_id_floor(q.since))
+    if q.until is not None:
+        where += " AND msg_fts.rowid < ?"
+        args.append(msg_id_floor(q.until))
+    cap = LOOSE_CANDIDATES if loose else CANDIDATES
     sql = (
         "SELECT m.id, m.session_id, m.ts, m.role, m.uuid, m.clipped, m.sidechain, "
-        "bm25(msg_fts), m.body FROM msg_fts JOIN msg m ON m.id = msg_fts.rowid "
-        f"WHERE msg_fts MATCH ?{where} ORDER BY rank LIMIT ?"
+        f"bm25(msg_fts){', m.body' if loose else ''} "
+        "FROM msg_fts JOIN msg m ON m.id = msg_fts.rowid "
+        f"WHERE msg_fts MATCH ?{where} ORDER BY msg_fts.rowid DESC LIMIT ?"
     )
     try:
-        raw = conn.execute(sql, [expr, *args, CANDIDATES + 1]).fetchall()
+        raw = conn.execute(sql, [expr, *args, cap + 1]).fetchall()
     except sqlite3.OperationalError as exc:
         raise SearchError(
             f"the search index could not read this query ({exc})",
             suggestion='put unusual characters inside "double quotes"',
         ) from None
-    capped = len(raw) > CANDIDATES
+    capped = len(raw) > cap
     rows: list[_Row] = []
-    words = [t.text.lower() for t in q.positive if t.text.casefold() not in _STOP]
-    for r in raw[:CANDIDATES]:
+    words = _loose_words(expr) if loose else []
+    for r in raw[:cap]:
         row = _Row(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7])
         age_days = max(0.0, (now - (row.ts or 0.0)) / 86400)
         # bm25 is negative, lower is better; recency subtracts up to RECENCY_WEIGHT more.
@@ -351,6 +368,10 @@ def _run(
     else:
         rows.sort(key=lambda x: x.score)
     return rows, capped
+
+
+def _loose_words(expr: str) -> list[str]:
+    return [w.replace('""', '"').lower() for w in re.findall(r'"((?:[^"]|"")*)"', expr)]
 
 
 def _group(rows: list[_Row]) -> list[_Row]:

@@ -13,7 +13,8 @@ Tables (small columns before large ones, so list queries stay in the first pages
 - ``msg``: one row per indexed piece of text (a prompt, an assistant text block, a tool input,
   a tool result), fed to ``msg_fts`` (an external-content FTS5 table) by triggers only, so
   insert and delete always see the same text.
-- ``usage``: one row per API reply, keyed on (message id, request id).
+- ``usage``: one row per API reply, keyed on (message id, request id); ``usage_q`` sums it
+  per 15 minutes, session and model (kept by triggers), which is what reports read.
 - ``meta``: key/value (pricing fingerprint, build times).
 
 Writers take ``BEGIN IMMEDIATE`` with a busy timeout, so two cctui processes share one file
@@ -89,7 +90,6 @@ CREATE TABLE msg (
     body TEXT NOT NULL
 );
 CREATE INDEX msg_source ON msg(source_id);
-CREATE INDEX msg_session ON msg(session_id, ts);
 CREATE VIRTUAL TABLE msg_fts USING fts5(
     body, content='msg', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
 );
@@ -123,6 +123,54 @@ CREATE TABLE usage (
     PRIMARY KEY (msg_id, request_id)
 ) WITHOUT ROWID;
 CREATE INDEX usage_ts ON usage(ts);
+CREATE TABLE usage_q (
+    q INTEGER NOT NULL,
+    session_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    input INTEGER NOT NULL,
+    output INTEGER NOT NULL,
+    cw5m INTEGER NOT NULL,
+    cw1h INTEGER NOT NULL,
+    cr INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    cost REAL NOT NULL,
+    unpriced INTEGER NOT NULL,
+    PRIMARY KEY (q, session_id, model)
+) WITHOUT ROWID;
+CREATE TRIGGER usage_q_ai AFTER INSERT ON usage BEGIN
+    INSERT INTO usage_q VALUES (CAST(new.ts / 900 AS INTEGER), new.session_id, new.model,
+        new.input, new.output, new.cw5m, new.cw1h, new.cr, 1, coalesce(new.cost, 0),
+        new.cost IS NULL)
+    ON CONFLICT (q, session_id, model) DO UPDATE SET input = input + excluded.input,
+        output = output + excluded.output, cw5m = cw5m + excluded.cw5m,
+        cw1h = cw1h + excluded.cw1h, cr = cr + excluded.cr, n = n + 1,
+        cost = cost + excluded.cost, unpriced = unpriced + excluded.unpriced;
+END;
+CREATE TRIGGER usage_q_ad AFTER DELETE ON usage BEGIN
+    UPDATE usage_q SET input = input - old.input, output = output - old.output,
+        cw5m = cw5m - old.cw5m, cw1h = cw1h - old.cw1h, cr = cr - old.cr, n = n - 1,
+        cost = cost - coalesce(old.cost, 0), unpriced = unpriced - (old.cost IS NULL)
+    WHERE q = CAST(old.ts / 900 AS INTEGER) AND session_id = old.session_id
+        AND model = old.model;
+    DELETE FROM usage_q WHERE q = CAST(old.ts / 900 AS INTEGER)
+        AND session_id = old.session_id AND model = old.model AND n <= 0;
+END;
+CREATE TRIGGER usage_q_au AFTER UPDATE ON usage BEGIN
+    UPDATE usage_q SET input = input - old.input, output = output - old.output,
+        cw5m = cw5m - old.cw5m, cw1h = cw1h - old.cw1h, cr = cr - old.cr, n = n - 1,
+        cost = cost - coalesce(old.cost, 0), unpriced = unpriced - (old.cost IS NULL)
+    WHERE q = CAST(old.ts / 900 AS INTEGER) AND session_id = old.session_id
+        AND model = old.model;
+    DELETE FROM usage_q WHERE q = CAST(old.ts / 900 AS INTEGER)
+        AND session_id = old.session_id AND model = old.model AND n <= 0;
+    INSERT INTO usage_q VALUES (CAST(new.ts / 900 AS INTEGER), new.session_id, new.model,
+        new.input, new.output, new.cw5m, new.cw1h, new.cr, 1, coalesce(new.cost, 0),
+        new.cost IS NULL)
+    ON CONFLICT (q, session_id, model) DO UPDATE SET input = input + excluded.input,
+        output = output + excluded.output, cw5m = cw5m + excluded.cw5m,
+        cw1h = cw1h + excluded.cw1h, cr = cr + excluded.cr, n = n + 1,
+        cost = cost + excluded.cost, unpriced = unpriced + excluded.unpriced;
+END;
 CREATE INDEX usage_session ON usage(session_id);
 CREATE INDEX usage_source ON usage(source_id);
 """

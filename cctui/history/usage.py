@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from cctui.history.models import TokenCounts, UsageReport, UsageRow
@@ -32,24 +33,56 @@ PERIODS: tuple[str, ...] = ("daily", "weekly", "monthly", "session", "project", 
 BLOCK_SECONDS = 5 * 3600
 _TOKEN_FIELDS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read", "replies")
 
-_KEY = {
-    "daily": "date(u.ts, 'unixepoch', 'localtime')",
-    "weekly": "date(u.ts, 'unixepoch', 'localtime', 'weekday 0', '-6 days')",
-    "monthly": "strftime('%Y-%m', u.ts, 'unixepoch', 'localtime')",
-    "session": "u.session_id",
-    "project": "coalesce(c.cwd, '(unknown)')",
-    "model": "u.model",
-}
 _SUMS = (
-    "sum(u.input), sum(u.output), sum(u.cw5m), sum(u.cw1h), sum(u.cr), count(*), "
-    "sum(u.cost), sum(u.cost IS NULL), group_concat(DISTINCT u.model), "
-    "count(DISTINCT u.session_id)"
+    "sum(u.input), sum(u.output), sum(u.cw5m), sum(u.cw1h), sum(u.cr), sum(u.n), "
+    "sum(u.cost), sum(u.unpriced), group_concat(DISTINCT u.model)"
 )
-# The card of a session (the newest main transcript when there are two).
-_CARD = (
-    "LEFT JOIN card c ON c.source_id = (SELECT source_id FROM card c2 "
-    "WHERE c2.session_id = u.session_id ORDER BY c2.mtime DESC LIMIT 1)"
-)
+"""Over ``usage_q u``, the 15-minute rollup."""
+_QUARTER = 900
+"""Time reports group replies per 15 minutes in SQL, then per local day in Python: every
+time zone's offset is a multiple of 15 minutes, and ``localtime()`` per reply is slow."""
+
+
+@dataclass(slots=True)
+class _Acc:
+    """Sums of one report line."""
+
+    sums: list[int] = field(default_factory=lambda: [0] * 6)
+    cost: float = 0.0
+    unpriced: int = 0
+    models: set[str] = field(default_factory=set)
+    sessions: set[str] = field(default_factory=set)
+    session_count: int = 0
+    """Counted in SQL when the ids are not collected."""
+
+    def add(self, r: Sequence[Any]) -> None:
+        for i in range(6):
+            self.sums[i] += r[i] or 0
+        self.cost += r[6] or 0.0
+        self.unpriced += r[7] or 0
+        if r[8]:
+            self.models.update(str(r[8]).split(","))
+
+    def row(self, key: str, **extra: Any) -> UsageRow:
+        return UsageRow(
+            key=key,
+            tokens=TokenCounts(**dict(zip(_TOKEN_FIELDS, self.sums, strict=True))),
+            # No priced reply at all: "no price", never $0.
+            cost_usd=None if self.unpriced >= self.sums[5] else round(self.cost, 9),
+            unpriced_replies=self.unpriced,
+            models=sorted(self.models),
+            sessions=len(self.sessions) or self.session_count,
+            **extra,
+        )
+
+
+def _period_key(period: str, quarter: int) -> str:
+    day = datetime.fromtimestamp(quarter * _QUARTER).date()  # local time
+    if period == "daily":
+        return day.isoformat()
+    if period == "weekly":
+        return (day - timedelta(days=day.weekday())).isoformat()  # Monday
+    return day.strftime("%Y-%m")
 
 
 def usage_report(
@@ -73,10 +106,10 @@ def usage_report(
     started = time.perf_counter()
     lo = parse_when(since, now=now) if since else None
     hi = parse_when(until, now=now, end=True) if until else None
-    where, args = _where(lo, hi, project)
+    where, args = _where(lo, hi, project, rollup=True)
     conn = store.reader()
     if period == "blocks":
-        rows = _blocks(conn, where, args, now)
+        rows = _blocks(conn, *_where(lo, hi, project, rollup=False), now)
     else:
         rows = _grouped(conn, period, where, args)
     total = _total(conn, where, args)
@@ -92,15 +125,20 @@ def usage_report(
     )
 
 
-def _where(lo: float | None, hi: float | None, project: str | None) -> tuple[str, list[object]]:
+def _where(
+    lo: float | None, hi: float | None, project: str | None, *, rollup: bool
+) -> tuple[str, list[object]]:
+    """Filters over ``usage u`` or, with ``rollup``, ``usage_q u`` (whose times are quarters
+    of an hour: a bound inside a quarter takes the whole quarter)."""
     where = ["1=1"]
     args: list[object] = []
+    col, scale = ("u.q", _QUARTER) if rollup else ("u.ts", 1)
     if lo is not None:
-        where.append("u.ts >= ?")
-        args.append(lo)
+        where.append(f"{col} >= ?")
+        args.append(int(lo // scale) if rollup else lo)
     if hi is not None:
-        where.append("u.ts < ?")
-        args.append(hi)
+        where.append(f"{col} < ?")
+        args.append(-int(-hi // scale) if rollup else hi)
     if project:
         p = project.rstrip("/") or "/"
         name = p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -112,45 +150,61 @@ def _where(lo: float | None, hi: float | None, project: str | None) -> tuple[str
     return " AND ".join(where), args
 
 
-def _row(key: str, r: Sequence[Any], **extra: Any) -> UsageRow:
-    inp, out, c5, c1, cr, n, cost, unpriced, models, sessions = r[:10]
-    counts = (inp, out, c5, c1, cr, n)
-    return UsageRow(
-        key=key,
-        tokens=TokenCounts(**{f: int(v or 0) for f, v in zip(_TOKEN_FIELDS, counts, strict=True)}),
-        cost_usd=float(cost) if cost is not None else None,
-        unpriced_replies=int(unpriced or 0),
-        models=sorted(str(models).split(",")) if models else [],
-        sessions=int(sessions or 0),
-        **extra,
-    )
-
-
 def _grouped(
     conn: sqlite3.Connection, period: str, where: str, args: list[object]
 ) -> list[UsageRow]:
-    key = _KEY[period]
-    join = _CARD if period in ("session", "project") else ""
-    label = ", max(c.title), max(c.cwd)" if period == "session" else ""
-    order = "cost DESC NULLS LAST, key" if period in ("session", "project", "model") else "key"
-    sql = (
-        f"SELECT {key} AS key, {_SUMS}, sum(u.cost) AS cost{label} FROM usage u {join} "
-        f"WHERE {where} GROUP BY key ORDER BY {order}"
-    )
-    out: list[UsageRow] = []
-    for r in conn.execute(sql, args):
-        extra: dict[str, Any] = {}
-        if period == "session":
-            extra = {"label": r[12], "project": r[13]}
-        elif period == "project":
-            extra = {"project": r[0]}
-        out.append(_row(str(r[0]), r[1:], **extra))
-    return out
+    accs: dict[str, _Acc] = defaultdict(_Acc)
+    extra: dict[str, dict[str, Any]] = {}
+    if period in ("daily", "weekly", "monthly"):
+        keys: dict[int, str] = {}
+        for r in conn.execute(
+            f"SELECT u.q, {_SUMS} FROM usage_q u WHERE {where} GROUP BY u.q",
+            args,
+        ):
+            keys[r[0]] = _period_key(period, r[0])
+            accs[keys[r[0]]].add(r[1:])
+        for q, sid in conn.execute(
+            f"SELECT DISTINCT u.q, u.session_id FROM usage_q u WHERE {where}",
+            args,
+        ):
+            accs[keys[q]].sessions.add(sid)
+        return [accs[k].row(k) for k in sorted(accs)]
+    if period == "model":
+        for r in conn.execute(
+            f"SELECT u.model, {_SUMS}, count(DISTINCT u.session_id) FROM usage_q u "
+            f"WHERE {where} GROUP BY u.model",
+            args,
+        ):
+            accs[r[0]].add(r[1:])
+            accs[r[0]].session_count = r[10]
+    else:
+        # Per session in SQL, then labels and projects from the cards (newest card wins).
+        cards = {sid: (title, cwd) for sid, title, cwd in conn.execute(
+            "SELECT session_id, title, cwd FROM card ORDER BY mtime")}  # fmt: skip
+        for r in conn.execute(
+            f"SELECT u.session_id, {_SUMS} FROM usage_q u WHERE {where} GROUP BY u.session_id",
+            args,
+        ):
+            title, cwd = cards.get(r[0], (None, None))
+            key = r[0] if period == "session" else (cwd or "(unknown)")
+            accs[key].add(r[1:])
+            accs[key].sessions.add(r[0])
+            extra[key] = (
+                {"label": title, "project": cwd} if period == "session" else {"project": cwd}
+            )
+    rows = [acc.row(k, **extra.get(k, {})) for k, acc in accs.items()]
+    rows.sort(key=lambda r: (r.cost_usd is None, -(r.cost_usd or 0.0), r.key))
+    return rows
 
 
 def _total(conn: sqlite3.Connection, where: str, args: list[object]) -> UsageRow:
-    r = conn.execute(f"SELECT {_SUMS} FROM usage u WHERE {where}", args).fetchone()
-    return _row("total", r)
+    acc = _Acc()
+    r = conn.execute(
+        f"SELECT {_SUMS}, count(DISTINCT u.session_id) FROM usage_q u WHERE {where}", args
+    ).fetchone()
+    acc.add(r)
+    acc.session_count = r[9]
+    return acc.row("total")
 
 
 @dataclass(slots=True)
@@ -158,7 +212,7 @@ class _Block:
     start: float
     last: float
     sums: list[int] = field(default_factory=lambda: [0] * 6)
-    cost: float | None = None
+    cost: float = 0.0
     unpriced: int = 0
     models: set[str] = field(default_factory=set)
 
