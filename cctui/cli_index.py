@@ -151,7 +151,7 @@ def _print_search(result: SearchResult, out: TextIO) -> None:
     if not result.hits:
         print("no match", file=out)
         return
-    if result.loose:
+    if result.hits[0].matched_words is not None:
         print("(no message has every word; showing those with the most of them)", file=out)
     for h in result.hits:
         when = h.timestamp.astimezone().strftime("%Y-%m-%d %H:%M") if h.timestamp else "?"
@@ -159,6 +159,8 @@ def _print_search(result: SearchResult, out: TextIO) -> None:
         print(f"{when}  {h.session_id}  {h.project_name or '':<20.20} {title:.60}", file=out)
         more = f"  (+{h.matches - 1} more)" if h.matches > 1 else ""
         cut = " [indexed in part]" if h.clipped else ""
+        if h.matched_words is not None:
+            cut += f" [{h.matched_words} of the words]"
         print(f"    {h.role}: {_bold(h.snippet, h.highlights, tty)}{cut}{more}", file=out)
     tail = f"{result.total} session(s)" + (", more not ranked" if result.capped else "")
     print(f"\n{tail} · {result.elapsed_ms:.0f} ms", file=out)

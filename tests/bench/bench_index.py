@@ -122,7 +122,10 @@ while plan.jobs or plan.gone:
     if first_step is None:
         first_step = time.perf_counter() - t
 took = time.perf_counter() - t
+ix.close()
 print(json.dumps({"seconds": took, "bytes": total, "first_step": first_step,
+                  "cpu_s": resource.getrusage(resource.RUSAGE_SELF).ru_utime
+                  + resource.getrusage(resource.RUSAGE_SELF).ru_stime,
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "sessions": len(ix.sessions())}))
 """
@@ -130,16 +133,20 @@ print(json.dumps({"seconds": took, "bytes": total, "first_step": first_step,
 _FRAME = """
 import json, sys, time
 t0 = time.perf_counter()
+c0 = time.process_time()
 from pathlib import Path
 from cctui.history import HistoryIndex
 t1 = time.perf_counter()
 ix = HistoryIndex(Path(sys.argv[1]), index_file=Path(sys.argv[2]))
+c1 = time.process_time()
 ix.load()
 rows = ix.sessions()
 t2 = time.perf_counter()
+c2 = time.process_time()
 plan = ix.plan()
 t3 = time.perf_counter()
-print(json.dumps({"import": t1 - t0, "load": t2 - t1, "rows": len(rows), "sweep": t3 - t2,
+print(json.dumps({"import": t1 - t0, "load": t2 - t1, "load_cpu": c2 - c1, "rows": len(rows),
+                  "sweep": t3 - t2,
                   "changed": len(plan.jobs)}))
 """
 
@@ -264,7 +271,11 @@ def main() -> None:
             XDG_STATE_HOME=str(tmp / "state"),
         )
         (tmp / "xdg" / "cctui").mkdir(parents=True)
-        shutil.copy(index_file, tmp / "xdg" / "cctui" / "index.sqlite")
+        for suffix in ("", "-wal"):
+            if Path(f"{index_file}{suffix}").exists():
+                shutil.copy(
+                    f"{index_file}{suffix}", tmp / "xdg" / "cctui" / f"index.sqlite{suffix}"
+                )
         cli = [sys.executable, "-m", "cctui", "sessions", "--json", "--limit", "100000"]
 
         def run_cli() -> None:
@@ -273,6 +284,7 @@ def main() -> None:
         cli_s = statistics.median(_timed(run_cli, repeat=3))
         figures["first_frame"] = {
             "load_s": load,
+            "load_cpu_s": statistics.median(f["load_cpu"] for f in frames),
             "import_s": statistics.median(f["import"] for f in frames),
             "rows": frames[0]["rows"],
             "sweep_after_s": statistics.median(f["sweep"] for f in frames),
@@ -280,7 +292,8 @@ def main() -> None:
             "cli_sessions_json_s": cli_s,
         }
         print(
-            f"warm first frame: index load + every row {load * 1e3:.0f} ms for "
+            f"warm first frame: index load + every row {load * 1e3:.0f} ms "
+            f"(CPU {figures['first_frame']['load_cpu_s'] * 1e3:.0f} ms) for "
             f"{frames[0]['rows']} sessions ({load / sweep:.1f} x a bare stat sweep of "
             f"{sweep * 1e3:.0f} ms); the sweep that follows "
             f"{figures['first_frame']['sweep_after_s'] * 1e3:.0f} ms; "
@@ -292,9 +305,11 @@ def main() -> None:
         index = HistoryIndex(home, index_file=index_file)
         index.load()
         lat: list[float] = []
+        cpu0 = time.process_time()
         for q in QUERIES:
             index.search(q)  # warm
             lat += _timed(lambda q=q: index.search(q), repeat=10)  # type: ignore[misc]
+        search_cpu = (time.process_time() - cpu0) / (11 * len(QUERIES))
         per_query = {
             q: statistics.median(_timed(lambda q=q: index.search(q), repeat=5))  # type: ignore[misc]
             for q in QUERIES
@@ -311,12 +326,16 @@ def main() -> None:
         figures["search"] = {
             "p50_ms": _p(lat, 0.5) * 1e3,
             "p95_ms": _p(lat, 0.95) * 1e3,
+            "mean_cpu_ms": search_cpu * 1e3,
+            "load_avg": os.getloadavg()[0],
             "grep_median_s": statistics.median(grep_s),
             "per_query_ms": {q: t * 1e3 for q, t in per_query.items()},
             "sessions_found": hits,
         }
         print(
-            f"search: p50 {figures['search']['p50_ms']:.1f} ms, p95 "
+            f"search (load average {os.getloadavg()[0]:.0f}): mean CPU "
+            f"{figures['search']['mean_cpu_ms']:.1f} ms; wall p50 "
+            f"{figures['search']['p50_ms']:.1f} ms, p95 "
             f"{figures['search']['p95_ms']:.1f} ms over {len(QUERIES)} queries; grep -r "
             f"{figures['search']['grep_median_s']:.2f} s "
             f"({figures['search']['grep_median_s'] * 1e3 / figures['search']['p95_ms']:.0f} x p95)"
