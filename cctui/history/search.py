@@ -87,11 +87,16 @@ class Query:
     def match_all(self) -> str:
         pos = " AND ".join(t.fts() for t in self.positive)
         neg = [t.fts() for t in self.terms if t.negate]
-        return f"({pos}) NOT ({' OR '.join(neg)})" if neg else pos
+        return self._scoped(f"({pos}) NOT ({' OR '.join(neg)})" if neg else pos)
 
     def match_any(self) -> str | None:
         words = [t for t in self.positive if t.text.casefold() not in _STOP]
-        return " OR ".join(t.fts() for t in words) if len(words) >= 2 else None
+        return self._scoped(" OR ".join(t.fts() for t in words)) if len(words) >= 2 else None
+
+    def _scoped(self, expr: str) -> str:
+        """Words match the text column only; a role filter is the index's ``role`` column."""
+        body = f"body : ({expr})"
+        return f'role : "{self.role}" AND {body}' if self.role else body
 
 
 def _split(line: str) -> list[tuple[str, bool]]:
@@ -293,9 +298,6 @@ def _filters(q: Query) -> tuple[str, list[object]]:
     if q.until is not None:
         where.append("m.ts < ?")
         args.append(q.until)
-    if q.role is not None:
-        where.append("m.role = ?")
-        args.append(q.role)
     if q.session:
         where.append("m.session_id LIKE ? ESCAPE '\\'")
         args.append(_like(q.session) + "%")
@@ -340,7 +342,7 @@ def _run(
     cap = LOOSE_CANDIDATES if loose else CANDIDATES
     sql = (
         "SELECT m.id, m.session_id, m.ts, m.role, m.uuid, m.clipped, m.sidechain, "
-        f"bm25(msg_fts){', m.body' if loose else ''} "
+        f"bm25(msg_fts, 1.0, 0.0){', m.body' if loose else ''} "
         "FROM msg_fts JOIN msg m ON m.id = msg_fts.rowid "
         f"WHERE msg_fts MATCH ?{where} ORDER BY msg_fts.rowid DESC LIMIT ?"
     )
@@ -371,7 +373,8 @@ def _run(
 
 
 def _loose_words(expr: str) -> list[str]:
-    return [w.replace('""', '"').lower() for w in re.findall(r'"((?:[^"]|"")*)"', expr)]
+    body = expr[expr.index("body : ") :]
+    return [w.replace('""', '"').lower() for w in re.findall(r'"((?:[^"]|"")*)"', body)]
 
 
 def _group(rows: list[_Row]) -> list[_Row]:

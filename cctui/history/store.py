@@ -11,8 +11,9 @@ Tables (small columns before large ones, so list queries stay in the first pages
   parent session's id.
 - ``card``: one row per listable main transcript (the session list's head/tail metadata).
 - ``msg``: one row per indexed piece of text (a prompt, an assistant text block, a tool input,
-  a tool result), fed to ``msg_fts`` (an external-content FTS5 table) by triggers only, so
-  insert and delete always see the same text.
+  a tool result), fed to ``msg_fts`` (an external-content FTS5 table: the text, and the role
+  as a one-word column so ``role:`` filters inside the index) by triggers only, so insert and
+  delete always see the same text.
 - ``usage``: one row per API reply, keyed on (message id, request id); ``usage_q`` sums it
   per 15 minutes, session and model (kept by triggers), which is what reports read.
 - ``meta``: key/value (pricing fingerprint, build times).
@@ -91,17 +92,19 @@ CREATE TABLE msg (
 );
 CREATE INDEX msg_source ON msg(source_id);
 CREATE VIRTUAL TABLE msg_fts USING fts5(
-    body, content='msg', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+    body, role, content='msg', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER msg_ai AFTER INSERT ON msg BEGIN
-    INSERT INTO msg_fts(rowid, body) VALUES (new.id, new.body);
+    INSERT INTO msg_fts(rowid, body, role) VALUES (new.id, new.body, new.role);
 END;
 CREATE TRIGGER msg_ad AFTER DELETE ON msg BEGIN
-    INSERT INTO msg_fts(msg_fts, rowid, body) VALUES ('delete', old.id, old.body);
+    INSERT INTO msg_fts(msg_fts, rowid, body, role)
+    VALUES ('delete', old.id, old.body, old.role);
 END;
-CREATE TRIGGER msg_au AFTER UPDATE OF body ON msg BEGIN
-    INSERT INTO msg_fts(msg_fts, rowid, body) VALUES ('delete', old.id, old.body);
-    INSERT INTO msg_fts(rowid, body) VALUES (new.id, new.body);
+CREATE TRIGGER msg_au AFTER UPDATE OF body, role ON msg BEGIN
+    INSERT INTO msg_fts(msg_fts, rowid, body, role)
+    VALUES ('delete', old.id, old.body, old.role);
+    INSERT INTO msg_fts(rowid, body, role) VALUES (new.id, new.body, new.role);
 END;
 CREATE TABLE usage (
     msg_id TEXT NOT NULL,
