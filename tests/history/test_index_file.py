@@ -324,3 +324,22 @@ def test_complete_lines_agree_with_splitting(
         pos += len(line) + 1
         want.append((pos, line if len(line) <= max_line else None))
     assert got == want
+
+
+def test_a_build_goes_newest_first_and_reports_progress(home: Path, index_file: Path) -> None:
+    for n in range(5):
+        sid = f"44444444-4444-4555-8666-{n:012d}"
+        path = mk.write(home, sid, mk.user(f"prompt {n}", sid))
+        os.utime(path, (1_800_000_000 + n, 1_800_000_000 + n))
+    ix = HistoryIndex(home, index_file=index_file)
+    plan = ix.plan()
+    assert ix.progress.active and ix.progress.files_total == 5
+    assert [j.session_id[-1] for j in plan.jobs] == ["4", "3", "2", "1", "0"]
+    change = ix.step(plan, seconds=0)  # at least one file per step
+    assert change.changed == {"44444444-4444-4555-8666-000000000004"}
+    assert ix.progress.describe() == "indexing 1 of 5 · 0 MB"  # 1 file of a few hundred bytes
+    while plan.jobs:
+        ix.step(plan)
+    assert not ix.progress.active and ix.progress.describe() == ""
+    assert len(ix.sessions()) == 5
+    ix.close()
