@@ -1,7 +1,9 @@
-"""Composition root: arguments -> Settings -> core + MCP server + TUI.
+"""Composition root: arguments -> Settings -> ``Services`` -> MCP server + TUI.
 
-The only module that imports every room. Each command builds what it needs and nothing
-more: ``cctui sessions`` never starts a process, ``serve --stdio`` never imports textual.
+The only module that imports every room. The shared services (``cctui.services``) are
+built here, once, and handed to both front ends. Each command builds what it needs and
+nothing more: ``cctui sessions`` never starts a process, ``serve --stdio`` never imports
+textual.
 """
 
 from __future__ import annotations
@@ -121,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if command == "mcp-config":
             return _print_mcp_config(settings)
         if command == "bridge":
-            from cctui.mcp_server.runner import run_bridge
+            from cctui.mcp_server.transport.entry import run_bridge
 
             return asyncio.run(run_bridge(settings))
         if command == "serve":
@@ -137,14 +139,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 async def _serve(settings: Settings, transport: str) -> int:
     from cctui.core import SessionManager
-    from cctui.mcp_server.runner import serve_http, serve_stdio
+    from cctui.mcp_server.transport.entry import serve_http, serve_stdio
+    from cctui.services import Services
 
     manager = SessionManager(settings)
     await manager.start()
-    serving = (
-        serve_stdio(manager, settings) if transport == "stdio" else serve_http(manager, settings)
-    )
-    task = asyncio.ensure_future(serving)
+    services = Services.build(settings, manager)
+    serve = serve_stdio if transport == "stdio" else serve_http
+    task = asyncio.ensure_future(serve(services, settings))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, task.cancel)
@@ -152,7 +154,9 @@ async def _serve(settings: Settings, transport: str) -> int:
         with contextlib.suppress(asyncio.CancelledError):
             await task
     finally:
-        # Sessions first: no claude child may outlive cctui.
+        with contextlib.suppress(Exception):
+            await services.close()
+        # No claude child may outlive cctui.
         await manager.shutdown()
     return 0
 
@@ -160,25 +164,33 @@ async def _serve(settings: Settings, transport: str) -> int:
 async def _tui(settings: Settings) -> int:
     from cctui.core import SessionManager
     from cctui.history import HistoryIndex
-    from cctui.mcp_server.http import HttpService
     from cctui.mcp_server.server import build_server
+    from cctui.mcp_server.transport.http import HttpService
+    from cctui.services import Services
     from cctui.tui.app import CctuiApp
 
     manager = SessionManager(settings)
     await manager.start()
     # One history index: the TUI's watcher keeps it live, the MCP list tool reads it too.
-    history = HistoryIndex.from_settings(settings)
-    services = [HttpService(build_server(manager, settings, history=history), settings)]
-    app = CctuiApp(settings, manager, services=services, history=history)
+    services = Services.build(settings, manager, history=HistoryIndex.from_settings(settings))
+    http = HttpService(build_server(manager, settings, services=services), settings)
+    app = CctuiApp(
+        settings,
+        manager,
+        services=[http],
+        history=services.history,
+        project_registry=services.registry,
+    )
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, app.exit)
     try:
         await app.run_async()
     finally:
-        for service in services:
-            with contextlib.suppress(Exception):
-                await service.stop()
+        with contextlib.suppress(Exception):
+            await http.stop()
+        with contextlib.suppress(Exception):
+            await services.close()
         await manager.shutdown()
     return 0
 

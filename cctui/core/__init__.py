@@ -1,9 +1,20 @@
-"""Sessions: state machine, event ring buffer, pending inputs, manager, registry, audit log.
+"""Sessions: state machine, event ring buffer, decisions, manager, registry, audit log.
 
 Imports the ``claude`` adapter, ``history`` and ``config``; never textual or mcp.
 """
 
 from cctui.core.buffer import EventBuffer, Page
+from cctui.core.decisions.allowances import call_detail
+from cctui.core.decisions.requests import (
+    OTHER_PREFIX,
+    Decision,
+    PendingInput,
+    Question,
+    QuestionOption,
+    Resolution,
+)
+from cctui.core.decisions.routing import ELICIT_BOUND_S, Router
+from cctui.core.decisions.service import Decisions
 from cctui.core.events import (
     AssistantTextEvent,
     ErrorEvent,
@@ -15,20 +26,21 @@ from cctui.core.events import (
     ToolUseEvent,
     UserMessageEvent,
 )
-from cctui.core.manager import InputRouter, Listener, SessionManager, WaitOutcome
+from cctui.core.manager import Listener, SessionManager, WaitOutcome
 from cctui.core.models import SessionConfig, SessionInfo, SessionRecord, ToolUseSummary
-from cctui.core.pending import Decision, PendingInput, Question, QuestionOption, Resolution
 from cctui.core.states import LIVE, SessionStatus
 
 __all__ = [
+    "ELICIT_BOUND_S",
     "LIVE",
+    "OTHER_PREFIX",
     "AssistantTextEvent",
     "Decision",
+    "Decisions",
     "ErrorEvent",
     "EventBuffer",
     "InputRequestedEvent",
     "InputResolvedEvent",
-    "InputRouter",
     "Listener",
     "Page",
     "PendingInput",
@@ -36,6 +48,7 @@ __all__ = [
     "QuestionOption",
     "Resolution",
     "ResultEvent",
+    "Router",
     "SessionConfig",
     "SessionEvent",
     "SessionInfo",
@@ -47,4 +60,5 @@ __all__ = [
     "ToolUseSummary",
     "UserMessageEvent",
     "WaitOutcome",
+    "call_detail",
 ]

@@ -3,23 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from cctui.claude.driver import DriverFactory
 from cctui.config import Settings
 from cctui.core.audit import AuditLog
+from cctui.core.decisions.service import Decisions
 from cctui.core.events import SessionEvent
-from cctui.core.pending import PendingInput, PendingInputs
-
-if TYPE_CHECKING:
-    from cctui.core.session import Session
 
 
 class SessionHost(Protocol):
     """The manager, as a session sees it."""
 
     settings: Settings
-    pending_inputs: PendingInputs
+    decisions: Decisions
     audit: AuditLog
     driver_factory: DriverFactory
     kill_grace_s: float
@@ -27,12 +24,8 @@ class SessionHost(Protocol):
     def publish(self, event: SessionEvent) -> None:
         """Fan an event out to subscribers."""
 
-    def save(self, session: Session) -> None:
-        """Persist the session's registry record."""
-
-    def route(self, item: PendingInput) -> PendingInput:
-        """Apply the input router to a new pending input."""
-        ...
+    def save(self, session_id: str) -> None:
+        """Persist the session's registry record (soon)."""
 
     def keep(self, task: asyncio.Task[Any]) -> None:
         """Hold a reference to a background task until it finishes."""

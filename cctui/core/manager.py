@@ -2,9 +2,9 @@
 
 All methods run on the app's event loop. A session's state and process live in
 ``session.py``; the table of sessions and its registry in ``table.py``; the fan-out and
-``wait`` in ``watch.py``; routing and answering pending inputs in ``answering.py`` (inherited).
-This module holds the session verbs, the limits, metrics and the audit log, and is the
-``SessionHost`` every session reports to.
+``wait`` in ``watch.py``; pending inputs, their routes and answers in ``decisions``
+(``self.decisions``). This module holds the session verbs, the limits, metrics and the
+audit log, and is the ``SessionHost`` every session reports to.
 """
 
 from __future__ import annotations
@@ -19,14 +19,15 @@ from typing import Any
 
 from cctui.claude.driver import ClaudeDriver, DriverFactory
 from cctui.config import Settings
-from cctui.core import confirm, launch
-from cctui.core.answering import InputRouter, InputVerbs
+from cctui.core import launch
 from cctui.core.audit import AuditLog
 from cctui.core.buffer import Page
+from cctui.core.decisions.desk import InputDesk
+from cctui.core.decisions.requests import Decision, PendingInput, Resolution
+from cctui.core.decisions.service import Decisions
 from cctui.core.events import SessionEvent, UserMessageEvent
 from cctui.core.metrics import Metrics, MetricsSnapshot
 from cctui.core.models import SessionConfig, SessionInfo, SessionRecord, ToolUseSummary
-from cctui.core.pending import PendingInputs
 from cctui.core.registry import Registry
 from cctui.core.session import Session
 from cctui.core.states import SessionStatus
@@ -34,7 +35,7 @@ from cctui.core.table import SessionTable
 from cctui.core.watch import Fanout, Listener, WaitOutcome, wait_for
 from cctui.errors import SessionLimitReached, SessionNotReady, ValidationFailed
 
-__all__ = ["InputRouter", "Listener", "SessionManager", "WaitOutcome"]
+__all__ = ["Listener", "SessionManager", "WaitOutcome"]
 
 log = logging.getLogger(__name__)
 S = SessionStatus
@@ -43,14 +44,13 @@ S = SessionStatus
 _STARTING_WAIT_S = 30.0
 
 
-class SessionManager(InputVerbs):
-    """Creates, drives and tracks sessions; owns pending inputs, the registry and the audit log."""
+class SessionManager:
+    """Creates, drives and tracks sessions; owns the decisions, the registry and the audit log."""
 
     def __init__(self, settings: Settings, driver_factory: DriverFactory | None = None) -> None:
         """``driver_factory`` defaults to the real claude-agent-sdk driver."""
         self.settings = settings
         self.driver_factory: DriverFactory = driver_factory or ClaudeDriver
-        self.pending_inputs = PendingInputs()
         self.audit = AuditLog(settings.state_dir)
         self.registry = Registry(settings.state_dir)
         self.kill_grace_s = 2.0
@@ -60,10 +60,16 @@ class SessionManager(InputVerbs):
         self.metrics = Metrics()
         """This run's counters; fed every event (the one place they are counted)."""
         self._fanout.subscribe(self.metrics.observe)
-        self._router: InputRouter | None = None
+        self.decisions = Decisions(
+            settings,
+            self.audit,
+            self.publish,
+            find_session=self._sessions.find,
+            desk_of=self._desk_of,
+        )
+        """Every pending input: who is asked, the answers, confirmations, the human."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._shutting_down = False
-        self._humans = 0
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -90,12 +96,7 @@ class SessionManager(InputVerbs):
         busy = [s for s in self._sessions if s.process.busy]
         if busy:
             await asyncio.gather(*(s.process.stop() for s in busy), return_exceptions=True)
-        for sid in {i.session_id for i in self.pending_inputs.list()}:
-            session = self._sessions.get(sid)
-            if session is not None:
-                session.desk.withdraw("session-ended")
-            else:
-                self.pending_inputs.withdraw_session(sid)
+        self.decisions.withdraw_all()
         for task in list(self._tasks):
             task.cancel()
         self._sessions.save_all()
@@ -106,9 +107,9 @@ class SessionManager(InputVerbs):
         """Fan an event out to every subscriber (a failing listener is logged, not fatal)."""
         self._fanout.publish(event)
 
-    def save(self, session: Session) -> None:
+    def save(self, session_id: str) -> None:
         """Persist one session's record soon (writes are coalesced off the turn's path)."""
-        self._sessions.save(session)
+        self._sessions.save(session_id)
 
     def flush(self) -> None:
         """Write every changed record now."""
@@ -214,7 +215,7 @@ class SessionManager(InputVerbs):
         busy = session.turns.busy and session.process.alive
         await session.process.interrupt()
         if busy and wait_s > 0:
-            await wait_for(session, self._fanout, wait_s)
+            await wait_for(session, self._fanout, self.decisions.inputs, wait_s)
         return session.info()
 
     async def end(self, session_id: str) -> SessionInfo:
@@ -281,20 +282,32 @@ class SessionManager(InputVerbs):
         cancel: str = "cancel",
         timeout_s: float | None = None,
     ) -> tuple[str, str]:
-        """Ask the human to pick one of ``choices`` (see ``core.confirm``).
+        """Ask the human to pick one of ``choices`` (``Decisions.confirm``).
 
         Returns ``(choice, decided_by)``; ``cancel`` when the permission timeout passes.
         """
-        timeout = self.settings.permission_timeout_ms / 1000 if timeout_s is None else timeout_s
-        return await confirm.ask(
-            self,
-            subject=subject,
-            title=title,
-            message=message,
-            choices=choices,
-            cancel=cancel,
-            timeout_s=timeout,
+        return await self.decisions.confirm(
+            subject, title, message, choices, cancel=cancel, timeout_s=timeout_s
         )
+
+    def pending(self, session_id: str | None = None) -> builtins.list[PendingInput]:
+        """Open inputs, oldest first (``Decisions.pending``)."""
+        return self.decisions.pending(session_id)
+
+    def respond(
+        self,
+        input_id: str,
+        decision: Decision,
+        decided_by: str,
+        *,
+        session_id: str | None = None,
+    ) -> Resolution:
+        """Answer a pending input; first answer wins (``Decisions.respond``).
+
+        Raises:
+            SessionNotFound, InputNotFound, InputAlreadyAnswered, ValidationFailed.
+        """
+        return self.decisions.respond(input_id, decision, decided_by, session_id=session_id)
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive every event; returns the unsubscribe function."""
@@ -302,7 +315,8 @@ class SessionManager(InputVerbs):
 
     async def wait(self, session_id: str, timeout_s: float) -> WaitOutcome:
         """Return when the session needs input, its turn ends, it ends, or the timeout passes."""
-        return await wait_for(self._sessions.find(session_id), self._fanout, timeout_s)
+        session = self._sessions.find(session_id)
+        return await wait_for(session, self._fanout, self.decisions.inputs, timeout_s)
 
     def record_tool_call(
         self,
@@ -349,6 +363,10 @@ class SessionManager(InputVerbs):
         except BaseException:
             self._sessions.drop(session.id)
             raise
+
+    def _desk_of(self, session_id: str) -> InputDesk | None:
+        session = self._sessions.get(session_id)
+        return session.desk if session is not None else None
 
     def _check_limit(self) -> None:
         if self._shutting_down:

@@ -13,17 +13,17 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Coroutine
+from typing import Any
 
-from cctui.claude.driver import Driver
-from cctui.claude.frames import LaunchSpec, ProcessExited
+from cctui.claude.driver import Driver, DriverFactory
+from cctui.claude.frames import Frame, LaunchSpec, ProcessExited
+from cctui.core.decisions.desk import InputDesk
 from cctui.core.events import ErrorEvent, UserMessageEvent
+from cctui.core.session_state import SessionState
 from cctui.core.states import SessionStatus
 from cctui.errors import CctuiError, CliNotFound
 from cctui.redact import redact_text
-
-if TYPE_CHECKING:
-    from cctui.core.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -32,17 +32,74 @@ S = SessionStatus
 _EXIT_WAIT_S = 3.0
 
 
+class TurnTimer:
+    """Interrupts a turn that outlives ``max_execution_time_ms``."""
+
+    def __init__(
+        self,
+        state: SessionState,
+        limit_ms: int | None,
+        *,
+        interrupt: Callable[[], Coroutine[Any, Any, None]],
+        keep: Callable[[asyncio.Task[Any]], None],
+    ) -> None:
+        """``interrupt`` stops the turn; ``keep`` holds the task that does it."""
+        self._state = state
+        self._limit_ms = limit_ms
+        self._interrupt = interrupt
+        self._keep = keep
+        self._handle: asyncio.TimerHandle | None = None
+
+    def arm(self) -> None:
+        """Start the running turn's deadline (no-op when armed or unlimited)."""
+        if self._limit_ms is None or self._handle is not None:
+            return
+        loop = asyncio.get_running_loop()
+        self._handle = loop.call_later(self._limit_ms / 1000, self._overran)
+
+    def disarm(self) -> None:
+        """Forget the running turn's deadline."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    def _overran(self) -> None:
+        self._handle = None
+        self._state.publish(
+            ErrorEvent(
+                session_id=self._state.id,
+                message=f"The turn ran longer than {self._limit_ms} ms; interrupting.",
+            )
+        )
+        task = asyncio.get_running_loop().create_task(self._interrupt())
+        self._keep(task)
+
+
 class Process:
     """One session's current process (a resume starts a new one in the same object)."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(
+        self,
+        state: SessionState,
+        *,
+        desk: InputDesk,
+        handle: Callable[[Frame], None],
+        timer: TurnTimer,
+        driver_factory: DriverFactory,
+        kill_grace_s: Callable[[], float],
+    ) -> None:
+        """``desk`` answers the process's permission asks; ``handle`` takes every frame but
+        the exit; ``kill_grace_s``: the SIGTERM -> SIGKILL grace when it is ended."""
+        self._state = state
+        self._desk = desk
+        self._handle = handle
+        self._timer = timer
+        self._driver_factory = driver_factory
+        self._kill_grace_s = kill_grace_s
         self.alive = False
         """Connected and not yet exited."""
         self.started_at = 0.0
         """Wall-clock time the current process connected."""
-        self.interrupting = False
-        """An interrupt was sent: the turn's error result is expected, not a failure."""
         self.exit_code: int | None = None
         """The last process's exit code once it ended (None while one runs, or if unknown)."""
         self._driver: Driver | None = None
@@ -51,7 +108,6 @@ class Process:
         self._alive = asyncio.Event()
         self._stop_status: SessionStatus | None = None
         self._stop_grace_s: float | None = None
-        self._turn_timer: asyncio.TimerHandle | None = None
 
     @property
     def pid(self) -> int | None:
@@ -70,11 +126,11 @@ class Process:
         Raises:
             CliNotFound (or another ``CctuiError``) when the process cannot start.
         """
-        session = self.session
+        session = self._state
         self._stop = asyncio.Event()
         self._stop_status = None
         self._stop_grace_s = None
-        self.interrupting = False
+        session.interrupting = False
         self.exit_code = None
         session.turns.process_starting(first_message is not None)
         session.set_status(S.STARTING, force=True)
@@ -89,8 +145,8 @@ class Process:
     async def _own(
         self, spec: LaunchSpec, connected: asyncio.Future[None], first_message: str | None
     ) -> None:
-        session = self.session
-        driver = session.host.driver_factory(spec, session.desk.ask)
+        session = self._state
+        driver = self._driver_factory(spec, self._desk.ask)
         self._driver = driver
         try:
             await driver.connect()
@@ -118,7 +174,7 @@ class Process:
         try:
             if first_message is not None:
                 session.set_status(S.RUNNING)
-                self.arm_turn_timer()
+                self._timer.arm()
                 await driver.send(first_message)
             else:
                 session.set_status(S.IDLE)
@@ -135,7 +191,7 @@ class Process:
             # Close in this task, the one that connected (the SDK's rule).
             try:
                 grace = self._stop_grace_s
-                await driver.close(session.host.kill_grace_s if grace is None else grace)
+                await driver.close(self._kill_grace_s() if grace is None else grace)
             except Exception:
                 log.exception("session %s: closing the driver failed", session.id)
             try:
@@ -152,13 +208,13 @@ class Process:
                     if isinstance(frame, ProcessExited):
                         self._on_exit(frame)
                     else:
-                        self.session.translator.handle(frame)
+                        self._handle(frame)
                 except Exception:
-                    log.exception("session %s: cannot handle frame %r", self.session.id, frame)
+                    log.exception("session %s: cannot handle frame %r", self._state.id, frame)
                 if isinstance(frame, ProcessExited):
                     return
         except Exception as exc:
-            log.exception("session %s: frame stream failed", self.session.id)
+            log.exception("session %s: frame stream failed", self._state.id)
             self._on_exit(ProcessExited(exit_code=None, error=redact_text(str(exc))))
 
     async def settled(self, timeout_s: float) -> None:
@@ -176,22 +232,22 @@ class Process:
 
     async def send(self, text: str) -> None:
         """Write a user message to the live process."""
-        driver, session = self._driver, self.session
+        driver, session = self._driver, self._state
         assert driver is not None and self.alive
         first = session.turns.message_sent()
         if session.status != S.WAITING_FOR_INPUT:
             session.set_status(S.RUNNING)
         if first:
-            self.arm_turn_timer()
+            self._timer.arm()
         await driver.send(text)
 
     async def interrupt(self) -> None:
         """Stop the running turn (the process lives on)."""
         driver = self._driver
-        if not self.alive or driver is None or not self.session.turns.busy:
+        if not self.alive or driver is None or not self._state.turns.busy:
             return
-        self.interrupting = True
-        self.session.desk.withdraw("interrupted")
+        self._state.interrupting = True
+        self._desk.withdraw("interrupted")
         await driver.interrupt()
 
     async def stop(self, status: SessionStatus | None = None, *, force: bool = False) -> None:
@@ -206,28 +262,28 @@ class Process:
         self._stop_grace_s = 0.0 if force else None
         self._stop.set()
         try:
-            await asyncio.wait_for(asyncio.shield(owner), self.session.host.kill_grace_s + 5.0)
+            await asyncio.wait_for(asyncio.shield(owner), self._kill_grace_s() + 5.0)
         except TimeoutError:
             # Stuck (e.g. still in the SDK's initialize): cancel; the owner's finally
             # still closes the driver, and the SDK's atexit reaper is the last resort.
-            log.warning("session %s: process did not stop in time; cancelling", self.session.id)
+            log.warning("session %s: process did not stop in time; cancelling", self._state.id)
             owner.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await asyncio.wait_for(owner, 3.0)
         except Exception:
-            log.exception("session %s: stopping failed", self.session.id)
+            log.exception("session %s: stopping failed", self._state.id)
 
     def _on_exit(self, frame: ProcessExited) -> None:
-        session = self.session
+        session = self._state
         if not self.alive:
             return
         self.alive = False
         self._alive.clear()
         self.exit_code = frame.exit_code
-        self.disarm_turn_timer()
+        self._timer.disarm()
         busy = session.turns.process_ended()
-        session.desk.withdraw("session-ended")
-        session.desk.forget_allowances()
+        self._desk.withdraw("session-ended")
+        self._desk.forget_allowances()
         if self._stop_status is not None:
             new = self._stop_status
         elif self._stop.is_set():
@@ -240,30 +296,3 @@ class Process:
         else:
             new = S.ERROR if session.status == S.ERROR else S.COMPLETED
         session.set_status(new, error=session.error if new == S.ERROR else None)
-
-    # ------------------------------------------------------------------ turn timer
-
-    def arm_turn_timer(self) -> None:
-        """Interrupt the turn if it outlives ``max_execution_time_ms`` (no-op when armed)."""
-        limit = self.session.host.settings.max_execution_time_ms
-        if limit is None or self._turn_timer is not None:
-            return
-        self._turn_timer = asyncio.get_running_loop().call_later(limit / 1000, self._turn_overran)
-
-    def disarm_turn_timer(self) -> None:
-        """Forget the running turn's deadline."""
-        if self._turn_timer is not None:
-            self._turn_timer.cancel()
-            self._turn_timer = None
-
-    def _turn_overran(self) -> None:
-        self._turn_timer = None
-        limit = self.session.host.settings.max_execution_time_ms
-        self.session.publish(
-            ErrorEvent(
-                session_id=self.session.id,
-                message=f"The turn ran longer than {limit} ms; interrupting.",
-            )
-        )
-        task = asyncio.get_running_loop().create_task(self.interrupt())
-        self.session.host.keep(task)

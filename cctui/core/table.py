@@ -11,18 +11,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from cctui.claude.transcripts import find_session
+from cctui.core.host import SessionHost
 from cctui.core.launch import default_config
 from cctui.core.models import SessionRecord
 from cctui.core.registry import Registry
 from cctui.core.session import Session
 from cctui.core.states import SessionStatus
 from cctui.errors import SessionNotFound
-
-if TYPE_CHECKING:
-    from cctui.core.host import SessionHost
 
 log = logging.getLogger(__name__)
 S = SessionStatus
@@ -122,10 +119,10 @@ class SessionTable:
         self._sessions[session_id] = session
         return session
 
-    def save(self, session: Session) -> None:
+    def save(self, session_id: str) -> None:
         """Persist one session's record soon (writes are coalesced off the turn's path)."""
-        self._dirty.add(session.id)
-        self._touched.add(session.id)
+        self._dirty.add(session_id)
+        self._touched.add(session_id)
         if self._flush_handle is None:
             self._flush_handle = asyncio.get_running_loop().call_later(_SAVE_DELAY_S, self.flush)
 

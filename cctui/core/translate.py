@@ -6,8 +6,6 @@ meaning depends on who stopped the process.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from cctui.claude.frames import (
     AssistantText,
     Frame,
@@ -20,11 +18,10 @@ from cctui.claude.frames import (
 )
 from cctui.core.events import AssistantTextEvent, ErrorEvent, ResultEvent, ToolUseEvent
 from cctui.core.models import ToolUseSummary
+from cctui.core.process import TurnTimer
+from cctui.core.session_state import SessionState
 from cctui.core.states import SessionStatus
 from cctui.redact import redact_text
-
-if TYPE_CHECKING:
-    from cctui.core.session import Session
 
 S = SessionStatus
 _TOOL_RESULT_MAX = 2000
@@ -35,8 +32,11 @@ _TOOLS_KEPT = 200
 class FrameTranslator:
     """Turns one session's driver frames into state changes and events."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, state: SessionState, timer: TurnTimer) -> None:
+        self._state = state
+        self._timer = timer
+        self.denied: set[str] = set()
+        """tool_use ids the desk denied, so their outcome reads ``denied``, not ``failed``."""
         self.tools: dict[str, ToolUseEvent] = {}
         """The newest tool calls, by tool_use id, oldest first."""
         self._texts: dict[str, tuple[list[str], str]] = {}
@@ -44,7 +44,7 @@ class FrameTranslator:
 
     def handle(self, frame: Frame) -> None:
         """Apply one frame (anything but ``ProcessExited``)."""
-        session = self.session
+        session = self._state
         if isinstance(frame, ModeChanged):
             session.permission_mode = frame.permission_mode
         elif isinstance(frame, Init):
@@ -90,9 +90,9 @@ class FrameTranslator:
         # The event carries the whole message so far; readers replace the earlier one.
         done, current = self._texts[message_id]
         text = "\n\n".join([*done, current] if current else done)
-        self.session.publish(
+        self._state.publish(
             AssistantTextEvent(
-                session_id=self.session.id, message_id=message_id, text=text, complete=complete
+                session_id=self._state.id, message_id=message_id, text=text, complete=complete
             ),
             merge_key="text:" + message_id,
         )
@@ -100,14 +100,14 @@ class FrameTranslator:
     def _on_tool_outcome(self, frame: ToolOutcome) -> None:
         call = self.tools.get(frame.tool_use_id)
         name, tool_input = (call.name, call.input) if call else ("?", {})
-        if frame.tool_use_id in self.session.desk.denied:
+        if frame.tool_use_id in self.denied:
             state = "denied"
         elif frame.is_error:
             state = "failed"
         else:
             state = "completed"
         event = ToolUseEvent(
-            session_id=self.session.id,
+            session_id=self._state.id,
             tool_use_id=frame.tool_use_id,
             name=name,
             input=tool_input,
@@ -115,7 +115,7 @@ class FrameTranslator:
             result=frame.content[:_TOOL_RESULT_MAX],
         )
         self._remember_tool(event)
-        self.session.publish(event)
+        self._state.publish(event)
 
     def _remember_tool(self, event: ToolUseEvent) -> None:
         """Keep the newest ``_TOOLS_KEPT`` calls so a long session's memory stays bounded."""
@@ -124,14 +124,14 @@ class FrameTranslator:
             del self.tools[next(iter(self.tools))]
 
     def _on_result(self, frame: TurnResult) -> None:
-        session, process = self.session, self.session.process
+        session = self._state
         session.turns.result(frame.total_cost_usd, frame.num_turns, frame.usage)
         session.last_result = frame.result
         self._texts.clear()
-        process.disarm_turn_timer()
+        self._timer.disarm()
         if session.turns.busy:
-            process.arm_turn_timer()
-        interrupted, process.interrupting = process.interrupting, False
+            self._timer.arm()
+        interrupted, session.interrupting = session.interrupting, False
         session.publish(
             ResultEvent(
                 session_id=session.id,

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
 
+from cctui.core.decisions.registry import PendingInputs
+from cctui.core.decisions.requests import PendingInput
 from cctui.core.events import SessionEvent
 from cctui.core.models import SessionInfo
-from cctui.core.pending import PendingInput
 from cctui.core.states import SessionStatus
 
 if TYPE_CHECKING:
@@ -59,9 +60,11 @@ class Fanout:
         return unsubscribe
 
 
-async def wait_for(session: Session, fanout: Fanout, timeout_s: float) -> WaitOutcome:
-    """Return when ``session`` needs input, its turn ends, it ends, or the timeout passes."""
-    pending = session.host.pending_inputs
+async def wait_for(
+    session: Session, fanout: Fanout, pending: PendingInputs, timeout_s: float
+) -> WaitOutcome:
+    """Return when ``session`` needs input (one of ``pending``), its turn ends, it ends, or
+    the timeout passes."""
 
     def check() -> _Found | None:
         if pending.list(session.id):

@@ -13,13 +13,13 @@ from cctui.core import LIVE, SessionManager, SessionStatus
 from cctui.core.catalog import CatalogEntry, CatalogQuery, build_catalog, query_catalog
 from cctui.errors import CctuiError, ValidationFailed
 from cctui.history import HistoryIndex, aread_transcript
-from cctui.mcp_server.schemas import seed_status
-from cctui.mcp_server.schemas_more import (
+from cctui.mcp_server.schemas.history import (
     SessionListEntry,
     SessionListOut,
     TranscriptMessage,
     TranscriptOut,
 )
+from cctui.mcp_server.schemas.sessions import seed_status
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from cctui.core import (
     ToolUseEvent,
     UserMessageEvent,
 )
-from cctui.mcp_server.schemas import EventOut, ToolUseOut
+from cctui.mcp_server.schemas.sessions import EventOut, ToolUseOut
 
 
 def _short(value: object, limit: int = 300) -> str:

@@ -17,13 +17,11 @@ from pydantic import ValidationError
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.errors import CctuiError
-from cctui.history import HistoryIndex
-from cctui.mcp_server import errors, seed_args
-from cctui.mcp_server.decisions import DecisionBroker, client_label
-from cctui.mcp_server.health import SERVER_VERSION
+from cctui.mcp_server import compat, errors, tools
+from cctui.mcp_server.asking.decisions import client_label
+from cctui.mcp_server.tools.health import SERVER_VERSION
 from cctui.redact import redact_text
-from cctui.review import ReviewService
-from cctui.review.documents import RootsProvider
+from cctui.services import Services
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +53,9 @@ class CctuiMCPServer(MCPServer):
         self.manager = manager
         self.profile = profile
         """The ``--tools`` profile; a call to a tool outside it is refused."""
-        self.broker = DecisionBroker(manager)
+        self.broker = manager.decisions.router
+        """Who is asked about each pending input (the core's router, shared by every server
+        on this manager)."""
         self.clients_seen: dict[str, float] = {}
 
     def client_count(self) -> int:
@@ -68,7 +68,7 @@ class CctuiMCPServer(MCPServer):
     ) -> CallToolResult | InputRequiredResult:
         """Run, map every failure to a structured error result, and record the call.
 
-        Seed argument names become cctui's (``seed_args``); any other argument the tool does
+        Seed argument names become cctui's (``compat``); any other argument the tool does
         not take is refused (the SDK would drop it silently).
         """
         label = client_label(context) if context is not None else "direct"
@@ -80,7 +80,7 @@ class CctuiMCPServer(MCPServer):
         outcome = "internal_error"
         try:
             try:
-                args = seed_args.translate(name, arguments or {})
+                args = compat.translate(name, arguments or {})
             except CctuiError as exc:
                 outcome = exc.code
                 return errors.error_result(errors.from_cctui_error(exc))
@@ -113,7 +113,7 @@ class CctuiMCPServer(MCPServer):
         if not unknown:
             return None
         return errors.unknown_arguments(
-            name, unknown, accepted, sorted(seed_args.ALIASES.get(name, {}))
+            name, unknown, accepted, sorted(compat.ALIASES.get(name, {}))
         )
 
     def _record(
@@ -180,28 +180,21 @@ def _instructions(groups: frozenset[str]) -> str:
 
 
 def build_server(
-    manager: SessionManager,
-    settings: Settings,
-    *,
-    project_roots: RootsProvider | None = None,
-    history: HistoryIndex | None = None,
+    manager: SessionManager, settings: Settings, *, services: Services | None = None
 ) -> CctuiMCPServer:
     """The server for ``settings.tools_profile`` and the ``[tools]`` switches.
 
-    Groups: ``sessions`` (session, query and history tools), ``projects`` (seed 000),
-    ``review`` (the review menu). ``claude_health`` is always there. On the ``menu``
-    profile only the review menu and health exist: no session tool, resource or prompt
-    through which a client could send Claude a free-form prompt.
-    ``project_roots`` lists registered projects' directories for the review path checks.
+    Groups: ``sessions`` (session, query, history and team tools), ``projects`` (seed 000:
+    project tools, invoke, resources, prompts), ``review`` (the review menu). ``claude_health``
+    is always there. On the ``menu`` profile only the review menu and health exist: no
+    session tool, resource or prompt through which a client could send Claude a free-form
+    prompt. ``services``: the ones the composition root shares with the TUI; without them
+    (tests, benchmarks) the server gets its own over ``manager``.
     """
-    from cctui.mcp_server import (
-        tools_more,
-        tools_projects,
-        tools_review,
-        tools_sessions,
-        tools_team,
-    )
-
+    if services is None:
+        services = Services.build(settings, manager)
+    if services.manager is not manager:
+        raise ValueError("build_server: services run over another session manager")
     groups = settings.tool_groups
     root = logging.getLogger()
     # MCPServer calls logging.basicConfig with a Rich stderr handler when the root logger
@@ -223,19 +216,19 @@ def build_server(
     finally:
         if placeholder is not None:
             root.removeHandler(placeholder)
-    server.broker.install()
+    broker = server.broker
     if "sessions" in groups:
-        tools_sessions.register(server, manager, server.broker, settings)
-        # with claude_health; ``history``: the TUI's live index (one index, one watcher)
-        tools_more.register(server, manager, server.broker, settings, history)
-        tools_team.register(server, manager, server.broker)
-    else:
-        tools_more.register_health(server, manager, settings)
-    registry = None
+        tools.sessions.register(server, manager, broker, settings)
+        tools.query.register(server, manager, broker)
+        tools.history.register(server, manager, settings, services.history)
+        tools.team.register(server, manager, broker)
+    tools.health.register(server, manager, settings)
     if "projects" in groups:
-        registry = tools_projects.register(server, manager, settings, server.broker).registry
+        services.projects.start()  # registered projects' trees, built in the background
+        tools.projects.register(server, manager, services.projects)
+        tools.invoke.register(server, manager, services.projects, broker)
+        tools.resources.register(server, services.projects)
+        tools.prompts.register(server, services.projects)
     if "review" in groups:
-        roots = project_roots or tools_projects.roots_provider(settings, registry)
-        review = ReviewService(manager, settings, roots)
-        tools_review.register(server, review)
+        tools.review.register(server, services.review)
     return server

@@ -1,7 +1,7 @@
 """Projects (seed 000): the registry, safe file access inside a root, session state, trees.
 
-Sits beside ``cctui.core``: no textual, no mcp, and no sessions either; the MCP server
-composes it with the session manager for ``invoke_claude_code``.
+Sits on ``cctui.core`` (no textual, no mcp): a task in a project (``tasks``) is a
+supervised session run (``cctui.core.runs``); the core knows nothing of projects.
 """
 
 from cctui.projects.registry import Project, ProjectRegistry

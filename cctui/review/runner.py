@@ -13,14 +13,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
-import anyio
 from pydantic import BaseModel
 
 from cctui.claude.binary import find_cli
@@ -28,7 +25,6 @@ from cctui.config import Settings
 from cctui.core import (
     Decision,
     InputRequestedEvent,
-    ResultEvent,
     SessionConfig,
     SessionEvent,
     SessionManager,
@@ -36,6 +32,7 @@ from cctui.core import (
     ToolUseEvent,
     launch,
 )
+from cctui.core.runs import Run
 from cctui.errors import (
     CctuiError,
     CliNotFound,
@@ -144,16 +141,11 @@ def review_config(settings: Settings, cwd: Path, kind: str, title: str) -> Sessi
 
 
 class _Watch:
-    """Follows one session's events: its last result, and asks the runner must refuse."""
+    """Follows a review's run: its tool calls, and asks the runner must refuse."""
 
-    def __init__(
-        self, manager: SessionManager, session_id: str, progress: Progress | None = None
-    ) -> None:
-        self.manager = manager
-        self.session_id = session_id
+    def __init__(self, run: Run, progress: Progress | None = None) -> None:
+        self.run = run
         self.progress = progress
-        self.last_result: ResultEvent | None = None
-        self.started = time.monotonic()
         self.tool_calls = 0
         self.refused: list[str] = []
         """Tools whose calls were refused: never allowed here, or denied by the CLI."""
@@ -162,20 +154,16 @@ class _Watch:
         """Tell the caller how long the run has been going; never fails the run."""
         if self.progress is None:
             return
-        elapsed = int(time.monotonic() - self.started)
+        elapsed = int(self.run.elapsed_s)
         try:
             await self.progress(
-                f"{stage}: {elapsed} s, {self.tool_calls} tool call(s), session {self.session_id}"
+                f"{stage}: {elapsed} s, {self.tool_calls} tool call(s), session {self.run.sid}"
             )
         except Exception:
             log.debug("progress report failed", exc_info=True)
 
     def __call__(self, event: SessionEvent) -> None:
-        if event.session_id != self.session_id:
-            return
-        if isinstance(event, ResultEvent):
-            self.last_result = event
-        elif isinstance(event, ToolUseEvent):
+        if isinstance(event, ToolUseEvent):
             if event.state == "running":
                 self.tool_calls += 1
             elif event.state != "completed" and (
@@ -191,7 +179,7 @@ class _Watch:
 
     def deny(self, input_id: str) -> None:
         with contextlib.suppress(CctuiError):
-            self.manager.respond(
+            self.run.manager.respond(
                 input_id,
                 Decision(behavior="deny", message="Review sessions are read-only."),
                 DECIDED_BY,
@@ -230,27 +218,26 @@ class ReviewRunner:
                 f"Claude Code CLI not available: {exc.message}",
                 suggestion=exc.suggestion or "Install Claude Code or set CLAUDE_CODE_PATH.",
             ) from None
-        sid = str(uuid.uuid4())
-        watch = _Watch(self.manager, sid, progress)
+        run = Run(self.manager, timeout_s)
+        watch = _Watch(run, progress)
         config = review_config(self.settings, cwd, kind, title)
-        deadline = asyncio.get_running_loop().time() + timeout_s
-        unsubscribe = self.manager.subscribe(watch)
+        unlisten = run.listen(watch)
         kill = False  # killed on timeout or cancellation; otherwise closed gently
         attempts = 0
         try:
-            await self._create(sid, prompt, config)
+            await self._create(run, prompt, config)
             attempts = 1
             try:
-                async with asyncio.timeout_at(deadline):
+                async with asyncio.timeout_at(run.deadline):
                     text = await self._turn(watch)
                     try:
                         parsed = parse_answer(text, answer)
                     except AnswerError as first:
                         attempts = 2
-                        watch.last_result = None
-                        await self.manager.send(sid, retry_prompt(first.reason, schema))
+                        run.last_result = None
+                        await self.manager.send(run.sid, retry_prompt(first.reason, schema))
                         text = await self._turn(watch, "Asking again for valid JSON")
-                        parsed = self._parse_again(text, answer, sid)
+                        parsed = self._parse_again(text, answer, run.sid)
             except TimeoutError:
                 kill = True
                 raise ReviewFailed(
@@ -259,25 +246,23 @@ class ReviewRunner:
                     suggestion="Retry with a larger timeout_seconds.",
                     retryable=True,
                     timed_out=True,
-                    session_id=sid,
+                    session_id=run.sid,
                 ) from None
         except ReviewFailed as exc:
             exc.attempts = attempts
-            exc.cost_usd, exc.tokens_used = self._spent(sid)
+            exc.cost_usd, exc.tokens_used = self._spent(run.sid)
             exc.refused_tools = watch.refused
             raise
         except asyncio.CancelledError:
             kill = True
             raise
         finally:
-            unsubscribe()
-            # The process ends in every case, even when the caller was cancelled.
-            with anyio.CancelScope(shield=True):
-                await self._end(sid, kill=kill)
-        cost, tokens = self._spent(sid)
+            unlisten()
+            await run.close(kill=kill)  # the process ends in every case, even if cancelled
+        cost, tokens = self._spent(run.sid)
         return RunResult(
             answer=parsed,
-            session_id=sid,
+            session_id=run.sid,
             attempts=attempts,
             cost_usd=cost,
             tokens_used=tokens,
@@ -305,12 +290,12 @@ class ReviewRunner:
                 session_id=sid,
             ) from None
 
-    async def _create(self, sid: str, prompt: str, config: SessionConfig) -> None:
-        # Shielded: a create cancelled half-way would leave a process nobody tracks. It is
-        # bounded by the driver's start watchdog; the caller's deadline covers the turns.
-        task = asyncio.ensure_future(self.manager.create(prompt, config, session_id=sid))
+    @staticmethod
+    async def _create(run: Run, prompt: str, config: SessionConfig) -> None:
+        # A create cancelled half-way is ended by the manager; the caller's deadline
+        # covers the turns, the driver's start watchdog the start.
         try:
-            await asyncio.shield(task)
+            await run.start(prompt, config)
         except CliNotFound as exc:
             raise ReviewFailed(
                 "cli_crash",
@@ -327,14 +312,10 @@ class ReviewRunner:
             raise ReviewFailed(
                 "session_limit", exc.message, suggestion=exc.suggestion, retryable=True
             ) from None
-        except asyncio.CancelledError:
-            with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
-                await task
-            raise
 
     async def _turn(self, watch: _Watch, stage: str = "Claude is reviewing") -> str | None:
         """Wait for the turn's result text; deny any ask on the way."""
-        sid = watch.session_id
+        sid = watch.run.sid
         await watch.report(stage)
         while True:
             outcome = await self.manager.wait(sid, PROGRESS_EVERY_S)
@@ -347,7 +328,7 @@ class ReviewRunner:
                 await watch.report("Still reviewing")
                 continue
             info = outcome.session
-            result = watch.last_result
+            result = watch.run.last_result
             if outcome.reason == "turn_ended" and result is not None:
                 if result.is_error:
                     raise ReviewFailed(
@@ -371,14 +352,3 @@ class ReviewRunner:
                     stderr=detail,
                 )
             return result.result
-
-    async def _end(self, sid: str, *, kill: bool) -> None:
-        try:
-            if kill:
-                await self.manager.kill(sid)
-            else:
-                await self.manager.end(sid)
-        except SessionNotFound:
-            pass  # it never started
-        except Exception:
-            log.exception("review session %s: ending the process failed", sid)

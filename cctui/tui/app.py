@@ -82,6 +82,7 @@ class CctuiApp(KeyActions):
         *,
         services: Sequence[Service] = (),
         history: HistoryIndex | None = None,
+        project_registry: ProjectRegistry | None = None,
         pace_gc: bool | None = None,
     ) -> None:
         super().__init__()
@@ -96,7 +97,7 @@ class CctuiApp(KeyActions):
         self.alerts: deque[str] = deque(maxlen=50)
         """Desktop notifications sent (newest last); tests read it, nothing else does."""
         self._bridge = EventBridge(manager, self)
-        self.project_registry = ProjectRegistry(settings.projects_file)
+        self.project_registry = project_registry or ProjectRegistry(settings.projects_file)
         self._detach_human: Callable[[], None] | None = None
         self._started: list[Service] = []
         self._shut_down = False
@@ -109,7 +110,9 @@ class CctuiApp(KeyActions):
     # -- life cycle ----------------------------------------------------------------------
 
     def get_default_screen(self) -> Screen[None]:
-        return MainScreen(self.manager, self.settings, self.source, self.service_lines)
+        return MainScreen(
+            self.manager, self.settings, self.source, self.service_lines, self.project_registry
+        )
 
     @property
     def main(self) -> MainScreen:
@@ -121,7 +124,7 @@ class CctuiApp(KeyActions):
     async def on_mount(self) -> None:
         self._bridge.start()
         # Confirmations (e.g. overwrite a project file?) may now wait for this human.
-        self._detach_human = self.manager.attach_human()
+        self._detach_human = self.manager.decisions.attach_human()
         for service in self.services:
             try:
                 await service.start()

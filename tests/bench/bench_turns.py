@@ -332,8 +332,8 @@ async def cctui_only(calls: int, http: bool) -> dict[str, float]:
     """cctui's own per-turn cost: the same paths over the FakeDriver (an instant echo turn)."""
     from cctui.config import Settings
     from cctui.core import SessionManager
-    from cctui.mcp_server.http import HttpService
     from cctui.mcp_server.server import build_server
+    from cctui.mcp_server.transport.http import HttpService
     from tests.fakes.fake_driver import fake_driver_factory
 
     with tempfile.TemporaryDirectory(prefix="cctui-bench-fake-") as tmp:
@@ -373,8 +373,8 @@ async def cctui_only(calls: int, http: bool) -> dict[str, float]:
 
 async def run(turns: int, spawns: int, http: bool, fake_calls: int, quiet: bool = False) -> Results:
     from cctui.core import SessionManager
-    from cctui.mcp_server.http import HttpService
     from cctui.mcp_server.server import build_server
+    from cctui.mcp_server.transport.http import HttpService
 
     fake = await cctui_only(fake_calls, http) if fake_calls else {}
     with offline() as env:

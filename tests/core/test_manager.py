@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import uuid
 from pathlib import Path
 
 import pytest
@@ -292,18 +293,48 @@ async def test_question_answers_go_back_as_updated_input(
     assert answer.updated_input["questions"] == item.tool_input["questions"]
 
 
-async def test_input_router_and_route_to_human(manager: SessionManager, project: Path) -> None:
+async def test_router_asks_a_waiting_client_first_and_can_hand_to_the_human(
+    manager: SessionManager, project: Path
+) -> None:
     requested: list[InputRequestedEvent] = []
     manager.subscribe(lambda e: requested.append(e) if isinstance(e, InputRequestedEvent) else None)
-    manager.set_input_router(lambda item: "claude-code")
-    info = await manager.create("write", manager.default_config(project))
-    [item] = (await manager.wait(info.session_id, 5)).pending
+    router = manager.decisions.router
+    sid = str(uuid.uuid4())
+    with router.waiting(sid, "claude-code", can_ask=True):
+        await manager.create("write", manager.default_config(project), session_id=sid)
+        [item] = (await manager.wait(sid, 5)).pending
     assert item.route == "client" and item.route_label == "claude-code"
-    human = manager.route_to_human(item.id)
+    human = router.to_human(item.id)
     assert human.route == "human" and human.route_label is None
     assert manager.pending()[0].route == "human"
     assert [e.input.route for e in requested] == ["client", "human"]
-    manager.set_input_router(None)
+    assert manager.events(sid).events[-1] == requested[-1]  # announced in the session too
+
+
+async def test_a_client_that_cannot_ask_leaves_the_input_to_the_human(
+    manager: SessionManager, project: Path
+) -> None:
+    sid = str(uuid.uuid4())
+    with manager.decisions.router.waiting(sid, "plain-client", can_ask=False):
+        await manager.create("write", manager.default_config(project), session_id=sid)
+        [item] = (await manager.wait(sid, 5)).pending
+    assert item.route == "human" and item.route_label is None
+
+
+async def test_a_client_routed_input_goes_to_the_human_after_the_bound(
+    manager: SessionManager, project: Path
+) -> None:
+    router = manager.decisions.router
+    router.elicit_bound_s = 0.05
+    sid = str(uuid.uuid4())
+    with router.waiting(sid, "claude-code", can_ask=True):
+        await manager.create("write", manager.default_config(project), session_id=sid)
+        [item] = (await manager.wait(sid, 5)).pending
+    assert item.route == "client"
+    await asyncio.sleep(0.2)
+    [item] = manager.pending(sid)
+    assert item.route == "human"
+    assert router.claim([item], "claude-code") is None  # it gave up: never asked again
 
 
 async def test_interrupt_stops_the_turn(manager: SessionManager, project: Path) -> None:

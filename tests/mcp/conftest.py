@@ -14,8 +14,8 @@ from mcp.types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult,
 
 from cctui.config import Settings
 from cctui.core import SessionManager
-from cctui.mcp_server.http import HttpService
 from cctui.mcp_server.server import CctuiMCPServer, build_server
+from cctui.mcp_server.transport.http import HttpService
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
 

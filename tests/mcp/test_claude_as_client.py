@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cctui.mcp_server.http import HttpService
+from cctui.mcp_server.transport.http import HttpService
 from tests.fakes.anthropic_api import FakeAnthropicAPI
 from tests.fakes.api_script import Rule
 

@@ -18,7 +18,7 @@ from mcp import StdioServerParameters
 from mcp.types import LoggingMessageNotificationParams
 
 from cctui.config import Settings
-from cctui.mcp_server.http import HttpService
+from cctui.mcp_server.transport.http import HttpService
 from tests.mcp.conftest import Answers, client
 from tests.mcp.test_http import authed
 

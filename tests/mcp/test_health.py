@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cctui.mcp_server.health import check_health
+from cctui.mcp_server.tools.health import check_health
 from tests.fakes.settings import make_settings
 
 

@@ -13,8 +13,8 @@ import pytest
 from mcp.client.streamable_http import streamable_http_client
 
 from cctui.config import Settings
-from cctui.mcp_server.http import HttpService
 from cctui.mcp_server.server import CctuiMCPServer
+from cctui.mcp_server.transport.http import HttpService
 from tests.mcp.conftest import Answers, client
 
 INIT = {

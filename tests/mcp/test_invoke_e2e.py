@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import pytest
 
-from cctui.mcp_server.http import HttpService
+from cctui.mcp_server.transport.http import HttpService
 from tests.mcp.conftest import Answers, client
 from tests.mcp.test_http import authed
 from tests.mcp.test_projects_e2e import git, ok

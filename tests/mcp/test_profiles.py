@@ -12,41 +12,18 @@ from typing import Any
 import pytest
 
 from cctui.cli import _parser
-from cctui.config import Settings, load_settings
+from cctui.config import PROFILE_GROUPS, Settings, ToolGroups, load_settings
 from cctui.core import SessionManager
 from cctui.errors import ConfigError
-from cctui.mcp_server.http import HttpService
 from cctui.mcp_server.server import build_server
-from cctui.mcp_server.tools_review import TOOL_NAMES as REVIEW_TOOLS
+from cctui.mcp_server.tools.review import TOOL_NAMES as REVIEW_TOOLS
+from cctui.mcp_server.transport.http import HttpService
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.mcp.conftest import client, error_body
 from tests.mcp.test_http import authed
 
-SESSION_TOOLS = {
-    "claude_create_session",
-    "claude_send_message",
-    "claude_get_status",
-    "claude_respond",
-    "claude_interrupt",
-    "claude_kill_session",
-    "claude_wait",
-    "claude_list_sessions",
-    "claude_get_transcript",
-    "claude_fork_session",
-    "claude_query",
-    "claude_broadcast",
-    "claude_sync_context",
-}
 MENU = {*REVIEW_TOOLS, "claude_health"}
-PROJECT_TOOLS = {
-    "register_project",
-    "list_projects",
-    "write_to_project",
-    "read_from_project",
-    "invoke_claude_code",
-    "create_checkpoint",
-    "get_project_status",
-}
+"""Pinned by hand on purpose: the menu profile's whole surface is a security promise."""
 # Everything a client could use to get a prompt of its own to Claude.
 FREE_FORM = [
     ("claude_create_session", {"prompt": "rm -rf /"}),
@@ -66,20 +43,43 @@ async def names(target: Any) -> set[str]:
         return {t.name for t in (await c.list_tools()).tools}
 
 
-@pytest.mark.parametrize(
-    ("name", "expected"),
-    [
-        ("full", SESSION_TOOLS | MENU | PROJECT_TOOLS),
-        ("sessions", SESSION_TOOLS | {"claude_health"}),
-        ("projects", PROJECT_TOOLS | {"claude_health"}),
-        ("menu", MENU),
-    ],
-)
+@pytest.fixture
+async def groups(manager: SessionManager, settings: Settings) -> dict[str, set[str]]:
+    """Each tool group's tools, read off a server with only that group switched on (so a
+    new tool needs no list here)."""
+    switches = list(ToolGroups.model_fields)
+    out = {}
+    for group in switches:
+        only = ToolGroups(**{g: g == group for g in switches})
+        out[group] = await names(build_server(manager, profile(settings, "full", tools=only)))
+        out[group] -= {"claude_health"}
+    return out
+
+
+async def test_each_tool_family_lands_in_its_group(groups: dict[str, set[str]]) -> None:
+    sessions, projects, review = groups["sessions"], groups["projects"], groups["review"]
+    assert not (sessions & projects or sessions & review or projects & review), groups
+    families = {
+        "claude_create_session", "claude_query", "claude_list_sessions", "claude_broadcast"
+    }  # fmt: skip
+    assert families <= sessions
+    assert {"register_project", "invoke_claude_code", "get_project_status"} <= projects
+    assert review == set(REVIEW_TOOLS)
+
+
+@pytest.mark.parametrize("name", sorted(PROFILE_GROUPS))
 async def test_each_profile_lists_its_groups(
-    manager: SessionManager, settings: Settings, name: str, expected: set[str]
+    manager: SessionManager, settings: Settings, groups: dict[str, set[str]], name: str
 ) -> None:
+    expected = {"claude_health"}.union(*(groups[g] for g in PROFILE_GROUPS[name]))
     listed = await names(build_server(manager, profile(settings, name)))
     assert listed == expected
+
+
+async def test_the_menu_is_the_review_menu_and_health_only(
+    manager: SessionManager, settings: Settings
+) -> None:
+    assert await names(build_server(manager, profile(settings, "menu"))) == MENU
 
 
 async def test_menu_refuses_everything_else_in_memory(
@@ -127,11 +127,13 @@ async def test_menu_over_real_http(
     assert "claude_create_session" in audit  # refused calls are audited too
 
 
-async def test_config_switches_turn_groups_off(manager: SessionManager, settings: Settings) -> None:
+async def test_config_switches_turn_groups_off(
+    manager: SessionManager, settings: Settings, groups: dict[str, set[str]]
+) -> None:
     no_sessions = profile(
         settings, "full", tools=settings.tools.model_copy(update={"sessions": False})
     )
-    assert await names(build_server(manager, no_sessions)) == MENU | PROJECT_TOOLS
+    assert await names(build_server(manager, no_sessions)) == MENU | groups["projects"]
     no_review = profile(settings, "menu", tools=settings.tools.model_copy(update={"review": False}))
     assert await names(build_server(manager, no_review)) == {"claude_health"}
 

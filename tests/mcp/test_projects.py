@@ -283,7 +283,7 @@ async def test_existing_file_asks_the_human_when_the_client_cannot(
     import asyncio
 
     (project / "f.txt").write_text("old")
-    detach = manager.attach_human()
+    detach = manager.decisions.attach_human()
     try:
         async with client(server) as c:
             await call(c, "register_project", name="p", rootPath=str(project), id="p")
@@ -377,7 +377,7 @@ async def test_read_ranges_and_errors(server: CctuiMCPServer, project: Path) -> 
 
 
 async def test_large_file_is_streamed_by_range(server: CctuiMCPServer, project: Path) -> None:
-    from cctui.projects.files import MAX_READ_BYTES
+    from cctui.fs.reading import MAX_READ_BYTES
 
     with (project / "big.log").open("w") as fh:
         for i in range(1, 300_001):

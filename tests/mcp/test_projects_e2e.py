@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from cctui.mcp_server.http import HttpService
+from cctui.mcp_server.transport.http import HttpService
 from tests.mcp.conftest import Answers, client
 from tests.mcp.test_http import authed
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from mcp.types import LoggingMessageNotificationParams
 
-from cctui.mcp_server.http import HttpService
+from cctui.mcp_server.transport.http import HttpService
 from tests.mcp.conftest import Answers, client
 from tests.mcp.test_e2e import ok
 from tests.mcp.test_http import authed

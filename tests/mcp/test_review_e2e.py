@@ -20,8 +20,8 @@ import pytest
 
 from cctui.config import Settings
 from cctui.core import SessionManager, SessionStatus, StatusChanged
-from cctui.mcp_server.http import HttpService
 from cctui.mcp_server.server import build_server
+from cctui.mcp_server.transport.http import HttpService
 from tests.fakes.anthropic_api import FakeAnthropicAPI, Reply, text, tool_use
 from tests.mcp.conftest import client
 from tests.mcp.test_http import authed

@@ -11,8 +11,9 @@ import pytest
 
 from cctui.config import Settings
 from cctui.core import SessionManager
-from cctui.mcp_server.http import HttpService
 from cctui.mcp_server.server import build_server
+from cctui.mcp_server.transport.http import HttpService
+from cctui.services import Services
 from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory
 from tests.fakes.fake_driver import text as say
 from tests.mcp.conftest import client, error_body
@@ -156,7 +157,9 @@ async def test_a_registered_project_is_a_root_too(
     other = tmp_path / "registered"
     (other / "_handoff").mkdir(parents=True)
     (other / "_handoff" / "TASK_CONTRACT.json").write_text("{}")
-    server = build_server(manager, menu(settings), project_roots=lambda: [other])
+    shown = menu(settings)
+    services = Services.build(shown, manager, project_roots=lambda: [other])
+    server = build_server(manager, shown, services=services)
     async with client(server) as c:
         r = await c.call_tool(
             "claude_judge_review",

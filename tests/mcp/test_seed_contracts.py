@@ -162,7 +162,7 @@ async def test_since_seq_past_the_end_and_restarts_are_visible(
 
 def test_elicitation_text_shows_the_whole_input_or_says_what_is_cut() -> None:
     from cctui.core import PendingInput
-    from cctui.mcp_server.decisions import question_text
+    from cctui.mcp_server.asking.decisions import question_text
 
     command = "echo " + "x" * 3000
     item = PendingInput(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from cctui.mcp_server.http import HttpService
+from cctui.mcp_server.transport.http import HttpService
 from tests.fakes.anthropic_api import FakeAnthropicAPI
 from tests.mcp.conftest import client
 from tests.mcp.test_e2e import ok

@@ -12,8 +12,8 @@ import pytest
 
 from cctui.config import SessionTemplate, Settings
 from cctui.core import SessionManager
-from cctui.mcp_server.http import HttpService
 from cctui.mcp_server.server import build_server
+from cctui.mcp_server.transport.http import HttpService
 from tests.fakes.anthropic_api import FakeAnthropicAPI
 from tests.mcp.conftest import client, error_body
 from tests.mcp.test_http import authed

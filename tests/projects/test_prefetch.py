@@ -7,11 +7,11 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from mcp.server import MCPServer
 
 from cctui.core import SessionManager
-from cctui.mcp_server import tools_projects
+from cctui.mcp_server.server import build_server
 from cctui.projects import ProjectService
+from cctui.services import Services
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
 
@@ -61,9 +61,10 @@ async def test_the_project_tools_start_the_prefetch(
     manager = SessionManager(settings, driver_factory=factory)
     await manager.start()
     try:
-        service = tools_projects.register(MCPServer("t"), manager, settings)
-        assert "a.txt" in await _built(service, "a")
-        await service.close()
+        services = Services.build(settings, manager)
+        build_server(manager, settings, services=services)
+        assert "a.txt" in await _built(services.projects, "a")
+        await services.close()
     finally:
         await manager.shutdown()
 

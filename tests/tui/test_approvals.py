@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import uuid
+
 from textual.widgets import Input, RadioSet, SelectionList
 
-from cctui.core import Decision
+from cctui.core import Decision, SessionConfig
 from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
@@ -135,8 +137,11 @@ async def test_answered_elsewhere_closes_the_modal_and_says_who(run_app: RunApp)
 
 async def test_client_routed_inputs_wait_in_the_inbox_without_a_modal(run_app: RunApp) -> None:
     async with run_app() as h:
-        h.manager.set_input_router(lambda _pending: "claude-code")
-        await h.create("please bash")
+        sid = str(uuid.uuid4())
+        with h.manager.decisions.router.waiting(sid, "claude-code", can_ask=True):
+            config = SessionConfig(cwd=h.project)
+            await h.manager.create("please bash", config, session_id=sid)
+            await h.settle(sid)
         await h.pilot.pause(0.2)
         assert isinstance(h.app.screen, MainScreen)
         assert not h.app.alerts

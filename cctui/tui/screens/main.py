@@ -71,13 +71,14 @@ class MainScreen(Screen[None]):
         settings: Settings,
         source: SessionSource,
         service_lines: Callable[[], list[str]],
+        projects: ProjectRegistry,
     ) -> None:
         super().__init__()
         self._manager = manager
         self._settings = settings
         self._source = source
         self._service_lines = service_lines
-        self._projects = ProjectRegistry(settings.projects_file)
+        self._projects = projects
         self._preview_timer: Timer | None = None
         self._stale: set[str] = set()
         self._stale_list = False

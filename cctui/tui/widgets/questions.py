@@ -9,8 +9,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Input, RadioButton, RadioSet, SelectionList, Static
 
-from cctui.core import Question
-from cctui.core.inputs import OTHER_PREFIX
+from cctui.core import OTHER_PREFIX, Question
 
 
 class QuestionBlock(Vertical):

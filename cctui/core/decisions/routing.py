@@ -1,0 +1,162 @@
+"""Who is asked about a pending input, by which channel, and until when.
+
+An input goes to a client (a front end that can put the question to its own user, e.g. an
+MCP client by elicitation) when that client has a call in flight on the session and can
+ask right then; otherwise the human at the TUI gets it at once. Answering by id
+(``claude_respond``, the inbox) always works, whoever was asked. The client that created or
+last drove a session (and can ask) still gets the session's inputs the human has not
+answered yet, on its next waiting call: both channels are open and the first answer wins.
+A client that could not decide (declined, cancelled, an unusable answer) is never asked
+again about that input; it stays with the human. A client-routed input left unanswered
+past ``elicit_bound_s`` goes to the human too, so a silent client can never hold a decision.
+
+The router is front-end neutral: it knows clients only by label. The MCP server translates
+its calls into waiters and its answers into elicitation; the TUI only shows what is routed
+to the human.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import contextlib
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from cctui.core.decisions.registry import PendingInputs
+from cctui.core.decisions.requests import PendingInput
+from cctui.errors import CctuiError
+
+log = logging.getLogger(__name__)
+
+ELICIT_BOUND_S = 120.0
+"""How long a client may take to answer before the human gets the input."""
+
+
+@dataclass
+class _Waiter:
+    label: str
+    can_ask: bool
+
+
+class Router:
+    """The routing state of every open input: waiters, owners, who was asked, who gave up."""
+
+    def __init__(
+        self,
+        inputs: PendingInputs,
+        republish: Callable[[PendingInput], None],
+        *,
+        elicit_bound_s: float = ELICIT_BOUND_S,
+    ) -> None:
+        """``republish`` announces an input again when its route changes (to the human)."""
+        self._inputs = inputs
+        self._republish = republish
+        self.elicit_bound_s = elicit_bound_s
+        """How long a client may hold an input it was asked about."""
+        self._waiters: dict[str, builtins.list[_Waiter]] = {}
+        self._owners: dict[str, str] = {}
+        self._asked: dict[str, str] = {}
+        self._gave_up: set[str] = set()
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+
+    def route(self, item: PendingInput) -> PendingInput:
+        """A new input: routed to the first waiting client that can ask, else to the human."""
+        for waiter in self._waiters.get(item.session_id, []):
+            if waiter.can_ask:
+                self._arm(item.id)
+                return item.model_copy(update={"route": "client", "route_label": waiter.label})
+        return item
+
+    @contextlib.contextmanager
+    def waiting(self, session_id: str, label: str, can_ask: bool) -> Iterator[None]:
+        """Mark a call of client ``label`` in flight on ``session_id`` (``can_ask``: it can
+        put a new input to its user right now)."""
+        waiter = _Waiter(label, can_ask)
+        self._waiters.setdefault(session_id, []).append(waiter)
+        try:
+            yield
+        finally:
+            waiters = self._waiters.get(session_id, [])
+            if waiter in waiters:
+                waiters.remove(waiter)
+            if not waiters:
+                self._waiters.pop(session_id, None)
+
+    def note_owner(self, session_id: str, label: str, can_ask: bool) -> None:
+        """The client that creates or drives a session owns its inputs, if it can ask."""
+        if can_ask:
+            self._owners[session_id] = label
+        elif self._owners.get(session_id) != label:
+            self._owners.pop(session_id, None)
+
+    def claim(self, pending: builtins.list[PendingInput], label: str) -> PendingInput | None:
+        """The oldest of ``pending`` that client ``label`` may be asked about now (routed to
+        it, asked before, or its own session's input the human has); marks it asked."""
+        for item in pending:
+            if item.id in self._gave_up:
+                continue
+            owner = self._owners.get(item.session_id) == label
+            if (
+                self._asked.get(item.id) == label
+                or (item.route == "client" and item.route_label == label)
+                or (item.route == "human" and owner)
+            ):
+                self._asked[item.id] = label
+                self._arm(item.id)
+                return item
+        return None
+
+    def asked_open(self, session_id: str, label: str) -> PendingInput | None:
+        """An open input client ``label`` was asked about and has not given up."""
+        for item in self._inputs.list(session_id):
+            if self._asked.get(item.id) == label and item.id not in self._gave_up:
+                return item
+        return None
+
+    def gave_up(self, input_id: str) -> None:
+        """The client could not decide: the human gets it, and no client is asked again."""
+        self._gave_up.add(input_id)
+        self._disarm(input_id)
+        routed_to_client = any(
+            p.id == input_id and p.route == "client" for p in self._inputs.list()
+        )
+        if routed_to_client:  # the human may already have it (then it is on screen already)
+            with contextlib.suppress(CctuiError):  # answered meanwhile: nothing to hand over
+                self.to_human(input_id)
+
+    def to_human(self, input_id: str) -> PendingInput:
+        """Route an open input to the human, announcing it again (``InputRequestedEvent``).
+
+        Raises:
+            InputNotFound, InputAlreadyAnswered: it is no longer open.
+        """
+        item = self._inputs.get(input_id)
+        if item.route == "human":
+            return item
+        item = item.model_copy(update={"route": "human", "route_label": None})
+        self._inputs.update(item)
+        self._republish(item)
+        return item
+
+    def done(self, input_id: str) -> None:
+        """The input was answered: forget its deadline and who was asked."""
+        self._disarm(input_id)
+        self._asked.pop(input_id, None)
+
+    def _arm(self, input_id: str) -> None:
+        self._disarm(input_id)
+        loop = asyncio.get_running_loop()
+        self._timers[input_id] = loop.call_later(self.elicit_bound_s, self._expire, input_id)
+
+    def _disarm(self, input_id: str) -> None:
+        timer = self._timers.pop(input_id, None)
+        if timer is not None:
+            timer.cancel()
+
+    def _expire(self, input_id: str) -> None:
+        self._timers.pop(input_id, None)
+        if any(p.id == input_id for p in self._inputs.list()):
+            log.info("input %s: no client answer in time, handing it to the human", input_id)
+            self.gave_up(input_id)

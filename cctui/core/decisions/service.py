@@ -1,0 +1,149 @@
+"""Decisions: the one object that holds every pending input and answers it.
+
+The manager holds one (``SessionManager.decisions``) and hands its parts to each session's
+desk. Front ends list open inputs (``pending``), answer them (``respond``), ask the human
+to confirm something (``confirm``), and say whether a human is watching
+(``attach_human``); the router decides who is asked first.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+
+from cctui.config import Settings
+from cctui.core.audit import AuditLog
+from cctui.core.decisions import confirmations
+from cctui.core.decisions.desk import InputDesk
+from cctui.core.decisions.registry import PendingInputs
+from cctui.core.decisions.requests import Decision, PendingInput, Resolution, check_answers
+from cctui.core.decisions.routing import Router
+from cctui.core.events import SessionEvent
+from cctui.errors import InputNotFound, ValidationFailed
+
+
+class Decisions:
+    """Open inputs of every session (and cctui's own confirmations), their routes, answers."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        audit: AuditLog,
+        publish: Callable[[SessionEvent], None],
+        *,
+        find_session: Callable[[str], object],
+        desk_of: Callable[[str], InputDesk | None],
+    ) -> None:
+        """``publish`` fans an event out (for confirmations, which belong to no session);
+        ``find_session`` raises ``SessionNotFound`` for an unknown id; ``desk_of`` is the
+        desk of a session this process knows, if any."""
+        self._settings = settings
+        self._audit = audit
+        self._publish = publish
+        self._find_session = find_session
+        self._desk_of = desk_of
+        self.inputs = PendingInputs()
+        """The registry: every open input, answered once."""
+        self.router = Router(self.inputs, self._republish)
+        """Who is asked about each input, by which channel, until when."""
+        self._humans = 0
+
+    def pending(self, session_id: str | None = None) -> builtins.list[PendingInput]:
+        """Open inputs, oldest first."""
+        return self.inputs.list(session_id)
+
+    def respond(
+        self,
+        input_id: str,
+        decision: Decision,
+        decided_by: str,
+        *,
+        session_id: str | None = None,
+    ) -> Resolution:
+        """Answer a pending input; first answer wins. Audited.
+
+        With ``session_id``, the input must belong to that session (a caller naming both
+        must not answer another session's question by a mixed-up id).
+
+        Raises:
+            SessionNotFound, InputNotFound, InputAlreadyAnswered, ValidationFailed.
+        """
+        if session_id is not None:
+            self._find_session(session_id)
+        try:
+            item = self.inputs.get(input_id)
+        except InputNotFound:
+            return self.inputs.resolve(input_id, decision, decided_by)  # raises
+        if session_id is not None and item.session_id != session_id:
+            raise ValidationFailed(
+                f"Input {input_id} belongs to another session, not {session_id}.",
+                suggestion="Use the sessionId listed with the input in claude_get_status.",
+            )
+        decision = check_answers(item, decision)
+        desk = self._desk_of(item.session_id)
+        if desk is None:
+            return self.inputs.resolve(input_id, decision, decided_by)
+        return desk.resolve(input_id, decision, decided_by)
+
+    async def confirm(
+        self,
+        subject: str,
+        title: str,
+        message: str,
+        choices: tuple[str, ...],
+        *,
+        cancel: str = "cancel",
+        timeout_s: float | None = None,
+    ) -> tuple[str, str]:
+        """Ask whoever decides to pick one of ``choices`` (see ``confirmations``).
+
+        Returns ``(choice, decided_by)``; ``cancel`` when the permission timeout passes.
+        """
+        timeout = self._settings.permission_timeout_ms / 1000 if timeout_s is None else timeout_s
+        return await confirmations.ask(
+            self.inputs,
+            self._publish,
+            self._audit,
+            subject=subject,
+            title=title,
+            message=message,
+            choices=choices,
+            cancel=cancel,
+            timeout_s=timeout,
+        )
+
+    def withdraw_all(self) -> None:
+        """cctui is shutting down: close every open input without an answer."""
+        for sid in {i.session_id for i in self.inputs.list()}:
+            desk = self._desk_of(sid)
+            if desk is not None:
+                desk.withdraw("session-ended")
+            else:
+                self.inputs.withdraw_session(sid)
+
+    def attach_human(self) -> Callable[[], None]:
+        """A front end with a human at it (the TUI) shows inputs; returns the detach function.
+
+        Without one, nobody could answer a confirmation, so callers fail fast instead.
+        """
+        self._humans += 1
+        detached = False
+
+        def detach() -> None:
+            nonlocal detached
+            if not detached:
+                detached = True
+                self._humans -= 1
+
+        return detach
+
+    @property
+    def human_attached(self) -> bool:
+        """Some front end shows pending inputs to a human."""
+        return self._humans > 0
+
+    def _republish(self, item: PendingInput) -> None:
+        """Announce an input again in its session (the route changed)."""
+        desk = self._desk_of(item.session_id)
+        if desk is not None:
+            desk.announce(item)

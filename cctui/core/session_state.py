@@ -1,0 +1,83 @@
+"""What a session's helpers share: its status, counters and event buffer, and how to publish.
+
+``Session`` composes the helpers (``process.py``, ``translate.py``, ``decisions/desk.py``)
+around one ``SessionState``; they change it and publish through it, never through the
+session itself, so none of them needs the session (or the manager) to work.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+
+from cctui.core.buffer import EventBuffer
+from cctui.core.events import SessionEvent, StatusChanged
+from cctui.core.states import SessionStatus, can_transition
+from cctui.core.turns import TurnLedger
+
+log = logging.getLogger(__name__)
+
+S = SessionStatus
+
+
+class SessionState:
+    """One session's changing state, and the two ways it leaves the session."""
+
+    def __init__(
+        self,
+        session_id: str,
+        *,
+        status: SessionStatus,
+        turns: TurnLedger,
+        buffer: EventBuffer[SessionEvent],
+        permission_mode: str,
+        last_activity: datetime,
+        fan_out: Callable[[SessionEvent], None],
+        save: Callable[[], None],
+    ) -> None:
+        """``fan_out`` hands a stored event to every subscriber; ``save`` persists the
+        session's record (soon)."""
+        self.id = session_id
+        self.status = status
+        self.error: str | None = None
+        self.turns = turns
+        """Outstanding turns, agentic turns and cost: the one place that counts them."""
+        self.buffer = buffer
+        self.permission_mode = permission_mode
+        """The CLI's current mode: a plan-mode session leaves ``plan`` once its plan is approved."""
+        self.last_result: str | None = None
+        self.last_activity = last_activity
+        self.interrupting = False
+        """An interrupt was sent: the turn's error result is expected, not a failure."""
+        self._fan_out = fan_out
+        self._save = save
+
+    def publish(self, event: SessionEvent, merge_key: str | None = None) -> SessionEvent:
+        """Store ``event`` in the buffer and fan it out."""
+        stored = self.buffer.append(event, merge_key=merge_key)
+        self.last_activity = stored.at
+        self._fan_out(stored)
+        return stored
+
+    def set_status(
+        self, new: SessionStatus, error: str | None = None, *, force: bool = False
+    ) -> None:
+        """Move to ``new`` (no event when nothing changes, unless ``force``)."""
+        old = self.status
+        if old == new and error is None and not force:
+            return
+        if not can_transition(old, new):
+            log.warning("session %s: unexpected transition %s -> %s", self.id, old, new)
+        self.status = new
+        if new == S.ERROR:
+            self.error = error
+        elif new in (S.RUNNING, S.STARTING):
+            self.error = None
+        self.publish(
+            StatusChanged(
+                session_id=self.id, status=new, previous=None if old == new else old, error=error
+            )
+        )
+        if new not in (S.RUNNING, S.WAITING_FOR_INPUT):
+            self._save()

@@ -1,0 +1,1 @@
+"""Asking the client: elicitation and input-required rounds, in both protocol eras."""

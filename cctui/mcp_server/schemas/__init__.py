@@ -1,0 +1,1 @@
+"""The wire models: what the tools return, one module per tool family."""

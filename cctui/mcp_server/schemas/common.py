@@ -1,0 +1,35 @@
+"""What every tool family shares, defined once: the output base, annotations, ids, timings."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+
+class Out(BaseModel):
+    """Base of every output model: camelCase on the wire."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+
+READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
+"""Reads cctui's or the machine's state; changes nothing."""
+WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
+"""Writes within cctui's world (a project's files and state), never deletes."""
+ACT = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=True)
+"""Sets Claude Code to work: what it does next is open-ended."""
+STOP = ToolAnnotations(
+    readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False
+)
+"""Ends or interrupts a session; doing it twice is the same as once."""
+
+SessionId = Annotated[str, Field(min_length=1, max_length=200, description="The session ID")]
+
+MAX_WAIT_MS = 55_000
+"""Waiting tools return before common client timeouts (60 s); longer seed waits are capped."""
+UNCLAIMED_TTL_S = 600.0
+"""A run that ended between the rounds of a 2026-07-28 call keeps its result this long for
+the caller's retry."""

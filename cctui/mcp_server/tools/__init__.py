@@ -1,0 +1,30 @@
+"""The MCP tools, resources and prompts: one module per family, each with a ``register()``.
+
+``server.build_server`` calls each one, one line per family, for the groups it serves.
+"""
+
+from cctui.mcp_server.tools import (
+    health,
+    history,
+    invoke,
+    projects,
+    prompts,
+    query,
+    resources,
+    review,
+    sessions,
+    team,
+)
+
+__all__ = [
+    "health",
+    "history",
+    "invoke",
+    "projects",
+    "prompts",
+    "query",
+    "resources",
+    "review",
+    "sessions",
+    "team",
+]

@@ -1,0 +1,93 @@
+"""Team and context tools (claude_broadcast, claude_sync_context) and the metrics resource.
+
+No ``from __future__ import annotations``: see ``tools.sessions``.
+"""
+# ruff: noqa: N803 -- parameter names are the wire names (as in the seeds)
+
+from typing import Annotated, Literal
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from pydantic import Field
+
+from cctui.core import Router, SessionManager, teams
+from cctui.mcp_server.asking.decisions import can_elicit, client_label
+from cctui.mcp_server.schemas.common import ACT, SessionId
+from cctui.mcp_server.schemas.team import BroadcastOut, DeliveryOut, SyncContextOut
+from cctui.projects import context
+
+METRICS_URI = "cctui://metrics"
+
+
+def register(server: MCPServer, manager: SessionManager, broker: Router) -> None:
+    """Add claude_broadcast, claude_sync_context and ``cctui://metrics`` to ``server``."""
+
+    @server.tool(annotations=ACT)
+    async def claude_broadcast(
+        team: Annotated[str, Field(min_length=1, description="The team's name")],
+        message: Annotated[str, Field(min_length=1, description="The message every member gets")],
+        ctx: Context,
+    ) -> BroadcastOut:
+        """Send one message to every Claude Code session of a team (ended ones are resumed).
+
+        Reports delivery per session; one member failing does not stop the others.
+        """
+        label, elicits = client_label(ctx), can_elicit(ctx)
+        for member in teams.members(manager, team):
+            broker.note_owner(member.session_id, label, elicits)
+        results = await teams.broadcast(manager, team, message)
+        out = [DeliveryOut.model_validate(r.model_dump()) for r in results]
+        ok = sum(1 for r in out if r.delivered)
+        return BroadcastOut(team=team, delivered=ok, failed=len(out) - ok, results=out)
+
+    @server.tool(annotations=ACT)
+    async def claude_sync_context(
+        sessionId: SessionId,
+        ctx: Context,
+        context_type: Annotated[
+            Literal["files", "env", "git", "all"],
+            Field(description="git status, files, environment variable names, or all"),
+        ] = "all",
+        paths: Annotated[
+            list[str] | None,
+            Field(
+                description="Files or directories (inside the session's project) to include; "
+                "omit to list the project's files"
+            ),
+        ] = None,
+        force: Annotated[
+            bool, Field(description="Accepted for seed 004 clients; the context is always sent")
+        ] = False,
+    ) -> SyncContextOut:
+        """Send a Claude Code session its project's current context as a message.
+
+        git status, the listed files' contents, and the names (never the values) of its
+        environment variables. Paths outside the session's working directory are refused.
+        """
+        del force  # always synced: building the message is cheap and the caller asked
+        broker.note_owner(sessionId, client_label(ctx), can_elicit(ctx))
+        built, after = await context.sync(manager, sessionId, context_type, paths or ())
+        return SyncContextOut(
+            session_id=sessionId,
+            same_session_id=sessionId,
+            synced_at=built.synced_at,
+            context_type=context_type,
+            files_synced=built.files_synced,
+            env_vars_synced=built.env_vars_synced,
+            git_status_synced=built.git_status_synced,
+            warnings=built.warnings,
+            message_chars=len(built.text),
+            status=after.status,
+        )
+
+    @server.resource(
+        METRICS_URI,
+        name="metrics",
+        title="cctui metrics",
+        description="This run's metrics: per session (messages, replies, characters, cost, "
+        "turn durations) and server-wide (calls and errors per tool, latency percentiles, "
+        "sessions started)",
+        mime_type="application/json",
+    )
+    def metrics() -> str:
+        return manager.metrics_snapshot().model_dump_json(indent=2)

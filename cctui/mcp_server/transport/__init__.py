@@ -1,0 +1,1 @@
+"""How the server is reached: streamable HTTP with bearer auth, the stdio bridge, the entries."""

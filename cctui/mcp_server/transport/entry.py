@@ -1,0 +1,71 @@
+"""Headless entry points: ``serve --stdio``, ``serve --http`` and ``bridge``."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+
+import anyio
+import httpx2
+
+from cctui.config import Settings
+from cctui.mcp_server.server import build_server
+from cctui.mcp_server.transport.auth import read_server_file
+from cctui.mcp_server.transport.http import HttpService
+from cctui.mcp_server.transport.stdio_bridge import bridge, say
+from cctui.services import Services
+
+log = logging.getLogger(__name__)
+
+
+async def serve_stdio(services: Services, settings: Settings) -> None:
+    """Serve MCP on stdin/stdout until stdin closes; stdout carries JSON-RPC only."""
+    server = build_server(services.manager, settings, services=services)
+    await server.run_stdio_async()
+
+
+async def serve_http(services: Services, settings: Settings) -> None:
+    """Serve Streamable HTTP without a TUI until cancelled."""
+    service = HttpService(build_server(services.manager, settings, services=services), settings)
+    await service.start()
+    try:
+        await asyncio.Event().wait()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await service.stop()
+
+
+def _pid_alive(pid: object) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+async def run_bridge(settings: Settings) -> int:
+    """Forward a stdio client to the running cctui's HTTP server; 1 if none runs."""
+    info = read_server_file(settings.server_file)
+    if info is None or not _pid_alive(info.get("pid")):
+        say(
+            f"no running cctui found ({settings.server_file} is missing or stale). "
+            "Start `cctui` or `cctui serve --http` first."
+        )
+        return 1
+    url, token = str(info["url"]), str(info["token"])
+    try:
+        async with httpx2.AsyncClient(timeout=5) as probe:
+            await probe.get(url, headers={"Authorization": f"Bearer {token}"})
+    except httpx2.HTTPError as exc:
+        say(f"cctui's MCP server at {url} does not answer ({exc.__class__.__name__}).")
+        return 1
+    log.info("bridging stdio to %s", url)
+    with contextlib.suppress(anyio.get_cancelled_exc_class()):
+        await bridge(url, token)
+    return 0

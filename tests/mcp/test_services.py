@@ -1,0 +1,79 @@
+"""The services the composition root shares: the server uses the ones it is handed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cctui.config import Settings
+from cctui.core import SessionManager
+from cctui.history import HistoryIndex
+from cctui.mcp_server.server import build_server
+from cctui.services import Services
+from tests.fakes.fake_driver import FakeDriverFactory
+from tests.mcp.conftest import call, client
+
+SID = "0b0c7c1e-1111-4222-8333-444455556666"
+
+
+def _transcript(settings: Settings) -> None:
+    """One past Claude Code session on disk, as the CLI writes it."""
+    folder = settings.claude_config_dir / "projects" / "-work-demo"
+    folder.mkdir(parents=True)
+    line = {
+        "type": "user",
+        "sessionId": SID,
+        "cwd": "/work/demo",
+        "timestamp": "2026-11-20T10:00:00.000Z",
+        "uuid": "u1",
+        "message": {"role": "user", "content": "fix the flaky test"},
+    }
+    (folder / f"{SID}.jsonl").write_text(json.dumps(line) + "\n")
+
+
+async def _listed(services: Services, settings: Settings) -> set[str]:
+    server = build_server(services.manager, settings, services=services)
+    async with client(server) as c:
+        out = await call(c, "claude_list_sessions")
+    return {s["sessionId"] for s in out["sessions"]}
+
+
+async def test_the_list_tool_reads_the_shared_index_and_leaves_refreshing_to_its_watcher(
+    manager: SessionManager, settings: Settings
+) -> None:
+    index = HistoryIndex.from_settings(settings)
+    index.refresh()  # the TUI's first read, before the session is written
+    _transcript(settings)
+    shared = Services.build(settings, manager, history=index)
+    assert await _listed(shared, settings) == set()  # not refreshed behind the watcher
+    index.refresh()  # the watcher saw the file
+    assert await _listed(shared, settings) == {SID}
+    # Without a watcher (``cctui serve``) the tool keeps its own index, fresh per call.
+    assert await _listed(Services.build(settings, manager), settings) == {SID}
+
+
+async def test_the_project_tools_use_the_project_service_they_are_handed(
+    manager: SessionManager, settings: Settings, project: Path, tmp_path: Path
+) -> None:
+    # A registry elsewhere than the settings say: only the handed service writes there.
+    elsewhere = settings.model_copy(update={"projects_config": tmp_path / "shared.json"})
+    services = Services.build(elsewhere, manager)
+    assert services.registry.all() == []
+    server = build_server(manager, settings, services=services)
+    async with client(server) as c:
+        out = await call(c, "register_project", name="Demo", rootPath=str(project))
+        listed = await call(c, "list_projects")
+    assert [p.id for p in services.registry.all()] == [out["projectId"]]
+    assert [p["id"] for p in listed["projects"]] == [out["projectId"]]
+    assert not settings.projects_file.exists()
+    await services.close()
+
+
+async def test_services_of_another_manager_are_refused(
+    manager: SessionManager, settings: Settings, factory: FakeDriverFactory
+) -> None:
+    other = SessionManager(settings, driver_factory=factory)
+    with pytest.raises(ValueError, match="another session manager"):
+        build_server(manager, settings, services=Services.build(settings, other))
