@@ -322,8 +322,10 @@ class UsageRow(BaseModel):
     key: str
     """The group: a day ``2026-11-25``, a week's Monday, a month ``2026-11``, a session id, a
     project directory, a model, or a block's start time."""
+    group: str | None = None
+    """With ``group_by``: the session id, project directory or model this line is for."""
     label: str | None = None
-    """A readable name when ``key`` is an id (a session's title)."""
+    """A readable name when ``key`` (or ``group``) is a session id: its title."""
     start: datetime | None = None
     end: datetime | None = None
     """A 5-hour block's span (``blocks`` only)."""
@@ -350,6 +352,7 @@ class UsageReport(BaseModel):
     since: datetime | None = None
     until: datetime | None = None
     project: str | None = None
+    group_by: str | None = None
     pricing: str = ""
     """Where prices come from (the genai-prices version and override fingerprint)."""
     elapsed_ms: float = 0.0

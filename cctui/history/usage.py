@@ -30,6 +30,9 @@ from cctui.history.store import IndexStore
 
 Period = Literal["daily", "weekly", "monthly", "session", "project", "model", "blocks"]
 PERIODS: tuple[str, ...] = ("daily", "weekly", "monthly", "session", "project", "model", "blocks")
+TIME_PERIODS = ("daily", "weekly", "monthly")
+GROUPS = ("session", "project", "model")
+"""What ``group_by`` may split a time period's lines by."""
 BLOCK_SECONDS = 5 * 3600
 _TOKEN_FIELDS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read", "replies")
 
@@ -92,16 +95,26 @@ def usage_report(
     since: str | None = None,
     until: str | None = None,
     project: str | None = None,
+    group_by: str | None = None,
     pricing: str = "",
     now: float | None = None,
 ) -> UsageReport:
     """One report (see the module docstring).
 
     Raises:
-        SearchError: an unknown period or an unreadable date.
+        SearchError: an unknown period or grouping, or an unreadable date.
     """
     if period not in PERIODS:
         raise SearchError(f"unknown period {period!r}", suggestion="one of " + ", ".join(PERIODS))
+    if group_by is not None and group_by not in GROUPS:
+        raise SearchError(
+            f"unknown grouping {group_by!r}", suggestion="one of " + ", ".join(GROUPS)
+        )
+    if group_by is not None and period not in TIME_PERIODS:
+        raise SearchError(
+            f"group_by splits a time period; {period!r} is a grouping itself",
+            suggestion="use daily, weekly or monthly with group_by, or the grouping as period",
+        )
     now = time.time() if now is None else now
     started = time.perf_counter()
     lo = parse_when(since, now=now) if since else None
@@ -111,7 +124,7 @@ def usage_report(
     if period == "blocks":
         rows = _blocks(conn, *_where(lo, hi, project, rollup=False), now)
     else:
-        rows = _grouped(conn, period, where, args)
+        rows = _grouped(conn, period, group_by, where, args)
     total = _total(conn, where, args)
     return UsageReport(
         period=period,
@@ -120,6 +133,7 @@ def usage_report(
         since=datetime.fromtimestamp(lo, tz=UTC) if lo is not None else None,
         until=datetime.fromtimestamp(hi, tz=UTC) if hi is not None else None,
         project=project,
+        group_by=group_by,
         pricing=pricing,
         elapsed_ms=(time.perf_counter() - started) * 1000,
     )
@@ -151,49 +165,55 @@ def _where(
 
 
 def _grouped(
-    conn: sqlite3.Connection, period: str, where: str, args: list[object]
+    conn: sqlite3.Connection,
+    period: str,
+    group_by: str | None,
+    where: str,
+    args: list[object],
 ) -> list[UsageRow]:
-    accs: dict[str, _Acc] = defaultdict(_Acc)
-    extra: dict[str, dict[str, Any]] = {}
-    if period in ("daily", "weekly", "monthly"):
-        keys: dict[int, str] = {}
-        for r in conn.execute(
-            f"SELECT u.q, {_SUMS} FROM usage_q u WHERE {where} GROUP BY u.q",
-            args,
-        ):
-            keys[r[0]] = _period_key(period, r[0])
-            accs[keys[r[0]]].add(r[1:])
-        for q, sid in conn.execute(
-            f"SELECT DISTINCT u.q, u.session_id FROM usage_q u WHERE {where}",
-            args,
-        ):
-            accs[keys[q]].sessions.add(sid)
-        return [accs[k].row(k) for k in sorted(accs)]
-    if period == "model":
-        for r in conn.execute(
-            f"SELECT u.model, {_SUMS}, count(DISTINCT u.session_id) FROM usage_q u "
-            f"WHERE {where} GROUP BY u.model",
-            args,
-        ):
-            accs[r[0]].add(r[1:])
-            accs[r[0]].session_count = r[10]
-    else:
-        # Per session in SQL, then labels and projects from the cards (newest card wins).
+    """Fold the rollup into report lines: by a time period, by a group, or by both."""
+    timed = period in TIME_PERIODS
+    group = group_by if timed else period
+    dims = (["u.q"] if timed else []) + ["u.session_id"] + (["u.model"] if group == "model" else [])
+    cards: dict[str, tuple[str | None, str | None]] = {}
+    if group in ("session", "project"):
         cards = {sid: (title, cwd) for sid, title, cwd in conn.execute(
             "SELECT session_id, title, cwd FROM card ORDER BY mtime")}  # fmt: skip
-        for r in conn.execute(
-            f"SELECT u.session_id, {_SUMS} FROM usage_q u WHERE {where} GROUP BY u.session_id",
-            args,
-        ):
-            title, cwd = cards.get(r[0], (None, None))
-            key = r[0] if period == "session" else (cwd or "(unknown)")
-            accs[key].add(r[1:])
-            accs[key].sessions.add(r[0])
-            extra[key] = (
-                {"label": title, "project": cwd} if period == "session" else {"project": cwd}
-            )
-    rows = [acc.row(k, **extra.get(k, {})) for k, acc in accs.items()]
-    rows.sort(key=lambda r: (r.cost_usd is None, -(r.cost_usd or 0.0), r.key))
+    accs: dict[tuple[str, str | None], _Acc] = defaultdict(_Acc)
+    extra: dict[tuple[str, str | None], dict[str, Any]] = {}
+    periods: dict[int, str] = {}
+    n = len(dims)
+    for r in conn.execute(
+        f"SELECT {', '.join(dims)}, {_SUMS} FROM usage_q u WHERE {where} "
+        f"GROUP BY {', '.join(dims)}",
+        args,
+    ):
+        when: str | None = None
+        if timed:
+            when = periods.get(r[0]) or periods.setdefault(r[0], _period_key(period, r[0]))
+        sid = r[1] if timed else r[0]
+        name: str | None = None
+        if group == "session":
+            name = sid
+            title, cwd = cards.get(sid, (None, None))
+            extra[(when or sid, name)] = {"label": title, "project": cwd}
+        elif group == "project":
+            name = cards.get(sid, (None, None))[1] or "(unknown)"
+            extra[(when or name, name)] = {"project": name}
+        elif group == "model":
+            name = r[n - 1]
+        key = (when or name or "", name if timed else None)
+        acc = accs[key]
+        acc.add(r[n:])
+        acc.sessions.add(sid)
+    rows = [
+        acc.row(k[0], group=k[1], **extra.get(k if timed else (k[0], k[0]), {}))
+        for k, acc in accs.items()
+    ]
+    if timed:
+        rows.sort(key=lambda r: (r.key, r.cost_usd is None, -(r.cost_usd or 0.0), r.group or ""))
+    else:
+        rows.sort(key=lambda r: (r.cost_usd is None, -(r.cost_usd or 0.0), r.key))
     return rows
 
 

@@ -13,6 +13,7 @@ from cctui.config import ModelPrice
 from cctui.history import HistoryIndex
 from cctui.history.extract import Usage
 from cctui.history.pricing import Pricer
+from cctui.history.search import SearchError
 from tests.history import make_lines as mk
 from tests.history.conftest import INTERACTIVE_ID, MULTI_ID, WRITE_ID
 
@@ -187,4 +188,25 @@ def test_reports_by_session_project_and_model(tmp_path: Path) -> None:
     assert {r.key for r in ix.usage("project").rows} == {"/w/alpha", "/w/beta"}
     assert {r.key for r in ix.usage("model").rows} == {SONNET, "claude-haiku-4-5-20251001"}
     assert [r.key for r in ix.usage("session", project="beta").rows] == [B]
+    ix.close()
+
+
+def test_a_period_split_by_model_session_or_project(tmp_path: Path) -> None:
+    a = mk.user("first", A, cwd="/w/alpha") + mk.assistant([mk.text("x")], A)
+    a += mk.assistant([mk.text("y")], A, msg_id="m2", ts="2026-11-21T10:00:00.000Z",
+                      model="claude-haiku-4-5-20251001")  # fmt: skip
+    b = mk.user("second", B, cwd="/w/beta") + mk.assistant([mk.text("z")], B, msg_id="m_b")
+    ix = _index(tmp_path, {A: a, B: b})
+    by_model = ix.usage("daily", group_by="model").rows
+    assert [(r.key, r.group, r.tokens.replies) for r in by_model] == [
+        ("2026-11-20", SONNET, 2), ("2026-11-21", "claude-haiku-4-5-20251001", 1)]  # fmt: skip
+    by_session = ix.usage("monthly", group_by="session").rows
+    assert {(r.key, r.group, r.label) for r in by_session} == {
+        ("2026-11", A, "first"), ("2026-11", B, "second")}  # fmt: skip
+    by_project = ix.usage("weekly", group_by="project").rows
+    assert {(r.group, r.sessions) for r in by_project} == {("/w/alpha", 1), ("/w/beta", 1)}
+    with pytest.raises(SearchError, match="group_by"):
+        ix.usage("session", group_by="model")
+    with pytest.raises(SearchError, match="unknown grouping"):
+        ix.usage("daily", group_by="colour")
     ix.close()
