@@ -106,10 +106,11 @@ class TranscriptIndexer:
         self.stats = ReadStats()
         self.unreadable: dict[Path, str] = {}
         """Transcript paths that could not be read, with the reason."""
-        self._known: dict[Path, tuple[int, int, int]] = {}
+        # Keyed by path strings: tens of thousands of Path objects cost a first frame dearly.
+        self._known: dict[str, tuple[int, int, int]] = {}
         """Per indexed path: (size, mtime_ns, inode) as last indexed (by any process)."""
-        self._metas: dict[Path, TranscriptMeta] = {}
-        self._paths_by_session: dict[str, set[Path]] = {}
+        self._metas: dict[str, TranscriptMeta] = {}
+        self._paths_by_session: dict[str, set[str]] = {}
         self.loaded = False
 
     # -- the list's view -------------------------------------------------------------------
@@ -131,7 +132,7 @@ class TranscriptIndexer:
         """Read every card from the index file (the first frame); returns their session ids."""
         conn = self.store.reader()
         self._known = {
-            Path(p): (size, mtime_ns, ino)
+            p: (size, mtime_ns, ino)
             for p, size, mtime_ns, ino in conn.execute(
                 "SELECT path, size, mtime_ns, ino FROM source"
             )
@@ -146,10 +147,11 @@ class TranscriptIndexer:
         return set(self._paths_by_session)
 
     def _put(self, meta: TranscriptMeta) -> None:
-        self._metas[meta.path] = meta
-        self._paths_by_session.setdefault(meta.session_id, set()).add(meta.path)
+        key = str(meta.path)
+        self._metas[key] = meta
+        self._paths_by_session.setdefault(meta.session_id, set()).add(key)
 
-    def _drop(self, path: Path) -> str | None:
+    def _drop(self, path: str) -> str | None:
         meta = self._metas.pop(path, None)
         if meta is None:
             return None
@@ -173,30 +175,31 @@ class TranscriptIndexer:
 
     def scan(self) -> Plan:
         """Stat every transcript; what changed, newest first, and what is gone."""
-        found: dict[Path, tuple[str, str, os.stat_result]] = {}
+        found: dict[str, tuple[str, str, os.stat_result]] = {}
         for path, sid, kind in self._walk():
             try:
-                st = path.stat()
+                st = os.stat(path)
             except FileNotFoundError:
                 continue
             except OSError as exc:
-                self._fail(path, exc.strerror or str(exc))
+                self._fail(Path(path), exc.strerror or str(exc))
                 continue
             found[path] = (sid, kind, st)
         plan = Plan()
+        bad = {str(p) for p in self.unreadable}
         for path, (sid, kind, st) in found.items():
             known = self._known.get(path)
-            if known == (st.st_size, st.st_mtime_ns, st.st_ino) and path not in self.unreadable:
+            if known == (st.st_size, st.st_mtime_ns, st.st_ino) and path not in bad:
                 continue
-            plan.jobs.append(Job(path, sid, kind, st.st_size, st.st_mtime_ns))
+            plan.jobs.append(Job(Path(path), sid, kind, st.st_size, st.st_mtime_ns))
         plan.jobs.sort(key=lambda j: j.mtime_ns, reverse=True)
         plan.bytes_total = sum(j.size for j in plan.jobs)
-        plan.gone = [p for p in self._known if p not in found]
-        for p in [p for p in self.unreadable if p.suffix == ".jsonl" and p not in found]:
+        plan.gone = [Path(p) for p in self._known if p not in found]
+        for p in [p for p in self.unreadable if p.suffix == ".jsonl" and str(p) not in found]:
             del self.unreadable[p]
         return plan
 
-    def _walk(self) -> Iterable[tuple[Path, str, str]]:
+    def _walk(self) -> Iterable[tuple[str, str, str]]:
         try:
             projects = [e for e in os.scandir(self.projects_dir) if e.is_dir()]
         except FileNotFoundError:
@@ -216,7 +219,7 @@ class TranscriptIndexer:
             for child in children:
                 name = child.name
                 if name.endswith(".jsonl") and _sdk.validate_uuid(name[:-6]):
-                    yield Path(child.path), name[:-6], "main"
+                    yield child.path, name[:-6], "main"
                 elif _sdk.validate_uuid(name) and child.is_dir():
                     sub = os.path.join(child.path, "subagents")
                     try:
@@ -225,7 +228,7 @@ class TranscriptIndexer:
                         continue
                     for agent in agents:
                         if agent.name.endswith(".jsonl"):
-                            yield Path(agent.path), name, "subagent"
+                            yield agent.path, name, "subagent"
 
     def classify(self, path: Path) -> tuple[str, str] | None:
         """(session id, kind) of a transcript path under ``projects/``, else ``None``."""
@@ -269,7 +272,7 @@ class TranscriptIndexer:
 
     def forget(self, path: Path) -> set[str]:
         """Remove a vanished file's rows. Returns the listed session ids that changed."""
-        self._known.pop(path, None)
+        self._known.pop(str(path), None)
         touched: set[str] = set()
         with self.store.write() as conn:
             row = conn.execute(
@@ -281,7 +284,7 @@ class TranscriptIndexer:
                 conn.execute("DELETE FROM source WHERE id=?", (row[0],))
                 _update_costs(conn, row[1])
                 touched.add(row[1])
-        sid = self._drop(path)
+        sid = self._drop(str(path))
         if sid is not None:
             touched.add(sid)
         for s in list(touched):
@@ -292,7 +295,8 @@ class TranscriptIndexer:
         if path not in self.unreadable:
             logger.warning("cannot read transcript %s: %s", path, reason)
         self.unreadable[path] = reason
-        return self.forget(path) if path in self._known or path in self._metas else set()
+        key = str(path)
+        return self.forget(path) if key in self._known or key in self._metas else set()
 
     def ingest(self, path: Path, session_id: str, kind: str) -> set[str]:
         """Bring one file's rows up to date. Returns the listed session ids that changed."""
@@ -356,7 +360,7 @@ class TranscriptIndexer:
                 else:
                     source_id, dev, ino, size, mtime_ns, offset, sig = row
                     if (dev, ino, size, mtime_ns) == (*identity, st.st_size, st.st_mtime_ns):
-                        self._known[path] = (st.st_size, st.st_mtime_ns, st.st_ino)
+                        self._known[str(path)] = (st.st_size, st.st_mtime_ns, st.st_ino)
                         return changed
                     if (
                         (dev, ino) != identity
@@ -399,7 +403,7 @@ class TranscriptIndexer:
                 )
                 self.stats.bytes_read += end - offset
             if not more:
-                self._known[path] = (st.st_size, st.st_mtime_ns, st.st_ino)
+                self._known[str(path)] = (st.st_size, st.st_mtime_ns, st.st_ino)
                 return changed
 
     def _consume(

@@ -73,11 +73,22 @@ def test_errors_are_one_clear_line(claude_home: Path, home: Path) -> None:
         assert "Traceback" not in out.stderr
 
 
-def test_a_query_that_is_all_punctuation_is_not_a_traceback(claude_home: Path, home: Path) -> None:
-    for query in ['"', "-", "AND", "(", "*", 'NEAR("a" "b")', "a:b:c"]:
-        out = _run(home, claude_home, "search", query)
-        assert "Traceback" not in out.stderr, query
-        assert out.returncode in (0, 2), query
+def test_a_query_that_is_all_punctuation_is_not_a_traceback(
+    claude_home: Path,
+    home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from cctui.cli import main
+
+    for key in [k for k in os.environ if k.startswith(("CLAUDE", "XDG_"))]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude_home))
+    for query in ['"', "-", "AND", "(", "*", 'NEAR("a" "b")', "a:b:c", "(((", "^x"]:
+        code = main(["search", query])  # in-process: any exception fails the test
+        err = capsys.readouterr().err
+        assert code == 0 or (code == 2 and err.startswith("cctui: ")), (query, err)
 
 
 def test_a_corrupt_index_file_is_rebuilt_with_a_note(claude_home: Path, home: Path) -> None:
