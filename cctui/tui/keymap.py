@@ -123,6 +123,21 @@ SECTIONS: tuple[Section, ...] = (
                 command=Command("Filter sessions", "By text, project:, status:"),
             ),
             Key(
+                "s",
+                "search every transcript (enter opens the session at that message)",
+                {APP: "search"},
+                "Search",
+                command=Command("Search transcripts", "Find a past session by what was said"),
+            ),
+            Key(
+                "u",
+                "usage and cost: per day, model, session, 5-hour block",
+                {APP: "usage"},
+                "Usage",
+                show=False,
+                command=Command("Usage and cost", "Tokens and cost of every session"),
+            ),
+            Key(
                 "p",
                 "projects (enter filters the list to one)",
                 {APP: "projects"},
@@ -254,6 +269,19 @@ SECTIONS: tuple[Section, ...] = (
                 show=False,
             ),
             Key("escape,p", "close (p too)", {"ProjectsScreen": "close"}, "Close"),
+        ),
+    ),
+    Section(
+        "Search and usage pages",
+        1,
+        (
+            Key("escape", "close the search", {"SearchScreen": "close"}, "Close"),
+            Key(
+                "escape,u,q",
+                "close the usage page (u and q too)",
+                {"UsageScreen": "close"},
+                "Close",
+            ),
         ),
     ),
     Section(

@@ -68,6 +68,10 @@ class SessionSource:
             log.exception("history watch failed")
             self._failed = f"history not watched ({type(exc).__name__})"
 
+    def indexing(self) -> str:
+        """The history index build's progress (``indexing 1,234 of 2,000 · 420 MB``), or ""."""
+        return self.index.progress.describe()
+
     def problems(self) -> str:
         """What reading the history skipped, in one line (empty when nothing)."""
         parts = [self._problems.describe(), self._failed]
