@@ -151,8 +151,13 @@ def _print_search(result: SearchResult, out: TextIO) -> None:
     if not result.hits:
         print("no match", file=out)
         return
-    if result.hits[0].matched_words is not None:
-        print("(no message has every word; showing those with the most of them)", file=out)
+    if result.loose:
+        print(
+            f"({result.exact} session(s) with every word, then those with the most of them)"
+            if result.exact
+            else "(no message has every word; showing those with the most of them)",
+            file=out,
+        )
     for h in result.hits:
         when = h.timestamp.astimezone().strftime("%Y-%m-%d %H:%M") if h.timestamp else "?"
         title = (h.title or "").replace("\n", " ")

@@ -283,10 +283,13 @@ class SearchResult(BaseModel):
     hits: list[SearchHit] = Field(default_factory=list)
     total: int = 0
     """Sessions matched (among the ranked candidates)."""
+    exact: int = 0
+    """Of ``total``, the sessions with a message holding every word (they come first)."""
     next_cursor: str | None = None
     """Pass back as ``cursor`` for the next page; ``None`` on the last page."""
     loose: bool = False
-    """No message held every word: some hits hold only some of them (``matched_words``)."""
+    """Fewer than ``search.LOOSE_BELOW`` sessions held every word, so sessions holding only
+    some of them follow (their hits have ``matched_words``)."""
     capped: bool = False
     """More messages matched than are ranked (``search.CANDIDATES``): refine the query."""
     elapsed_ms: float = 0.0

@@ -266,6 +266,7 @@ def search(
     rows, capped = _run(conn, q, q.match_all(), now, loose=False)
     loose = False
     sessions = _group(rows)
+    exact = len(sessions)
     any_expr = q.match_any()
     if len(sessions) < LOOSE_BELOW and any_expr is not None:
         extra, capped2 = _run(conn, q, any_expr, now, loose=True)
@@ -282,6 +283,7 @@ def search(
         query=line,
         hits=hits,
         total=len(sessions),
+        exact=exact,
         next_cursor=str(end) if end < len(sessions) else None,
         loose=loose,
         capped=capped,

@@ -138,6 +138,7 @@ class HistoryView:
         return SearchTranscriptsOut(
             hits=hits,
             total=result.total,
+            exact=result.exact,
             next_cursor=result.next_cursor,
             loose=result.loose,
             capped=result.capped,

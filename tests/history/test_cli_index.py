@@ -41,7 +41,8 @@ def test_search_usage_index_and_sessions_share_one_index(claude_home: Path, home
     assert index_file.exists()  # $XDG_CACHE_HOME/cctui by default
 
     text = _run(home, claude_home, "search", "hello", "interactive").stdout
-    assert text.splitlines()[0].split()[2] == INTERACTIVE_ID  # the one with both words
+    assert text.splitlines()[0].startswith("(1 session(s) with every word")
+    assert text.splitlines()[1].split()[2] == INTERACTIVE_ID  # the one with both words
     assert "of the words]" in text  # then sessions with only some of them
 
     usage = json.loads(_run(home, claude_home, "usage", "session", "--json").stdout)

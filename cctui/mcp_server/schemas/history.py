@@ -108,10 +108,13 @@ class SearchTranscriptsOut(Out):
     hits: list[TranscriptHit]
     total: int
     """Sessions matched (among the newest 5,000 matching messages)."""
+    exact: int = 0
+    """Of ``total``, the sessions with a message holding every word (listed first)."""
     next_cursor: str | None = None
     """Pass as ``cursor`` for the next page; null on the last page."""
     loose: bool = False
-    """No message held every word, so hits hold some of them (see ``matchedWords``)."""
+    """Few sessions held every word, so sessions holding some of them follow (their hits
+    have ``matchedWords``)."""
     capped: bool = False
     """More messages matched than were ranked: narrow the query for older sessions."""
     indexing: str | None = None

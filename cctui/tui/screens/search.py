@@ -147,7 +147,11 @@ class SearchScreen(ModalScreen[SearchHit | None]):
         indexing = self._index.progress.describe()
         parts = [f"{result.total} session(s)" if result.hits else "no match"]
         if result.loose:
-            parts.append("no message has every word: the closest first")
+            parts.append(
+                f"{result.exact} with every word, then {result.total - result.exact} with some"
+                if result.exact
+                else "no message has every word: the closest first"
+            )
         if result.capped:
             parts.append("only the newest 5,000 matches ranked")
         parts.append(f"{result.elapsed_ms:.0f} ms")

@@ -153,7 +153,9 @@ class UsageScreen(ModalScreen[None]):
         if everything.unpriced_replies:
             parts.append(
                 Content.styled(
-                    f" · * {everything.unpriced_replies:,} replies of models without a price",
+                    f" · * {everything.unpriced_replies:,} repl"
+                    f"{'y' if everything.unpriced_replies == 1 else 'ies'} of models without a "
+                    "price (tokens only)",
                     "$text-warning",
                 )
             )
