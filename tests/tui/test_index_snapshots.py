@@ -1,7 +1,9 @@
 """Snapshots of the search screen and the usage page (``pytest --snapshot-update`` refreshes).
 
 The demo app (``tests/snapshot_apps/demo.py``) plus past sessions written at fixed dates with
-usage, so the hits, the chart and the tables are the same on every run.
+usage, so the hits, the chart and the tables are the same on every run. The demo's directory
+is moved to one of these tests' own: the demo wipes its fixed directory on every start, and
+other test runs on the same machine start it too.
 """
 
 from __future__ import annotations
@@ -11,13 +13,23 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
 from cctui.tui.screens.search import SearchScreen
 from cctui.tui.screens.usage import UsageScreen
 from tests.history import make_lines as mk
-from tests.snapshot_apps.demo import ROOT, SIZE, DemoApp, settle
+from tests.snapshot_apps import demo
+from tests.snapshot_apps.demo import SIZE, DemoApp, settle
+
+ROOT = Path("/tmp/cctui-demo-index")
+
+
+@pytest.fixture(autouse=True)
+def _own_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(demo, "ROOT", ROOT)
+
 
 SONNET = "claude-sonnet-4-5-20250929"
 OPUS = "claude-opus-4-5-20251101"
@@ -70,20 +82,25 @@ def _ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
         app = pilot.app
         assert isinstance(app, IndexDemo)
         await settle(pilot)
+        for _ in range(1000):  # the index build runs in steps: wait until every file is in
+            if not app.source.index.progress.active and len(app.source.rows()) >= 8:
+                break
+            await pilot.pause(0.02)
+        await app.settle()
         if scenario == "search":
             await pilot.press("s")
             screen = app.screen
             assert isinstance(screen, SearchScreen)
             screen.query_one(Input).value = "session pump"
             screen.query_one(Input).cursor_blink = False
-            for _ in range(300):
+            for _ in range(1000):  # 20 s at most, on a loaded machine
                 await pilot.pause(0.02)
                 if screen.last is not None and screen.last.query == "session pump":
                     break
         else:
             screen = UsageScreen(app.source.index, today=date(2026, 11, 25))
             await app.push_screen(screen)
-            for _ in range(300):
+            for _ in range(1000):  # 20 s at most, on a loaded machine
                 await pilot.pause(0.02)
                 if screen.reports is not None:
                     break

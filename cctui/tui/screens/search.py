@@ -7,6 +7,7 @@ the CLI's and the MCP tool's: words, "phrases", prefix*, -word, project: since: 
 
 from __future__ import annotations
 
+import logging
 from typing import ClassVar
 
 from rich.text import Text
@@ -24,6 +25,8 @@ from cctui.history import HistoryIndex
 from cctui.history.models import SearchHit, SearchResult
 from cctui.tui import format as fmt
 from cctui.tui.keymap import bindings
+
+log = logging.getLogger(__name__)
 
 TYPING_PAUSE_S = 0.15
 """Search this long after the last key (a query per key would queue behind each other)."""
@@ -118,6 +121,10 @@ class SearchScreen(ModalScreen[SearchHit | None]):
             hint = f" · {exc.suggestion}" if exc.suggestion else ""
             self.app.call_from_thread(self._error, exc.message + hint, asked)
             return
+        except Exception as exc:  # the index file itself failing: say so, keep the screen
+            log.exception("search failed")
+            self.app.call_from_thread(self._error, f"search failed: {exc}", asked)
+            return
         self.app.call_from_thread(self._show, result, asked)
 
     def _error(self, message: str, asked: int) -> None:
@@ -154,7 +161,6 @@ class SearchScreen(ModalScreen[SearchHit | None]):
             )
         if result.capped:
             parts.append("only the newest 5,000 matches ranked")
-        parts.append(f"{result.elapsed_ms:.0f} ms")
         if indexing:
             parts.append(indexing)
         self._say(" · ".join(parts))
