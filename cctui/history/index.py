@@ -28,6 +28,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -199,8 +200,11 @@ class HistoryIndex:
     # -- refreshing ----------------------------------------------------------------------
 
     def load(self) -> IndexChange:
-        """Every session the index file knows, without touching the transcripts (fast)."""
+        """Every session the index file knows, without touching the transcripts (fast: the
+        TUI calls it before its first frame). A second call changes nothing."""
         with self._refresh_lock:
+            if self.transcripts.loaded:
+                return IndexChange()
             return self._apply(self.transcripts.load())
 
     async def aload(self) -> IndexChange:
@@ -249,14 +253,19 @@ class HistoryIndex:
                 self.progress = self.progress.model_copy(update={"active": False})
             return self._apply(touched)
 
-    async def build_steps(self, *, seconds: float = 0.5) -> AsyncIterator[IndexChange]:
-        """Sweep, then index what changed in steps of about ``seconds`` in a worker thread,
-        yielding after each (newest files first, so the list fills from the top)."""
+    async def build_steps(
+        self, *, first: float = 0.5, seconds: float = 2.0
+    ) -> AsyncIterator[IndexChange]:
+        """Sweep, then index what changed in a worker thread, yielding after each step: the
+        first of about ``first`` seconds (the newest files, so the list fills from the top),
+        then of ``seconds`` (each yield redraws a list of thousands: not too often)."""
         plan = await anyio.to_thread.run_sync(self.plan, abandon_on_cancel=True)
+        budget = first
         while True:
             yield await anyio.to_thread.run_sync(
-                lambda: self.step(plan, seconds=seconds), abandon_on_cancel=True
+                partial(self.step, plan, seconds=budget), abandon_on_cancel=True
             )
+            budget = seconds
             if not plan.jobs and not plan.gone:
                 return
 

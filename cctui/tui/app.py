@@ -111,6 +111,8 @@ class CctuiApp(App[None]):
         return screen
 
     async def on_mount(self) -> None:
+        # Before the first frame: the list shows every session the index file knows at once.
+        self.source.load_now()
         self._bridge.start()
         # Confirmations (e.g. overwrite a project file?) may now wait for this human.
         self._detach_human = self.manager.decisions.attach_human()

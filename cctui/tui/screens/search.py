@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 TYPING_PAUSE_S = 0.15
 """Search this long after the last key (a query per key would queue behind each other)."""
 LIMIT = 50
+_FIXED = (("when", 16), ("project", 14), ("session", 28))
 
 
 def snippet_text(hit: SearchHit) -> Text:
@@ -76,9 +77,10 @@ class SearchScreen(ModalScreen[SearchHit | None]):
 
     def on_mount(self) -> None:
         table: DataTable[Text] = self.query_one(DataTable)
-        for key, label in (("when", "when"), ("project", "project"), ("session", "session"),
-                           ("match", "match")):  # fmt: skip
-            table.add_column(label, key=key)
+        # Fixed widths: auto widths are measured when the app is idle, which a running index
+        # build (the list refilling every step) can put off for a long time.
+        for key, width in _FIXED:
+            table.add_column(key, key=key, width=width)
         self.query_one("#query", Input).focus()
         if self._query:
             self._run(self._query)
@@ -137,14 +139,17 @@ class SearchScreen(ModalScreen[SearchHit | None]):
         self.last = result
         table: DataTable[Text] = self.query_one(DataTable)
         table.clear()
+        if "match" not in table.columns:
+            used = sum(w for _, w in _FIXED) + 2 * (len(_FIXED) + 1)
+            table.add_column("match", key="match", width=max(20, table.size.width - used))
         self._hits = list(result.hits) if result is not None else []
         for hit in self._hits:
             when = hit.timestamp.astimezone().strftime("%Y-%m-%d %H:%M") if hit.timestamp else ""
-            title = fmt.one_line(hit.title or hit.session_id[:8], 30)
+            title = fmt.one_line(hit.title or hit.session_id[:8], 28)
             role = Text(f"{hit.role}: ", style="dim")
             table.add_row(
                 Text(when, style="dim"),
-                Text(fmt.one_line(hit.project_name or "", 16)),
+                Text(fmt.one_line(hit.project_name or "", 14)),
                 Text(title),
                 role + snippet_text(hit),
                 key=hit.session_id,
