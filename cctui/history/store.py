@@ -190,10 +190,14 @@ class IndexStore:
     def __init__(self, path: Path | None) -> None:
         self._tmp: Path | None = None
         if path is None:
+            import shutil
             import tempfile
+            import weakref
 
             self._tmp = Path(tempfile.mkdtemp(prefix="cctui-index-"))
             path = self._tmp / "index.sqlite"
+            # Removed with the store even when nobody calls close() (tests, benchmarks).
+            weakref.finalize(self, shutil.rmtree, self._tmp, True)
         self.path = path
         self.note = ""
         """Why the index was (re)built at open, for the status bar and the log; empty if not."""
