@@ -127,6 +127,7 @@ SECTIONS: tuple[Section, ...] = (
                 "search every transcript (enter opens the session at that message)",
                 {APP: "search"},
                 "Search",
+                show=False,
                 command=Command("Search transcripts", "Find a past session by what was said"),
             ),
             Key(
