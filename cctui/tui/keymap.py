@@ -124,7 +124,7 @@ SECTIONS: tuple[Section, ...] = (
             ),
             Key(
                 "s",
-                "search every transcript (enter opens the session at that message)",
+                "search every transcript; enter opens a hit",
                 {APP: "search"},
                 "Search",
                 show=False,
@@ -132,7 +132,7 @@ SECTIONS: tuple[Section, ...] = (
             ),
             Key(
                 "u",
-                "usage and cost: per day, model, session, 5-hour block",
+                "usage and cost: days, models, sessions",
                 {APP: "usage"},
                 "Usage",
                 show=False,
