@@ -167,6 +167,12 @@ SECTIONS: tuple[Section, ...] = (
                 "Details",
                 show=False,
             ),
+            Key(
+                "r",
+                "on a prompt: put files back as before it (asks)",
+                {"PromptBlock": "rewind"},
+                "Rewind files",
+            ),
             Note("▲", "an 'earlier' line: press it or scroll up"),
         ),
     ),
@@ -194,6 +200,13 @@ SECTIONS: tuple[Section, ...] = (
                 "escape,question_mark,q",
                 "close this page (? and q too)",
                 {"HelpScreen": "close"},
+                "Close",
+            ),
+            Key("escape", "close the search", {"SearchScreen": "close"}, "Close"),
+            Key(
+                "escape,u,q",
+                "close the usage page (u and q too)",
+                {"UsageScreen": "close"},
                 "Close",
             ),
             Key(
@@ -259,6 +272,14 @@ SECTIONS: tuple[Section, ...] = (
         ),
     ),
     Section(
+        "Rewind confirmation",
+        1,
+        (
+            Key("y", "put the files back", {"RewindScreen": "confirm"}, "Rewind"),
+            Key("escape,n", "cancel (n too)", {"RewindScreen": "cancel"}, "Cancel"),
+        ),
+    ),
+    Section(
         "Projects page",
         1,
         (
@@ -270,19 +291,6 @@ SECTIONS: tuple[Section, ...] = (
                 show=False,
             ),
             Key("escape,p", "close (p too)", {"ProjectsScreen": "close"}, "Close"),
-        ),
-    ),
-    Section(
-        "Search and usage pages",
-        1,
-        (
-            Key("escape", "close the search", {"SearchScreen": "close"}, "Close"),
-            Key(
-                "escape,u,q",
-                "close the usage page (u and q too)",
-                {"UsageScreen": "close"},
-                "Close",
-            ),
         ),
     ),
     Section(
