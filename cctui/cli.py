@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from cctui import __version__
+from cctui import __version__, cli_index
 from cctui.config import Settings, load_settings
 from cctui.errors import CctuiError
 from cctui.logs import configure_logging
@@ -103,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     sessions.add_argument("--text", help="only sessions whose title or project contains TEXT")
     sessions.add_argument("--project", help="only sessions under this directory")
     sessions.add_argument("--status", help="e.g. running, idle, completed, live, past")
+    cli_index.add_commands(sub, common)
     sub.add_parser(
         "mcp-config",
         parents=[common],
@@ -130,6 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = args.command or "tui"
         if command == "sessions":
             return _print_sessions(settings, args)
+        if command in cli_index.COMMANDS:
+            return cli_index.run(settings, args)
         if command == "mcp-config":
             return _print_mcp_config(settings)
         if command == "bridge":

@@ -74,6 +74,22 @@ PROFILE_GROUPS: dict[str, frozenset[str]] = {
 """The tool groups each ``--tools`` profile serves (before the ``[tools]`` switches)."""
 
 
+class ModelPrice(BaseModel):
+    """A model's price in USD per million tokens (``[prices."model-id"]`` in the config file).
+
+    Overrides genai-prices for that exact model id; unset cache rates follow Anthropic's
+    ratios to the input price (5-minute write 1.25x, 1-hour write 2x, read 0.1x).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_write_5m: float | None = Field(default=None, ge=0)
+    cache_write_1h: float | None = Field(default=None, ge=0)
+    cache_read: float | None = Field(default=None, ge=0)
+
+
 class Settings(BaseModel):
     """Everything cctui reads at start-up. Passed explicitly; never a global."""
 
@@ -136,6 +152,11 @@ class Settings(BaseModel):
     """Claude Code's directory (``$CLAUDE_CONFIG_DIR`` or ``~/.claude``)."""
     state_dir: Path
     """cctui's own state: server.json, registry, audit log, log file."""
+    cache_dir: Path | None = None
+    """cctui's rebuildable caches (the history index): ``$XDG_CACHE_HOME/cctui``; ``None``
+    (a Settings built by hand) means ``<state_dir>/cache``."""
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """Per model id, prices that override genai-prices' (``[prices."claude-x"] input = 3``)."""
     projects_config: Path | None = None
     """The project registry (seed 000); ``None`` means ``<claude_config_dir>/projects.json``,
     i.e. ``~/.claude/projects.json`` unless ``CLAUDE_CONFIG_DIR`` moves it."""
@@ -172,6 +193,11 @@ class Settings(BaseModel):
     def review_root_dirs(self) -> tuple[Path, ...]:
         """``review_roots``, or the default working directory when none is configured."""
         return self.review_roots or (self.default_cwd or Path.cwd(),)
+
+    @property
+    def index_file(self) -> Path:
+        """The history index (SQLite; mode 0600 in a 0700 directory: it holds transcript text)."""
+        return (self.cache_dir or self.state_dir / "cache") / "index.sqlite"
 
     @property
     def log_file(self) -> Path:
@@ -279,6 +305,7 @@ def load_settings(
     merged: dict[str, Any] = {
         "claude_config_dir": paths.claude_config_dir(env),
         "state_dir": paths.state_dir(env),
+        "cache_dir": paths.cache_dir(env),
         **file_values,
         **env_values,
         **flag_values,
