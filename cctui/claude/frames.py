@@ -33,8 +33,9 @@ class LaunchSpec(BaseModel):
     """With ``resume``: continue under a new session id (``--fork-session``)."""
     model: str | None = None
     """Model name passed to the CLI."""
-    permission_mode: PermissionModeName = "default"
-    """The CLI's permission mode; ``plan`` makes it ask for a plan review first."""
+    permission_mode: PermissionModeName | None = None
+    """The CLI's permission mode; ``plan`` makes it ask for a plan review first; ``None``
+    passes no flag, so the user's configured default mode applies."""
     allowed_tools: tuple[str, ...] = ()
     """Tools that run without asking."""
     disallowed_tools: tuple[str, ...] = ()

@@ -55,7 +55,7 @@ class Session:
             status=record.status if record else S.STARTING,
             turns=TurnLedger(record),
             buffer=EventBuffer(host.settings.event_buffer_size),
-            permission_mode=config.permission_mode,
+            permission_mode=config.permission_mode or "default",
             last_activity=record.last_activity if record else now,
             fan_out=host.publish,
             save=lambda: host.save(session_id),

@@ -46,7 +46,7 @@ class KeyActions(ApprovalEffects):
             cwd = row.cwd  # most new sessions continue in the project already on screen
         screen = NewSessionScreen(
             cwd=cwd,
-            permission_mode=self.settings.default_permission_mode,
+            permission_mode=self.settings.default_permission_mode or "default",
             templates=self.settings.templates,
         )
         self.push_screen(screen, callback=self._create)

@@ -299,6 +299,7 @@ async def test_router_asks_a_waiting_client_first_and_can_hand_to_the_human(
     requested: list[InputRequestedEvent] = []
     manager.subscribe(lambda e: requested.append(e) if isinstance(e, InputRequestedEvent) else None)
     router = manager.decisions.router
+    manager.decisions.attach_human()  # a TUI is attached
     sid = str(uuid.uuid4())
     with router.waiting(sid, "claude-code", can_ask=True):
         await manager.create("write", manager.default_config(project), session_id=sid)
@@ -315,10 +316,17 @@ async def test_a_client_that_cannot_ask_leaves_the_input_to_the_human(
     manager: SessionManager, project: Path
 ) -> None:
     sid = str(uuid.uuid4())
+    detach = manager.decisions.attach_human()  # a TUI is attached
     with manager.decisions.router.waiting(sid, "plain-client", can_ask=False):
         await manager.create("write", manager.default_config(project), session_id=sid)
         [item] = (await manager.wait(sid, 5)).pending
     assert item.route == "human" and item.route_label is None
+    detach()  # no TUI (cctui serve): nobody is asked, and the input says so
+    sid = str(uuid.uuid4())
+    with manager.decisions.router.waiting(sid, "plain-client", can_ask=False):
+        await manager.create("write", manager.default_config(project), session_id=sid)
+        [item] = (await manager.wait(sid, 5)).pending
+    assert item.route == "nobody" and item.route_label is None
 
 
 async def test_a_client_routed_input_goes_to_the_human_after_the_bound(
@@ -326,6 +334,7 @@ async def test_a_client_routed_input_goes_to_the_human_after_the_bound(
 ) -> None:
     router = manager.decisions.router
     router.elicit_bound_s = 0.05
+    manager.decisions.attach_human()  # a TUI is attached
     sid = str(uuid.uuid4())
     with router.waiting(sid, "claude-code", can_ask=True):
         await manager.create("write", manager.default_config(project), session_id=sid)

@@ -20,27 +20,38 @@ from typing import Any
 from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPDeprecationWarning
 
-from cctui.core import SessionEvent, UserMessageEvent
+from cctui.core import UserMessageEvent
 from cctui.mcp_server.asking.rounds import Followed
-from cctui.mcp_server.render import event_text
-from cctui.mcp_server.schemas.query import QueryMessage, QueryOut, QueryResult
+from cctui.mcp_server.schemas.query import QueryOut, QueryResult
 from cctui.mcp_server.schemas.sessions import PendingInputOut
-
-SYSTEM_KINDS = frozenset({"input_requested", "input_resolved", "error"})
-"""Message types that are cctui's notices rather than the conversation (seed 003's
-``includeSystemMessages: false`` leaves them out of the returned messages)."""
+from cctui.mcp_server.sdk_messages import is_system, sdk_messages
 
 
-def _message(ev: SessionEvent) -> QueryMessage:
-    return QueryMessage(seq=ev.seq, type=ev.kind, text=event_text(ev), timestamp=ev.at.isoformat())
+def _init(run: QueryRun) -> dict[str, Any]:
+    """The SDK's first message of a run: ``system``/``init`` with the session's setup."""
+    info = run.manager.get(run.sid)
+    return {
+        "type": "system",
+        "subtype": "init",
+        "session_id": run.sid,
+        "cwd": str(info.config.cwd),
+        "model": info.config.model,
+        "permissionMode": info.permission_mode,
+        "seq": 0,
+        "kind": "init",
+        "text": f"session {run.sid} in {info.config.cwd}",
+        "timestamp": info.created_at.isoformat().replace("+00:00", "Z"),
+    }
 
 
-async def _notify(ctx: Context[Any, Any], session_id: str, msg: QueryMessage) -> None:
+async def _notify(
+    ctx: Context[Any, Any], session_id: str, sequence: int, msg: dict[str, Any]
+) -> None:
     """One progress notification and one log message (seed 003's claude-code/messages:
-    ``{type, sessionId, message, timestamp, sequence}``; ``messageType``/``text`` repeat
-    the message's)."""
+    ``{type, sessionId, message: SDKMessage, timestamp, sequence}``; ``messageType`` and
+    ``text`` repeat the message's type and cctui's one-line rendering)."""
     with contextlib.suppress(Exception):  # a client gone mid-run must not end the run
-        await ctx.report_progress(msg.seq, None, f"[{msg.type}] {msg.text[:500]}")
+        await ctx.report_progress(sequence, None, f"[{msg['type']}] {str(msg['text'])[:500]}")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)
             await ctx.log(
@@ -48,11 +59,11 @@ async def _notify(ctx: Context[Any, Any], session_id: str, msg: QueryMessage) ->
                 {
                     "type": "claude_code_message",
                     "sessionId": session_id,
-                    "message": msg.model_dump(mode="json", by_alias=True),
-                    "timestamp": msg.timestamp,
-                    "sequence": msg.seq,
-                    "messageType": msg.type,
-                    "text": msg.text,
+                    "message": msg,
+                    "timestamp": msg["timestamp"],
+                    "sequence": sequence,
+                    "messageType": msg["type"],
+                    "text": msg["text"],
                 },
                 logger_name="claude-code/messages",
             )
@@ -85,17 +96,20 @@ class QueryRun(Followed):
         return 1 if log and isinstance(log[0], UserMessageEvent) else 0
 
     @property
-    def messages(self) -> list[QueryMessage]:
-        """The run's messages so far."""
-        return [_message(ev) for ev in self.run.log[self._first :]]
+    def messages(self) -> list[dict[str, Any]]:
+        """The run's messages so far, as the SDK's message objects (its init first)."""
+        out = [_init(self)]
+        for ev in self.run.log[self._first :]:
+            out.extend(sdk_messages(ev))
+        return out
 
     async def notify(self, ctx: Context[Any, Any]) -> None:
         """Each message not yet sent, as a notification."""
-        log = self.run.log
-        while self._first + self._sent < len(log):
-            msg = _message(log[self._first + self._sent])
+        messages = self.messages
+        while self._sent < len(messages):
+            msg = messages[self._sent]
             self._sent += 1
-            await _notify(ctx, self.sid, msg)
+            await _notify(ctx, self.sid, self._sent, msg)
 
     async def cancel(self) -> None:
         """The caller went away: stop the turn and end the process now."""
@@ -109,7 +123,7 @@ class QueryRun(Followed):
         pending = [] if over else self.manager.pending(self.sid)
         messages = self.messages
         if not self.with_system:
-            messages = [m for m in messages if m.type not in SYSTEM_KINDS]
+            messages = [m for m in messages if not is_system(m)]
         kept = messages[-self.max_messages :]
         success = over and last is not None and not last.is_error
         notes = list(self.tally.notes)
@@ -131,6 +145,7 @@ class QueryRun(Followed):
             truncated=len(kept) < len(messages),
             execution_time=elapsed_ms,
             execution_time_ms=elapsed_ms,
+            timed_out=self.run.stopping == "timeout",
             result=QueryResult(success=success, summary=summary, error=error),
             success=success,
             text=final.last_result if over else None,
