@@ -110,6 +110,17 @@ class ModeChanged:
 
 
 @dataclass(frozen=True)
+class ApiRetry:
+    """The CLI retries a failed API request after a back-off (its ``system``/``api_retry``)."""
+
+    attempt: int
+    max_retries: int | None
+    retry_delay_ms: int | None
+    error_status: int | None
+    error: str | None
+
+
+@dataclass(frozen=True)
 class TurnResult:
     """End of a turn. ``total_cost_usd`` is cumulative for the process, as the CLI reports it."""
 
@@ -141,6 +152,7 @@ Frame = (
     | ToolCall
     | ToolOutcome
     | ModeChanged
+    | ApiRetry
     | TurnResult
     | ProcessExited
 )

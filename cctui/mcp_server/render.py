@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from cctui.core import (
+    ApiRetryEvent,
     AssistantTextEvent,
     ErrorEvent,
     InputRequestedEvent,
@@ -46,6 +47,9 @@ def event_text(ev: SessionEvent) -> str:
             return f"[status] {ev.status}" + (f": {ev.error}" if ev.error else "")
         case ErrorEvent():
             return f"[error] {ev.message}"
+        case ApiRetryEvent():
+            why = ev.error_status or ev.error or "error"
+            return f"[api retry {ev.attempt}] {why}; retrying in {ev.retry_delay_ms or 0} ms"
 
 
 def event_out(ev: SessionEvent) -> EventOut:

@@ -5,7 +5,8 @@ client reads ``type`` (``assistant`` | ``user`` | ``result`` | ``system``), the 
 and user's ``message.content`` blocks, and the result's ``subtype``. cctui's core keeps
 events, not SDK objects (nothing above ``claude/`` sees an SDK type), so this module words
 each event as the SDK message it came from, in the SDK's field names; cctui's own one-line
-rendering rides along as extra fields (``seq``, ``kind``, ``text``, ``timestamp``).
+rendering rides along as extra fields (``eventSeq``, ``kind``, ``text``, ``timestamp``;
+a run numbers its messages in ``seq``).
 cctui's notices (a decision asked or answered, an error) are ``system`` messages with a
 ``cctui_*`` subtype, which ``includeSystemMessages: false`` leaves out.
 """
@@ -16,6 +17,7 @@ from typing import Any
 
 from cctui.core import SessionEvent
 from cctui.core.events import (
+    ApiRetryEvent,
     AssistantTextEvent,
     ErrorEvent,
     InputRequestedEvent,
@@ -28,18 +30,24 @@ from cctui.core.events import (
 from cctui.mcp_server.render import event_text
 
 
-def sdk_messages(ev: SessionEvent) -> list[dict[str, Any]]:
-    """The SDK message(s) an event stands for (a finished tool call: its ``tool_use`` and
-    its ``tool_result``); none for a status change."""
+def sdk_messages(ev: SessionEvent, called: set[str] | None = None) -> list[dict[str, Any]]:
+    """The SDK message(s) an event stands for; none for a status change.
+
+    A tool call is published when it starts and again when it ends: ``called`` holds the
+    tool_use ids already worded, so the start is the ``tool_use`` and the end only its
+    ``tool_result`` (a call first seen finished gets both)."""
     sid = ev.session_id
-    extra = {"seq": ev.seq, "kind": ev.kind, "text": event_text(ev), "timestamp": _z(ev)}
+    extra = {"eventSeq": ev.seq, "kind": ev.kind, "text": event_text(ev), "timestamp": _z(ev)}
     if isinstance(ev, AssistantTextEvent):
         return [_assistant(sid, [{"type": "text", "text": ev.text}], ev.message_id, extra)]
     if isinstance(ev, UserMessageEvent):
         return [_user(sid, [{"type": "text", "text": ev.text}], extra)]
     if isinstance(ev, ToolUseEvent):
         call = {"type": "tool_use", "id": ev.tool_use_id, "name": ev.name, "input": ev.input}
-        out = [_assistant(sid, [call], None, extra)]
+        seen = called is not None and ev.tool_use_id in called
+        out = [] if seen else [_assistant(sid, [call], None, extra)]
+        if called is not None:
+            called.add(ev.tool_use_id)
         if ev.state != "running":
             block = {
                 "type": "tool_result",
@@ -60,6 +68,20 @@ def sdk_messages(ev: SessionEvent) -> list[dict[str, Any]]:
                 "total_cost_usd": ev.total_cost_usd,
                 "duration_ms": ev.duration_ms,
                 "usage": ev.usage,
+                "session_id": sid,
+                **extra,
+            }
+        ]
+    if isinstance(ev, ApiRetryEvent):  # the SDK's own system message
+        return [
+            {
+                "type": "system",
+                "subtype": "api_retry",
+                "attempt": ev.attempt,
+                "max_retries": ev.max_retries,
+                "retry_delay_ms": ev.retry_delay_ms,
+                "error_status": ev.error_status,
+                "error": ev.error,
                 "session_id": sid,
                 **extra,
             }

@@ -99,7 +99,8 @@ async def test_cancelling_client_falls_back_and_claude_respond_answers(
         out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
         assert len(answers.asked) == 1 and out["reason"] == "input_needed"
         item = out["pendingInputs"][0]
-        assert item["asked"] == "human" and "claude_respond" in out["note"]
+        # No TUI attached (cctui serve): nobody else is asked, and the input says so.
+        assert item["asked"] == "nobody" and "claude_respond" in out["note"]
         await ok(
             c, "claude_respond", {"sessionId": sid, "inputId": item["inputId"], "decision": "allow"}
         )

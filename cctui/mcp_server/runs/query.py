@@ -20,7 +20,7 @@ from typing import Any
 from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPDeprecationWarning
 
-from cctui.core import UserMessageEvent
+from cctui.core import ApiRetryEvent, UserMessageEvent
 from cctui.mcp_server.asking.rounds import Followed
 from cctui.mcp_server.schemas.query import QueryOut, QueryResult
 from cctui.mcp_server.schemas.sessions import PendingInputOut
@@ -37,7 +37,7 @@ def _init(run: QueryRun) -> dict[str, Any]:
         "cwd": str(info.config.cwd),
         "model": info.config.model,
         "permissionMode": info.permission_mode,
-        "seq": 0,
+        "eventSeq": 0,
         "kind": "init",
         "text": f"session {run.sid} in {info.config.cwd}",
         "timestamp": info.created_at.isoformat().replace("+00:00", "Z"),
@@ -97,11 +97,13 @@ class QueryRun(Followed):
 
     @property
     def messages(self) -> list[dict[str, Any]]:
-        """The run's messages so far, as the SDK's message objects (its init first)."""
+        """The run's messages so far, as the SDK's message objects (its init first),
+        numbered from 1 in ``seq`` (the notifications' ``sequence``)."""
         out = [_init(self)]
+        called: set[str] = set()
         for ev in self.run.log[self._first :]:
-            out.extend(sdk_messages(ev))
-        return out
+            out.extend(sdk_messages(ev, called))
+        return [{**m, "seq": n} for n, m in enumerate(out, 1)]
 
     async def notify(self, ctx: Context[Any, Any]) -> None:
         """Each message not yet sent, as a notification."""
@@ -109,7 +111,7 @@ class QueryRun(Followed):
         while self._sent < len(messages):
             msg = messages[self._sent]
             self._sent += 1
-            await _notify(ctx, self.sid, self._sent, msg)
+            await _notify(ctx, self.sid, msg["seq"], msg)
 
     async def cancel(self) -> None:
         """The caller went away: stop the turn and end the process now."""
@@ -145,6 +147,7 @@ class QueryRun(Followed):
             truncated=len(kept) < len(messages),
             execution_time=elapsed_ms,
             execution_time_ms=elapsed_ms,
+            api_retries=sum(1 for ev in self.run.log if isinstance(ev, ApiRetryEvent)),
             timed_out=self.run.stopping == "timeout",
             result=QueryResult(success=success, summary=summary, error=error),
             success=success,

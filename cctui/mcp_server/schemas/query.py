@@ -36,6 +36,10 @@ class QueryOut(Out):
     execution_time: int
     """Milliseconds (seed 003's name); ``executionTimeMs`` is the same."""
     execution_time_ms: int
+    api_retries: int = 0
+    """Seed 003's retries of transient API failures: how many times the CLI retried a
+    request, each after an exponential back-off (each is a ``system``/``api_retry``
+    message with its attempt, delay and error)."""
     timed_out: bool = False
     """Seed 003's timeout indication: maxTimeMs stopped the run; ``messages`` and
     ``result`` hold the partial results."""
