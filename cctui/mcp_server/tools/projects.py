@@ -42,6 +42,8 @@ from cctui.mcp_server.schemas.projects import (
 from cctui.projects import Checkpoint, ProjectService, ago
 from cctui.projects.errors import DuplicateProject, FileAlreadyExists, WriteCancelled
 from cctui.projects.registry import ID_PATTERN
+from cctui.projects.safepath import WriteMode
+from cctui.projects.saves import SaveDebouncer
 
 ProjectId = Annotated[
     str, Field(min_length=1, max_length=64, description="ID of a registered project")
@@ -60,6 +62,11 @@ def register(server: MCPServer, manager: SessionManager, projects: ProjectServic
 
     async def run(fn: Any, *args: Any, **kwargs: Any) -> Any:
         return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))
+
+    async def write(pid: str, rel: str, content: str, mode: Any, dirs: bool) -> Any:
+        return await run(projects.write, pid, rel, content, mode=mode, create_dirs=dirs)
+
+    saves = SaveDebouncer(write)  # seed 000: rapid saves of one file are written once
 
     # -- register_project ----------------------------------------------------------------
 
@@ -209,10 +216,13 @@ def register(server: MCPServer, manager: SessionManager, projects: ProjectServic
                 f"{filePath} was left unchanged (cancelled).",
                 suggestion="Choose another filePath, or pass overwrite=true.",
             )
-        mode = "overwrite" if overwrite else (choice or "create")
-        result = await run(
-            projects.write, projectId, filePath, content, mode=mode, create_dirs=createDirs
-        )
+        mode: WriteMode = "create"
+        if overwrite or choice == "overwrite":
+            mode = "overwrite"
+        elif choice == "append":
+            mode = "append"
+        saved = await saves.save(projectId, filePath, content, mode, createDirs)
+        result = saved.result
         projects.trees.note_file(projectId, str(result.path.relative_to(project_root(projectId))))
         return WriteOut(
             success=True,
@@ -223,6 +233,7 @@ def register(server: MCPServer, manager: SessionManager, projects: ProjectServic
             if decided_by
             else (f"mcp:{client_label(ctx)}" if choice else None),
             note=result.note,
+            coalesced=saved.coalesced,
         )
 
     @server.tool(annotations=READ)

@@ -1,7 +1,9 @@
 """Project resources (seed 000): ``claude-code://{projectId}/files``, ``/session``, ``/docs``.
 
 The file tree comes from the project's cached tree (built in the background, refreshed
-when files change); at most ``MAX_TREE_ENTRIES`` entries go out, with the total.
+when files change); it goes out in pages of ``MAX_TREE_ENTRIES`` entries: the seed's
+``/files`` is page 1, and each page names the next (``claude-code://{projectId}/files/2``),
+so a 100,000-file project can be listed whole.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
-from cctui.errors import CctuiError
+from cctui.errors import CctuiError, ValidationFailed
 from cctui.mcp_server.errors import from_cctui_error
 from cctui.projects import ProjectService, ago
 from cctui.projects.errors import ProjectNotFound
@@ -28,7 +30,7 @@ P = ParamSpec("P")
 
 RENDER_TTL_S = 30.0
 MAX_TREE_ENTRIES = 10_000
-"""A client's context cannot take a 100,000-file listing; the rest is counted, not sent."""
+"""Entries per page: a client's context cannot take a 100,000-file listing at once."""
 
 
 def _when(ts: float | None) -> tuple[str | None, str | None]:
@@ -55,11 +57,14 @@ def structured(fn: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str]]:
     return read
 
 
-def render_tree(head: dict[str, object], tree: Tree) -> str:
-    """The ``/files`` JSON: ``head`` plus the first ``MAX_TREE_ENTRIES`` entries."""
+def render_tree(head: dict[str, object], tree: Tree, page: int = 1) -> str:
+    """The ``/files`` JSON: ``head`` plus page ``page`` (from 1) of ``MAX_TREE_ENTRIES``
+    entries; ``nextPage`` is the next page's URI while entries remain."""
     items = []
     now = time.time()
-    for entry in tree.entries[:MAX_TREE_ENTRIES]:
+    start = (page - 1) * MAX_TREE_ENTRIES
+    end = start + MAX_TREE_ENTRIES
+    for entry in tree.entries[start:end]:
         item: dict[str, object] = {"path": entry.path, "type": entry.type}
         if entry.type != "directory":
             item["size"] = entry.size
@@ -74,7 +79,14 @@ def render_tree(head: dict[str, object], tree: Tree) -> str:
             "builtAt": _when(tree.built_at)[1],
             "files": tree.files,
             "totalEntries": len(tree.entries),
-            "truncated": len(tree.entries) > MAX_TREE_ENTRIES,
+            "truncated": len(tree.entries) > end,
+            "page": page,
+            "pages": max(1, -(-len(tree.entries) // MAX_TREE_ENTRIES)),
+            "nextPage": (
+                f"claude-code://{head['project']}/files/{page + 1}"
+                if len(tree.entries) > end
+                else None
+            ),
             "tree": items,
         }
     )
@@ -84,7 +96,7 @@ def register(server: MCPServer, projects: ProjectService) -> None:
     """Add the project resources to ``server``."""
     # The last /files text per project: re-sent while the tree is the same object (and the
     # "2 hours ago" strings are not much older than RENDER_TTL_S).
-    rendered: dict[str, tuple[Tree, bool, float, str]] = {}
+    rendered: dict[tuple[str, int], tuple[Tree, bool, float, str]] = {}
 
     @server.resource(
         "claude-code://projects",
@@ -114,12 +126,32 @@ def register(server: MCPServer, projects: ProjectService) -> None:
     )
     @structured
     async def project_files(projectId: str) -> str:  # noqa: N803 -- the seed's name
+        return await files_page(projectId, 1)
+
+    @server.resource(
+        "claude-code://{projectId}/files/{page}",
+        name="project-files-page",
+        title="Project file tree, one page",
+        description=f"Page N (from 1) of the file tree, {MAX_TREE_ENTRIES} entries a page; "
+        "/files is page 1 and each page's nextPage names the next",
+        mime_type="application/json",
+    )
+    @structured
+    async def project_files_page(projectId: str, page: str) -> str:  # noqa: N803
+        if not page.isdigit() or int(page) < 1:
+            raise ValidationFailed(
+                f"Page {page!r} is not a page number.",
+                suggestion=f"Pages count from 1: claude-code://{projectId}/files/2",
+            )
+        return await files_page(projectId, int(page))
+
+    async def files_page(projectId: str, page: int) -> str:  # noqa: N803
         project = await anyio.to_thread.run_sync(projects.get, projectId)
         # The cached tree at once; a change made meanwhile shows as "refreshing" until the
         # background rebuild lands (a 100,000-file rebuild takes seconds, a read must not).
         tree = await projects.tree(projectId)
         refreshing = projects.trees.refreshing(project.id)
-        hit = rendered.get(project.id)
+        hit = rendered.get((project.id, page))
         now = time.monotonic()
         if (
             hit is not None
@@ -129,8 +161,8 @@ def register(server: MCPServer, projects: ProjectService) -> None:
         ):
             return hit[3]
         head = {"project": project.id, "rootPath": project.root_path, "refreshing": refreshing}
-        text = await anyio.to_thread.run_sync(render_tree, head, tree)
-        rendered[project.id] = (tree, refreshing, now, text)
+        text = await anyio.to_thread.run_sync(render_tree, head, tree, page)
+        rendered[(project.id, page)] = (tree, refreshing, now, text)
         return text
 
     @server.resource(
