@@ -1,9 +1,10 @@
 """Project resources (seed 000): ``claude-code://{projectId}/files``, ``/session``, ``/docs``.
 
 The file tree comes from the project's cached tree (built in the background, refreshed
-when files change); it goes out in pages of ``MAX_TREE_ENTRIES`` entries: the seed's
-``/files`` is page 1, and each page names the next (``claude-code://{projectId}/files/2``),
-so a 100,000-file project can be listed whole.
+when files change); it goes out in pages of at most ``MAX_TREE_ENTRIES`` entries and
+``MAX_PAGE_BYTES`` of JSON (an MCP client's SSE reader refuses events over 1 MiB): the
+seed's ``/files`` is the first page, and each page names the next
+(``claude-code://{projectId}/files/{offset}``), so a 100,000-file project is listed whole.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ P = ParamSpec("P")
 
 RENDER_TTL_S = 30.0
 MAX_TREE_ENTRIES = 10_000
-"""Entries per page: a client's context cannot take a 100,000-file listing at once."""
+"""Entries per page at most: a client's context cannot take a 100,000-file listing at once."""
+MAX_PAGE_BYTES = 512 * 1024
+"""JSON per page at most (entries with long paths make fewer per page)."""
 
 
 def _when(ts: float | None) -> tuple[str | None, str | None]:
@@ -57,21 +60,25 @@ def structured(fn: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str]]:
     return read
 
 
-def render_tree(head: dict[str, object], tree: Tree, page: int = 1) -> str:
-    """The ``/files`` JSON: ``head`` plus page ``page`` (from 1) of ``MAX_TREE_ENTRIES``
-    entries; ``nextPage`` is the next page's URI while entries remain."""
-    items = []
+def render_tree(head: dict[str, object], tree: Tree, offset: int = 0) -> str:
+    """The ``/files`` JSON: ``head`` plus the entries from ``offset``, as many as fit a page;
+    ``nextPage`` is the next page's URI while entries remain."""
+    items: list[dict[str, object]] = []
     now = time.time()
-    start = (page - 1) * MAX_TREE_ENTRIES
-    end = start + MAX_TREE_ENTRIES
-    for entry in tree.entries[start:end]:
+    size = 0
+    end = offset
+    for entry in tree.entries[offset : offset + MAX_TREE_ENTRIES]:
         item: dict[str, object] = {"path": entry.path, "type": entry.type}
         if entry.type != "directory":
             item["size"] = entry.size
         if entry.mtime is not None:  # plain arithmetic: datetime per entry is the slow part
             item["modified"] = ago_seconds(now - entry.mtime)
             item["modifiedAt"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(entry.mtime))
+        size += len(entry.path) + 100  # the fixed fields and their names, generously
+        if items and size > MAX_PAGE_BYTES:
+            break
         items.append(item)
+        end += 1
     return json.dumps(
         {
             **head,
@@ -80,12 +87,9 @@ def render_tree(head: dict[str, object], tree: Tree, page: int = 1) -> str:
             "files": tree.files,
             "totalEntries": len(tree.entries),
             "truncated": len(tree.entries) > end,
-            "page": page,
-            "pages": max(1, -(-len(tree.entries) // MAX_TREE_ENTRIES)),
+            "offset": offset,
             "nextPage": (
-                f"claude-code://{head['project']}/files/{page + 1}"
-                if len(tree.entries) > end
-                else None
+                f"claude-code://{head['project']}/files/{end}" if len(tree.entries) > end else None
             ),
             "tree": items,
         }
@@ -126,26 +130,27 @@ def register(server: MCPServer, projects: ProjectService) -> None:
     )
     @structured
     async def project_files(projectId: str) -> str:  # noqa: N803 -- the seed's name
-        return await files_page(projectId, 1)
+        return await files_page(projectId, 0)
 
     @server.resource(
-        "claude-code://{projectId}/files/{page}",
+        "claude-code://{projectId}/files/{offset}",
         name="project-files-page",
-        title="Project file tree, one page",
-        description=f"Page N (from 1) of the file tree, {MAX_TREE_ENTRIES} entries a page; "
-        "/files is page 1 and each page's nextPage names the next",
+        title="Project file tree, from an entry on",
+        description="The file tree from entry N on, one page (at most "
+        f"{MAX_TREE_ENTRIES} entries); /files is the first page and each page's nextPage "
+        "names the next",
         mime_type="application/json",
     )
     @structured
-    async def project_files_page(projectId: str, page: str) -> str:  # noqa: N803
-        if not page.isdigit() or int(page) < 1:
+    async def project_files_page(projectId: str, offset: str) -> str:  # noqa: N803
+        if not offset.isdigit():
             raise ValidationFailed(
-                f"Page {page!r} is not a page number.",
-                suggestion=f"Pages count from 1: claude-code://{projectId}/files/2",
+                f"{offset!r} is not an entry offset.",
+                suggestion="Follow the previous page's nextPage.",
             )
-        return await files_page(projectId, int(page))
+        return await files_page(projectId, int(offset))
 
-    async def files_page(projectId: str, page: int) -> str:  # noqa: N803
+    async def files_page(projectId: str, page: int) -> str:  # noqa: N803 -- page: an offset
         project = await anyio.to_thread.run_sync(projects.get, projectId)
         # The cached tree at once; a change made meanwhile shows as "refreshing" until the
         # background rebuild lands (a 100,000-file rebuild takes seconds, a read must not).
