@@ -58,11 +58,22 @@ async def test_cctui_starts_over_stdio_with_log_level_warn(
 
 
 def test_log_level_warn_on_the_command_line_starts(tmp_path: Path) -> None:
-    env = {**os.environ, "LOG_LEVEL": "warn", "XDG_STATE_HOME": str(tmp_path)}
+    """A command that loads the settings (the session list) runs with LOG_LEVEL=warn."""
+    env = {
+        **os.environ,
+        "LOG_LEVEL": "warn",
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+    }
     out = subprocess.run(
-        [sys.executable, "-m", "cctui", "--help"], env=env, capture_output=True, timeout=60
+        [sys.executable, "-m", "cctui", "sessions", "--json"],
+        env=env,
+        capture_output=True,
+        timeout=60,
     )
     assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == []
 
 
 async def test_no_permission_mode_keeps_the_users_default_mode(
