@@ -1,8 +1,15 @@
 """cctui: a terminal control room for Claude Code sessions, with an MCP server inside.
 
 Rooms (see README, "Architecture"): ``claude`` adapts claude-agent-sdk, ``history`` reads
-Claude Code's files, ``core`` owns sessions, ``mcp_server`` and ``tui`` are the two front
-ends, ``cli`` wires them together.
+Claude Code's files, ``core`` owns sessions, ``projects`` and ``review`` build on it,
+``mcp_server`` and ``tui`` are the two front ends, ``cli`` wires them together; ``fs``
+(files, paths, git) is the leaf they all stand on.
 """
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    # pyproject.toml holds the one version literal; the installed metadata carries it here.
+    __version__ = version("cctui")
+except PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"

@@ -17,8 +17,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cctui.projects import git
-from cctui.projects.safepath import fold_name
+from cctui.fs import git
+from cctui.fs.safepath import fold_name
 from cctui.projects.state import owned_by_cctui
 from cctui.projects.tree import walk
 

@@ -1,4 +1,8 @@
-"""What goes wrong with projects, as ``CctuiError``s the front ends render as structured errors."""
+"""What goes wrong with projects, as ``CctuiError``s the front ends render as structured errors.
+
+Errors about a path or a file (outside the root, missing, binary...) are ``cctui.fs.errors``:
+every room that takes paths raises the same ones.
+"""
 
 from __future__ import annotations
 
@@ -15,42 +19,6 @@ class DuplicateProject(CctuiError):
     """A project with this id is already registered (and no overwrite was confirmed)."""
 
     code = "duplicate_project"
-
-
-class PathNotFound(CctuiError):
-    """A project root, file or parent directory does not exist."""
-
-    code = "path_not_found"
-
-
-class PathNotAccessible(CctuiError):
-    """The operating system refused access (permissions)."""
-
-    code = "permission_denied"
-
-
-class PathOutsideProject(CctuiError):
-    """A path that is malformed, or would resolve outside the project root, was refused."""
-
-    code = "path_outside_project"
-
-
-class FileAlreadyExists(CctuiError):
-    """``write_to_project`` on an existing file, and nobody confirmed what to do."""
-
-    code = "file_exists"
-
-
-class BinaryFile(CctuiError):
-    """``read_from_project`` on a file that is not text."""
-
-    code = "binary_file"
-
-
-class NotAFile(CctuiError):
-    """The path names a directory, device, socket or FIFO, not a regular file."""
-
-    code = "not_a_file"
 
 
 class CorruptFile(CctuiError):

@@ -19,8 +19,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from cctui.files import locked, temp_glob, write_atomic
-from cctui.projects.errors import CorruptFile, PathNotAccessible
+from cctui.fs.atomic import locked, temp_glob, write_atomic
+from cctui.fs.errors import PathNotAccessible
+from cctui.projects.errors import CorruptFile
 
 Data = dict[str, Any]
 

@@ -18,13 +18,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
-from cctui.projects.errors import (
-    CorruptFile,
-    DuplicateProject,
-    PathNotAccessible,
-    PathNotFound,
-    ProjectNotFound,
-)
+from cctui.fs.errors import PathNotAccessible, PathNotFound
+from cctui.projects.errors import CorruptFile, DuplicateProject, ProjectNotFound
 from cctui.projects.jsonfile import Data, JsonFile
 
 ID_PATTERN = r"^[a-z0-9-]+$"

@@ -16,7 +16,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from cctui.projects.safepath import WriteMode, WriteResult
+from cctui.fs.safepath import WriteMode, WriteResult
 
 DEBOUNCE_S = 0.2
 """How close together two saves of one file must be to be written once."""

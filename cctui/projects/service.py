@@ -17,11 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from cctui.errors import CctuiError
-from cctui.projects import git
-from cctui.projects.errors import PathOutsideProject
-from cctui.projects.files import ReadResult, read_lines
-from cctui.projects.registry import Project, ProjectRegistry, check_root
-from cctui.projects.safepath import (
+from cctui.fs import git
+from cctui.fs.errors import PathRefused
+from cctui.fs.reading import ReadResult, read_lines
+from cctui.fs.safepath import (
     WriteMode,
     WriteResult,
     check_relative,
@@ -30,6 +29,7 @@ from cctui.projects.safepath import (
     resolve_inside,
     write_file,
 )
+from cctui.projects.registry import Project, ProjectRegistry, check_root
 from cctui.projects.state import (
     Artifact,
     Checkpoint,
@@ -112,9 +112,10 @@ def _refuse_state_files(project: Project, rel: str) -> None:
     if folded[:n] != [fold_name(p) for p in state_dir]:
         return
     if len(inside) == n or owned_by_cctui(inside[n]):
-        raise PathOutsideProject(
+        raise PathRefused(
             f"{rel} is cctui's session state (or its lock or backup); it is written only "
             "through create_checkpoint and cctui's own records.",
+            why="it is cctui's session state",
             suggestion="Call create_checkpoint to save state, or write to another path.",
         )
 

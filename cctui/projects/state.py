@@ -15,9 +15,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from cctui.fs.safepath import fold_name, resolve_inside
 from cctui.projects.errors import CorruptFile
 from cctui.projects.jsonfile import Data, JsonFile
-from cctui.projects.safepath import fold_name, resolve_inside
 
 STATE_FILE = "session_state.json"
 MAX_ARTIFACTS = 200

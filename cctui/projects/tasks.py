@@ -25,9 +25,9 @@ import anyio.to_thread
 
 from cctui.core import SessionInfo, SessionManager, SessionStatus, ToolUseEvent
 from cctui.core.runs import Run
+from cctui.fs.safepath import open_read
 from cctui.projects.changes import EDIT_TOOLS, Changes, Snapshot, diff, edited_path, snapshot
 from cctui.projects.registry import Project, check_root
-from cctui.projects.safepath import open_read
 from cctui.projects.service import ProjectService
 from cctui.projects.state import TaskRecord, now_iso
 
@@ -262,7 +262,7 @@ class ProjectTasks:
         the before-snapshot; ``ProjectTask.start`` starts it.
 
         Raises:
-            ProjectNotFound, PathOutsideProject and the like: nothing was recorded.
+            ProjectNotFound, PathRefused and the like: nothing was recorded.
         """
         project = await anyio.to_thread.run_sync(self.projects.get, project_id)
         root = await anyio.to_thread.run_sync(check_root, project.root_path)

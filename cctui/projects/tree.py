@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from cctui.projects import git
+from cctui.fs import git
 
 log = logging.getLogger(__name__)
 

@@ -1,9 +1,9 @@
 """What the review tools read: caller paths checked against the allowed roots, then
 documents and task contracts read with size limits.
 
-Every path is resolved (symlinks followed) and must lie inside a registered project or a
-configured review root before anything is opened; a call whose paths do not all pass reads
-nothing.
+Every path goes through cctui's one path policy (``cctui.fs.safepath``): it must lie inside
+a registered project or a configured review root before anything is opened, and a call
+whose paths do not all pass reads nothing. Files are then opened without following links.
 """
 
 from __future__ import annotations
@@ -15,14 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from cctui.errors import CctuiError
+from cctui.fs import safepath
+from cctui.fs.errors import NotAFile, PathNotAccessible, PathNotFound, PathRefused
+from cctui.fs.reading import read_head
 from cctui.review.templates import Document
 
 MAX_FILE_CHARS = 100_000
 """Per pasted file; Claude can Read the rest."""
 MAX_TOTAL_CHARS = 400_000
 """All pasted files of one prompt together."""
-_BINARY_PROBE = 8192
-
 RootsProvider = Callable[[], Iterable[Path]]
 """Returns the directories review paths may lie in (asked on every call: projects change)."""
 
@@ -62,25 +63,21 @@ class PathGuard:
         """``raw`` resolved (relative to ``base``, else the first root) if inside a root.
 
         Raises:
-            PathNotAllowed: empty, NUL bytes, or outside every root.
+            PathNotAllowed: the path policy refuses it (empty, NUL, ``..``, hidden
+                characters, ``.git``...) or it lies outside every root.
         """
         text = str(raw)
         roots = self.roots()
-        if not text.strip() or "\x00" in text:
-            raise PathNotAllowed(f"{what} {text!r} is not a usable path.")
-        path = Path(text)
-        if not path.is_absolute():
-            anchor = base or (roots[0] if roots else Path.cwd())
-            path = anchor / path
-        resolved = Path(os.path.realpath(path))
-        if not any(resolved.is_relative_to(root) for root in roots):
-            shown = ", ".join(str(r) for r in roots) or "(none)"
+        try:
+            return safepath.locate(text, roots, base=base).path
+        except PathRefused as exc:
+            allowed = ", ".join(str(r) for r in roots) or "(none)"
             raise PathNotAllowed(
-                f"{what} {text} is outside every registered project and review root ({shown}).",
+                f"{what} {safepath.shown(text)} refused ({exc.why}); the allowed roots are "
+                f"the registered projects and review roots ({allowed}).",
                 suggestion="Register the project (register_project) or add its directory to "
                 "review_roots in cctui's config; nothing was read.",
-            )
-        return resolved
+            ) from None
 
     def project_root(self, document: Path) -> Path:
         """Where a document's relative paths point and Claude runs: the parent of a
@@ -95,36 +92,36 @@ class PathGuard:
         return document.parent
 
 
-def _read_limited(path: Path, limit: int) -> tuple[str, bool]:
-    with path.open("rb") as fh:
-        head = fh.read(limit + 1)
-    if b"\x00" in head[:_BINARY_PROBE]:
-        return "(binary file, not included)", False
-    text = head.decode("utf-8", errors="replace")
-    return (text[:limit], True) if len(text) > limit else (text, False)
-
-
 def read_document(
     path: Path, label: str, *, required: bool = True, limit: int = MAX_FILE_CHARS
 ) -> Document:
-    """One document; a missing one is an error when ``required``, else ``text=None``.
+    """One document (``path`` as ``PathGuard.check`` returned it); a missing one is an
+    error when ``required``, else ``text=None``.
 
     Raises:
         DocumentNotFound: required and missing, a directory, or unreadable.
+        PathNotAllowed: a link was swapped in since the check, or the file has hard links.
     """
-    if not path.is_file():
-        if not required and not path.exists():
+    try:
+        with safepath.open_resolved(path, label) as (fh, _):
+            head = read_head(fh, limit)
+    except (PathNotFound, NotAFile) as exc:
+        if not required and isinstance(exc, PathNotFound):
             return Document(label, None)
         if not required and path.is_dir():
             return Document(label, "(a directory, not included: use Glob and Read)")
         raise DocumentNotFound(
             f"{label} is not a readable file.", suggestion="Check the path and try again."
-        )
-    try:
-        text, truncated = _read_limited(path, limit)
+        ) from None
+    except PathRefused as exc:
+        raise PathNotAllowed(exc.message, suggestion=exc.suggestion) from None
+    except PathNotAccessible as exc:
+        raise DocumentNotFound(exc.message) from None
     except OSError as exc:
         raise DocumentNotFound(f"{label} cannot be read ({exc.strerror}).") from None
-    return Document(label, text, truncated)
+    if head.binary:
+        return Document(label, "(binary file, not included)", False)
+    return Document(label, head.text, head.truncated)
 
 
 def read_documents(paths: Iterable[tuple[Path, str]]) -> list[Document]:

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from cctui.files import write_atomic
+from cctui.fs.atomic import write_atomic
 from cctui.review.answers import JudgeAnswer
 
 REPORT_MD = "JUDGE_REPORT.md"

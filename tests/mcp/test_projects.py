@@ -378,7 +378,7 @@ async def test_read_ranges_and_errors(server: CctuiMCPServer, project: Path) -> 
 
 
 async def test_large_file_is_streamed_by_range(server: CctuiMCPServer, project: Path) -> None:
-    from cctui.projects.files import MAX_READ_BYTES
+    from cctui.fs.reading import MAX_READ_BYTES
 
     with (project / "big.log").open("w") as fh:
         for i in range(1, 300_001):

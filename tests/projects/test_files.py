@@ -1,4 +1,7 @@
-"""Safe paths, atomic writes, session state and change detection, below the MCP layer."""
+"""Project files below the MCP layer: the JSON file lock, session state, change detection.
+
+(Safe paths and writes inside a root are cctui.fs's: tests/fs/test_safepath.py.)
+"""
 
 from __future__ import annotations
 
@@ -9,11 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from cctui.projects import safepath
+from cctui.fs.errors import PathNotAccessible, PathRefused
 from cctui.projects.changes import diff, snapshot
-from cctui.projects.errors import FileAlreadyExists, PathOutsideProject
 from cctui.projects.jsonfile import JsonFile
-from cctui.projects.safepath import open_read, write_file
 from cctui.projects.state import Checkpoint, StateFile
 
 
@@ -24,61 +25,6 @@ def root(tmp_path: Path) -> Path:
     (tmp_path / "outside").mkdir()
     (tmp_path / "outside" / "secret.txt").write_text("secret")
     return r
-
-
-def test_a_link_swapped_in_after_the_check_is_not_followed(
-    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The realpath check passed, then ``docs`` became a link out: the O_NOFOLLOW walk refuses."""
-    real_resolve = safepath.resolve_inside
-
-    def check_then_swap(r: Path | str, rel: str) -> tuple[Path, tuple[str, ...]]:
-        result = real_resolve(r, rel)
-        (root / "docs").rmdir()
-        (root / "docs").symlink_to(tmp_path / "outside")
-        return result
-
-    monkeypatch.setattr(safepath, "resolve_inside", check_then_swap)
-    with pytest.raises(PathOutsideProject), open_read(root, "docs/secret.txt"):
-        pass
-    (root / "docs").unlink()
-    (root / "docs").mkdir()
-    with pytest.raises(PathOutsideProject):
-        write_file(root, "docs/secret.txt", b"pwned", mode="overwrite")
-    assert (tmp_path / "outside" / "secret.txt").read_text() == "secret"
-
-
-def test_final_component_swapped_for_a_link_is_refused(
-    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    (root / "f.txt").write_text("mine")
-    real_resolve = safepath.resolve_inside
-
-    def check_then_swap(r: Path | str, rel: str) -> tuple[Path, tuple[str, ...]]:
-        result = real_resolve(r, rel)
-        (root / "f.txt").unlink()
-        (root / "f.txt").symlink_to(tmp_path / "outside" / "secret.txt")
-        return result
-
-    monkeypatch.setattr(safepath, "resolve_inside", check_then_swap)
-    with pytest.raises(PathOutsideProject), open_read(root, "f.txt"):
-        pass
-
-
-def test_writes_are_atomic_and_keep_the_mode(root: Path) -> None:
-    target = root / "run.sh"
-    first = write_file(root, "run.sh", b"#!/bin/sh\n", mode="create")
-    assert first.action == "created" and first.path == target.resolve()
-    target.chmod(0o755)
-    inode = target.stat().st_ino
-    again = write_file(root, "run.sh", b"echo hi\n", mode="append")
-    assert again.action == "appended" and again.bytes == 8
-    assert target.read_text() == "#!/bin/sh\necho hi\n"
-    assert target.stat().st_ino != inode  # a new file replaced the old one in one rename
-    assert target.stat().st_mode & 0o777 == 0o755
-    with pytest.raises(FileAlreadyExists):
-        write_file(root, "run.sh", b"x", mode="create")
-    assert sorted(p.name for p in root.iterdir()) == ["docs", "run.sh"]  # no temp files left
 
 
 def test_jsonfile_update_is_serialised_across_processes(tmp_path: Path) -> None:
@@ -100,7 +46,7 @@ def test_jsonfile_update_is_serialised_across_processes(tmp_path: Path) -> None:
 
 def test_state_file_may_not_be_a_link_out(root: Path, tmp_path: Path) -> None:
     (root / ".claude").symlink_to(tmp_path / "outside")
-    with pytest.raises(PathOutsideProject):
+    with pytest.raises(PathRefused):
         StateFile(root)
     (root / ".claude").unlink()
     sf = StateFile(root)
@@ -166,7 +112,6 @@ def test_an_unwritable_registry_still_lets_projects_be_read(tmp_path: Path, root
     """Recording lastAccessed fails (the lock cannot be taken): reads still work, writes to
     the registry report the problem."""
     from cctui.projects import ProjectService
-    from cctui.projects.errors import PathNotAccessible
 
     service = ProjectService(tmp_path / "projects.json", watch=False)
     service.register("p", str(root), project_id="p")

@@ -13,8 +13,8 @@ import pytest
 
 from cctui.core import SessionManager
 from cctui.errors import CliNotFound
+from cctui.fs.errors import PathRefused
 from cctui.projects import ProjectService
-from cctui.projects.errors import PathOutsideProject
 from cctui.projects.tasks import ProjectTask, ProjectTasks, task_prompt
 from tests.fakes.fake_driver import Step, fake_driver_factory, sleep, text, tool
 from tests.fakes.settings import make_settings
@@ -148,7 +148,7 @@ async def test_a_task_that_cannot_start_is_recorded_failed(setup: Any, root: Pat
 
 async def test_context_files_must_be_inside_the_root(setup: Any, root: Path) -> None:
     _, tasks, _ = await setup()
-    with pytest.raises(PathOutsideProject):
+    with pytest.raises(PathRefused):
         await tasks.open("p", "read it", ["../../etc/passwd"], 30)
     assert not (root / ".claude" / "session_state.json").exists()  # nothing recorded
     assert task_prompt("go", ["old.txt"]).endswith("Read these files first for context:\n- old.txt")

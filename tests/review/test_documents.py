@@ -31,7 +31,8 @@ def test_paths_inside_the_root_resolve(guard: PathGuard, project: Path, handoff:
     assert guard.check(str(handoff)) == handoff
     assert guard.check("_handoff/TASK_CONTRACT.json") == handoff  # relative to the first root
     assert guard.check("greet.py", base=project / "src") == project / "src" / "greet.py"
-    assert guard.check("src/../src/greet.py") == project / "src" / "greet.py"
+    assert guard.check("./src//greet.py") == project / "src" / "greet.py"
+    assert guard.check(".") == project  # a working directory may be the root itself
 
 
 @pytest.mark.parametrize(
@@ -46,6 +47,15 @@ def test_paths_inside_the_root_resolve(guard: PathGuard, project: Path, handoff:
         "a\x00b",
         "link-out/secret.txt",
         "link-out",
+        # The one path policy (cctui.fs.safepath): refused even where they would stay inside.
+        "src/../src/greet.py",
+        "~/greet.py",
+        "src/%2e%2e/greet.py",
+        "src\\greet.py",
+        "src/\u202egreet.py",
+        "src\uff0fgreet.py",
+        ".git/config",
+        "src/.GIT/config",
     ],
 )
 def test_paths_outside_every_root_are_refused(

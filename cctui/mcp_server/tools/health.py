@@ -9,13 +9,15 @@ from typing import Any
 
 from mcp.server import MCPServer
 
+from cctui import __version__
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.mcp_server.schemas.common import READ
 from cctui.mcp_server.schemas.health import HealthOut
 from cctui.redact import redact_text
 
-SERVER_VERSION = "0.1.0"
+SERVER_VERSION = __version__
+"""From the package metadata: pyproject.toml holds the one version literal."""
 
 
 def locate_cli(settings: Settings) -> tuple[Path | None, str]:

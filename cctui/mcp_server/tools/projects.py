@@ -23,6 +23,8 @@ from mcp.server.mcpserver import (
 from pydantic import Field
 
 from cctui.core import SessionManager
+from cctui.fs.errors import FileAlreadyExists
+from cctui.fs.safepath import WriteMode
 from cctui.mcp_server.asking.confirming import NoQuestion, ask_or_refuse, choice_of
 from cctui.mcp_server.asking.decisions import client_label
 from cctui.mcp_server.schemas.common import READ, WRITE
@@ -40,9 +42,8 @@ from cctui.mcp_server.schemas.projects import (
     WriteOut,
 )
 from cctui.projects import Checkpoint, ProjectService, ago
-from cctui.projects.errors import DuplicateProject, FileAlreadyExists, WriteCancelled
+from cctui.projects.errors import DuplicateProject, WriteCancelled
 from cctui.projects.registry import ID_PATTERN
-from cctui.projects.safepath import WriteMode
 from cctui.projects.saves import SaveDebouncer
 
 ProjectId = Annotated[

@@ -10,10 +10,11 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from cctui.core import Router, SessionManager, context, teams
+from cctui.core import Router, SessionManager, teams
 from cctui.mcp_server.asking.decisions import can_elicit, client_label
 from cctui.mcp_server.schemas.common import ACT, SessionId
 from cctui.mcp_server.schemas.team import BroadcastOut, DeliveryOut, SyncContextOut
+from cctui.projects import context
 
 METRICS_URI = "cctui://metrics"
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from cctui.files import write_atomic
+from cctui.fs.atomic import write_atomic
 
 TOKEN_FILE = "token"
 

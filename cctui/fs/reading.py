@@ -1,8 +1,9 @@
-"""Reading project files: line ranges streamed from disk, binary files refused.
+"""Reading files in bounded pieces: a caller never makes cctui hold a whole file.
 
-A file is read line by line and only the requested range is kept, so a 2 GB log costs
-what the range costs. Without a range at most ``MAX_READ_BYTES`` are returned and the
-result says there is more.
+``read_lines`` streams a line range of a text file inside a root (a range deep in a 2 GB log
+costs what the range costs; without a range at most ``MAX_READ_BYTES`` are returned and the
+result says there is more). ``read_head`` reads the start of an open file up to a number of
+characters, for the rooms that paste files into a prompt (context sync, the review menu).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from cctui.errors import ValidationFailed
-from cctui.projects.errors import BinaryFile
-from cctui.projects.safepath import open_read
+from cctui.fs.errors import BinaryFile
+from cctui.fs.safepath import open_read
 
 MAX_READ_BYTES = 256 * 1024
 """Most text one read returns; ask for a line range to go further."""
@@ -43,8 +44,14 @@ class ReadResult:
     the file's line count."""
 
 
+def has_nul(head: bytes) -> bool:
+    """A NUL in the first ``SNIFF_BYTES``: binary to every reader (text never has one)."""
+    return b"\x00" in head[:SNIFF_BYTES]
+
+
 def _looks_binary(head: bytes) -> bool:
-    if b"\x00" in head:
+    """A NUL, or bytes that are not UTF-8: what ``read_lines`` will not return as text."""
+    if has_nul(head):
         return True
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
@@ -144,3 +151,30 @@ def read_lines(
             has_more=not reached_end,
             note=note,
         )
+
+
+@dataclass(frozen=True)
+class TextHead:
+    """The start of a file, as text."""
+
+    text: str
+    """Up to the asked number of characters (invalid UTF-8 replaced); empty when binary."""
+    truncated: bool
+    """The file has more than ``text``."""
+    binary: bool
+    """A NUL in the first ``SNIFF_BYTES``: ``text`` is left empty."""
+
+
+def read_head(fh: BinaryIO, max_chars: int) -> TextHead:
+    """At most ``max_chars`` characters from the start of ``fh``.
+
+    Reads no more than those characters can take (4 bytes each in UTF-8) plus one byte to
+    tell a longer file, so a huge log is never read whole.
+    """
+    data = fh.read(max_chars * 4 + 1)
+    if has_nul(data):
+        return TextHead("", truncated=False, binary=True)
+    text = data.decode("utf-8", errors="replace")
+    if len(text) > max_chars:
+        return TextHead(text[:max_chars], truncated=True, binary=False)
+    return TextHead(text, truncated=False, binary=False)

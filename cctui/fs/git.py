@@ -1,6 +1,7 @@
-"""Read-only git facts about a project: branch, uncommitted changes, tracked-or-not files.
+"""Read-only git facts about a directory: branch, uncommitted changes, tracked-or-not files.
 
-Always ``git`` as a subprocess with a bounded time; cctui never changes a repository.
+The one place cctui runs ``git``: always as a subprocess with a bounded time, no stdin and
+no optional locks; cctui never changes a repository.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ def git_available() -> bool:
     return shutil.which("git") is not None
 
 
-def _git(root: Path, *args: str) -> bytes | None:
+def _git(root: Path, *args: str, timeout: float = GIT_TIMEOUT_S) -> bytes | None:
     """stdout of ``git -C root args``, or None when it fails (not a repo, no git, timeout)."""
     if not git_available():
         return None
@@ -27,8 +28,10 @@ def _git(root: Path, *args: str) -> bytes | None:
     try:
         done = subprocess.run(
             ["git", "-C", str(root), *args],
+            # No stdin: under `serve --stdio` cctui's stdin is the MCP stream.
+            stdin=subprocess.DEVNULL,
             capture_output=True,
-            timeout=GIT_TIMEOUT_S,
+            timeout=timeout,
             env=env,
             check=False,
         )
@@ -107,6 +110,13 @@ def status(root: Path, *, every_untracked: bool = True) -> GitStatus | None:
         if path.startswith(prefix):
             changed[path[len(prefix) :]] = code
     return GitStatus(branch=branch, uncommitted=len(changed), changed=changed)
+
+
+def status_text(root: Path, *, timeout: float = GIT_TIMEOUT_S) -> str | None:
+    """``git status --porcelain=v1 --branch`` as text, to show as it is (its first line is
+    ``## branch...upstream``); None when ``root`` is not in a repository."""
+    out = _git(root, "status", "--porcelain=v1", "--branch", timeout=timeout)
+    return None if out is None else out.decode("utf-8", errors="replace")
 
 
 def head(root: Path) -> str | None:

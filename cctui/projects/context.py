@@ -1,8 +1,13 @@
 """Context sync: tell a session what its project looks like now (git, files, env names).
 
 The text is built here and sent as an ordinary user message, so the session sees it in its
-own transcript. Files are read only inside the session's working directory (symlinks
-resolved); environment variables go by name only, never by value.
+own transcript. Paths follow cctui's one path policy (``cctui.fs.safepath``) with the
+session's working directory as the root, and files are opened without following links;
+environment variables go by name only, never by value.
+
+This is project knowledge, not session machinery: the session core is reached only through
+the ``Sessions`` protocol (the ``SessionManager`` fits it), so ``projects`` still imports
+nothing of ``core``.
 """
 
 from __future__ import annotations
@@ -12,16 +17,16 @@ import os
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
 from cctui.claude.transcripts import find_session
-from cctui.core.models import SessionInfo
+from cctui.config import Settings
 from cctui.errors import SessionNotFound, ValidationFailed
-
-if TYPE_CHECKING:
-    from cctui.core.manager import SessionManager
+from cctui.fs import git, safepath
+from cctui.fs.errors import NotAFile, PathNotAccessible, PathNotFound, PathRefused
+from cctui.fs.reading import read_head
 
 ContextType = Literal["files", "env", "git", "all"]
 
@@ -32,6 +37,31 @@ TOTAL_MAX_CHARS = 100_000
 LISTING_MAX = 200
 """Entries listed for a directory (or the project when no paths are given)."""
 GIT_TIMEOUT_S = 10.0
+
+Sent = TypeVar("Sent", covariant=True)
+
+
+class _Config(Protocol):
+    @property
+    def cwd(self) -> Path: ...
+
+
+class _Known(Protocol):
+    @property
+    def config(self) -> _Config: ...
+    @property
+    def pid(self) -> int | None: ...
+
+
+class Sessions(Protocol[Sent]):
+    """What ``sync`` needs of the session core: a known session's directory and process,
+    the Claude config directory (for a session known only from its transcript), and a way
+    to send a message (which resumes an ended session)."""
+
+    @property
+    def settings(self) -> Settings: ...
+    def get(self, session_id: str) -> _Known: ...
+    async def send(self, session_id: str, text: str) -> Sent: ...
 
 
 class ContextSync(BaseModel):
@@ -45,21 +75,25 @@ class ContextSync(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
-def resolve_inside(root: Path, raw: str) -> Path:
-    """``raw`` (relative to ``root``, or absolute) resolved, refusing anything outside root.
+def _refused(raw: str, root: Path, exc: PathRefused) -> ValidationFailed:
+    return ValidationFailed(
+        f"path {safepath.shown(raw)!r} refused ({exc.why}): context sync reads nothing "
+        f"outside the session's working directory {root}.",
+        suggestion="Pass paths inside the session's project (relative paths are best).",
+    )
+
+
+def check_path(root: Path, raw: str) -> safepath.Located:
+    """``raw`` (relative to ``root``, or absolute) located by the path policy.
 
     Raises:
-        ValidationFailed: the path escapes the session's working directory.
+        ValidationFailed: the policy refuses it (it escapes ``root``, names ``.git``,
+            uses ``..``, hides characters...).
     """
-    base = root.resolve()
-    candidate = Path(raw).expanduser()
-    resolved = (candidate if candidate.is_absolute() else base / candidate).resolve()
-    if not resolved.is_relative_to(base):
-        raise ValidationFailed(
-            f"path {raw!r} is outside the session's working directory {base}.",
-            suggestion="Pass paths inside the session's project (relative paths are best).",
-        )
-    return resolved
+    try:
+        return safepath.locate(raw, [root])
+    except PathRefused as exc:
+        raise _refused(raw, root, exc) from None
 
 
 async def build(
@@ -115,18 +149,18 @@ def env_names(pid: int | None, env: Mapping[str, str] | None = None) -> tuple[li
     return sorted(os.environ), "cctui (the session has no running process to read)"
 
 
-def _check(cwd: Path, paths: Sequence[str]) -> tuple[Path, list[Path]]:
+def _check(cwd: Path, paths: Sequence[str]) -> tuple[Path, list[safepath.Located]]:
     if not cwd.is_dir():
         raise ValidationFailed(f"the session's working directory {cwd} does not exist.")
-    return cwd.resolve(), [resolve_inside(cwd, p) for p in paths]
+    return Path(os.path.realpath(cwd)), [check_path(cwd, p) for p in paths]
 
 
 async def sync(
-    manager: SessionManager,
+    manager: Sessions[Sent],
     session_id: str,
     context_type: ContextType,
     paths: Sequence[str] = (),
-) -> tuple[ContextSync, SessionInfo]:
+) -> tuple[ContextSync, Sent]:
     """Build the context of a session's project and send it to the session (resuming it
     if it has ended). Returns what was sent and the session right after.
 
@@ -151,8 +185,8 @@ async def sync(
 
 
 async def _git_section(cwd: Path, result: ContextSync) -> str:
-    code, out = await _run(["git", "status", "--porcelain=v1", "--branch"], cwd)
-    if code != 0:
+    out = await asyncio.to_thread(git.status_text, cwd, timeout=GIT_TIMEOUT_S)
+    if out is None:
         result.warnings.append("not a git repository (or git is not installed)")
         return "## Git status\n\nNot a git repository."
     result.git_status_synced = True
@@ -163,42 +197,46 @@ async def _git_section(cwd: Path, result: ContextSync) -> str:
     return f"## Git status (branch {branch})\n\n```\n{body}\n```"
 
 
-def _files_section(root: Path, paths: list[Path], result: ContextSync) -> str:
+def _files_section(root: Path, paths: list[safepath.Located], result: ContextSync) -> str:
     if not paths:
         entries = _listing(root, result)
         return "## Project files\n\n" + "\n".join(entries)
     blocks = ["## Files"]
     budget = TOTAL_MAX_CHARS
-    for path in paths:
-        rel = path.relative_to(root).as_posix() or "."
-        if path.is_dir():
-            blocks.append(f"### {rel}/\n\n" + "\n".join(_listing(path, result, root)))
+    for found in paths:
+        rel = found.rel
+        if found.path.is_dir():
+            blocks.append(f"### {rel}/\n\n" + "\n".join(_listing(found.path, result, root)))
             continue
-        if not path.is_file():
-            result.warnings.append(f"{rel}: no such file")
-            blocks.append(f"### {rel}\n\n(no such file)")
-            continue
-        size = path.stat().st_size
-        with path.open("rb") as fh:
-            # At most what FILE_MAX_CHARS characters can take (4 bytes each in UTF-8), plus
-            # one byte to tell a longer file: a huge log is never read whole.
-            data = fh.read(FILE_MAX_CHARS * 4 + 1)
-        if b"\0" in data[:8192]:
-            blocks.append(f"### {rel} ({size} bytes)\n\n(binary file, not included)")
-            result.files_synced += 1
-            continue
-        text = data.decode("utf-8", errors="replace")
         limit = min(FILE_MAX_CHARS, budget)
-        cut = len(text) > limit
-        if cut:
+        try:
+            with safepath.open_resolved(found.path, rel) as (fh, st):
+                head = read_head(fh, limit)
+        except (PathNotFound, NotAFile) as exc:
+            missing = isinstance(exc, PathNotFound)
+            what = "no such file" if missing else "not a regular file"
+            result.warnings.append(f"{rel}: {what}")
+            blocks.append(f"### {rel}\n\n({what})")
+            continue
+        except PathNotAccessible:
+            result.warnings.append(f"{rel}: permission denied")
+            blocks.append(f"### {rel}\n\n(not readable: permission denied)")
+            continue
+        except PathRefused as exc:  # a link swapped in since the check, or hard links
+            raise _refused(rel, root, exc) from None
+        size = st.st_size
+        result.files_synced += 1
+        if head.binary:
+            blocks.append(f"### {rel} ({size} bytes)\n\n(binary file, not included)")
+            continue
+        text = head.text
+        if head.truncated:
             result.warnings.append(f"{rel}: cut to {limit} characters of {size} bytes")
-            text = text[:limit]
         budget -= len(text)
         fence = "````" if "```" in text else "```"
-        note = " (truncated)" if cut else ""
+        note = " (truncated)" if head.truncated else ""
         body = text.removesuffix("\n")
         blocks.append(f"### {rel} ({size} bytes){note}\n\n{fence}\n{body}\n{fence}")
-        result.files_synced += 1
     return "\n\n".join(blocks)
 
 
@@ -215,23 +253,3 @@ def _listing(directory: Path, result: ContextSync, root: Path | None = None) -> 
                 return entries
             entries.append("- " + (Path(dirpath) / name).relative_to(root).as_posix())
     return entries or ["(empty)"]
-
-
-async def _run(argv: list[str], cwd: Path) -> tuple[int, str]:
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-        )
-    except OSError:
-        return 127, ""
-    try:
-        out, _ = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT_S)
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
-        return 124, ""
-    return proc.returncode or 0, out.decode("utf-8", errors="replace")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cctui.core import context
+from cctui.projects import context
 
 
 async def test_a_long_file_is_cut_and_a_short_one_sent_whole(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 A write goes to a temporary file beside the target (``.<name>.<random>.tmp``), is fsynced and
 ``os.replace``d, so a reader or a crash sees the old file or the new one, never half of one.
-``cctui.projects.safepath`` writes inside a project through directory file descriptors
+``cctui.fs.safepath`` writes inside a caller's root through directory file descriptors
 instead (it must not follow symbolic links) and shares only ``flocked`` from here.
 """
 
