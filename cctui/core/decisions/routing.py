@@ -76,6 +76,8 @@ class Router:
         self._answer = answer
         self._askers: dict[str, Asker] = {}
         self._reaching: dict[str, asyncio.Task[None]] = {}
+        """Between-calls asks in flight, by input id."""
+        self._reaching_whom: dict[str, str] = {}
         self.elicit_bound_s = elicit_bound_s
         """How long a client may hold an input it was asked about."""
         self._waiters: dict[str, builtins.list[_Waiter]] = {}
@@ -96,11 +98,18 @@ class Router:
         if owner is not None and asker is not None and self._answer is not None:
             self._arm(item.id)
             # Started on the next loop turn: by then the caller has opened the input.
+            self._reaching_whom[item.id] = owner
             self._reaching[item.id] = asyncio.get_running_loop().create_task(
                 self._reach(item, owner, asker), name=f"ask {owner} about {item.id}"
             )
             return item.model_copy(update={"route": "client", "route_label": owner})
         return item.model_copy(update={"route": self.fallback(), "route_label": None})
+
+    def asking(self, input_id: str, label: str) -> asyncio.Task[None] | None:
+        """The between-calls ask of client ``label`` about ``input_id``, while it runs."""
+        if self._reaching_whom.get(input_id) != label:
+            return None
+        return self._reaching.get(input_id)
 
     def fallback(self) -> Literal["human", "nobody"]:
         """Who gets an input no client takes: the human, if one is attached."""
@@ -128,6 +137,7 @@ class Router:
             self.unreach(label, asker)
         finally:
             self._reaching.pop(item.id, None)
+            self._reaching_whom.pop(item.id, None)
         if decision is None or self._answer is None:
             self.gave_up(item.id)
             return
@@ -190,6 +200,7 @@ class Router:
         """The client could not decide: the human gets it, and no client is asked again."""
         self._gave_up.add(input_id)
         self._disarm(input_id)
+        self._reaching_whom.pop(input_id, None)
         task = self._reaching.pop(input_id, None)
         if task is not None and task is not asyncio.current_task():
             task.cancel()  # out of time: stop asking the client
@@ -219,6 +230,7 @@ class Router:
         """The input was answered: forget its deadline and who was asked."""
         self._disarm(input_id)
         self._asked.pop(input_id, None)
+        self._reaching_whom.pop(input_id, None)
         task = self._reaching.pop(input_id, None)
         if task is not None and task is not asyncio.current_task():
             task.cancel()  # answered elsewhere: stop asking the client

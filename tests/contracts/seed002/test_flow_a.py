@@ -9,7 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import Implementation
 
 from cctui.mcp_server.transport.http import HttpService
 from tests.contracts.clients import ok, over_http, over_stdio
@@ -102,4 +106,47 @@ async def test_a_2026_client_cannot_be_asked_between_calls_and_reads_nobody(
         sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))["sessionId"]
         status = await poll(c, sid, lambda s: s["status"] == "waiting_for_input")
         assert status["pendingInputs"][0]["asked"] == "nobody"
+    assert answers.asked == []
+
+
+class _NoGetStream(httpx2.AsyncBaseTransport):
+    """A client whose standalone GET stream never opens (the server says 405)."""
+
+    def __init__(self) -> None:
+        self._inner = httpx2.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        if request.method == "GET":
+            return httpx2.Response(405, request=request)
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+async def test_a_client_that_cannot_be_reached_falls_back_at_once(
+    real_http: HttpService,
+) -> None:
+    """It declares elicitation but has no channel for a request outside a call: the
+    reachability ping fails within seconds, and the input says nobody is asked."""
+    answers = Answers("accept", {"decision": "allow"})
+    http = httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {real_http.token}"},
+        timeout=httpx2.Timeout(30, read=60),
+        transport=_NoGetStream(),
+    )
+    async with Client(
+        streamable_http_client(real_http.url, http_client=http),
+        client_info=Implementation(name="no-get", version="1"),
+        mode="legacy",
+        elicitation_callback=answers,
+    ) as c:
+        sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))["sessionId"]
+        status = await poll(
+            c,
+            sid,
+            lambda s: s["pendingInputs"] and s["pendingInputs"][0]["asked"] == "nobody",
+            limit_s=30,
+        )
+        assert status["status"] == "waiting_for_input"
     assert answers.asked == []
