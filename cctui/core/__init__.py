@@ -20,6 +20,7 @@ from cctui.core.events import (
     ApiRetryEvent,
     AssistantTextEvent,
     ErrorEvent,
+    FilesRewoundEvent,
     InputRequestedEvent,
     InputResolvedEvent,
     ResultEvent,
@@ -29,7 +30,14 @@ from cctui.core.events import (
     UserMessageEvent,
 )
 from cctui.core.manager import Listener, SessionManager, WaitOutcome
-from cctui.core.models import SessionConfig, SessionInfo, SessionRecord, ToolUseSummary
+from cctui.core.models import (
+    PromptMark,
+    SessionConfig,
+    SessionInfo,
+    SessionRecord,
+    ToolUseSummary,
+)
+from cctui.core.rewind import RewindResult
 from cctui.core.states import LIVE, SessionStatus
 
 __all__ = [
@@ -42,16 +50,19 @@ __all__ = [
     "Decisions",
     "ErrorEvent",
     "EventBuffer",
+    "FilesRewoundEvent",
     "InputRequestedEvent",
     "InputResolvedEvent",
     "Listener",
     "Page",
     "PendingInput",
     "PermissionModeName",
+    "PromptMark",
     "Question",
     "QuestionOption",
     "Resolution",
     "ResultEvent",
+    "RewindResult",
     "Router",
     "SessionConfig",
     "SessionEvent",

@@ -19,9 +19,6 @@ from cctui.core import SessionEvent
 from cctui.core.events import (
     ApiRetryEvent,
     AssistantTextEvent,
-    ErrorEvent,
-    InputRequestedEvent,
-    InputResolvedEvent,
     ResultEvent,
     StatusChanged,
     ToolUseEvent,
@@ -86,10 +83,10 @@ def sdk_messages(ev: SessionEvent, called: set[str] | None = None) -> list[dict[
                 **extra,
             }
         ]
-    if isinstance(ev, InputRequestedEvent | InputResolvedEvent | ErrorEvent):
-        return [{"type": "system", "subtype": f"cctui_{ev.kind}", "session_id": sid, **extra}]
-    assert isinstance(ev, StatusChanged)
-    return []
+    if isinstance(ev, StatusChanged):
+        return []
+    # cctui's own notices (a decision asked or answered, an error, files rewound).
+    return [{"type": "system", "subtype": f"cctui_{ev.kind}", "session_id": sid, **extra}]
 
 
 def is_system(message: dict[str, Any]) -> bool:

@@ -151,6 +151,12 @@ SECTIONS: tuple[Section, ...] = (
                 "Details",
                 show=False,
             ),
+            Key(
+                "r",
+                "on a prompt: put files back as before it (asks)",
+                {"PromptBlock": "rewind"},
+                "Rewind files",
+            ),
             Note("▲", "an 'earlier' line: press it or scroll up"),
         ),
     ),
@@ -240,6 +246,14 @@ SECTIONS: tuple[Section, ...] = (
                 priority=True,
             ),
             Key("escape", "cancel", {"NewSessionScreen": "cancel"}, "Cancel"),
+        ),
+    ),
+    Section(
+        "Rewind confirmation",
+        1,
+        (
+            Key("y", "put the files back", {"RewindScreen": "confirm"}, "Rewind"),
+            Key("escape,n", "cancel (n too)", {"RewindScreen": "cancel"}, "Cancel"),
         ),
     ),
     Section(

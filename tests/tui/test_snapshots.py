@@ -21,6 +21,7 @@ SCENARIOS = {
     "metrics": "the metrics page: totals, MCP tools with latency percentiles, sessions",
     "projects": "the projects view: registered projects, their sessions, last access",
     "confirm": "a confirmation an MCP client needs (a file exists: overwrite, append, cancel)",
+    "rewind": "r on a prompt: the files a rewind would put back (the dry run), y or esc",
 }
 
 
