@@ -74,7 +74,8 @@ class Router:
         self._republish = republish
         self._humans = humans
         self._answer = answer
-        self._askers: dict[str, Asker] = {}
+        self._askers: dict[str, tuple[Asker, str]] = {}
+        """Clients reachable between calls: their asker and who they answer as."""
         self._reaching: dict[str, asyncio.Task[None]] = {}
         """Between-calls asks in flight, by input id."""
         self._reaching_whom: dict[str, str] = {}
@@ -94,13 +95,14 @@ class Router:
                 self._arm(item.id)
                 return item.model_copy(update={"route": "client", "route_label": waiter.label})
         owner = self._owners.get(item.session_id)
-        asker = self._askers.get(owner) if owner is not None else None
-        if owner is not None and asker is not None and self._answer is not None:
+        reachable = self._askers.get(owner) if owner is not None else None
+        if owner is not None and reachable is not None and self._answer is not None:
+            asker, decided_by = reachable
             self._arm(item.id)
             # Started on the next loop turn: by then the caller has opened the input.
             self._reaching_whom[item.id] = owner
             self._reaching[item.id] = asyncio.get_running_loop().create_task(
-                self._reach(item, owner, asker), name=f"ask {owner} about {item.id}"
+                self._reach(item, owner, asker, decided_by), name=f"ask {owner} about {item.id}"
             )
             return item.model_copy(update={"route": "client", "route_label": owner})
         return item.model_copy(update={"route": self.fallback(), "route_label": None})
@@ -115,17 +117,19 @@ class Router:
         """Who gets an input no client takes: the human, if one is attached."""
         return "human" if self._humans() else "nobody"
 
-    def reach(self, label: str, asker: Asker) -> None:
-        """Client ``label`` can be asked between its calls, through ``asker`` (the newest
-        registration wins: one connection per client name)."""
-        self._askers[label] = asker
+    def reach(self, label: str, asker: Asker, decided_by: str) -> None:
+        """Client ``label`` can be asked between its calls, through ``asker``; its answers
+        are recorded as ``decided_by`` (the newest registration wins: one connection per
+        client name)."""
+        self._askers[label] = (asker, decided_by)
 
     def unreach(self, label: str, asker: Asker | None = None) -> None:
         """Client ``label`` can no longer be asked between calls (its connection closed)."""
-        if asker is None or self._askers.get(label) is asker:
+        kept = self._askers.get(label)
+        if asker is None or (kept is not None and kept[0] is asker):
             self._askers.pop(label, None)
 
-    async def _reach(self, item: PendingInput, label: str, asker: Asker) -> None:
+    async def _reach(self, item: PendingInput, label: str, asker: Asker, decided_by: str) -> None:
         """Ask a reachable client; whatever goes wrong, the input goes on to the human."""
         decision: Decision | None = None
         try:
@@ -142,7 +146,7 @@ class Router:
             self.gave_up(item.id)
             return
         try:
-            self._answer(item.id, decision, f"mcp:{label}")
+            self._answer(item.id, decision, decided_by)
         except CctuiError as exc:  # answered meanwhile, or an unusable answer
             log.info("input %s: answer of %s not used: %s", item.id, label, exc.message)
             if any(p.id == item.id for p in self._inputs.list()):

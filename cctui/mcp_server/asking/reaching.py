@@ -49,4 +49,5 @@ def keep_reachable(router: Router, ctx: Context[Any, Any]) -> None:
             return form_to_decision(item, result.data)
         return None  # declined or cancelled
 
-    router.reach(client_label(ctx), ask)
+    label = client_label(ctx)
+    router.reach(label, ask, f"mcp:{label}")
