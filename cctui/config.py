@@ -23,6 +23,30 @@ LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 
 DEFAULT_HTTP_PORT = 47823
 
+_LOG_LEVEL_WORDS = {
+    "TRACE": "DEBUG",
+    "DEBUG": "DEBUG",
+    "VERBOSE": "DEBUG",
+    "INFO": "INFO",
+    "NOTICE": "INFO",
+    "WARN": "WARNING",
+    "WARNING": "WARNING",
+    "ERROR": "ERROR",
+    "ERR": "ERROR",
+    "FATAL": "ERROR",
+    "CRITICAL": "ERROR",
+}
+"""Every spelling the seeds (and common loggers) use, mapped onto Python's levels: seed
+002 documents ``debug, info, warn, error``; seed 004's ``MCP_LOG_LEVEL`` the same words."""
+
+
+def log_level(raw: str) -> str:
+    """A log level in any of the seeds' spellings, as one of ``LogLevel`` (unknown words are
+    returned upper-cased, for the model's own error)."""
+    word = raw.strip().upper()
+    return _LOG_LEVEL_WORDS.get(word, word)
+
+
 LaunchPrefix = tuple[Annotated[str, Field(min_length=1)], ...]
 """Command words run before ``claude`` (``["doppler", "run", "--"]``): a list, never a shell
 string, so nothing in it is ever interpreted by a shell."""
@@ -120,8 +144,10 @@ class Settings(BaseModel):
     session in (``doppler run --project P --config C --``) when the call names none."""
     doppler_config: str | None = None
     """Seed 004's ``DOPPLER_CONFIG``: the Doppler config for that wrapping (default ``dev``)."""
-    default_permission_mode: PermissionMode = "default"
-    """Permission mode for sessions created without one."""
+    default_permission_mode: PermissionMode | None = None
+    """Permission mode for sessions created without one; ``None`` (the default) passes no
+    ``--permission-mode``, so the CLI's own configured mode (``settings.json``
+    ``permissions.defaultMode``) applies, as seed 002 asks."""
     allowed_tools: tuple[str, ...] = ()
     """Tools pre-approved for every session cctui starts (e.g. ``Read``, ``Grep``)."""
     http_host: Literal["127.0.0.1"] = "127.0.0.1"
@@ -171,6 +197,12 @@ class Settings(BaseModel):
             if compat:
                 data["compat_tools"] = True
         return data
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level(cls, value: object) -> object:
+        # Any source (env, TOML, flag) may say "warn" or "info": seed 002's own words.
+        return log_level(value) if isinstance(value, str) else value
 
     @field_validator("projects_config", mode="after")
     @classmethod
@@ -263,7 +295,7 @@ def _from_env(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
         elif field == "review_roots":
             value = tuple(Path(p) for p in raw.split(os.pathsep) if p.strip())
         elif field == "log_level":
-            value = raw.upper()
+            value = log_level(raw)
         elif field == "state_dir":
             value = Path(raw).expanduser()
         values[field] = value

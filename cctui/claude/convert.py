@@ -25,6 +25,7 @@ from claude_agent_sdk import (
 )
 
 from cctui.claude.frames import (
+    ApiRetry,
     AssistantText,
     Frame,
     Init,
@@ -111,7 +112,21 @@ def _system(message: SystemMessage) -> list[Frame]:
         ]
     if message.subtype == "status" and isinstance(data.get("permissionMode"), str):
         return [ModeChanged(data["permissionMode"])]
+    if message.subtype == "api_retry":
+        return [
+            ApiRetry(
+                attempt=_int(data.get("attempt")) or 1,
+                max_retries=_int(data.get("max_retries")),
+                retry_delay_ms=_int(data.get("retry_delay_ms")),
+                error_status=_int(data.get("error_status")),
+                error=str(data["error"]) if data.get("error") is not None else None,
+            )
+        ]
     return []
+
+
+def _int(value: object) -> int | None:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _result(message: ResultMessage) -> TurnResult:

@@ -33,8 +33,9 @@ class LaunchSpec(BaseModel):
     """With ``resume``: continue under a new session id (``--fork-session``)."""
     model: str | None = None
     """Model name passed to the CLI."""
-    permission_mode: PermissionModeName = "default"
-    """The CLI's permission mode; ``plan`` makes it ask for a plan review first."""
+    permission_mode: PermissionModeName | None = None
+    """The CLI's permission mode; ``plan`` makes it ask for a plan review first; ``None``
+    passes no flag, so the user's configured default mode applies."""
     allowed_tools: tuple[str, ...] = ()
     """Tools that run without asking."""
     disallowed_tools: tuple[str, ...] = ()
@@ -112,6 +113,17 @@ class ModeChanged:
 
 
 @dataclass(frozen=True)
+class ApiRetry:
+    """The CLI retries a failed API request after a back-off (its ``system``/``api_retry``)."""
+
+    attempt: int
+    max_retries: int | None
+    retry_delay_ms: int | None
+    error_status: int | None
+    error: str | None
+
+
+@dataclass(frozen=True)
 class TurnResult:
     """End of a turn. ``total_cost_usd`` is cumulative for the process, as the CLI reports it."""
 
@@ -151,6 +163,7 @@ Frame = (
     | ToolCall
     | ToolOutcome
     | ModeChanged
+    | ApiRetry
     | TurnResult
     | PromptAccepted
     | ProcessExited

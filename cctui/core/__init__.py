@@ -17,6 +17,7 @@ from cctui.core.decisions.requests import (
 from cctui.core.decisions.routing import ELICIT_BOUND_S, Router
 from cctui.core.decisions.service import Decisions
 from cctui.core.events import (
+    ApiRetryEvent,
     AssistantTextEvent,
     ErrorEvent,
     FilesRewoundEvent,
@@ -43,6 +44,7 @@ __all__ = [
     "ELICIT_BOUND_S",
     "LIVE",
     "OTHER_PREFIX",
+    "ApiRetryEvent",
     "AssistantTextEvent",
     "Decision",
     "Decisions",

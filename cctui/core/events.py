@@ -107,6 +107,20 @@ class ResultEvent(_Event):
     """The CLI's token usage for the turn (input/output/cache tokens), as it reports it."""
 
 
+class ApiRetryEvent(_Event):
+    """The CLI retries a transient API failure (overloaded, 5xx, network) after a back-off."""
+
+    kind: Literal["api_retry"] = "api_retry"
+    attempt: int
+    """Which retry this is (1 = the first retry)."""
+    max_retries: int | None = None
+    retry_delay_ms: int | None = None
+    """The back-off before this retry (it grows exponentially)."""
+    error_status: int | None = None
+    """The HTTP status that failed (e.g. 529 overloaded), when there was one."""
+    error: str | None = None
+
+
 class FilesRewoundEvent(_Event):
     """Files were put back as they were just before a prompt (the conversation was not)."""
 
@@ -136,6 +150,7 @@ SessionEvent = Annotated[
     | InputRequestedEvent
     | InputResolvedEvent
     | ResultEvent
+    | ApiRetryEvent
     | FilesRewoundEvent
     | ErrorEvent,
     Field(discriminator="kind"),

@@ -96,6 +96,7 @@ def default_config(
     where = resolve_dir(cwd or settings.default_cwd or Path.cwd())
     base: dict[str, Any] = {
         "cwd": where,
+        # None: no --permission-mode, the CLI's configured default applies (seed 002).
         "permission_mode": settings.default_permission_mode,
         "launch_prefix": prefix_for(settings, where),
         "file_checkpointing": settings.file_checkpointing,

@@ -244,20 +244,26 @@ class SessionManager:
     async def interrupt(self, session_id: str, wait_s: float = 0.0) -> SessionInfo:
         """Stop the current turn (control request); the process stays alive.
 
-        With ``wait_s``, returns once the turn has ended (``interrupted``) or that many
-        seconds have passed (the TUI does not wait; an MCP caller reads the end state).
+        With ``wait_s``, returns once the turn has ended: a CLI that has not stopped after
+        that many seconds has its process ended (``interrupted``, as seed 002's SIGINT
+        would), so the turn is over when this returns. The TUI does not wait.
         """
-        session = self._sessions.find(session_id)
+        session = self._sessions.find_or_adopt(session_id)
         busy = session.turns.busy and session.process.alive
         await session.process.interrupt()
         if busy and wait_s > 0:
             await wait_for(session, self._fanout, self.decisions.inputs, wait_s)
+            if session.turns.busy and session.process.alive:
+                log.warning(
+                    "session %s: turn still running %gs after interrupt", session.id, wait_s
+                )
+                await session.process.stop(S.INTERRUPTED)
         return session.info()
 
     async def end(self, session_id: str) -> SessionInfo:
         """End the process as a finished run ends (``completed``; ``interrupted`` if a turn
         was still running). The session stays listed and resumable."""
-        session = self._sessions.find(session_id)
+        session = self._sessions.find_or_adopt(session_id)
         await session.process.stop()
         return session.info()
 
@@ -267,7 +273,7 @@ class SessionManager:
         A killed session ends ``interrupted``. ``force`` sends SIGKILL without the grace
         period (seed 004's ``force``).
         """
-        session = self._sessions.find(session_id)
+        session = self._sessions.find_or_adopt(session_id)
         await session.process.stop(S.INTERRUPTED, force=force)
         return session.info()
 
@@ -351,8 +357,13 @@ class SessionManager:
         return list(self._sessions.find(session_id).state.prompts.marks)
 
     def get(self, session_id: str) -> SessionInfo:
-        """Snapshot of a session cctui knows (live or registered). Raises SessionNotFound."""
-        return self._sessions.find(session_id).info()
+        """Snapshot of a session cctui knows (live or registered), or a past one Claude Code
+        keeps a transcript of (it joins as completed, like any listed session: seed 002).
+
+        Raises:
+            SessionNotFound: neither cctui nor a transcript knows the id.
+        """
+        return self._sessions.find_or_adopt(session_id).info()
 
     def list(self, *, active_only: bool = False) -> list[SessionInfo]:
         """cctui's sessions (live and registered), newest activity first."""
@@ -364,11 +375,11 @@ class SessionManager:
         self, session_id: str, since: int = 0, limit: int | None = None
     ) -> Page[SessionEvent]:
         """Buffered events after ``since``; ``missed`` tells a reader it fell behind."""
-        return self._sessions.find(session_id).buffer.since(since, limit)
+        return self._sessions.find_or_adopt(session_id).buffer.since(since, limit)
 
     def tool_uses(self, session_id: str) -> builtins.list[ToolUseSummary]:
         """The session's tool calls (running / completed / denied / failed), oldest first."""
-        return self._sessions.find(session_id).translator.tool_summaries()
+        return self._sessions.find_or_adopt(session_id).translator.tool_summaries()
 
     async def confirm(
         self,
@@ -413,7 +424,7 @@ class SessionManager:
 
     async def wait(self, session_id: str, timeout_s: float) -> WaitOutcome:
         """Return when the session needs input, its turn ends, it ends, or the timeout passes."""
-        session = self._sessions.find(session_id)
+        session = self._sessions.find_or_adopt(session_id)
         return await wait_for(session, self._fanout, self.decisions.inputs, timeout_s)
 
     def record_tool_call(

@@ -20,7 +20,7 @@ class SessionConfig(BaseModel):
     cwd: Path
     """Working directory (the project)."""
     model: str | None = None
-    permission_mode: PermissionModeName = "default"
+    permission_mode: PermissionModeName | None = None
     allowed_tools: tuple[str, ...] = ()
     disallowed_tools: tuple[str, ...] = ()
     max_turns: int | None = Field(default=None, ge=1)

@@ -58,7 +58,7 @@ class Session:
             status=record.status if record else S.STARTING,
             turns=TurnLedger(record),
             buffer=EventBuffer(host.settings.event_buffer_size),
-            permission_mode=config.permission_mode,
+            permission_mode=config.permission_mode or "default",
             prompts=PromptLog(record.prompts if record else ()),
             last_activity=record.last_activity if record else now,
             fan_out=lambda event: self._fan_out(host, event),

@@ -7,6 +7,7 @@ meaning depends on who stopped the process.
 from __future__ import annotations
 
 from cctui.claude.frames import (
+    ApiRetry,
     AssistantText,
     Frame,
     Init,
@@ -17,7 +18,13 @@ from cctui.claude.frames import (
     ToolOutcome,
     TurnResult,
 )
-from cctui.core.events import AssistantTextEvent, ErrorEvent, ResultEvent, ToolUseEvent
+from cctui.core.events import (
+    ApiRetryEvent,
+    AssistantTextEvent,
+    ErrorEvent,
+    ResultEvent,
+    ToolUseEvent,
+)
 from cctui.core.models import ToolUseSummary
 from cctui.core.process import TurnTimer
 from cctui.core.session_state import SessionState
@@ -72,6 +79,17 @@ class FrameTranslator:
             session.publish(event)
         elif isinstance(frame, ToolOutcome):
             self._on_tool_outcome(frame)
+        elif isinstance(frame, ApiRetry):
+            session.publish(
+                ApiRetryEvent(
+                    session_id=session.id,
+                    attempt=frame.attempt,
+                    max_retries=frame.max_retries,
+                    retry_delay_ms=frame.retry_delay_ms,
+                    error_status=frame.error_status,
+                    error=frame.error,
+                )
+            )
         elif isinstance(frame, TurnResult):
             self._on_result(frame)
         elif isinstance(frame, PromptAccepted):

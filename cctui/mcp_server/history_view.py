@@ -186,13 +186,16 @@ class HistoryView:
         team: str | None,
         text: str | None,
         limit: int,
+        offset: int = 0,
     ) -> SessionListOut:
         """Merged, filtered, newest first: the same catalog the TUI and `cctui sessions` show."""
         index = await self._index_ready()
         own = self._manager.list()
         entries = build_catalog(index if index is not None else [], own)
         try:
-            query = CatalogQuery(project=project, status=status, team=team, text=text, limit=limit)
+            query = CatalogQuery(
+                project=project, status=status, team=team, text=text, limit=limit, offset=offset
+            )
         except ValidationError as exc:
             raise ValidationFailed(
                 str(exc.errors()[0]["msg"]),
@@ -200,17 +203,21 @@ class HistoryView:
             ) from None
         page = query_catalog(entries, query, index.problems if index is not None else None)
         models = {s.session_id: s.config.model for s in own}
-        rows = [self._row(e, models.get(e.session_id)) for e in page.entries]
+        # Seed 002: isActive means *this server* has a process for it (a session running in
+        # someone's terminal is not; sending to it would start a second process).
+        mine = {s.session_id for s in own if s.is_active}
+        rows = [self._row(e, models.get(e.session_id), e.session_id in mine) for e in page.entries]
         return SessionListOut(
             sessions=rows,
             total=page.total,
             truncated=page.truncated,
+            next_offset=offset + len(rows) if page.truncated else None,
             total_count=page.total,
             filtered_count=len(rows),
         )
 
     @staticmethod
-    def _row(e: CatalogEntry, model: str | None) -> SessionListEntry:
+    def _row(e: CatalogEntry, model: str | None, is_active: bool) -> SessionListEntry:
         if e.status == SessionStatus.ERROR:
             status: Literal["active", "inactive", "error"] = "error"
         else:
@@ -220,8 +227,8 @@ class HistoryView:
             project_directory=e.cwd,
             display_text=e.title,
             timestamp=iso_z(e.last_activity),
-            is_active=e.is_active,
-            active_status=seed_status(e.status) if e.is_active else None,
+            is_active=is_active,
+            active_status=seed_status(e.status) if is_active else None,
             status=status,
             state=str(e.status),
             team=e.team,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from cctui.core import (
+    ApiRetryEvent,
     AssistantTextEvent,
     ErrorEvent,
     FilesRewoundEvent,
@@ -53,6 +54,9 @@ def event_text(ev: SessionEvent) -> str:
             )
         case ErrorEvent():
             return f"[error] {ev.message}"
+        case ApiRetryEvent():
+            why = ev.error_status or ev.error or "error"
+            return f"[api retry {ev.attempt}] {why}; retrying in {ev.retry_delay_ms or 0} ms"
 
 
 def event_out(ev: SessionEvent) -> EventOut:

@@ -85,9 +85,11 @@ class SessionState(_Camel):
     """The whole file."""
 
     session_id: str | None = None
-    """The seed's field; kept as written by whoever wrote it."""
+    """The Claude Code session the project's work continues in: the newest task's, written
+    when a task records one (seed 000)."""
     desktop_conversation_id: str | None = None
-    """The seed's field; kept as written by whoever wrote it."""
+    """The desktop conversation that last checkpointed, when the client named it (a
+    checkpoint's ``conversationId``; seed 000)."""
     checkpoints: list[Checkpoint] = Field(default_factory=list)
     """Oldest first."""
     claude_code_tasks: list[TaskRecord] = Field(default_factory=list)
@@ -131,8 +133,14 @@ class StateFile:
         return _parse(self.file.update(apply), self.path)
 
     def add_checkpoint(self, checkpoint: Checkpoint) -> SessionState:
-        """Append a checkpoint."""
-        return self._update(lambda s: s.checkpoints.append(checkpoint))
+        """Append a checkpoint; its conversation id, when known, becomes the state's."""
+
+        def change(state: SessionState) -> None:
+            state.checkpoints.append(checkpoint)
+            if checkpoint.conversation_id:
+                state.desktop_conversation_id = checkpoint.conversation_id
+
+        return self._update(change)
 
     def add_artifact(self, artifact: Artifact) -> SessionState:
         """Record a file written into the project (the newest ``MAX_ARTIFACTS`` are kept)."""
@@ -153,6 +161,8 @@ class StateFile:
             ]
             state.claude_code_tasks.append(task)
             del state.claude_code_tasks[:-MAX_TASKS]
+            if task.session_id:
+                state.session_id = task.session_id  # where the work continues
 
         return self._update(change)
 

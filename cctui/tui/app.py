@@ -353,7 +353,7 @@ class CctuiApp(App[None]):
             cwd = row.cwd  # most new sessions continue in the project already on screen
         screen = NewSessionScreen(
             cwd=cwd,
-            permission_mode=self.settings.default_permission_mode,
+            permission_mode=self.settings.default_permission_mode or "default",
             templates=self.settings.templates,
         )
         self.push_screen(screen, callback=self._create)

@@ -15,6 +15,7 @@ from claude_agent_sdk import (
 
 from cctui.claude.convert import FrameConverter
 from cctui.claude.frames import (
+    ApiRetry,
     AssistantText,
     Init,
     ModeChanged,
@@ -85,7 +86,18 @@ def test_system_and_result() -> None:
     assert conv.convert(init) == [Init("s1", "m", "/p", "plan", ("Bash",))]
     status = SystemMessage("status", {"status": None, "permissionMode": "default"})
     assert conv.convert(status) == [ModeChanged("default")]
-    assert conv.convert(SystemMessage("api_retry", {})) == []
+    retry = SystemMessage(
+        "api_retry",
+        {
+            "attempt": 2,
+            "max_retries": 10,
+            "retry_delay_ms": 1170,
+            "error_status": 529,
+            "error": "overloaded",
+        },
+    )
+    assert conv.convert(retry) == [ApiRetry(2, 10, 1170, 529, "overloaded")]
+    assert conv.convert(SystemMessage("compact_boundary", {})) == []
     res = ResultMessage(
         subtype="success",
         duration_ms=5,

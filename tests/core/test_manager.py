@@ -7,6 +7,7 @@ import json
 import os
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -299,6 +300,7 @@ async def test_router_asks_a_waiting_client_first_and_can_hand_to_the_human(
     requested: list[InputRequestedEvent] = []
     manager.subscribe(lambda e: requested.append(e) if isinstance(e, InputRequestedEvent) else None)
     router = manager.decisions.router
+    manager.decisions.attach_human()  # a TUI is attached
     sid = str(uuid.uuid4())
     with router.waiting(sid, "claude-code", can_ask=True):
         await manager.create("write", manager.default_config(project), session_id=sid)
@@ -315,10 +317,17 @@ async def test_a_client_that_cannot_ask_leaves_the_input_to_the_human(
     manager: SessionManager, project: Path
 ) -> None:
     sid = str(uuid.uuid4())
+    detach = manager.decisions.attach_human()  # a TUI is attached
     with manager.decisions.router.waiting(sid, "plain-client", can_ask=False):
         await manager.create("write", manager.default_config(project), session_id=sid)
         [item] = (await manager.wait(sid, 5)).pending
     assert item.route == "human" and item.route_label is None
+    detach()  # no TUI (cctui serve): nobody is asked, and the input says so
+    sid = str(uuid.uuid4())
+    with manager.decisions.router.waiting(sid, "plain-client", can_ask=False):
+        await manager.create("write", manager.default_config(project), session_id=sid)
+        [item] = (await manager.wait(sid, 5)).pending
+    assert item.route == "nobody" and item.route_label is None
 
 
 async def test_a_client_routed_input_goes_to_the_human_after_the_bound(
@@ -326,6 +335,7 @@ async def test_a_client_routed_input_goes_to_the_human_after_the_bound(
 ) -> None:
     router = manager.decisions.router
     router.elicit_bound_s = 0.05
+    manager.decisions.attach_human()  # a TUI is attached
     sid = str(uuid.uuid4())
     with router.waiting(sid, "claude-code", can_ask=True):
         await manager.create("write", manager.default_config(project), session_id=sid)
@@ -661,3 +671,47 @@ async def test_a_transcript_with_invalid_utf8_can_be_resumed(
     info = await manager.send(sid, "go on")
     assert info.config.cwd == project
     assert factory.specs[-1].resume == sid
+
+
+async def test_a_reachable_owner_is_asked_between_calls_and_falls_back_when_it_cannot(
+    manager: SessionManager, project: Path
+) -> None:
+    """Seed 002 Flow A in the core: the session's owner, reachable through an asker, gets a
+    new input at once; a decline, or an asker that cannot reach it, hands the input on
+    (nobody, with no human attached)."""
+    router = manager.decisions.router
+    asked: list[str] = []
+
+    async def allow(item: Any) -> Decision | None:
+        asked.append(item.id)
+        return Decision(behavior="allow")
+
+    router.reach("desk", allow, "mcp:desk")
+    sid = str(uuid.uuid4())
+    router.note_owner(sid, "desk", can_ask=True)
+    resolved: list[InputResolvedEvent] = []
+    manager.subscribe(lambda e: resolved.append(e) if isinstance(e, InputResolvedEvent) else None)
+    await manager.create("write", manager.default_config(project), session_id=sid)
+    for _ in range(5):
+        if (await manager.wait(sid, 5)).reason == "turn_ended":
+            break
+    assert asked and [(r.decision, r.decided_by) for r in resolved] == [("allow", "mcp:desk")]
+
+    async def decline(item: Any) -> Decision | None:
+        return None
+
+    async def unreachable(item: Any) -> Decision | None:
+        raise ConnectionError("no channel")
+
+    for asker in (decline, unreachable):
+        router.reach("desk", asker, "mcp:desk")
+        sid = str(uuid.uuid4())
+        router.note_owner(sid, "desk", can_ask=True)
+        await manager.create("write", manager.default_config(project), session_id=sid)
+        for _ in range(100):
+            pending = manager.pending(sid)
+            if pending and pending[0].route != "client":
+                break
+            await asyncio.sleep(0.02)
+        [item] = manager.pending(sid)
+        assert item.route == "nobody", (asker, item)

@@ -73,7 +73,7 @@ def test_template_under_explicit_values(tmp_path: Path, project: Path) -> None:
     assert config.permission_mode == "plan" and config.max_turns == 5  # from the template
     assert config.template == "review" and config.launch_prefix == ("env",)
     plain = launch.default_config(settings, project)
-    assert plain.permission_mode == "default" and plain.template is None
+    assert plain.permission_mode is None and plain.template is None  # the CLI's own mode
     assert launch.launch_spec(settings, plain).allowed_tools == ("Glob",)  # added at launch
     assert launch.default_config(settings, project, launch_prefix=()).launch_prefix == ()
 

@@ -184,6 +184,7 @@ async def test_write_then_read(server: CctuiMCPServer, project: Path) -> None:
             "bytes": 6,
             "decidedBy": None,
             "note": None,
+            "coalesced": 1,
         }
         replaced = await call(
             c,
@@ -498,7 +499,13 @@ async def test_resources(server: CctuiMCPServer, project: Path) -> None:
     assert "## docs/auth_spec.md\n\n# Auth\n\nJWT." in docs.text and "## specs/api.txt" in docs.text
     assert "diagram.png" not in docs.text and "main.py" not in docs.text
     assert listing["projects"][0]["id"] == "p"
-    assert prompts == {"plan-and-implement", "save-to-project", "continue-in-cli", "project-status"}
+    assert prompts == {
+        "plan-and-implement",
+        "save-to-project",
+        "continue-in-cli",
+        "project-status",
+        *("projects", "project", "save", "implement", "checkpoint", "status"),  # seed 000's /
+    }
     text = plan.messages[0].content.text
     assert "write_to_project" in text and "invoke_claude_code" in text and "`p`" in text
 
@@ -594,7 +601,7 @@ async def test_projects_profile_has_resources_and_prompts(
     async with client(none) as c:
         assert (await c.list_resource_templates()).resource_templates == []
         assert (await c.list_prompts()).prompts == []
-    assert len(templates) == 3 and len(prompts) == 4
+    assert len(templates) == 4 and len(prompts) == 10  # /files/{page}; 6 slash commands
 
 
 async def test_git_status_follows_changes(server: CctuiMCPServer, project: Path) -> None:

@@ -36,7 +36,7 @@ async def test_client_without_elicitation_answers_with_claude_respond(
         w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
         assert w["reason"] == "input_needed"
         item = w["pendingInputs"][0]
-        assert item["toolName"] == "Write" and item["asked"] == "human"
+        assert item["toolName"] == "Write" and item["asked"] == "nobody"  # no TUI attached
         assert "claude_respond" in w["note"]
         r = await ok(
             c, "claude_respond", {"sessionId": sid, "inputId": item["inputId"], "decision": "allow"}
@@ -68,10 +68,14 @@ async def test_cancelled_elicitation_falls_back_to_the_human(
     async with client(server, name="orchestrator", elicit=answers, mode=mode) as c:
         sid = (await ok(c, "claude_create_session", {"prompt": "please write"}))["sessionId"]
         w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
-        assert len(answers.asked) == 1
         assert w["reason"] == "input_needed" and "claude_respond" in w["note"]
-        item = w["pendingInputs"][0]
-        assert item["asked"] == "human"
+        for _ in range(250):  # legacy: asked between calls (Flow A), perhaps still in flight
+            item = (await ok(c, "claude_get_status", {"sessionId": sid}))["pendingInputs"][0]
+            if item["asked"] != "client":
+                break
+            await asyncio.sleep(0.02)
+        assert len(answers.asked) == 1
+        assert item["asked"] == "nobody"  # no TUI attached: it waits for claude_respond
         # Not asked again for the same input.
         w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 300})
         assert len(answers.asked) == 1
@@ -264,12 +268,14 @@ async def test_malformed_arguments_get_structured_errors_and_the_server_keeps_se
         assert not (await c.call_tool("claude_health", {})).is_error
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
+@pytest.mark.parametrize("mode", ["auto"])
 async def test_input_without_a_waiting_call_goes_to_the_human_and_the_owner_may_still_answer(
     server: CctuiMCPServer, manager: SessionManager, mode: str
 ) -> None:
-    """Nobody waits on the session: the human sees it at once; the creator, when it comes to
-    wait, is asked too, and the first answer wins."""
+    """Nobody waits on the session and the creator cannot be asked between calls (a
+    2026-07-28 connection): the human sees it at once; the creator, when it comes to wait,
+    is asked too, and the first answer wins."""
+    manager.decisions.attach_human()  # a TUI is attached
     routes: list[str] = []
     manager.subscribe(
         lambda e: routes.append(e.input.route) if e.kind == "input_requested" else None
@@ -289,6 +295,28 @@ async def test_input_without_a_waiting_call_goes_to_the_human_and_the_owner_may_
         assert routes == ["human"]  # the TUI was never told to pop a second modal
         w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
         assert w["reason"] == "turn_ended"
+
+
+async def test_the_creator_is_asked_between_calls_when_its_connection_allows(
+    server: CctuiMCPServer, manager: SessionManager
+) -> None:
+    """Seed 002 Flow A (2025-11-25): nobody waits on the session, and its creator is asked
+    at once by an elicitation outside any call; the TUI never pops a modal for it."""
+    manager.decisions.attach_human()  # a TUI is attached
+    routes: list[str] = []
+    manager.subscribe(
+        lambda e: routes.append(e.input.route) if e.kind == "input_requested" else None
+    )
+    answers = Answers("accept", {"decision": "allow"})
+    async with client(server, name="owner", elicit=answers, mode="legacy") as c:
+        sid = (await ok(c, "claude_create_session", {"prompt": "please write"}))["sessionId"]
+        for _ in range(250):
+            if answers.asked and not manager.pending(sid):
+                break
+            await asyncio.sleep(0.02)
+        assert len(answers.asked) == 1 and routes == ["client"]
+        w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        assert w["reason"] == "turn_ended" and len(answers.asked) == 1
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

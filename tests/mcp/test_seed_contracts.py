@@ -565,13 +565,14 @@ async def test_seed_003_query_options_reach_the_cli(
 async def test_seed_003_include_system_messages(server: Any) -> None:
     async with client(server) as c:
         full = await call(c, "claude_query", {"prompt": "error please"})
-        assert "error" in [m["type"] for m in full["messages"]]
+        kinds = [(m["type"], m.get("subtype")) for m in full["messages"]]
+        assert ("system", "init") in kinds and ("system", "cctui_error") in kinds, kinds
         bare = await call(
             c,
             "claude_query",
             {"prompt": "error please", "options": {"includeSystemMessages": False}},
         )
-        assert bare["messages"] and "error" not in [m["type"] for m in bare["messages"]]
+        assert bare["messages"] and "system" not in [m["type"] for m in bare["messages"]]
         assert bare["result"]["success"] is False and bare["result"]["error"] is not None
 
 

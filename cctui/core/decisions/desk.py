@@ -144,6 +144,7 @@ class InputDesk:
         """Answer an input of this session (first answer wins), publish and audit it."""
         state = self._state
         resolution = self._inputs.resolve(input_id, decision, decided_by)
+        self._router.done(input_id)  # whoever answered: nobody else is asked any more
         self.record(resolution)
         if (
             state.status == S.WAITING_FOR_INPUT

@@ -69,8 +69,10 @@ class PendingInput(BaseModel):
     created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     expires_at: datetime | None = None
     """When the timeout will deny it."""
-    route: Literal["human", "client"] = "human"
-    """Who is being asked first: the human at the TUI, or an MCP client via elicitation."""
+    route: Literal["human", "client", "nobody"] = "human"
+    """Who is being asked first: the human at the TUI, an MCP client via elicitation, or
+    nobody (no client can be asked and no human is attached: it waits for an answer by id,
+    ``claude_respond``, until the timeout denies it)."""
     route_label: str | None = None
     """Which client, when ``route`` is ``client``."""
     allow_for_session: str | None = None

@@ -44,9 +44,14 @@ class Decisions:
         self._desk_of = desk_of
         self.inputs = PendingInputs()
         """The registry: every open input, answered once."""
-        self.router = Router(self.inputs, self._republish)
-        """Who is asked about each input, by which channel, until when."""
         self._humans = 0
+        self.router = Router(
+            self.inputs,
+            self._republish,
+            humans=lambda: self.human_attached,
+            answer=lambda input_id, decision, by: self.respond(input_id, decision, by),
+        )
+        """Who is asked about each input, by which channel, until when."""
 
     def pending(self, session_id: str | None = None) -> builtins.list[PendingInput]:
         """Open inputs, oldest first."""

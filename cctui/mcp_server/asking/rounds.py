@@ -144,7 +144,7 @@ async def next_decision(
                 return item
             await ask_midcall(ctx, run.manager, run.broker, label, item, run.tally)
             continue
-        for_human = [p for p in pending if p.route == "human"]
+        for_human = [p for p in pending if p.route != "client"]
         if for_human and not run.manager.decisions.human_attached:
             return None  # nobody would answer: say so now
         run.waiting_on(for_human)

@@ -190,6 +190,12 @@ async def drive(
             return outcome
         item = router.claim(outcome.pending, label)
         if item is None:
+            # Already being asked of this client between calls: wait for that answer
+            # rather than report an input the client is deciding right now.
+            asks = [t for p in outcome.pending if (t := router.asking(p.id, label)) is not None]
+            if asks and len(asks) == len(outcome.pending) and deadline > _now():
+                await asyncio.wait(asks, timeout=max(0.0, deadline - _now()))
+                continue
             return outcome
         result: ElicitationResult[Any] | None = None
         with anyio.move_on_after(router.elicit_bound_s):

@@ -20,28 +20,39 @@ from typing import Any
 from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPDeprecationWarning
 
-from cctui.core import SessionEvent, UserMessageEvent
+from cctui.core import ApiRetryEvent, UserMessageEvent
 from cctui.mcp_server.asking.rounds import Followed
-from cctui.mcp_server.render import event_text
-from cctui.mcp_server.schemas.query import QueryMessage, QueryOut, QueryResult
+from cctui.mcp_server.schemas.query import QueryOut, QueryResult
 from cctui.mcp_server.schemas.sessions import PendingInputOut
+from cctui.mcp_server.sdk_messages import is_system, sdk_messages
 from cctui.timestamps import iso_z
 
-SYSTEM_KINDS = frozenset({"input_requested", "input_resolved", "error"})
-"""Message types that are cctui's notices rather than the conversation (seed 003's
-``includeSystemMessages: false`` leaves them out of the returned messages)."""
+
+def _init(run: QueryRun) -> dict[str, Any]:
+    """The SDK's first message of a run: ``system``/``init`` with the session's setup."""
+    info = run.manager.get(run.sid)
+    return {
+        "type": "system",
+        "subtype": "init",
+        "session_id": run.sid,
+        "cwd": str(info.config.cwd),
+        "model": info.config.model,
+        "permissionMode": info.permission_mode,
+        "eventSeq": 0,
+        "kind": "init",
+        "text": f"session {run.sid} in {info.config.cwd}",
+        "timestamp": iso_z(info.created_at),
+    }
 
 
-def _message(ev: SessionEvent) -> QueryMessage:
-    return QueryMessage(seq=ev.seq, type=ev.kind, text=event_text(ev), timestamp=iso_z(ev.at))
-
-
-async def _notify(ctx: Context[Any, Any], session_id: str, msg: QueryMessage) -> None:
+async def _notify(
+    ctx: Context[Any, Any], session_id: str, sequence: int, msg: dict[str, Any]
+) -> None:
     """One progress notification and one log message (seed 003's claude-code/messages:
-    ``{type, sessionId, message, timestamp, sequence}``; ``messageType``/``text`` repeat
-    the message's)."""
+    ``{type, sessionId, message: SDKMessage, timestamp, sequence}``; ``messageType`` and
+    ``text`` repeat the message's type and cctui's one-line rendering)."""
     with contextlib.suppress(Exception):  # a client gone mid-run must not end the run
-        await ctx.report_progress(msg.seq, None, f"[{msg.type}] {msg.text[:500]}")
+        await ctx.report_progress(sequence, None, f"[{msg['type']}] {str(msg['text'])[:500]}")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)
             await ctx.log(
@@ -49,11 +60,11 @@ async def _notify(ctx: Context[Any, Any], session_id: str, msg: QueryMessage) ->
                 {
                     "type": "claude_code_message",
                     "sessionId": session_id,
-                    "message": msg.model_dump(mode="json", by_alias=True),
-                    "timestamp": msg.timestamp,
-                    "sequence": msg.seq,
-                    "messageType": msg.type,
-                    "text": msg.text,
+                    "message": msg,
+                    "timestamp": msg["timestamp"],
+                    "sequence": sequence,
+                    "messageType": msg["type"],
+                    "text": msg["text"],
                 },
                 logger_name="claude-code/messages",
             )
@@ -86,17 +97,22 @@ class QueryRun(Followed):
         return 1 if log and isinstance(log[0], UserMessageEvent) else 0
 
     @property
-    def messages(self) -> list[QueryMessage]:
-        """The run's messages so far."""
-        return [_message(ev) for ev in self.run.log[self._first :]]
+    def messages(self) -> list[dict[str, Any]]:
+        """The run's messages so far, as the SDK's message objects (its init first),
+        numbered from 1 in ``seq`` (the notifications' ``sequence``)."""
+        out = [_init(self)]
+        called: set[str] = set()
+        for ev in self.run.log[self._first :]:
+            out.extend(sdk_messages(ev, called))
+        return [{**m, "seq": n} for n, m in enumerate(out, 1)]
 
     async def notify(self, ctx: Context[Any, Any]) -> None:
         """Each message not yet sent, as a notification."""
-        log = self.run.log
-        while self._first + self._sent < len(log):
-            msg = _message(log[self._first + self._sent])
+        messages = self.messages
+        while self._sent < len(messages):
+            msg = messages[self._sent]
             self._sent += 1
-            await _notify(ctx, self.sid, msg)
+            await _notify(ctx, self.sid, msg["seq"], msg)
 
     async def cancel(self) -> None:
         """The caller went away: stop the turn and end the process now."""
@@ -110,7 +126,7 @@ class QueryRun(Followed):
         pending = [] if over else self.manager.pending(self.sid)
         messages = self.messages
         if not self.with_system:
-            messages = [m for m in messages if m.type not in SYSTEM_KINDS]
+            messages = [m for m in messages if not is_system(m)]
         kept = messages[-self.max_messages :]
         success = over and last is not None and not last.is_error
         notes = list(self.tally.notes)
@@ -132,6 +148,8 @@ class QueryRun(Followed):
             truncated=len(kept) < len(messages),
             execution_time=elapsed_ms,
             execution_time_ms=elapsed_ms,
+            api_retries=sum(1 for ev in self.run.log if isinstance(ev, ApiRetryEvent)),
+            timed_out=self.run.stopping == "timeout",
             result=QueryResult(success=success, summary=summary, error=error),
             success=success,
             text=final.last_result if over else None,

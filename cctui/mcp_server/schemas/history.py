@@ -50,6 +50,8 @@ class SessionListOut(Out):
     sessions: list[SessionListEntry]
     total: int
     truncated: bool
+    next_offset: int | None = None
+    """More match: pass this as ``offset`` for the next page."""
     total_count: int = Field(alias="total_count")
     filtered_count: int = Field(alias="filtered_count")
 

@@ -80,6 +80,9 @@ class WriteOut(Out):
     note: str | None = None
     """Set when the file was written but something around it was not (e.g. the session
     state could not record it)."""
+    coalesced: int = 1
+    """Rapid saves of this file that this one write covered (seed 000's debounce): more
+    than 1 means newer content saved within moments was written in its place."""
 
 
 class ReadOut(Out):

@@ -10,16 +10,6 @@ from cctui.mcp_server.schemas.common import Out
 from cctui.mcp_server.schemas.sessions import PendingInputOut
 
 
-class QueryMessage(Out):
-    """One message of a ``claude_query`` run (also sent as a notification)."""
-
-    seq: int
-    type: str
-    text: str
-    timestamp: str
-    """When it happened (ISO 8601, UTC)."""
-
-
 class QueryResult(Out):
     """Seed 003's ``result`` object."""
 
@@ -37,12 +27,22 @@ class QueryOut(Out):
     """
 
     session_id: str
-    messages: list[QueryMessage]
+    messages: list[dict[str, Any]]
+    """The SDK's message objects (``type`` assistant | user | result | system, with
+    ``message.content`` blocks; the result's ``subtype``), in the SDK's own field names;
+    cctui's ``seq``, ``kind``, ``text`` and ``timestamp`` ride along."""
     total_messages: int
     truncated: bool
     execution_time: int
     """Milliseconds (seed 003's name); ``executionTimeMs`` is the same."""
     execution_time_ms: int
+    api_retries: int = 0
+    """Seed 003's retries of transient API failures: how many times the CLI retried a
+    request, each after an exponential back-off (each is a ``system``/``api_retry``
+    message with its attempt, delay and error)."""
+    timed_out: bool = False
+    """Seed 003's timeout indication: maxTimeMs stopped the run; ``messages`` and
+    ``result`` hold the partial results."""
     result: QueryResult
     success: bool
     text: str | None = None

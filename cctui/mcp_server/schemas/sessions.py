@@ -153,6 +153,23 @@ class SessionOut(SessionFields):
         return cls(status=seed_status(info.status), **SessionFields.fields(info))
 
 
+class InterruptOut(SessionFields):
+    """``claude_interrupt``: the session once its turn has stopped (seed 002)."""
+
+    status: Literal["interrupted"] = "interrupted"
+    """Seed 002's answer: the turn is not running any more; cctui's exact state (``idle``:
+    the process waits for the next message) is in ``state``."""
+    was_running: bool
+    """A turn was running and was stopped; false: the session was already idle or ended."""
+    note: str | None = None
+
+    @classmethod
+    def of_stopped(cls, info: SessionInfo, *, was_running: bool) -> InterruptOut:
+        """The session ``info`` after an interrupt that found a running turn or not."""
+        note = None if was_running else f"No turn was running (it was {info.status.value})."
+        return cls(was_running=was_running, note=note, **SessionFields.fields(info))
+
+
 class KillOut(SessionFields):
     """``claude_kill_session``: the session after its process ended, with seed 004's
     kill_session fields (seed 002 documents no kill)."""

@@ -50,7 +50,12 @@ def register(
         text: Annotated[
             str | None, Field(description="Only sessions whose title or prompt contains this text")
         ] = None,
-        limit: Annotated[int, Field(ge=1, le=500, description="Most recent first")] = 50,
+        limit: Annotated[
+            int, Field(ge=1, description="Sessions per page, most recent first (no maximum)")
+        ] = 50,
+        offset: Annotated[
+            int, Field(ge=0, description="Skip this many (the previous page's nextOffset)")
+        ] = 0,
     ) -> SessionListOut:
         """List Claude Code sessions (cctui's and any on this machine), newest first.
 
@@ -58,7 +63,7 @@ def register(
         names work too: status_filter (all, active, inactive, error), team_filter, limit;
         include_metadata is accepted and ignored (every row carries all its fields).
         """
-        return await history.list(projectDirectory, status, team, text, limit)
+        return await history.list(projectDirectory, status, team, text, limit, offset)
 
     @server.tool(annotations=READ)
     async def claude_get_transcript(

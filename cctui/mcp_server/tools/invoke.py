@@ -96,7 +96,7 @@ def register(
             Field(description="Relative paths of files Claude Code should read for context"),
         ] = None,
         maxTime: Annotated[
-            float, Field(gt=0, le=3600, description="Max execution time in seconds")
+            float, Field(gt=0, description="Max execution time in seconds (no maximum)")
         ] = 300,
         streaming: Annotated[
             bool, Field(description="Send progress notifications while it runs")

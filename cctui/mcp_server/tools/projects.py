@@ -24,6 +24,7 @@ from pydantic import Field
 
 from cctui.core import SessionManager
 from cctui.fs.errors import FileAlreadyExists
+from cctui.fs.safepath import WriteMode
 from cctui.mcp_server.asking.confirming import NoQuestion, ask_or_refuse, choice_of
 from cctui.mcp_server.asking.decisions import client_label
 from cctui.mcp_server.schemas.common import READ, WRITE
@@ -43,6 +44,7 @@ from cctui.mcp_server.schemas.projects import (
 from cctui.projects import Checkpoint, ProjectService, ago
 from cctui.projects.errors import DuplicateProject, WriteCancelled
 from cctui.projects.registry import ID_PATTERN
+from cctui.projects.saves import SaveDebouncer
 from cctui.timestamps import iso_z_or_none
 
 ProjectId = Annotated[
@@ -62,6 +64,11 @@ def register(server: MCPServer, manager: SessionManager, projects: ProjectServic
 
     async def run(fn: Any, *args: Any, **kwargs: Any) -> Any:
         return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))
+
+    async def write(pid: str, rel: str, content: str, mode: Any, dirs: bool) -> Any:
+        return await run(projects.write, pid, rel, content, mode=mode, create_dirs=dirs)
+
+    saves = SaveDebouncer(write)  # seed 000: rapid saves of one file are written once
 
     # -- register_project ----------------------------------------------------------------
 
@@ -211,10 +218,13 @@ def register(server: MCPServer, manager: SessionManager, projects: ProjectServic
                 f"{filePath} was left unchanged (cancelled).",
                 suggestion="Choose another filePath, or pass overwrite=true.",
             )
-        mode = "overwrite" if overwrite else (choice or "create")
-        result = await run(
-            projects.write, projectId, filePath, content, mode=mode, create_dirs=createDirs
-        )
+        mode: WriteMode = "create"
+        if overwrite or choice == "overwrite":
+            mode = "overwrite"
+        elif choice == "append":
+            mode = "append"
+        saved = await saves.save(projectId, filePath, content, mode, createDirs)
+        result = saved.result
         projects.trees.note_file(projectId, str(result.path.relative_to(project_root(projectId))))
         return WriteOut(
             success=True,
@@ -225,6 +235,7 @@ def register(server: MCPServer, manager: SessionManager, projects: ProjectServic
             if decided_by
             else (f"mcp:{client_label(ctx)}" if choice else None),
             note=result.note,
+            coalesced=saved.coalesced,
         )
 
     @server.tool(annotations=READ)

@@ -18,7 +18,8 @@ from cctui.projects import ProjectService
 
 
 def register(server: MCPServer, projects: ProjectService) -> None:
-    """Add the four workflow prompts to ``server``."""
+    """Add the four workflow prompts and seed 000's six slash commands to ``server``."""
+    register_slash_commands(server, projects)
 
     def _which(project_id: str | None) -> str:
         if not project_id:
@@ -111,3 +112,88 @@ What should Claude Code implement? I'll:
 - Git branch and uncommitted changes (if it is a repository)
 
 {_which(projectId)}"""
+
+
+def _active(project_id: str | None) -> str:
+    """Which project a slash command works on: the one named, else the conversation's."""
+    if project_id:
+        return f"the project `{project_id}`"
+    return (
+        "the active project (the one set with /project in this conversation; if none was "
+        "set, ask me which one, with list_projects to show them)"
+    )
+
+
+def register_slash_commands(server: MCPServer, projects: ProjectService) -> None:
+    """Seed 000's slash commands, as prompts with the seed's names and arguments: an MCP
+    client offers a server's prompts as its slash commands (/projects, /project, /save,
+    /implement, /checkpoint, /status)."""
+
+    def _known(project_id: str) -> str:
+        try:
+            project = projects.registry.get(project_id)
+        except CctuiError as exc:
+            raise MCPError(INVALID_PARAMS, from_cctui_error(exc).model_dump_json()) from None
+        return f"`{project.id}` ({project.name}, {project.root_path})"
+
+    @server.prompt(name="projects", description="Quick list of registered projects")
+    def projects_command() -> str:
+        return """Call list_projects and show the registered projects as a table, one line each:
+id, root path, Active/Inactive, last accessed (e.g. "2 hours ago"), and whether it has
+Claude state. Start with "📁 Registered Projects:" and end with
+"Use register_project to add new projects."."""
+
+    @server.prompt(name="project", description="Set the active project for this conversation")
+    def project_command(projectId: str) -> str:  # noqa: N803
+        which = _known(projectId)
+        return f"""From now on, the active project of this conversation is {which}.
+1. Call get_project_status with projectId="{projectId}" and includeGitStatus=true.
+2. Read the resource claude-code://{projectId}/session (the session state).
+3. Show "✅ Active project: <name>", its root path, the recent activity (checkpoints and
+   Claude Code tasks, newest first, with times like "2 hours ago"), then one line:
+   "<n> checkpoints available | <n> files modified | Git: <branch> branch".
+4. Ask: "What would you like to work on?\""""
+
+    @server.prompt(name="save", description="Save the latest artifact to the active project")
+    def save_command(filePath: str, projectId: str | None = None) -> str:  # noqa: N803
+        if projectId:
+            _known(projectId)
+        return f"""Save the most recent artifact of this conversation (the last spec, document or
+code block) to {_active(projectId)} at `{filePath}`: call write_to_project with that
+projectId, filePath="{filePath}" and the artifact as content (createDirs=true). If the file
+exists you will be asked whether to overwrite, append or cancel.
+Confirm with "✅ Saved to <fullPath> (<size>)"."""
+
+    @server.prompt(name="implement", description="Run Claude Code on a task in the project")
+    def implement_command(task: str, projectId: str | None = None) -> str:  # noqa: N803
+        if projectId:
+            _known(projectId)
+        return f"""Run Claude Code on this task in {_active(projectId)}:
+
+{task}
+
+Call invoke_claude_code with that projectId, task set to the text above, and the
+conversation's spec files as contextFiles. Say "🚀 Starting Claude Code task...", show its
+progress updates as they come ("⏳ <message> (<time>)"), then "✅ Task completed in <duration>"
+with the files created and modified, and ask "Ready to review the changes?"."""
+
+    @server.prompt(name="checkpoint", description="Save a checkpoint of this conversation")
+    def checkpoint_command(summary: str, projectId: str | None = None) -> str:  # noqa: N803
+        if projectId:
+            _known(projectId)
+        return f"""Create a checkpoint in {_active(projectId)}: call create_checkpoint with that
+projectId, summary="{summary}", the files created or modified in this conversation as
+artifacts, and the next steps we discussed as nextActions.
+Confirm with "✅ Checkpoint saved to <stateFile>" and say how to pick it up:
+• Claude Code CLI: cd <rootPath> && claude
+• VS Code: the Claude Code extension reads the same .claude/ state."""
+
+    @server.prompt(name="status", description="Status of the active project")
+    def status_command(projectId: str | None = None) -> str:  # noqa: N803
+        if projectId:
+            _known(projectId)
+        return f"""Show the status of {_active(projectId)}: call get_project_status with
+includeGitStatus=true and show "📊 Project Status: <id>", then the checkpoints (count and
+the last one's age), the Claude Code tasks (completed, running), the recent files, git
+(branch and uncommitted changes), the last checkpoint's summary, and its next suggested
+actions as bullets."""

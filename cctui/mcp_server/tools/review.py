@@ -28,7 +28,7 @@ JUDGE = ToolAnnotations(
 
 PathArg = Annotated[str, Field(min_length=1, max_length=4096)]
 Timeout = Annotated[
-    int, Field(ge=1, le=3600, description="Maximum time for the review, in seconds")
+    int, Field(ge=1, description="Maximum time for the review, in seconds (no maximum)")
 ]
 
 TOOL_NAMES = (

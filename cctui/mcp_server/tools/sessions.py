@@ -13,13 +13,15 @@ from mcp.server.mcpserver import Context, ElicitationResult, Resolve
 from pydantic import Field
 
 from cctui.config import Settings
-from cctui.core import Decision, Router, SessionManager, templates
+from cctui.core import Decision, Router, SessionManager, SessionStatus, templates
 from cctui.mcp_server.asking.decisions import DecisionForm, can_elicit, client_label
+from cctui.mcp_server.asking.reaching import keep_reachable
 from cctui.mcp_server.asking.sending import Deliveries
 from cctui.mcp_server.asking.waiting import Checkpoint, checkpoint, finish, question
 from cctui.mcp_server.render import event_out, output_lines, tool_uses
 from cctui.mcp_server.schemas.common import ACT, MAX_WAIT_MS, READ, STOP, SessionId
 from cctui.mcp_server.schemas.sessions import (
+    InterruptOut,
     KillOut,
     PendingInputOut,
     RespondOut,
@@ -29,8 +31,9 @@ from cctui.mcp_server.schemas.sessions import (
     seed_status,
 )
 
-INTERRUPT_WAIT_S = 5.0
-"""claude_interrupt returns once the turn has ended (seed 002: status interrupted), or then."""
+INTERRUPT_WAIT_S = 30.0
+"""claude_interrupt waits this long for the CLI to end its turn; then it ends the process
+(seed 002: the turn is stopped when the call returns ``interrupted``)."""
 TimeoutMs = Annotated[
     int,
     Field(
@@ -134,6 +137,7 @@ def register(
         )
         if prompt is None and template is not None:
             prompt = templates.find(settings, template).prompt
+        keep_reachable(broker, ctx)  # seed 002 Flow A: asked later, while it only polls
         info = await manager.create(prompt, config, session_id=sessionId)
         broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
         return SessionOut.of(info)
@@ -143,6 +147,7 @@ def register(
     async def deliver(
         sessionId: str, message: str | None, workingDirectory: str | None, ctx: Context
     ) -> None:
+        keep_reachable(broker, ctx)
         await deliveries.deliver(
             sessionId, message, workingDirectory, client_label(ctx), can_elicit(ctx)
         )
@@ -251,9 +256,9 @@ def register(
             ),
         ] = 0,
         outputLines: Annotated[
-            int, Field(ge=0, le=1000, description=("How many recent output lines to include"))
+            int, Field(ge=0, description="How many recent output lines to include (no maximum)")
         ] = 50,
-        limit: Annotated[int, Field(ge=1, le=1000, description="Events per page")] = 200,
+        limit: Annotated[int, Field(ge=1, description="Events per page (no maximum)")] = 200,
     ) -> StatusOut:
         """Status of a Claude Code session: state, result, output, pending decisions, events.
 
@@ -351,9 +356,20 @@ def register(
         )
 
     @server.tool(annotations=STOP)
-    async def claude_interrupt(sessionId: SessionId) -> SessionOut:
-        """Stop a Claude Code session's current turn (like pressing Escape); it stays resumable."""
-        return SessionOut.of(await manager.interrupt(sessionId, wait_s=INTERRUPT_WAIT_S))
+    async def claude_interrupt(sessionId: SessionId) -> InterruptOut:
+        """Stop a Claude Code session's current turn (like pressing Escape); it stays resumable.
+
+        Returns once the turn has stopped, with status "interrupted" (wasRunning=false: it
+        was already idle or ended).
+        """
+        before = manager.get(sessionId)
+        running = before.is_active and before.status in (
+            SessionStatus.STARTING,
+            SessionStatus.RUNNING,
+            SessionStatus.WAITING_FOR_INPUT,
+        )
+        info = await manager.interrupt(sessionId, wait_s=INTERRUPT_WAIT_S)
+        return InterruptOut.of_stopped(info, was_running=running)
 
     @server.tool(annotations=STOP)
     async def claude_kill_session(
@@ -381,6 +397,7 @@ def register(
         ] = None,
     ) -> SessionOut:
         """Copy a Claude Code session's history into a new session (new sessionId) and run it."""
+        keep_reachable(broker, ctx)
         info = await manager.fork(sessionId, prompt)
         broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
         return SessionOut.of(info)

@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 from cctui.core import (
+    ApiRetryEvent,
     ErrorEvent,
     FilesRewoundEvent,
     InputRequestedEvent,
@@ -96,6 +97,10 @@ def event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
     if isinstance(event, ErrorEvent):
         message = f"✗ {event.message}"
         return lambda: Note(Content(message), classes="error")
+    if isinstance(event, ApiRetryEvent):
+        why = event.error_status or event.error or "error"
+        retry = f"↻ API {why}: retry {event.attempt} in {event.retry_delay_ms or 0} ms"
+        return lambda: Note(Content(retry), classes="status")
     return None
 
 
