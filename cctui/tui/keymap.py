@@ -101,6 +101,21 @@ SECTIONS: tuple[Section, ...] = (
                 command=Command("Approvals inbox", "Everything waiting for you"),
             ),
             Note("enter", "open the session, then type a message"),
+            # -- from the list without opening a session (issue 18) --
+            Key(
+                "space",
+                "peek: what it waits for (answer it), last reply, reply",
+                {APP: "peek"},
+                "Peek",
+                command=Command("Peek at session", "What it waits for, its last reply; reply"),
+            ),
+            Key(
+                "o",
+                "open it in Claude Code itself; back here when it exits",
+                {APP: "take_over"},
+                "Claude Code",
+                command=Command("Open in Claude Code", "claude --resume in this terminal"),
+            ),
             Key(
                 "i",
                 "interrupt the current turn",
@@ -254,6 +269,24 @@ SECTIONS: tuple[Section, ...] = (
                 show=False,
             ),
             Key("escape,p", "close (p too)", {"ProjectsScreen": "close"}, "Close"),
+            Key("n", "register a directory", {"ProjectsScreen": "register"}, "Register"),
+            Key("r", "rename", {"ProjectsScreen": "rename"}, "Rename"),
+            Key("x,delete", "remove from the registry", {"ProjectsScreen": "remove"}, "Remove"),
+            Key("escape", "in its form: cancel", {"ProjectForm": "cancel"}, "Cancel"),
+        ),
+    ),
+    Section(
+        "Peek (space on a row)",
+        0,
+        (
+            Key("y", "allow · approve · send answers", {"PeekAsk": "allow"}, "Allow"),
+            Key("n", "deny · reject · decline", {"PeekAsk": "deny"}, "Deny"),
+            Key("A", "allow for the session", {"PeekAsk": "allow_always"}, "Allow for session"),
+            Key("enter", "the full request (a reason, feedback)", {"PeekAsk": "open"}, "Full"),
+            Note("tab", "the request ↔ the reply line (enter sends)"),
+            Key("escape", "close", {"PeekScreen": "close"}, "Close"),
+            Key("y,enter", "a yes/no question: yes", {"AskScreen": "yes"}, "Yes"),
+            Key("n,escape", "a yes/no question: no", {"AskScreen": "no"}, "No"),
         ),
     ),
     Section(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from datetime import datetime, timedelta
 from typing import ClassVar
@@ -102,8 +103,12 @@ class SessionPane(Vertical):
     def _show_empty(self, empty: bool) -> None:
         self.set_class(empty, "-empty")
 
-    def show(self, row: SessionRow | None) -> None:
-        """Show ``row``'s session (or the empty state), reading its output from the start."""
+    def show(self, row: SessionRow | None, *, from_transcript: bool = False) -> None:
+        """Show ``row``'s session (or the empty state), reading its output from the start.
+
+        ``from_transcript``: draw it again from its transcript, not from what cctui's process
+        said (after Claude Code itself wrote to it: the transcript holds both); only events
+        after this point are pulled from the core."""
         transcript = self.query_one(Transcript)
         if row is None:
             self.session_id, self._row = None, None
@@ -113,7 +118,7 @@ class SessionPane(Vertical):
         same = row.session_id == self.session_id
         self._row = row
         self._update_header()
-        if same:
+        if same and not from_transcript:
             self.pull()
             return
         self.session_id = row.session_id
@@ -123,6 +128,12 @@ class SessionPane(Vertical):
         self._history_start = None
         transcript.reset()
         self._show_empty(False)
+        if from_transcript:
+            # Not one of cctui's sessions: it has no events to skip.
+            with contextlib.suppress(CctuiError):
+                self._seq = self._manager.get(row.session_id).last_seq
+            self.load_history(row.session_id)
+            return
         self.pull()
         if not self._buffered:
             self.load_history(row.session_id)
