@@ -8,6 +8,7 @@ import logging
 import os
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
 from functools import partial
 from importlib.resources import files
 from pathlib import Path, PurePath
@@ -19,7 +20,7 @@ from textual.binding import BindingType
 from textual.screen import Screen
 
 from cctui.config import Settings
-from cctui.core import PendingInput, SessionManager
+from cctui.core import AssistantTextEvent, PendingInput, SessionManager
 from cctui.core.services import Service
 from cctui.errors import CctuiError
 from cctui.history import HistoryIndex
@@ -443,16 +444,23 @@ class CctuiApp(App[None]):
                 row,
                 self.manager.pending,
                 config_dir=self.settings.claude_config_dir,
-                last_result=self._last_result,
+                own_reply=self._own_reply,
             ),
             callback=self._pump_after,
         )
 
-    def _last_result(self, session_id: str) -> str | None:
+    def _own_reply(self, session_id: str) -> tuple[str, datetime | None] | None:
+        """The newest assistant text cctui's process of the session said (its buffered
+        events), else its last result; None for a session cctui does not drive."""
         try:
-            return self.manager.get(session_id).last_result
+            page = self.manager.events(session_id)
+            info = self.manager.get(session_id)
         except CctuiError:
-            return None  # not one of cctui's sessions
+            return None
+        for event in reversed(page.events):
+            if isinstance(event, AssistantTextEvent) and event.text.strip():
+                return event.text, event.at
+        return (info.last_result, info.last_activity) if info.last_result else None
 
     def action_take_over(self) -> None:
         session_id = self._row_under_cursor()

@@ -211,19 +211,19 @@ SECTIONS: tuple[Section, ...] = (
             Key(
                 "y",
                 "allow · approve a plan · send answers",
-                {"ApprovalScreen": "allow", "InboxScreen": "quick('allow')"},
+                {"ApprovalScreen": "allow", "InboxScreen": "quick('allow')", "PeekAsk": "allow"},
                 "Allow",
             ),
             Key(
                 "n",
                 "deny, with an optional reason",
-                {"ApprovalScreen": "deny", "InboxScreen": "quick('deny')"},
+                {"ApprovalScreen": "deny", "InboxScreen": "quick('deny')", "PeekAsk": "deny"},
                 "Deny",
             ),
             Key(
                 "A",
                 "allow for the session (the modal says what)",
-                {"ApprovalScreen": "allow_always"},
+                {"ApprovalScreen": "allow_always", "PeekAsk": "allow_always"},
                 "Allow for session",
             ),
             Key(
@@ -234,8 +234,8 @@ SECTIONS: tuple[Section, ...] = (
             ),
             Key(
                 "enter",
-                "in the inbox: open the request",
-                {"InboxScreen": "open"},
+                "in the inbox or a peek: open the request",
+                {"InboxScreen": "open", "PeekAsk": "open"},
                 "Open",
                 priority=True,
             ),
@@ -276,20 +276,6 @@ SECTIONS: tuple[Section, ...] = (
         ),
     ),
     Section(
-        "Peek (space on a row)",
-        0,
-        (
-            Key("y", "allow · approve · send answers", {"PeekAsk": "allow"}, "Allow"),
-            Key("n", "deny · reject · decline", {"PeekAsk": "deny"}, "Deny"),
-            Key("A", "allow for the session", {"PeekAsk": "allow_always"}, "Allow for session"),
-            Key("enter", "the full request (a reason, feedback)", {"PeekAsk": "open"}, "Full"),
-            Note("tab", "the request ↔ the reply line (enter sends)"),
-            Key("escape", "close", {"PeekScreen": "close"}, "Close"),
-            Key("y,enter", "a yes/no question: yes", {"AskScreen": "yes"}, "Yes"),
-            Key("n,escape", "a yes/no question: no", {"AskScreen": "no"}, "No"),
-        ),
-    ),
-    Section(
         "Metrics page",
         1,
         (
@@ -299,6 +285,23 @@ SECTIONS: tuple[Section, ...] = (
                 {"MetricsScreen": "close"},
                 "Close",
             ),
+        ),
+    ),
+    Section(
+        "Peek (space on a row)",
+        1,
+        (
+            Note("y n A", "answer its request (enter: the full request)"),
+            Note("tab", "the request ↔ the reply line (enter sends)"),
+            Key("escape", "close", {"PeekScreen": "close"}, "Close"),
+        ),
+    ),
+    Section(
+        "A yes/no question (o, a project's x)",
+        0,
+        (
+            Key("y,enter", "yes", {"AskScreen": "yes"}, "Yes"),
+            Key("n,escape", "no", {"AskScreen": "no"}, "No"),
         ),
     ),
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
 
@@ -38,6 +39,15 @@ TAIL = 12
 
 _ASK_LINES = 12
 """A tool input is cut to this many lines in the peek (``enter`` shows all of it)."""
+
+Said = tuple[str, datetime | None]
+"""A reply's text and when it was said (None: unknown)."""
+
+
+def _newer(a: datetime | None, b: datetime | None) -> bool:
+    """``a`` is later than ``b`` (an unknown time loses)."""
+    return a is not None and (b is None or a >= b)
+
 
 _WHAT = {"permission": "Permission", "plan_review": "Plan review", "user_question": "Question"}
 
@@ -157,15 +167,15 @@ class PeekScreen(ModalScreen[None]):
         pending: Callable[[str], list[PendingInput]],
         *,
         config_dir: Path,
-        last_result: Callable[[str], str | None],
+        own_reply: Callable[[str], Said | None],
     ) -> None:
-        """``pending(session_id)``: its open inputs, oldest first; ``last_result``: the
-        core's last result text of a session it drives (None if it knows none)."""
+        """``pending(session_id)``: its open inputs, oldest first; ``own_reply``: the last
+        assistant text the core has of a session it drives, and when (None: it has none)."""
         super().__init__()
         self.row = row
         self._pending = pending
         self._config_dir = config_dir
-        self._last_result = last_result
+        self._own_reply = own_reply
         self._asked: str | None = None
         """The id of the request shown (the view is rebuilt only when it changes)."""
         self._drawn = False
@@ -245,9 +255,10 @@ class PeekScreen(ModalScreen[None]):
 
     @work(exclusive=True, group="peek", exit_on_error=False)
     async def read_reply(self) -> None:
-        """Find the session's last reply: the transcript's newest assistant text, else the
-        core's last result."""
-        text = None
+        """Find the session's last reply: the newer of the transcript's last assistant text
+        and the core's (a turn still streaming; a session taken over in Claude Code has newer
+        turns in its transcript only)."""
+        said: Said | None = None
         row = self.row
         cwd = str(row.cwd) if row.cwd else None
         try:
@@ -262,14 +273,17 @@ class PeekScreen(ModalScreen[None]):
                 cwd=cwd,
                 path=probe.transcript_path,
             )
-            said = [m.text for m in page.messages if m.role == "assistant" and m.text.strip()]
-            text = said[-1] if said else None
+            texts = [m for m in page.messages if m.role == "assistant" and m.text.strip()]
+            if texts:
+                said = (texts[-1].text, texts[-1].timestamp)
         except CctuiError:
             pass  # no transcript yet (a session that has not answered): the core may know
-        text = text or self._last_result(self.session_id)
-        self.reply_text = text
+        own = self._own_reply(self.session_id)
+        if own is not None and (said is None or _newer(own[1], said[1])):
+            said = own
+        self.reply_text = said[0] if said is not None else None
         body = self.query_one("#reply-body", Markdown)
-        await body.update(text or "_No reply yet._")
+        await body.update(self.reply_text or "_No reply yet._")
 
     @on(Input.Submitted, "#reply-line")
     def _send(self, event: Input.Submitted) -> None:
