@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from textual.app import App
@@ -14,6 +14,7 @@ from textual.widgets import Input
 
 from cctui.core import Decision, PendingInput, ResultEvent, SessionStatus
 from cctui.tui import clock
+from cctui.tui.rows import SessionRow
 from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.ask import AskScreen
 from cctui.tui.screens.inbox import InboxScreen
@@ -24,6 +25,7 @@ from cctui.tui.screens.projects import ProjectsScreen
 from cctui.tui.widgets.blocks import ResultBlock
 from cctui.tui.widgets.session_pane import MessageInput
 from tests.fakes.fake_driver import sleep, text
+from tests.snapshot_apps.history import write_history, write_transcript
 from tests.tui.conftest import Harness, RunApp
 
 
@@ -389,3 +391,45 @@ async def test_an_interrupted_turn_reads_as_interrupted(run_app: RunApp) -> None
         assert "turn interrupted" in line
         assert "failed" not in line and "aborted_streaming" not in line
         assert block.has_class("-interrupted")
+
+
+async def test_peek_at_a_session_known_only_from_disk_reads_its_transcript(
+    run_app: RunApp,
+) -> None:
+    async with run_app() as h:
+        sid = "0a1b2c3d-0000-4000-8000-0000000000c1"
+        claude_dir = h.app.settings.claude_config_dir
+        when = datetime.now(UTC) - timedelta(hours=1)
+        reply = [{"type": "text", "text": "Here is a **first draft**."}]
+        write_transcript(claude_dir, sid, str(h.project), when, [("Draft a post", reply)])
+        write_history(claude_dir, [("Draft a post", when, str(h.project), sid)])
+        await h.until(lambda: h.app.main.sessions.row(sid) is not None, wait_s=10)
+        peek = await _peek(h, sid)
+        await h.until(lambda: peek.reply_text is not None)
+        assert peek.reply_text == "Here is a **first draft**."
+        assert not peek.query(PeekAsk)
+        assert isinstance(h.app.focused, Input) and h.app.focused.id == "reply-line"
+
+
+async def test_o_refuses_a_session_a_foreign_claude_has_open(run_app: RunApp) -> None:
+    async with run_app() as h:
+        sid = "0a1b2c3d-0000-4000-8000-0000000000c2"
+        row = SessionRow(
+            session_id=sid,
+            status="running",
+            project="proj",
+            title="someone else's",
+            last_activity=datetime.now(UTC),
+            cost_usd=None,
+            cwd=h.project,
+            live=True,
+            ours=False,
+        )
+        h.app.main.sessions.set_rows([row])
+        runs = Runs()
+        h.app.takeover.runner = runs.runner(h)
+        h.app.main.sessions.select(sid)
+        h.app.main.sessions.focus()
+        await h.pilot.press("o")
+        await h.until(lambda: _notified(h, "did not start has this session open"))
+        assert runs.calls == [] and not isinstance(h.app.screen, AskScreen)
