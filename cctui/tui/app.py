@@ -435,6 +435,8 @@ class CctuiApp(App[None]):
         return self._current()
 
     def action_peek(self) -> None:
+        if not self.main_screen_on_top():
+            return  # a space in a form, a page or a modal is theirs
         session_id = self._row_under_cursor()
         row = self.main.sessions.row(session_id) if session_id else None
         if row is None or any(isinstance(s, PeekScreen) for s in self.screen_stack):
@@ -463,6 +465,8 @@ class CctuiApp(App[None]):
         return (info.last_result, info.last_activity) if info.last_result else None
 
     def action_take_over(self) -> None:
+        if not self.main_screen_on_top():
+            return
         session_id = self._row_under_cursor()
         if session_id is not None:
             self.takeover.start(session_id)

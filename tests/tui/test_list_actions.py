@@ -433,3 +433,19 @@ async def test_o_refuses_a_session_a_foreign_claude_has_open(run_app: RunApp) ->
         await h.pilot.press("o")
         await h.until(lambda: _notified(h, "did not start has this session open"))
         assert runs.calls == [] and not isinstance(h.app.screen, AskScreen)
+
+
+async def test_the_palette_peeks_and_the_footer_lists_the_new_keys(run_app: RunApp) -> None:
+    async with run_app() as h:
+        session_id = await h.create("hello")
+        h.app.main.sessions.select(session_id)
+        h.app.main.sessions.focus()
+        shown = {key for key, b in h.app.main.active_bindings.items() if b.binding.show}
+        assert {"space", "o"} <= shown
+        await h.pilot.press("ctrl+p")
+        await h.pilot.pause(0.2)
+        await h.pilot.press(*"Peek at session")
+        await h.pilot.pause(0.3)
+        await h.pilot.press("enter")
+        await h.until(lambda: isinstance(h.app.screen, PeekScreen))
+        assert h.app.screen.session_id == session_id  # type: ignore[attr-defined]
