@@ -138,6 +138,10 @@ async def test_enter_on_the_peeked_request_opens_the_full_modal_over_the_peek(
         session_id = await h.create("please bash")
         await _later_all(h)
         await _peek(h, session_id)
+        await h.pilot.press("tab")
+        assert isinstance(h.app.focused, Input) and h.app.focused.id == "reply-line"
+        await h.pilot.press("shift+tab")
+        assert isinstance(h.app.focused, PeekAsk)
         await h.pilot.press("enter")
         await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
         await h.pilot.press("A")

@@ -200,6 +200,8 @@ class PeekScreen(ModalScreen[None]):
             yield Static(key_line([("tab", "request ↔ reply"), ("esc", "close")]), id="keys")
 
     def on_mount(self) -> None:
+        # tab goes from the request straight to the reply line (the reply scrolls by mouse).
+        self.query_one("#reply").can_focus = False
         self._draw_head()
         self.reload()
         self.read_reply()
