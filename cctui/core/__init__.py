@@ -19,6 +19,7 @@ from cctui.core.decisions.service import Decisions
 from cctui.core.events import (
     AssistantTextEvent,
     ErrorEvent,
+    FilesRewoundEvent,
     InputRequestedEvent,
     InputResolvedEvent,
     ResultEvent,
@@ -28,7 +29,14 @@ from cctui.core.events import (
     UserMessageEvent,
 )
 from cctui.core.manager import Listener, SessionManager, WaitOutcome
-from cctui.core.models import SessionConfig, SessionInfo, SessionRecord, ToolUseSummary
+from cctui.core.models import (
+    PromptMark,
+    SessionConfig,
+    SessionInfo,
+    SessionRecord,
+    ToolUseSummary,
+)
+from cctui.core.rewind import RewindResult
 from cctui.core.states import LIVE, SessionStatus
 
 __all__ = [
@@ -40,16 +48,19 @@ __all__ = [
     "Decisions",
     "ErrorEvent",
     "EventBuffer",
+    "FilesRewoundEvent",
     "InputRequestedEvent",
     "InputResolvedEvent",
     "Listener",
     "Page",
     "PendingInput",
     "PermissionModeName",
+    "PromptMark",
     "Question",
     "QuestionOption",
     "Resolution",
     "ResultEvent",
+    "RewindResult",
     "Router",
     "SessionConfig",
     "SessionEvent",

@@ -7,6 +7,7 @@ import json
 from cctui.core import (
     AssistantTextEvent,
     ErrorEvent,
+    FilesRewoundEvent,
     InputRequestedEvent,
     InputResolvedEvent,
     ResultEvent,
@@ -44,6 +45,12 @@ def event_text(ev: SessionEvent) -> str:
             return f"[turn {state}] {ev.result or ''}".rstrip()
         case StatusChanged():
             return f"[status] {ev.status}" + (f": {ev.error}" if ev.error else "")
+        case FilesRewoundEvent():
+            where = f"prompt {ev.prompt_index}" if ev.prompt_index is not None else ev.prompt_id
+            return (
+                f"[files rewound to before {where} by {ev.by}] {len(ev.files)} file(s) "
+                f"+{ev.insertions} -{ev.deletions}"
+            )
         case ErrorEvent():
             return f"[error] {ev.message}"
 

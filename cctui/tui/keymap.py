@@ -166,6 +166,12 @@ SECTIONS: tuple[Section, ...] = (
                 "Details",
                 show=False,
             ),
+            Key(
+                "r",
+                "on a prompt: put files back as before it (asks)",
+                {"PromptBlock": "rewind"},
+                "Rewind files",
+            ),
             Note("▲", "an 'earlier' line: press it or scroll up"),
         ),
     ),
@@ -254,7 +260,30 @@ SECTIONS: tuple[Section, ...] = (
                 "Start",
                 priority=True,
             ),
-            Key("escape", "cancel", {"NewSessionScreen": "cancel"}, "Cancel"),
+            Key(
+                "escape",
+                "cancel (a project's form too)",
+                {"NewSessionScreen": "cancel", "ProjectForm": "cancel"},
+                "Cancel",
+            ),
+        ),
+    ),
+    Section(
+        "Confirmations (rewind, o, a project's x)",
+        1,
+        (
+            Key(
+                "y",
+                "yes: put the files back · end and open · remove",
+                {"RewindScreen": "confirm", "AskScreen": "yes"},
+                "Rewind",
+            ),
+            Key(
+                "escape,n",
+                "cancel (n too)",
+                {"RewindScreen": "cancel", "AskScreen": "no"},
+                "Cancel",
+            ),
         ),
     ),
     Section(
@@ -272,7 +301,6 @@ SECTIONS: tuple[Section, ...] = (
             Key("n", "register a directory", {"ProjectsScreen": "register"}, "Register"),
             Key("r", "rename", {"ProjectsScreen": "rename"}, "Rename"),
             Key("x,delete", "remove from the registry", {"ProjectsScreen": "remove"}, "Remove"),
-            Key("escape", "in its form: cancel", {"ProjectForm": "cancel"}, "Cancel"),
         ),
     ),
     Section(
@@ -289,19 +317,10 @@ SECTIONS: tuple[Section, ...] = (
     ),
     Section(
         "Peek (space on a row)",
-        1,
-        (
-            Note("y n A", "answer its request (enter: the full request)"),
-            Note("tab", "the request ↔ the reply line (enter sends)"),
-            Key("escape", "close", {"PeekScreen": "close"}, "Close"),
-        ),
-    ),
-    Section(
-        "A yes/no question (o, a project's x)",
         0,
         (
-            Key("y,enter", "yes", {"AskScreen": "yes"}, "Yes"),
-            Key("n,escape", "no", {"AskScreen": "no"}, "No"),
+            Note("y n A", "answer its request; tab: the reply line"),
+            Key("escape", "close", {"PeekScreen": "close"}, "Close"),
         ),
     ),
 )

@@ -25,6 +25,7 @@ SCENARIOS = {
     "peek": "space on a waiting row: the request to answer, the last reply, a reply line",
     "project_form": "the projects page registers a directory (the current one by default)",
     "project_remove": "removing a project asks first and says what stays",
+    "rewind": "r on a prompt: the files a rewind would put back (the dry run), y or esc",
 }
 
 

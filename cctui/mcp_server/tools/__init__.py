@@ -12,6 +12,7 @@ from cctui.mcp_server.tools import (
     query,
     resources,
     review,
+    rewind,
     sessions,
     team,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "query",
     "resources",
     "review",
+    "rewind",
     "sessions",
     "team",
 ]

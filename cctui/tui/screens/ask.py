@@ -1,7 +1,7 @@
 """A yes/no question from the TUI itself (end this session's process? remove this project?).
 
-Not a pending input: nothing outside the TUI waits for it. ``y`` (or ``enter``) says yes,
-``n`` (or ``esc``) says no.
+Not a pending input: nothing outside the TUI waits for it. ``y`` says yes (never ``enter``),
+``esc`` (or ``n``) says no.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class AskScreen(ModalScreen[bool]):
                 Content.assemble(("◆ ", "$text-warning"), (self._title, "bold")), id="title"
             )
             yield Static(Content(self._body), id="body")
-            yield Static(key_line([("y", self._yes), ("n", self._no)]), id="keys")
+            yield Static(key_line([("y", self._yes), ("esc", self._no)]), id="keys")
 
     def action_yes(self) -> None:
         self.dismiss(True)
