@@ -105,6 +105,10 @@ class ResultEvent(_Event):
     terminal_reason: str | None = None
     usage: dict[str, Any] = Field(default_factory=dict)
     """The CLI's token usage for the turn (input/output/cache tokens), as it reports it."""
+    interrupted: bool = False
+    """The turn ended because it was interrupted (the user, an MCP client or the turn time
+    limit asked). The CLI reports such a turn as an error (``error_during_execution``,
+    ``terminal_reason`` ``aborted_streaming`` or ``aborted_tools``); this says why."""
 
 
 class ApiRetryEvent(_Event):

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from cctui.claude.binary import find_cli
 from cctui.claude.frames import LaunchSpec
 from cctui.config import Settings
 from cctui.core import templates
@@ -211,6 +212,19 @@ def session_env(config: SessionConfig, session_id: str | None) -> dict[str, str]
     if config.team:
         env["CLAUDE_TEAM_NAME"] = config.team
     return env
+
+
+def interactive_argv(settings: Settings, config: SessionConfig, session_id: str) -> list[str]:
+    """The command that opens a session in Claude Code's own terminal UI: the launch prefix,
+    the binary cctui drives (``CLAUDE_CODE_PATH``, else the bundled one, else PATH), then
+    ``--resume <id>``. Nothing else: the user's own settings decide the rest, as in a shell.
+
+    Raises:
+        CliNotFound, LaunchPrefixNotFound: before anything is run.
+    """
+    check_prefix(config.launch_prefix, config.cwd)
+    cli = find_cli(settings.claude_code_path)
+    return [*config.launch_prefix, str(cli), "--resume", session_id]
 
 
 def check_cwd(cwd: Path) -> None:

@@ -277,6 +277,24 @@ class SessionManager:
         await session.process.stop(S.INTERRUPTED, force=force)
         return session.info()
 
+    def interactive_command(self, session_id: str, cwd: Path | None) -> tuple[list[str], Path]:
+        """``(argv, cwd)`` that open the session in Claude Code's own terminal UI (the TUI's
+        take-over), with the session's launch prefix, or the defaults for ``cwd`` when cctui
+        never drove it. Spawns nothing: the caller runs it in the foreground.
+
+        Raises:
+            ValidationFailed (no directory), CliNotFound, LaunchPrefixNotFound.
+        """
+        session = self._sessions.get(session_id)
+        if session is not None:
+            config = session.config
+        elif cwd is not None:
+            config = self.default_config(cwd)
+        else:
+            raise ValidationFailed(f"Session {session_id} has no known working directory.")
+        launch.check_cwd(config.cwd)
+        return launch.interactive_argv(self.settings, config, session_id), config.cwd
+
     async def fork(self, session_id: str, prompt: str | None = None) -> SessionInfo:
         """A new session with this one's history, under a new id."""
         source = self._sessions.find_or_adopt(session_id)

@@ -163,6 +163,7 @@ class FrameTranslator:
                 duration_ms=frame.duration_ms,
                 terminal_reason=frame.terminal_reason,
                 usage=dict(frame.usage),
+                interrupted=interrupted,
             )
         )
         if frame.is_error and not interrupted:

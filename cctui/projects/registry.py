@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from cctui.errors import ValidationFailed
 from cctui.fs.errors import PathNotAccessible, PathNotFound
 from cctui.projects.errors import CorruptFile, DuplicateProject, ProjectNotFound
 from cctui.projects.jsonfile import Data, JsonFile
@@ -231,3 +232,55 @@ class ProjectRegistry:
             return data
 
         self.file.update(change)
+
+    def rename(self, project_id: str, name: str) -> Project:
+        """Give a project a new name (its id, root and everything else stay).
+
+        Raises:
+            ProjectNotFound, ValidationFailed (an empty name).
+        """
+        name = name.strip()
+        if not name:
+            raise ValidationFailed("A project's name cannot be empty.")
+        self.get(project_id)  # a clear error naming the projects that exist
+
+        def change(data: Data | None) -> Data:
+            data = dict(data or {})
+            entries: list[Any] = list(data.get("projects", []))
+            if not any(isinstance(e, dict) and e.get("id") == project_id for e in entries):
+                raise self._gone(project_id)
+            data["projects"] = [
+                {**e, "name": name} if isinstance(e, dict) and e.get("id") == project_id else e
+                for e in entries
+            ]
+            return data
+
+        self.file.update(change)
+        return self.get(project_id)
+
+    def remove(self, project_id: str) -> Project:
+        """Take a project out of the registry; its directory and files are not touched.
+
+        Raises:
+            ProjectNotFound.
+        """
+        project = self.get(project_id)
+
+        def change(data: Data | None) -> Data:
+            data = dict(data or {})
+            entries: list[Any] = list(data.get("projects", []))
+            kept = [e for e in entries if not (isinstance(e, dict) and e.get("id") == project_id)]
+            if len(kept) == len(entries):
+                raise self._gone(project_id)
+            data["projects"] = kept
+            return data
+
+        self.file.update(change)
+        self._touched.pop(project_id, None)
+        return project
+
+    def _gone(self, project_id: str) -> ProjectNotFound:
+        return ProjectNotFound(
+            f"Project {project_id!r} is no longer in {self.path} (another program changed it).",
+            suggestion="Reopen the projects page to see the registry as it is now.",
+        )

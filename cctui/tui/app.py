@@ -8,6 +8,7 @@ import logging
 import os
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
 from functools import partial
 from importlib.resources import files
 from pathlib import Path, PurePath
@@ -19,7 +20,7 @@ from textual.binding import BindingType
 from textual.screen import Screen
 
 from cctui.config import Settings
-from cctui.core import PendingInput, SessionManager
+from cctui.core import AssistantTextEvent, PendingInput, SessionManager
 from cctui.core.services import Service
 from cctui.errors import CctuiError
 from cctui.history import HistoryIndex
@@ -37,11 +38,13 @@ from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.metrics import MetricsScreen
 from cctui.tui.screens.new_session import NewSessionRequest, NewSessionScreen
+from cctui.tui.screens.peek import PeekAsk, PeekScreen
 from cctui.tui.screens.projects import ProjectsScreen
 from cctui.tui.screens.rewind import RewindScreen
 from cctui.tui.screens.search import SearchScreen
 from cctui.tui.screens.usage import UsageScreen
 from cctui.tui.sources import SessionSource
+from cctui.tui.takeover import TakeOver
 from cctui.tui.widgets.event_lines import PromptBlock
 from cctui.tui.widgets.session_pane import SessionPane
 from cctui.tui.widgets.transcript import Transcript
@@ -97,6 +100,8 @@ class CctuiApp(App[None]):
         """Set once the list holds Claude Code's sessions from disk (the first index read)."""
         self._problems_shown: list[str] = []
         """``manager.problems`` as last notified (new ones are looked for every tick)."""
+        self.takeover = TakeOver(self)
+        """``o``: a session handed to Claude Code's own terminal UI, and back."""
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -267,6 +272,8 @@ class CctuiApp(App[None]):
         body = f"{self.describe_session(pending.session_id)} needs {what}"
         sequence = desktop_notification("cctui", body)
         self.alerts.append(body)
+        if self.takeover.running is not None:
+            return  # the terminal is Claude Code's now: no bytes of cctui's go into it
         self.bell()
         if not self.is_headless and self._driver is not None:
             self._driver.write(sequence)
@@ -280,16 +287,31 @@ class CctuiApp(App[None]):
     def _activity(self, message: SessionsActivity) -> None:
         if self.is_running:
             self.main.activity(message)
+            if message.list_changed:
+                self._refresh_peeks(message.session_ids, reply=True)
 
     @on(InputRequested)
     def _input_requested(self, message: InputRequested) -> None:
         if self.is_running:
             self.approvals.requested(message.pending)
+            self._refresh_peeks({message.pending.session_id})
 
     @on(InputResolved)
     def _input_resolved(self, message: InputResolved) -> None:
         if self.is_running:
             self.approvals.resolved(message)
+            self._refresh_peeks({message.session_id})
+
+    def _refresh_peeks(self, session_ids: Iterable[str], *, reply: bool = False) -> None:
+        """An open peek follows its session: its requests, its row, (``reply``) its reply."""
+        wanted = set(session_ids)
+        for screen in self.screen_stack:
+            if isinstance(screen, PeekScreen) and screen.session_id in wanted:
+                screen.reload()
+                for row in self.source.own_rows([screen.session_id]):
+                    screen.update_row(row)
+                if reply:
+                    screen.read_reply()
 
     @on(SessionPane.Send)
     def _send(self, event: SessionPane.Send) -> None:
@@ -343,6 +365,19 @@ class CctuiApp(App[None]):
     @on(InboxScreen.Answer)
     def _inbox_answer(self, message: InboxScreen.Answer) -> None:
         self.approvals.from_inbox(message)
+
+    @on(PeekAsk.Answer)
+    def _peek_answer(self, message: PeekAsk.Answer) -> None:
+        if message.decision is None:
+            self.approvals.open(message.pending)  # over the peek; back to it afterwards
+        else:
+            self.approvals.answer(message.pending.id, message.decision)
+        self._refresh_peeks({message.pending.session_id})
+
+    @on(PeekScreen.Reply)
+    def _peek_reply(self, message: PeekScreen.Reply) -> None:
+        self.send_message(message.session_id, message.text)
+        self.notify(f"Sent to {self.describe_session(message.session_id)}.")
 
     # -- the app's keys (keymap.py binds them, lists them on the help page and the palette) -
 
@@ -431,8 +466,58 @@ class CctuiApp(App[None]):
 
     def action_projects(self) -> None:
         if not any(isinstance(s, ProjectsScreen) for s in self.screen_stack):
-            screen = ProjectsScreen(self.project_registry, self.source.rows())
+            screen = ProjectsScreen(
+                self.project_registry,
+                self.source.rows(),
+                default_root=self.settings.default_cwd or Path(os.getcwd()),
+            )
             self.push_screen(screen, callback=self._filter_project)
+
+    # -- from the list, without opening a session (issue 18) ------------------------------
+
+    def _row_under_cursor(self) -> str | None:
+        """The list's row when the list has focus, else the session on screen."""
+        main = self.main
+        if main.sessions.has_focus and main.sessions.selected_id is not None:
+            return main.sessions.selected_id
+        return self._current()
+
+    def action_peek(self) -> None:
+        if not self.main_screen_on_top():
+            return  # a space in a form, a page or a modal is theirs
+        session_id = self._row_under_cursor()
+        row = self.main.sessions.row(session_id) if session_id else None
+        if row is None or any(isinstance(s, PeekScreen) for s in self.screen_stack):
+            return
+        self.push_screen(
+            PeekScreen(
+                row,
+                self.manager.pending,
+                config_dir=self.settings.claude_config_dir,
+                own_reply=self._own_reply,
+            ),
+            callback=self._pump_after,
+        )
+
+    def _own_reply(self, session_id: str) -> tuple[str, datetime | None] | None:
+        """The newest assistant text cctui's process of the session said (its buffered
+        events), else its last result; None for a session cctui does not drive."""
+        try:
+            page = self.manager.events(session_id)
+            info = self.manager.get(session_id)
+        except CctuiError:
+            return None
+        for event in reversed(page.events):
+            if isinstance(event, AssistantTextEvent) and event.text.strip():
+                return event.text, event.at
+        return (info.last_result, info.last_activity) if info.last_result else None
+
+    def action_take_over(self) -> None:
+        if not self.main_screen_on_top():
+            return
+        session_id = self._row_under_cursor()
+        if session_id is not None:
+            self.takeover.start(session_id)
 
     def _filter_project(self, project_id: str | None) -> None:
         if project_id is not None:

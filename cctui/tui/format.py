@@ -45,6 +45,17 @@ def age(when: datetime | None) -> str:
     return when.astimezone(clock.now().tzinfo).strftime("%b %d")
 
 
+def waited(since: datetime | None) -> str:
+    """How long something has waited, compact and never "now": ``7s``, ``3m``, ``2h``, ``4d``."""
+    if since is None:
+        return ""
+    seconds = max(0, int((clock.now() - since).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
 def cost(usd: float | None) -> str:
     """``$0.042``-style cost; blank when unknown or zero."""
     if not usd:

@@ -101,6 +101,21 @@ SECTIONS: tuple[Section, ...] = (
                 command=Command("Approvals inbox", "Everything waiting for you"),
             ),
             Note("enter", "open the session, then type a message"),
+            # -- from the list without opening a session (issue 18) --
+            Key(
+                "space",
+                "peek: what it waits for (answer it), last reply, reply",
+                {APP: "peek"},
+                "Peek",
+                command=Command("Peek at session", "What it waits for, its last reply; reply"),
+            ),
+            Key(
+                "o",
+                "open it in Claude Code itself; back here when it exits",
+                {APP: "take_over"},
+                "Claude Code",
+                command=Command("Open in Claude Code", "claude --resume in this terminal"),
+            ),
             Key(
                 "i",
                 "interrupt the current turn",
@@ -225,19 +240,19 @@ SECTIONS: tuple[Section, ...] = (
             Key(
                 "y",
                 "allow · approve a plan · send answers",
-                {"ApprovalScreen": "allow", "InboxScreen": "quick('allow')"},
+                {"ApprovalScreen": "allow", "InboxScreen": "quick('allow')", "PeekAsk": "allow"},
                 "Allow",
             ),
             Key(
                 "n",
                 "deny, with an optional reason",
-                {"ApprovalScreen": "deny", "InboxScreen": "quick('deny')"},
+                {"ApprovalScreen": "deny", "InboxScreen": "quick('deny')", "PeekAsk": "deny"},
                 "Deny",
             ),
             Key(
                 "A",
                 "allow for the session (the modal says what)",
-                {"ApprovalScreen": "allow_always"},
+                {"ApprovalScreen": "allow_always", "PeekAsk": "allow_always"},
                 "Allow for session",
             ),
             Key(
@@ -248,8 +263,8 @@ SECTIONS: tuple[Section, ...] = (
             ),
             Key(
                 "enter",
-                "in the inbox: open the request",
-                {"InboxScreen": "open"},
+                "in the inbox or a peek: open the request",
+                {"InboxScreen": "open", "PeekAsk": "open"},
                 "Open",
                 priority=True,
             ),
@@ -268,15 +283,30 @@ SECTIONS: tuple[Section, ...] = (
                 "Start",
                 priority=True,
             ),
-            Key("escape", "cancel", {"NewSessionScreen": "cancel"}, "Cancel"),
+            Key(
+                "escape",
+                "cancel (a project's form too)",
+                {"NewSessionScreen": "cancel", "ProjectForm": "cancel"},
+                "Cancel",
+            ),
         ),
     ),
     Section(
-        "Rewind confirmation",
+        "Confirmations (rewind, o, a project's x)",
         1,
         (
-            Key("y", "put the files back", {"RewindScreen": "confirm"}, "Rewind"),
-            Key("escape,n", "cancel (n too)", {"RewindScreen": "cancel"}, "Cancel"),
+            Key(
+                "y",
+                "yes: put the files back · end and open · remove",
+                {"RewindScreen": "confirm", "AskScreen": "yes"},
+                "Rewind",
+            ),
+            Key(
+                "escape,n",
+                "cancel (n too)",
+                {"RewindScreen": "cancel", "AskScreen": "no"},
+                "Cancel",
+            ),
         ),
     ),
     Section(
@@ -291,6 +321,9 @@ SECTIONS: tuple[Section, ...] = (
                 show=False,
             ),
             Key("escape,p", "close (p too)", {"ProjectsScreen": "close"}, "Close"),
+            Key("n", "register a directory", {"ProjectsScreen": "register"}, "Register"),
+            Key("r", "rename", {"ProjectsScreen": "rename"}, "Rename"),
+            Key("x,delete", "remove from the registry", {"ProjectsScreen": "remove"}, "Remove"),
         ),
     ),
     Section(
@@ -303,6 +336,14 @@ SECTIONS: tuple[Section, ...] = (
                 {"MetricsScreen": "close"},
                 "Close",
             ),
+        ),
+    ),
+    Section(
+        "Peek (space on a row)",
+        0,
+        (
+            Note("y n A", "answer its request; tab: the reply line"),
+            Key("escape", "close", {"PeekScreen": "close"}, "Close"),
         ),
     ),
 )

@@ -29,11 +29,15 @@ class SessionRow:
     transcript_path: Path | None = None
     ours: bool = True
     """cctui started it, so it can interrupt and kill it."""
+    waiting_since: datetime | None = None
+    """When its oldest open pending input was asked (None: it waits for nobody)."""
     entry: CatalogEntry | None = field(default=None, compare=False, repr=False)
     """The catalog entry the row was made from (what the filter reads)."""
 
     @classmethod
-    def from_entry(cls, entry: CatalogEntry) -> SessionRow:
+    def from_entry(
+        cls, entry: CatalogEntry, *, waiting_since: datetime | None = None
+    ) -> SessionRow:
         """A row of the merged catalog (history and cctui's own sessions)."""
         return cls(
             session_id=entry.session_id,
@@ -48,6 +52,7 @@ class SessionRow:
             created_at=entry.created_at,
             transcript_path=entry.transcript_path,
             ours=entry.started_by_cctui,
+            waiting_since=waiting_since,
             entry=entry,
         )
 

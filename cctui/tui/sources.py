@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Iterable
+from datetime import datetime
 
 from cctui.config import Settings
 from cctui.core import SessionManager
@@ -50,7 +51,20 @@ class SessionSource:
             wanted = set(ids)
             own = [o for o in own if o.session_id in wanted]
         summaries = [s for s in (self.index.get(o.session_id) for o in own) if s is not None]
-        return [SessionRow.from_entry(e) for e in build_catalog(summaries, own)]
+        waiting = self.waiting_since()
+        return [
+            SessionRow.from_entry(e, waiting_since=waiting.get(e.session_id))
+            for e in build_catalog(summaries, own)
+        ]
+
+    def waiting_since(self) -> dict[str, datetime]:
+        """Session id -> when its oldest open pending input was asked."""
+        since: dict[str, datetime] = {}
+        for pending in self._manager.pending():
+            held = since.get(pending.session_id)
+            if held is None or pending.created_at < held:
+                since[pending.session_id] = pending.created_at
+        return since
 
     def load_now(self) -> None:
         """Every session the index file knows, now (before the first frame; ~50 ms for 2,000

@@ -274,6 +274,10 @@ class DemoApp(CctuiApp):
             "metrics": ["readme", "flaky", "deploy"],
             "projects": ["readme", "flaky", "race"],
             "confirm": ["readme"],
+            "waiting": ["readme", "flaky", "deploy", "race"],
+            "peek": ["readme", "flaky", "deploy", "race"],
+            "project_form": ["readme", "flaky"],
+            "project_remove": ["readme", "flaky"],
             "rewind": ["readme", "flaky"],
         }[self.scenario]
         for name in wanted:
@@ -297,11 +301,19 @@ class DemoApp(CctuiApp):
             "metrics": "flaky",
             "projects": "flaky",
             "confirm": "readme",
+            "waiting": "flaky",
+            "peek": "flaky",
+            "project_form": "flaky",
+            "project_remove": "flaky",
             "rewind": "flaky",
         }.get(self.scenario)
         if shown is not None:
             self.main.open_session(_IDS[shown])
-        if self.scenario == "projects":
+        if self.scenario in ("waiting", "peek"):
+            # Three minutes after the newest request: every waiting row says "waiting 3m".
+            asked = max(p.created_at for p in self.manager.pending())
+            clock.freeze(asked + timedelta(minutes=3, seconds=30))
+        if self.scenario in ("projects", "project_form", "project_remove"):
             self.project_registry.register("API service", str(ROOT / "api"), project_id="api")
             self.project_registry.register("Docs site", str(ROOT / "docs"), project_id="docs")
         await self.settle()
@@ -362,7 +374,10 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
         app = pilot.app
         assert isinstance(app, DemoApp)
         await settle(pilot, modal=scenario in ("bash", "edit", "plan", "question", "confirm"))
-        if scenario in ("main", "inbox", "help", "new", "metrics", "projects", "rewind"):
+        if scenario in (
+            *("main", "inbox", "help", "new", "metrics", "projects", "waiting", "peek"),
+            *("project_form", "project_remove", "rewind"),
+        ):
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
             await app.settle()
         if scenario == "inbox":
@@ -375,8 +390,26 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             form.query_one("#prompt", Input).value = "Add a --json flag to cctui sessions"
             # The default directory is the checkout's path: pin it so the snapshot is portable.
             form.query_one("#cwd", Input).value = "/home/you/src/cctui"
-        if scenario == "projects":
+        if scenario in ("projects", "project_form", "project_remove"):
             await pilot.press("p")
+        if scenario == "project_form":
+            await pilot.press("n")
+            await pilot.pause()
+            form = app.screen
+            # The default is the directory cctui runs in: pin it so the snapshot is portable.
+            form.query_one("#root", Input).value = "/home/you/src/cctui"
+            form.query_one("#name", Input).value = "cctui"
+        if scenario == "project_remove":
+            await pilot.press("down", "x")
+        if scenario == "peek":
+            app.main.sessions.select(_IDS["deploy"])
+            app.main.sessions.focus()
+            await pilot.press("space")
+            for _ in range(100):  # the last reply is read in a worker
+                await pilot.pause(0.02)
+                screen = app.screen
+                if getattr(screen, "reply_text", None) is not None:
+                    break
         if scenario == "rewind":
             app.query(PromptBlock).first().focus()
             await pilot.press("r")

@@ -128,3 +128,57 @@ def _running_in(directory: Path) -> list[int]:
             except OSError:
                 continue
     return pids
+
+
+def test_o_takes_a_session_over_in_claude_and_returns_with_the_new_turn(
+    tmux: Tmux, project_dir: Path
+) -> None:
+    """``o``: cctui ends its process (after y), suspends, runs the real ``claude --resume``
+    in the same terminal; a turn typed there is in cctui's pane once claude exits."""
+    tmux.wait_for(lambda s: "No session selected" in s and "MCP http://" in s, "cctui to start")
+    tmux.keys("n")
+    tmux.wait_for(lambda s: "New session" in s, "the new-session form")
+    tmux.keys("first prompt", literal=True)
+    tmux.keys("Enter")
+    tmux.wait_for(lambda s: "OK: first prompt" in s and "idle" in s, "the first turn")
+    tmux.keys("Escape")
+    time.sleep(0.3)
+    tmux.keys("o")
+    tmux.wait_for(lambda s: "Open in Claude Code?" in s and "ended first" in s, "the question")
+    tmux.keys("y")
+    # Claude Code's own UI, resumed on this session, in this terminal.
+    claude = tmux.wait_for(lambda s: "Claude Code v" in s and "first prompt" in s, "claude")
+    assert "Sessions" not in claude  # cctui is suspended, not drawing over it
+    assert not _claude_in(project_dir, "stream-json"), "cctui's claude process was not ended"
+    assert _claude_in(project_dir, "--resume")
+    tmux.keys("second from claude", literal=True)
+    time.sleep(0.3)
+    tmux.keys("Enter")
+    tmux.wait_for(lambda s: "OK: second from claude" in s, "claude's reply")
+    tmux.keys("/exit", literal=True)
+    time.sleep(0.5)
+    tmux.keys("Enter")
+    back = tmux.wait_for(
+        lambda s: "Sessions · 1" in s and "OK: second from claude" in s, "cctui, with the turn"
+    )
+    assert "Claude Code v" not in back
+    assert "first prompt" in back
+    assert not _claude_in(project_dir, "claude"), "claude outlived the take-over"
+    tmux.keys("q")
+    deadline = time.monotonic() + 20
+    while tmux.alive() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not tmux.alive(), "cctui did not exit on q"
+
+
+def _claude_in(directory: Path, word: str) -> list[str]:
+    """Command lines of the processes in ``directory`` (cctui aside) that mention ``word``."""
+    found = []
+    for pid in _running_in(directory):
+        try:
+            line = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if word in line and "-m cctui" not in line:
+            found.append(line)
+    return found

@@ -21,6 +21,10 @@ SCENARIOS = {
     "metrics": "the metrics page: totals, MCP tools with latency percentiles, sessions",
     "projects": "the projects view: registered projects, their sessions, last access",
     "confirm": "a confirmation an MCP client needs (a file exists: overwrite, append, cancel)",
+    "waiting": "waiting rows say for how long (waiting 3m)",
+    "peek": "space on a waiting row: the request to answer, the last reply, a reply line",
+    "project_form": "the projects page registers a directory (the current one by default)",
+    "project_remove": "removing a project asks first and says what stays",
     "rewind": "r on a prompt: the files a rewind would put back (the dry run), y or esc",
 }
 

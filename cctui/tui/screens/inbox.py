@@ -24,7 +24,7 @@ from cctui.tui.screens.decision import DecisionModal
 
 _KIND = {"permission": "permission", "plan_review": "plan", "user_question": "question"}
 _COLUMN_KEYS = ("age", "session", "kind", "what", "who")
-_COLUMN_LABELS = ("asked", "session", "request", "what", "asks")
+_COLUMN_LABELS = ("waiting", "session", "request", "what", "asks")
 _KEYS = [("enter", "open"), ("y", "allow"), ("n", "deny"), ("esc", "close")]
 
 
@@ -70,11 +70,18 @@ class InboxScreen(ModalScreen[None]):
             table.add_column(label, key=key)
         self.reload()
         table.focus()
+        self.set_interval(1.0, self._tick)
+
+    def _tick(self) -> None:
+        """Keep each row's "waiting" time current."""
+        table = self.query_one(DataTable)
+        for p in self._shown:
+            table.update_cell(p.id, "age", Text(fmt.waited(p.created_at), justify="right"))
 
     def _cells(self, p: PendingInput) -> tuple[Text, ...]:
         who = (p.route_label or "client") if p.route == "client" else "you"
         return (
-            Text(fmt.age(p.created_at)),
+            Text(fmt.waited(p.created_at), justify="right"),
             Text(fmt.one_line(self._describe(p.session_id), 30)),
             Text(p.tool_name if p.kind == "permission" else _KIND.get(p.kind, p.kind)),
             Text(
@@ -96,7 +103,8 @@ class InboxScreen(ModalScreen[None]):
         table = self.query_one(DataTable)
         selected = self._selected()
         row_before = table.cursor_row
-        items = self._items()
+        # Longest-waiting first, whatever order the source keeps (ties: by id, stable).
+        items = sorted(self._items(), key=lambda p: (p.created_at, p.id))
         old = {p.id: p for p in self._shown}
         new_ids = [p.id for p in items]
         for gone in [i for i in old if i not in set(new_ids)]:
@@ -121,7 +129,12 @@ class InboxScreen(ModalScreen[None]):
         self.query_one("#title", Static).update(
             Content.assemble(
                 ("Approvals inbox", "bold"),
-                (f"  {count} waiting" if count else "  nothing is waiting for you", "$text-muted"),
+                (
+                    f"  {count} waiting · longest first"
+                    if count
+                    else "  nothing is waiting for you",
+                    "$text-muted",
+                ),
             )
         )
         self.set_class(count == 0, "-empty")

@@ -89,7 +89,8 @@ def event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
         line = f"  {verb} by {event.decided_by}{extra}"
         return lambda: Note(Content(line), classes="input")
     if isinstance(event, ResultEvent):
-        content, classes = _result_line(event), "-error" if event.is_error else ""
+        content = _result_line(event)
+        classes = "-interrupted" if event.interrupted else "-error" if event.is_error else ""
         return lambda: ResultBlock(content, classes=classes)
     if isinstance(event, FilesRewoundEvent):
         rewound = _rewound_line(event)
@@ -105,15 +106,21 @@ def event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
 
 
 def _result_line(event: ResultEvent) -> Content:
-    head = "✗ turn failed" if event.is_error else "✓ turn complete"
+    # The CLI reports an interrupted turn as an error (error_during_execution,
+    # aborted_streaming / aborted_tools); the core knows it was asked to stop, so say that.
+    if event.interrupted:
+        head = "■ turn interrupted"
+    else:
+        head = "✗ turn failed" if event.is_error else "✓ turn complete"
     bits = [f"{event.num_turns} turn{'s' if event.num_turns != 1 else ''}"]
     if event.total_cost_usd:
         bits.append(fmt.cost(event.total_cost_usd))
     bits.append(fmt.duration(event.duration_ms))
-    if event.terminal_reason and event.terminal_reason != "completed":
-        bits.append(event.terminal_reason)
+    reason = event.terminal_reason
+    if reason and reason != "completed" and not event.interrupted:
+        bits.append(reason)
     line = Content.assemble((head, "bold"), ("  " + " · ".join(bits), "$text-muted"))
-    if event.is_error and event.result:
+    if event.is_error and event.result and not event.interrupted:
         line = Content("\n").join([line, Content(event.result)])
     return line
 

@@ -18,7 +18,7 @@ from cctui.tui import format as fmt
 from cctui.tui.rows import SessionRow
 
 _COLUMNS = (
-    ("status", "status", 9),
+    ("status", "status", 13),
     ("project", "project", 10),
     ("title", "title", 30),
     ("active", "active", 6),
@@ -161,7 +161,7 @@ class SessionList(DataTable[Text]):
                     self._order.forget(sid)
                     reorder = True
                 continue
-            seen = (r, fmt.age(r.last_activity))
+            seen = (r, fmt.age(r.last_activity) + " " + fmt.waited(r.waiting_since))
             before = self._drawn.get(sid)
             if before == seen:
                 continue
@@ -196,6 +196,8 @@ class SessionList(DataTable[Text]):
 
     def _cells(self, r: SessionRow) -> tuple[Text, Text, Text, Text, Text]:
         glyph, label, var = fmt.badge(r.status)
+        if r.waiting_since is not None:
+            label = f"{label} {fmt.waited(r.waiting_since)}"  # "waiting 3m": for how long
         status = _StatusCell(f"{glyph} {label}", style=self._colour(var))
         status.order = self._order(r)
         if r.status == "waiting_for_input":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -112,9 +113,14 @@ class SessionPane(Vertical):
         row: SessionRow | None,
         *,
         at_message: tuple[str | None, datetime | None] | None = None,
+        from_transcript: bool = False,
     ) -> None:
         """Show ``row``'s session (or the empty state), reading its output from the start;
-        ``at_message`` (uuid, time) opens its transcript at that message instead of the end."""
+        ``at_message`` (uuid, time) opens its transcript at that message instead of the end.
+
+        ``from_transcript``: draw it again from its transcript, not from what cctui's process
+        said (after Claude Code itself wrote to it: the transcript holds both); only events
+        after this point are pulled from the core."""
         transcript = self.query_one(Transcript)
         if row is None:
             self.session_id, self._row = None, None
@@ -125,7 +131,7 @@ class SessionPane(Vertical):
         self._row = row
         self._at = at_message
         self._update_header()
-        if same and at_message is None:
+        if same and at_message is None and not from_transcript:
             self.pull()
             return
         if same:
@@ -137,6 +143,12 @@ class SessionPane(Vertical):
         self._history_start = None
         transcript.reset()
         self._show_empty(False)
+        if from_transcript:
+            # Not one of cctui's sessions: it has no events to skip.
+            with contextlib.suppress(CctuiError):
+                self._seq = self._manager.get(row.session_id).last_seq
+            self.load_history(row.session_id)
+            return
         self.pull()
         if not self._buffered:
             self.load_history(row.session_id)

@@ -1,0 +1,301 @@
+"""The peek: one session seen from the list without opening it (``space`` on a row).
+
+What it waits for comes first and can be answered right there (``y``/``n``/``A`` on the
+request; ``enter`` opens the full request, for a deny reason or plan feedback); then its last
+reply; then a line to reply into, which sends a message (an ended session is resumed).
+``esc`` closes. Claude Code's own agent view has the same gesture: space peeks, enter attaches.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Input, Markdown, Static
+
+from cctui.core import Decision, PendingInput
+from cctui.errors import CctuiError
+from cctui.history import aread_transcript
+from cctui.tui import format as fmt
+from cctui.tui import render
+from cctui.tui.keymap import bindings, key_line
+from cctui.tui.rows import SessionRow
+from cctui.tui.screens.approval import allow_scope
+from cctui.tui.screens.decision import DecisionModal
+from cctui.tui.widgets.questions import QuestionForm
+
+TAIL = 12
+"""Transcript messages read from the end to find the last reply."""
+
+_ASK_LINES = 12
+"""A tool input is cut to this many lines in the peek (``enter`` shows all of it)."""
+
+Said = tuple[str, datetime | None]
+"""A reply's text and when it was said (None: unknown)."""
+
+
+def _newer(a: datetime | None, b: datetime | None) -> bool:
+    """``a`` is later than ``b`` (an unknown time loses)."""
+    return a is not None and (b is None or a >= b)
+
+
+_WHAT = {"permission": "Permission", "plan_review": "Plan review", "user_question": "Question"}
+
+
+class PeekAsk(VerticalScroll, can_focus=True):
+    """The request the session waits for; its keys answer it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings("PeekAsk")
+
+    class Answer(Message):
+        """Answer the request shown with ``decision``, or open its full modal (None)."""
+
+        def __init__(self, pending: PendingInput, decision: Decision | None) -> None:
+            super().__init__()
+            self.pending = pending
+            self.decision = decision
+
+    def __init__(self, pending: PendingInput, *, more: int) -> None:
+        super().__init__(id="ask", classes=f"-{pending.kind}")
+        self.pending = pending
+        self._more = more
+        self._armed_at = 0.0
+
+    def compose(self) -> ComposeResult:
+        p = self.pending
+        tool = f"  {p.tool_name}" if p.kind == "permission" else ""
+        yield Static(
+            Content.assemble(
+                ("◆ ", "$text-warning"),
+                (_WHAT.get(p.kind, p.kind), "bold"),
+                (tool, "bold $text-accent"),
+                (f"  waiting {fmt.waited(p.created_at)}", "$text-muted"),
+            ),
+            classes="ask-title",
+        )
+        if p.kind == "plan_review":
+            yield Markdown(p.plan or "_(the plan is empty)_", classes="ask-body")
+        elif p.kind == "user_question" and p.questions:
+            yield QuestionForm(p.questions, id="questions")
+        else:
+            if p.description:
+                yield Static(Content.styled(p.description, "$text-secondary"))
+            body = render.tool_input(p.tool_name, p.tool_input, limit=_ASK_LINES)
+            yield Static(body, classes="ask-body")
+            yield Static(
+                Content.assemble(("A ", "bold $text-accent"), allow_scope(p)), classes="scope"
+            )
+        yield Static(key_line(self.key_pairs(), queued=self._more), classes="keys")
+
+    def key_pairs(self) -> list[tuple[str, str]]:
+        """The keys that answer this kind of request."""
+        if self.pending.kind == "plan_review":
+            return [("y", "approve"), ("n", "reject"), ("enter", "reject with feedback")]
+        if self.pending.kind == "user_question":
+            return [("y", "send answers"), ("n", "decline"), ("enter", "full view")]
+        return [("y", "allow"), ("n", "deny"), ("A", "allow for session"), ("enter", "full view")]
+
+    def on_mount(self) -> None:
+        # The same guard as the modals: a key typed a moment ago never answers a request.
+        self._armed_at = time.monotonic() + DecisionModal.ARM_DELAY_S
+
+    def _armed(self) -> bool:
+        return time.monotonic() >= self._armed_at
+
+    def action_allow(self) -> None:
+        if not self._armed():
+            return
+        if self.pending.kind == "user_question":
+            forms = self.query(QuestionForm)
+            answers = forms.first().answers() if forms else {}
+            missing = [q for q, a in answers.items() if not a]
+            if missing:
+                self.notify(f"Choose an answer for: {missing[0]}", severity="warning")
+                return
+            decision = Decision(behavior="allow", answers=answers)
+            self.post_message(self.Answer(self.pending, decision))
+            return
+        self.post_message(self.Answer(self.pending, Decision(behavior="allow")))
+
+    def action_allow_always(self) -> None:
+        if self._armed() and self.pending.kind == "permission":
+            self.post_message(self.Answer(self.pending, Decision(behavior="allow", always=True)))
+
+    def action_deny(self) -> None:
+        if not self._armed():
+            return
+        message = {
+            "plan_review": "The user rejected the plan.",
+            "user_question": "The user declined to answer.",
+        }.get(self.pending.kind, "Denied from the cctui peek.")
+        self.post_message(self.Answer(self.pending, Decision(behavior="deny", message=message)))
+
+    def action_open(self) -> None:
+        self.post_message(self.Answer(self.pending, None))
+
+
+class ReplyInput(Input):
+    """The line to reply into; ``enter`` sends."""
+
+
+class PeekScreen(ModalScreen[None]):
+    """One session at a glance: what it waits for, its last reply, a line to reply into."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings("PeekScreen")
+
+    class Reply(Message):
+        """Send ``text`` to ``session_id`` (the app resumes an ended session)."""
+
+        def __init__(self, session_id: str, text: str) -> None:
+            super().__init__()
+            self.session_id = session_id
+            self.text = text
+
+    def __init__(
+        self,
+        row: SessionRow,
+        pending: Callable[[str], list[PendingInput]],
+        *,
+        config_dir: Path,
+        own_reply: Callable[[str], Said | None],
+    ) -> None:
+        """``pending(session_id)``: its open inputs, oldest first; ``own_reply``: the last
+        assistant text the core has of a session it drives, and when (None: it has none)."""
+        super().__init__()
+        self.row = row
+        self._pending = pending
+        self._config_dir = config_dir
+        self._own_reply = own_reply
+        self._asked: str | None = None
+        """The id of the request shown (the view is rebuilt only when it changes)."""
+        self._drawn = False
+        self.reply_text: str | None = None
+        """The last reply as shown (markdown), once read."""
+
+    @property
+    def session_id(self) -> str:
+        return self.row.session_id
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(id="head")
+            yield Vertical(id="waiting")
+            yield Static(Content.styled("Last reply", "bold $text-muted"), id="reply-title")
+            with VerticalScroll(id="reply"):
+                yield Markdown("", id="reply-body")
+            yield ReplyInput(
+                placeholder="Reply · enter sends (an ended session is resumed) · esc closes",
+                id="reply-line",
+            )
+            yield Static(key_line([("tab", "request ↔ reply"), ("esc", "close")]), id="keys")
+
+    def on_mount(self) -> None:
+        # tab goes from the request straight to the reply line (the reply scrolls by mouse).
+        self.query_one("#reply").can_focus = False
+        self._draw_head()
+        self.reload()
+        self.read_reply()
+
+    def _draw_head(self) -> None:
+        row = self.row
+        glyph, label, var = fmt.badge(row.status)
+        if row.waiting_since is not None:
+            label = f"{label} {fmt.waited(row.waiting_since)}"
+        bits = [row.project, str(row.cwd or ""), row.session_id[:8], fmt.cost(row.cost_usd)]
+        self.query_one("#head", Static).update(
+            Content.assemble(
+                (f"{glyph} {label}", f"bold ${var}"),
+                "  ",
+                (fmt.one_line(row.title or "(untitled)", 90), "bold"),
+                "\n",
+                (" · ".join(b for b in bits if b), "$text-muted"),
+            )
+        )
+
+    def update_row(self, row: SessionRow) -> None:
+        """New list data for this session (status, waiting time)."""
+        if row.session_id == self.session_id:
+            self.row = row
+            self._draw_head()
+
+    def reload(self) -> None:
+        """Show what the session waits for now (after an answer, or a new request)."""
+        open_inputs = self._pending(self.session_id)
+        first = open_inputs[0] if open_inputs else None
+        shown = first.id if first is not None else None
+        if self._drawn and shown == self._asked:
+            return
+        self._drawn, self._asked = True, shown
+        waiting = self.query_one("#waiting", Vertical)
+        waiting.remove_children()
+        waiting.display = first is not None
+        if first is not None:
+            ask = PeekAsk(first, more=len(open_inputs) - 1)
+            waiting.mount(ask)
+            self.call_after_refresh(self._focus_ask)
+        else:
+            self.query_one(ReplyInput).focus()
+
+    def _focus_ask(self) -> None:
+        forms = self.query(QuestionForm)
+        if forms:
+            forms.first().focus()
+        else:
+            asks = self.query(PeekAsk)
+            if asks:
+                asks.first().focus()
+
+    @work(exclusive=True, group="peek", exit_on_error=False)
+    async def read_reply(self) -> None:
+        """Find the session's last reply: the newer of the transcript's last assistant text
+        and the core's (a turn still streaming; a session taken over in Claude Code has newer
+        turns in its transcript only)."""
+        said: Said | None = None
+        row = self.row
+        cwd = str(row.cwd) if row.cwd else None
+        try:
+            probe = await aread_transcript(
+                self._config_dir, self.session_id, limit=1, cwd=cwd, path=row.transcript_path
+            )
+            page = await aread_transcript(
+                self._config_dir,
+                self.session_id,
+                offset=max(0, probe.total - TAIL),
+                limit=TAIL,
+                cwd=cwd,
+                path=probe.transcript_path,
+            )
+            texts = [m for m in page.messages if m.role == "assistant" and m.text.strip()]
+            if texts:
+                said = (texts[-1].text, texts[-1].timestamp)
+        except CctuiError:
+            pass  # no transcript yet (a session that has not answered): the core may know
+        own = self._own_reply(self.session_id)
+        if own is not None and (said is None or _newer(own[1], said[1])):
+            said = own
+        self.reply_text = said[0] if said is not None else None
+        body = self.query_one("#reply-body", Markdown)
+        await body.update(self.reply_text or "_No reply yet._")
+
+    @on(Input.Submitted, "#reply-line")
+    def _send(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        if not text:
+            return
+        event.input.value = ""
+        self.post_message(self.Reply(self.session_id, text))
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,175 @@
+"""``o``: hand a session to Claude Code's own terminal UI, and come back when it exits.
+
+cctui suspends (Textual's ``App.suspend``: the terminal as it was before cctui started), runs
+``claude --resume <id>`` in the session's directory in the foreground, with the binary cctui
+drives and the session's launch prefix, and waits for it. A session whose ``claude`` process
+cctui holds is ended first, after a yes/no: two processes must never write one session. A
+session open in a ``claude`` that cctui did not start is refused for the same reason.
+
+Back in cctui, the history index is re-read at once and the pane redraws the session from
+its transcript, which now holds the turns typed in Claude Code. The rest of cctui keeps
+running meanwhile (other sessions, the MCP server); only drawing waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.app import App, SuspendNotSupported
+
+from cctui.core import SessionStatus
+from cctui.errors import CctuiError
+from cctui.tui.screens.ask import AskScreen
+
+if TYPE_CHECKING:
+    from cctui.tui.app import CctuiApp
+
+log = logging.getLogger(__name__)
+
+Runner = Callable[[App[None], Sequence[str], Path], Awaitable[int]]
+"""Runs a command in the app's terminal and returns its exit code (tests replace it)."""
+
+
+async def run_in_terminal(app: App[None], argv: Sequence[str], cwd: Path) -> int:
+    """Run ``argv`` in the foreground of the app's terminal, the app suspended meanwhile."""
+    loop = asyncio.get_running_loop()
+    # Inside suspend the event loop keeps running (sessions, the MCP server): batch_update
+    # keeps Textual from drawing onto a terminal that belongs to the child until it exits.
+    with app.suspend(), app.batch_update():
+        # The terminal is back in cooked mode: a ctrl+c there goes to the whole foreground
+        # process group, cctui included. It is the child's; cctui must not die of it. (A
+        # handler, not SIG_IGN, which the child would inherit across exec.)
+        loop.add_signal_handler(signal.SIGINT, lambda: None)
+        process = None
+        try:
+            process = await asyncio.create_subprocess_exec(*argv, cwd=cwd)
+            return await process.wait()
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+            if process is not None and process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    process.terminate()  # cctui is quitting under it: no child outlives cctui
+
+
+class TakeOver:
+    """The app's side of ``o``: checks, the yes/no, the hand-over and the return."""
+
+    def __init__(self, app: CctuiApp) -> None:
+        self._app = app
+        self.runner: Runner = run_in_terminal
+        self.running: str | None = None
+        """The session Claude Code has now (None: cctui has the terminal)."""
+
+    def start(self, session_id: str) -> None:
+        """Hand ``session_id`` over, asking first when cctui's process must end."""
+        app = self._app
+        if self.running is not None:
+            return
+        row = app.main.sessions.row(session_id)
+        status = self._held(session_id)
+        if not self._ours(session_id) and row is not None and row.live:
+            app.notify(
+                "A claude process that cctui did not start has this session open. Leave it "
+                "there first: two processes must never write one session.",
+                title="Not opened in Claude Code",
+                severity="warning",
+                timeout=10,
+            )
+            return
+        if status is None:
+            self._run(session_id, end_first=False)
+            return
+        turn = " Its running turn is interrupted." if status != SessionStatus.IDLE else ""
+        waits = " What it waits for is withdrawn." if app.manager.pending(session_id) else ""
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._run(session_id, end_first=True)
+            app.call_later(app.approvals.pump)
+
+        app.push_screen(
+            AskScreen(
+                "Open in Claude Code?",
+                f"cctui's claude process for {app.describe_session(session_id)} is ended "
+                f"first: two processes must never write one session.{turn}{waits} cctui "
+                "waits until you leave Claude Code, then shows what you did there.",
+                yes="end it and open",
+            ),
+            callback=answered,
+        )
+
+    def _ours(self, session_id: str) -> bool:
+        try:
+            self._app.manager.get(session_id)
+        except CctuiError:
+            return False
+        return True
+
+    def _held(self, session_id: str) -> SessionStatus | None:
+        """The status of cctui's process for the session, None when it holds none."""
+        try:
+            info = self._app.manager.get(session_id)
+        except CctuiError:
+            return None
+        if info.is_active or info.status == SessionStatus.STARTING:
+            return info.status
+        return None
+
+    def _run(self, session_id: str, *, end_first: bool) -> None:
+        self._app.run_worker(
+            self._hand_over(session_id, end_first=end_first),
+            group="takeover",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    async def _hand_over(self, session_id: str, *, end_first: bool) -> None:
+        app = self._app
+        row = app.main.sessions.row(session_id)
+        try:
+            argv, cwd = app.manager.interactive_command(session_id, row.cwd if row else None)
+            if end_first:
+                await app.manager.end(session_id)
+        except CctuiError as exc:
+            app.notify(exc.message, title="Not opened in Claude Code", severity="error")
+            return
+        self.running = session_id
+        try:
+            code = await self.runner(app, argv, cwd)
+        except SuspendNotSupported:
+            app.notify(
+                "This terminal cannot be handed over (Textual cannot suspend here).",
+                title="Not opened in Claude Code",
+                severity="error",
+            )
+            return
+        except OSError as exc:
+            app.notify(f"{argv[0]}: {exc}", title="Not opened in Claude Code", severity="error")
+            return
+        finally:
+            self.running = None
+        await self._back(session_id, code)
+
+    async def _back(self, session_id: str, code: int) -> None:
+        """Show what was done in Claude Code: re-read the history now, redraw the session."""
+        app = self._app
+        try:
+            await app.source.index.arefresh()
+            app.source.reload_history()
+        except Exception:  # the watcher will catch up; the return must not fail
+            log.exception("history refresh after the take-over failed")
+        main = app.main
+        main.reload()
+        main.sessions.select(session_id)
+        row = main.sessions.row(session_id)
+        if row is not None:
+            main.pane.show(row, from_transcript=True)
+        main.sessions.focus()
+        ended = "" if code == 0 else f" (it exited with {code})"
+        app.notify(f"Back from Claude Code{ended}.", title="cctui")
