@@ -53,6 +53,8 @@ class LaunchSpec(BaseModel):
     """Command words run before ``claude`` (e.g. ``doppler run --``)."""
     env: dict[str, str] = Field(default_factory=dict)
     """Extra environment for the CLI."""
+    worktree: str | None = None
+    """Start in a new git worktree of this name (``--worktree``), branched from HEAD."""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import json
 import logging
 import os
 import shutil
@@ -94,6 +95,7 @@ class SdkDriver:
             can_use_tool=self._can_use_tool,
             stderr=self._on_stderr,
             env=dict(spec.env),
+            **_worktree_options(spec.worktree),
         )
 
     # ------------------------------------------------------------------ Driver
@@ -320,3 +322,15 @@ async def _wait_exit(proc: Any, timeout_s: float) -> None:
     deadline = loop.time() + timeout_s
     while proc.returncode is None and loop.time() < deadline:  # noqa: ASYNC110 (no exit event to await: the SDK owns wait())
         await asyncio.sleep(0.02)
+
+
+def _worktree_options(name: str | None) -> dict[str, Any]:
+    """The CLI's own ``--worktree <name>``, branched from the local HEAD: its default
+    (``worktree.baseRef: fresh``) would branch from ``origin/<default branch>``, not from
+    what the person has checked out, which is what the session's diff and merge assume."""
+    if name is None:
+        return {}
+    return {
+        "extra_args": {"worktree": name},
+        "settings": json.dumps({"worktree": {"baseRef": "head"}}),
+    }
