@@ -15,8 +15,10 @@ from cctui.core.decisions.requests import (
 )
 from cctui.core.decisions.routing import ELICIT_BOUND_S, Router
 from cctui.core.decisions.service import Decisions
+from cctui.core.diffs import DiffFile, SessionDiff
 from cctui.core.events import (
     AssistantTextEvent,
+    ChangesEvent,
     ErrorEvent,
     InputRequestedEvent,
     InputResolvedEvent,
@@ -27,21 +29,41 @@ from cctui.core.events import (
     UserMessageEvent,
 )
 from cctui.core.manager import Listener, SessionManager, WaitOutcome
-from cctui.core.models import SessionConfig, SessionInfo, SessionRecord, ToolUseSummary
+from cctui.core.models import (
+    SessionConfig,
+    SessionInfo,
+    SessionRecord,
+    ToolUseSummary,
+    WorktreeInfo,
+)
 from cctui.core.states import LIVE, SessionStatus
+from cctui.core.worktrees import (
+    FinishPreview,
+    FinishResult,
+    MergeConflict,
+    NoWorktree,
+    WorktreeGone,
+    WorktreeRefused,
+)
 
 __all__ = [
     "ELICIT_BOUND_S",
     "LIVE",
     "OTHER_PREFIX",
     "AssistantTextEvent",
+    "ChangesEvent",
     "Decision",
     "Decisions",
+    "DiffFile",
     "ErrorEvent",
     "EventBuffer",
+    "FinishPreview",
+    "FinishResult",
     "InputRequestedEvent",
     "InputResolvedEvent",
     "Listener",
+    "MergeConflict",
+    "NoWorktree",
     "Page",
     "PendingInput",
     "Question",
@@ -50,6 +72,7 @@ __all__ = [
     "ResultEvent",
     "Router",
     "SessionConfig",
+    "SessionDiff",
     "SessionEvent",
     "SessionInfo",
     "SessionManager",
@@ -60,5 +83,8 @@ __all__ = [
     "ToolUseSummary",
     "UserMessageEvent",
     "WaitOutcome",
+    "WorktreeGone",
+    "WorktreeInfo",
+    "WorktreeRefused",
     "call_detail",
 ]

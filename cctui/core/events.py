@@ -103,6 +103,24 @@ class ResultEvent(_Event):
     """The CLI's token usage for the turn (input/output/cache tokens), as it reports it."""
 
 
+class ChangesEvent(_Event):
+    """What a turn changed in the session's git work tree (after its ``ResultEvent``)."""
+
+    kind: Literal["changes"] = "changes"
+    files: int
+    added: int
+    """Lines added (binary files count none)."""
+    removed: int
+    paths: list[str] = Field(default_factory=list)
+    """The changed files (at most 50)."""
+
+    @property
+    def summary(self) -> str:
+        """``3 files +45 −12``."""
+        noun = "file" if self.files == 1 else "files"
+        return f"{self.files} {noun} +{self.added} \u2212{self.removed}"
+
+
 class ErrorEvent(_Event):
     """Something went wrong that the reader should see (CLI crash, API error, bad resume)."""
 
@@ -118,6 +136,7 @@ SessionEvent = Annotated[
     | InputRequestedEvent
     | InputResolvedEvent
     | ResultEvent
+    | ChangesEvent
     | ErrorEvent,
     Field(discriminator="kind"),
 ]

@@ -6,6 +6,7 @@ import json
 
 from cctui.core import (
     AssistantTextEvent,
+    ChangesEvent,
     ErrorEvent,
     InputRequestedEvent,
     InputResolvedEvent,
@@ -44,6 +45,8 @@ def event_text(ev: SessionEvent) -> str:
             return f"[turn {state}] {ev.result or ''}".rstrip()
         case StatusChanged():
             return f"[status] {ev.status}" + (f": {ev.error}" if ev.error else "")
+        case ChangesEvent():
+            return f"[changes] {ev.summary}"
         case ErrorEvent():
             return f"[error] {ev.message}"
 
