@@ -14,6 +14,7 @@ from cctui.mcp_server.tools import (
     review,
     sessions,
     team,
+    worktrees,
 )
 
 __all__ = [
@@ -27,4 +28,5 @@ __all__ = [
     "review",
     "sessions",
     "team",
+    "worktrees",
 ]

@@ -31,6 +31,15 @@ from cctui.mcp_server.schemas.sessions import (
 
 INTERRUPT_WAIT_S = 5.0
 """claude_interrupt returns once the turn has ended (seed 002: status interrupted), or then."""
+Worktree = Annotated[
+    bool | Annotated[str, Field(min_length=1, max_length=64)] | None,
+    Field(
+        description="Run in a new git worktree of its own (Claude Code's --worktree): true "
+        "for a name made from the title, or the name; the branch is worktree-<name> from the "
+        "current HEAD, the directory <repo>/.claude/worktrees/<name>. Outside a git "
+        "repository this is an error. Finish it with claude_finish_worktree"
+    ),
+]
 TimeoutMs = Annotated[
     int,
     Field(
@@ -107,6 +116,7 @@ def register(
                 "(a list, no shell); [] for none; default: the project's or config's"
             ),
         ] = None,
+        worktree: Worktree = None,
     ) -> SessionOut:
         """Start a new Claude Code session in a project; returns its sessionId at once.
 
@@ -134,7 +144,7 @@ def register(
         )
         if prompt is None and template is not None:
             prompt = templates.find(settings, template).prompt
-        info = await manager.create(prompt, config, session_id=sessionId)
+        info = await manager.create(prompt, config, session_id=sessionId, worktree=worktree)
         broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
         return SessionOut.of(info)
 
@@ -378,8 +388,12 @@ def register(
         prompt: Annotated[
             str | None, Field(description="First message for the fork; omit to start idle")
         ] = None,
+        worktree: Worktree = None,
     ) -> SessionOut:
-        """Copy a Claude Code session's history into a new session (new sessionId) and run it."""
-        info = await manager.fork(sessionId, prompt)
+        """Copy a Claude Code session's history into a new session (new sessionId) and run it.
+
+        With worktree, the fork runs in a new git worktree branched from the source's HEAD.
+        """
+        info = await manager.fork(sessionId, prompt, worktree=worktree)
         broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
         return SessionOut.of(info)
