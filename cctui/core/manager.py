@@ -294,8 +294,9 @@ class SessionManager:
         patch: bool = True,
         max_bytes: int | None = None,
     ) -> SessionDiff:
-        """What the session changed against its own base (``diffs``)."""
-        session = self._sessions.find(session_id)
+        """What the session changed against its own base (``diffs``); a session cctui has
+        only a transcript of shows the files its edit tools wrote."""
+        session = self._sessions.find_or_adopt(session_id)
         bound = {} if max_bytes is None else {"max_bytes": max_bytes}
         return await session_diff(
             session, self.settings.claude_config_dir, path=path, patch=patch, **bound

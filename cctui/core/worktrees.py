@@ -98,7 +98,9 @@ async def adopt(session: Session, made: WorktreePlan) -> None:
         repo=made.repo,
     )
     session.base_commit = made.base_commit
-    session.config = session.config.model_copy(update={"cwd": made.path})
+    # Listed under its repository's name, not the worktree directory's.
+    project = session.config.project or made.repo.name
+    session.config = session.config.model_copy(update={"cwd": made.path, "project": project})
 
 
 def _listed(made: WorktreePlan) -> bool:

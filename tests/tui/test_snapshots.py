@@ -21,6 +21,8 @@ SCENARIOS = {
     "metrics": "the metrics page: totals, MCP tools with latency percentiles, sessions",
     "projects": "the projects view: registered projects, their sessions, last access",
     "confirm": "a confirmation an MCP client needs (a file exists: overwrite, append, cancel)",
+    "diff": "the diff page: changed files with +/- counts, each file's diff in colour",
+    "finish": "finishing a worktree: its state, and a discard listing what it would lose",
 }
 
 

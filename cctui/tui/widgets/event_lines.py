@@ -1,5 +1,6 @@
 """The one-line widgets of a transcript: a prompt, a status ending, an approval asked and
-answered, a turn's result, an error (what ``Transcript`` mounts for each such event)."""
+answered, a turn's result and what it changed, an error (what ``Transcript`` mounts for
+each such event)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from textual.content import Content
 from textual.widget import Widget
 
 from cctui.core import (
+    ChangesEvent,
     ErrorEvent,
     InputRequestedEvent,
     InputResolvedEvent,
@@ -54,6 +56,15 @@ def event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
     if isinstance(event, ResultEvent):
         content, classes = _result_line(event), "-error" if event.is_error else ""
         return lambda: ResultBlock(content, classes=classes)
+    if isinstance(event, ChangesEvent):
+        if not event.files:
+            return None
+        changed = Content.assemble(
+            ("  ± ", "$text-muted"),
+            (event.summary, "bold"),
+            ("  this turn · d: the session's diff", "$text-muted"),
+        )
+        return lambda: Note(changed, classes="changes")
     if isinstance(event, ErrorEvent):
         message = f"✗ {event.message}"
         return lambda: Note(Content(message), classes="error")
