@@ -51,9 +51,14 @@ def check_name(name: str) -> None:
 
 
 def slug(text: str, fallback: str) -> str:
-    """A worktree name from free text (a title): lower case, ``-`` for anything else."""
-    words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40].strip("-")
-    return words or fallback
+    """A short worktree name from free text (a title): its first words, lower case, joined
+    by ``-``, at most 24 characters."""
+    name = ""
+    for word in re.findall(r"[a-z0-9]+", text.lower()):
+        if len(name) + len(word) + 1 > 24:
+            break
+        name = f"{name}-{word}" if name else word
+    return name or fallback
 
 
 def branch_for(name: str) -> str:

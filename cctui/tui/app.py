@@ -4,6 +4,7 @@ the approval controller shows what waits for the human, the core does the work."
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 from collections import Counter, deque
@@ -305,6 +306,11 @@ class CctuiApp(App[None]):
         row = self.main.sessions.row(self.main.current_session_id or "")
         if row is not None and row.cwd is not None and row.cwd.is_dir():
             cwd = row.cwd  # most new sessions continue in the project already on screen
+        if row is not None and row.worktree is not None:
+            # ... in that project's own checkout, not in another session's worktree.
+            with contextlib.suppress(CctuiError):
+                worktree = self.manager.get(row.session_id).worktree
+                cwd = worktree.repo if worktree is not None else cwd
         screen = NewSessionScreen(
             cwd=cwd,
             permission_mode=self.settings.default_permission_mode,
@@ -409,6 +415,7 @@ class CctuiApp(App[None]):
             title = {"merge": "Not merged", "keep": "Not kept"}.get(action, "Not discarded")
             self.notify(exc.message, title=title, severity="error", timeout=20)
             return
+        self.main.catch_up(full=True)  # the row's worktree state changed without an event
         self.notify(done.note, title="Worktree finished")
 
     @work(group="sessions", exit_on_error=False)
