@@ -304,7 +304,8 @@ class SessionManager:
 
     async def finish_preview(self, session_id: str) -> FinishPreview:
         """What finishing the session's worktree would meet (for a confirmation)."""
-        return await worktrees.preview(self._sessions.find(session_id))
+        session = self._sessions.find(session_id)
+        return await worktrees.preview(session, self._sharing(session))
 
     async def finish_worktree(
         self, session_id: str, action: Action, *, force: bool = False
@@ -319,7 +320,9 @@ class SessionManager:
         async def stop(kill: bool) -> None:
             await session.process.stop(S.INTERRUPTED if kill else None, force=kill)
 
-        result = await worktrees.finish(session, action, force=force, stop=stop)
+        result = await worktrees.finish(
+            session, action, force=force, stop=stop, shared_with=self._sharing(session)
+        )
         self.save(session_id)
         self.audit.worktree(session_id, action, force=force, note=result.note)
         return result
@@ -442,6 +445,17 @@ class SessionManager:
                 self.keep(asyncio.create_task(session.process.stop(S.ERROR)))
                 raise
             self.save(session.id)
+
+    def _sharing(self, session: Session) -> builtins.list[str]:
+        """Other sessions working inside ``session``'s worktree."""
+        wt = session.worktree
+        if wt is None:
+            return []
+        return [
+            s.id
+            for s in self._sessions
+            if s is not session and s.worktree is None and s.config.cwd.is_relative_to(wt.path)
+        ]
 
     def _desk_of(self, session_id: str) -> InputDesk | None:
         session = self._sessions.get(session_id)

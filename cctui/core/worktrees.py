@@ -133,12 +133,20 @@ class FinishPreview(BaseModel):
     """Porcelain lines (``M file``, ``?? new``) of uncommitted work."""
     unmerged: list[str] = Field(default_factory=list)
     """Commits on the branch that its base branch does not have (``sha subject``)."""
+    shared_with: list[str] = Field(default_factory=list)
+    """Other sessions cctui knows that work in the same directory (a fork without a
+    worktree of its own, say): they would lose their directory."""
+    foreign_pid: int | None = None
+    """A live claude process cctui did not start holds the worktree's lock."""
 
     @property
     def would_lose(self) -> list[str]:
         """What a discard would lose, one line each."""
         lost = [f"uncommitted: {line}" for line in self.uncommitted]
         lost += [f"commit: {line}" for line in self.unmerged]
+        lost += [f"the directory of session {sid}" for sid in self.shared_with]
+        if self.foreign_pid is not None:
+            lost.insert(0, f"claude (pid {self.foreign_pid}, not cctui's) works in it")
         if self.live:
             lost.insert(0, "a live claude process (it would be killed)")
         return lost
@@ -173,8 +181,10 @@ def _require(session: Session) -> WorktreeInfo:
     return wt
 
 
-def _inspect(session: Session, wt: WorktreeInfo) -> FinishPreview:
+def _inspect(session: Session, wt: WorktreeInfo, shared_with: list[str]) -> FinishPreview:
     gone = not wt.path.is_dir()
+    listed = fsworktree.find(wt.repo, wt.path)
+    holder = fsworktree.lock_holder(listed) if listed is not None else None
     base = wt.base_branch if wt.base_branch and git.branch_exists(wt.repo, wt.base_branch) else None
     unmerged = (
         git.commits_between(wt.repo, base or wt.base_commit, f"refs/heads/{wt.branch}")
@@ -189,13 +199,15 @@ def _inspect(session: Session, wt: WorktreeInfo) -> FinishPreview:
         busy=session.process.alive and session.turns.busy,
         uncommitted=[] if gone else fsworktree.dirty(wt.path),
         unmerged=unmerged,
+        shared_with=shared_with,
+        foreign_pid=holder if holder is not None and holder != session.process.pid else None,
     )
 
 
-async def preview(session: Session) -> FinishPreview:
+async def preview(session: Session, shared_with: list[str] | None = None) -> FinishPreview:
     """What a finish of ``session``'s worktree would meet. Raises NoWorktree."""
     wt = _require(session)
-    return await asyncio.to_thread(_inspect, session, wt)
+    return await asyncio.to_thread(_inspect, session, wt, shared_with or [])
 
 
 _FINISHED: dict[Action, Literal["merged", "kept", "discarded"]] = {
@@ -208,7 +220,14 @@ Stop = Callable[[bool], Awaitable[None]]
 """Ends the session's process (``True``: kill at once)."""
 
 
-async def finish(session: Session, action: Action, *, force: bool, stop: Stop) -> FinishResult:
+async def finish(
+    session: Session,
+    action: Action,
+    *,
+    force: bool,
+    stop: Stop,
+    shared_with: list[str] | None = None,
+) -> FinishResult:
     """Merge, keep or discard ``session``'s worktree.
 
     - merge: the worktree's uncommitted work is committed on its branch, the branch is
@@ -225,7 +244,7 @@ async def finish(session: Session, action: Action, *, force: bool, stop: Stop) -
         NoWorktree, WorktreeRefused, MergeConflict, SessionNotReady, GitFailed.
     """
     wt = _require(session)
-    seen = await asyncio.to_thread(_inspect, session, wt)
+    seen = await asyncio.to_thread(_inspect, session, wt, shared_with or [])
     if action == "discard":
         lost = seen.would_lose
         if lost and not force:
@@ -235,6 +254,12 @@ async def finish(session: Session, action: Action, *, force: bool, stop: Stop) -
                 + (f"; and {len(lost) - 30} more" if len(lost) > 30 else ""),
                 suggestion="Merge or keep it instead, or pass force to discard anyway.",
             )
+    elif action == "merge" and seen.foreign_pid is not None and not force:
+        raise WorktreeRefused(
+            f"claude (pid {seen.foreign_pid}), which cctui did not start, works in {wt.path}; "
+            "the merge would remove the worktree under it.",
+            suggestion="End that process first, keep the worktree, or pass force.",
+        )
     elif seen.busy and not force:
         raise SessionNotReady(
             f"session {session.id} is running a turn in its worktree.",
@@ -243,6 +268,9 @@ async def finish(session: Session, action: Action, *, force: bool, stop: Stop) -
     if seen.live:
         await stop(force)
     if action == "keep":
+        # The CLI's lock names a process that has ended: lift it, so git lets the person
+        # remove or move the worktree by hand.
+        await asyncio.to_thread(fsworktree.unlock_stale, wt.repo, wt.path)
         result = FinishResult(
             session_id=session.id,
             action="keep",
@@ -301,15 +329,18 @@ def _merge(session: Session, wt: WorktreeInfo, seen: FinishPreview) -> FinishRes
         wt.repo, wt.branch, into, f"Merge {wt.branch}: {label} (cctui session {session.id[:8]})"
     )
     _conflict(session, wt, into, merged.conflicts)
-    removed = False
-    if not seen.gone:
+    removed = deleted = False
+    if seen.shared_with:
+        pass  # another session works there: its directory and branch stay
+    elif not seen.gone:
         fsworktree.remove(wt.repo, wt.path)
         removed = True
     else:
         git.run(wt.repo, "worktree", "prune")
-    tip = git.rev_parse(wt.repo, f"refs/heads/{wt.branch}")
-    contained = tip is not None and git.is_ancestor(wt.repo, tip, f"refs/heads/{into}")
-    deleted = contained and fsworktree.delete_branch(wt.repo, wt.branch, force=True)
+    if not seen.shared_with:
+        tip = git.rev_parse(wt.repo, f"refs/heads/{wt.branch}")
+        contained = tip is not None and git.is_ancestor(wt.repo, tip, f"refs/heads/{into}")
+        deleted = contained and fsworktree.delete_branch(wt.repo, wt.branch, force=True)
     how = (
         "already contained it"
         if merged.commit is None
@@ -326,7 +357,12 @@ def _merge(session: Session, wt: WorktreeInfo, seen: FinishPreview) -> FinishRes
         branch_deleted=deleted,
         note=f"Merged {wt.branch} into {into} ({how})"
         + (f" in {merged.where}" if merged.where else "")
-        + ".",
+        + "."
+        + (
+            f" The worktree stays: session {', '.join(seen.shared_with)} works in it."
+            if seen.shared_with
+            else ""
+        ),
     )
 
 

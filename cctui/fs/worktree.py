@@ -148,6 +148,17 @@ def lock_holder(wt: git.Worktree) -> int | None:
     return pid
 
 
+def unlock_stale(repo: Path, path: Path) -> bool:
+    """Lift Claude Code's lock on the worktree at ``path`` when the process it names has
+    ended (a lock by anyone else, or a live process, stays). True when it was lifted."""
+    wt = find(repo, path)
+    if wt is None or wt.locked is None or not _LOCK_PID.search(wt.locked):
+        return False
+    if lock_holder(wt) is not None:
+        return False
+    return git.run(repo, "worktree", "unlock", str(path)).ok
+
+
 def _must(done: git.GitRun, what: str) -> git.GitRun:
     if not done.ok:
         raise GitFailed(f"{what} failed: {done.err or 'git exited with ' + str(done.code)}")

@@ -191,3 +191,31 @@ async def test_plain_session_diff_is_against_its_start_and_fork_into_a_worktree(
     # A worktree name that is taken is refused before anything starts.
     with pytest.raises(Exception, match="taken"):
         await manager.create("x", config, worktree="side")
+
+
+async def test_keep_leaves_worktree_and_branch_and_lifts_the_ended_clis_lock(
+    manager: SessionManager, repo: Path
+) -> None:
+    sid = await start(manager, repo, "kept", "[[write path=k.txt content=k\\n]]")
+    wt = manager.get(sid).worktree
+    assert wt is not None
+    assert "locked" in git(repo, "worktree", "list", "--porcelain")  # the CLI's own lock
+    done = await manager.finish_worktree(sid, "keep")
+    assert not done.removed and wt.path.is_dir() and (wt.path / "k.txt").exists()
+    assert "worktree-kept" in git(repo, "branch", "--list")
+    assert "locked" not in git(repo, "worktree", "list", "--porcelain")
+    assert manager.get(sid).worktree.finished == "kept"  # type: ignore[union-attr]
+
+
+async def test_a_fork_working_in_the_worktree_is_listed_before_a_discard(
+    manager: SessionManager, repo: Path
+) -> None:
+    sid = await start(manager, repo, "shared", "[[say text=hi]]")
+    fork = await manager.fork(sid, "[[say text=me too]]")  # no worktree of its own
+    await run_turn(manager, fork.session_id)
+    await manager.end(sid)
+    await manager.end(fork.session_id)
+    preview = await manager.finish_preview(sid)
+    assert preview.shared_with == [fork.session_id]
+    with pytest.raises(WorktreeRefused, match=fork.session_id):
+        await manager.finish_worktree(sid, "discard")
