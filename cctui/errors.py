@@ -99,3 +99,10 @@ class TeamNotFound(CctuiError):
     """No session cctui knows belongs to this team."""
 
     code = "team_not_found"
+
+
+class RewindUnavailable(CctuiError):
+    """Files cannot be put back to before that prompt; the message says why (no file
+    checkpoints for the session, none for that prompt, or the CLI's own refusal)."""
+
+    code = "rewind_unavailable"

@@ -21,6 +21,7 @@ from cctui.core.events import (
     AssistantTextEvent,
     ChangesEvent,
     ErrorEvent,
+    FilesRewoundEvent,
     InputRequestedEvent,
     InputResolvedEvent,
     ResultEvent,
@@ -31,12 +32,14 @@ from cctui.core.events import (
 )
 from cctui.core.manager import Listener, SessionManager, WaitOutcome
 from cctui.core.models import (
+    PromptMark,
     SessionConfig,
     SessionInfo,
     SessionRecord,
     ToolUseSummary,
     WorktreeInfo,
 )
+from cctui.core.rewind import RewindResult
 from cctui.core.states import LIVE, SessionStatus
 from cctui.core.worktrees import (
     FinishPreview,
@@ -58,6 +61,7 @@ __all__ = [
     "DiffFile",
     "ErrorEvent",
     "EventBuffer",
+    "FilesRewoundEvent",
     "FinishPreview",
     "FinishResult",
     "InputRequestedEvent",
@@ -68,10 +72,12 @@ __all__ = [
     "Page",
     "PendingInput",
     "PermissionModeName",
+    "PromptMark",
     "Question",
     "QuestionOption",
     "Resolution",
     "ResultEvent",
+    "RewindResult",
     "Router",
     "SessionConfig",
     "SessionDiff",

@@ -16,6 +16,7 @@ of an idle session).
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 from cctui.core.buffer import EventBuffer
@@ -24,6 +25,7 @@ from cctui.core.events import SessionEvent
 from cctui.core.host import SessionHost
 from cctui.core.models import SessionConfig, SessionInfo, SessionRecord, WorktreeInfo
 from cctui.core.process import Process, TurnTimer
+from cctui.core.prompts import PromptLog
 from cctui.core.session_state import SessionState
 from cctui.core.states import SessionStatus
 from cctui.core.translate import FrameTranslator
@@ -60,6 +62,7 @@ class Session:
             turns=TurnLedger(record),
             buffer=EventBuffer(host.settings.event_buffer_size),
             permission_mode=config.permission_mode,
+            prompts=PromptLog(record.prompts if record else ()),
             last_activity=record.last_activity if record else now,
             fan_out=host.publish,
             save=lambda: host.save(session_id),
@@ -93,6 +96,8 @@ class Session:
             kill_grace_s=lambda: host.kill_grace_s,
         )
         """The current claude process; a resume starts a new one here."""
+        self.rewinding = asyncio.Lock()
+        """Held while its files are rewound (one rewind at a time, on one process)."""
 
     # ------------------------------------------------------------------ state
 
@@ -186,4 +191,5 @@ class Session:
             forked_from=self.forked_from,
             worktree=self.worktree,
             base_commit=self.base_commit,
+            prompts=state.prompts.marks,
         )

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from cctui.core.buffer import EventBuffer
 from cctui.core.events import SessionEvent, StatusChanged
+from cctui.core.prompts import PromptLog
 from cctui.core.states import SessionStatus, can_transition
 from cctui.core.turns import TurnLedger
 
@@ -32,6 +33,7 @@ class SessionState:
         turns: TurnLedger,
         buffer: EventBuffer[SessionEvent],
         permission_mode: str,
+        prompts: PromptLog,
         last_activity: datetime,
         fan_out: Callable[[SessionEvent], None],
         save: Callable[[], None],
@@ -46,6 +48,8 @@ class SessionState:
         self.buffer = buffer
         self.permission_mode = permission_mode
         """The CLI's current mode: a plan-mode session leaves ``plan`` once its plan is approved."""
+        self.prompts = prompts
+        """The prompts sent, numbered from 0, with the ids their file checkpoints carry."""
         self.last_result: str | None = None
         self.last_activity = last_activity
         self.interrupting = False

@@ -8,6 +8,7 @@ from cctui.core import (
     AssistantTextEvent,
     ChangesEvent,
     ErrorEvent,
+    FilesRewoundEvent,
     InputRequestedEvent,
     InputResolvedEvent,
     ResultEvent,
@@ -47,6 +48,12 @@ def event_text(ev: SessionEvent) -> str:
             return f"[status] {ev.status}" + (f": {ev.error}" if ev.error else "")
         case ChangesEvent():
             return f"[changes] {ev.summary}"
+        case FilesRewoundEvent():
+            where = f"prompt {ev.prompt_index}" if ev.prompt_index is not None else ev.prompt_id
+            return (
+                f"[files rewound to before {where} by {ev.by}] {len(ev.files)} file(s) "
+                f"+{ev.insertions} -{ev.deletions}"
+            )
         case ErrorEvent():
             return f"[error] {ev.message}"
 

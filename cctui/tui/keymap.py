@@ -176,6 +176,12 @@ SECTIONS: tuple[Section, ...] = (
                 "Details",
                 show=False,
             ),
+            Key(
+                "r",
+                "on a prompt: put files back as before it (asks)",
+                {"PromptBlock": "rewind"},
+                "Rewind files",
+            ),
             Note("▲", "an 'earlier' line: press it or scroll up"),
         ),
     ),
@@ -278,6 +284,14 @@ SECTIONS: tuple[Section, ...] = (
                 {"DiffScreen": "close"},
                 "Close",
             ),
+        ),
+    ),
+    Section(
+        "Rewind confirmation",
+        1,
+        (
+            Key("y", "put the files back", {"RewindScreen": "confirm"}, "Rewind"),
+            Key("escape,n", "cancel (n too)", {"RewindScreen": "cancel"}, "Cancel"),
         ),
     ),
     Section(

@@ -19,6 +19,7 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Input
 
+from cctui.claude.frames import RewindAnswer
 from cctui.config import load_settings
 from cctui.core import SessionConfig, SessionManager
 from cctui.tui import clock
@@ -27,6 +28,8 @@ from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.decision import DecisionModal
 from cctui.tui.screens.diff import DiffScreen
 from cctui.tui.screens.finish import FinishScreen
+from cctui.tui.screens.rewind import RewindScreen
+from cctui.tui.widgets.event_lines import PromptBlock
 from tests.fakes.fake_driver import fake_driver_factory, plan, text, tool
 from tests.snapshot_apps.history import write_history, write_transcript
 
@@ -156,6 +159,17 @@ PROMPTS = {
     "readme": ("docs", "Rewrite the README quick start"),
 }
 
+REWIND = RewindAnswer(
+    can_rewind=True,
+    files_changed=(
+        str(ROOT / "api" / "cctui" / "core" / "session.py"),
+        str(ROOT / "api" / "tests" / "core" / "test_session.py"),
+    ),
+    insertions=3,
+    deletions=14,
+)
+"""What the rewind scenario's dry run finds: the flaky fix's edit and its new test."""
+
 Scenario = Callable[["DemoApp"], Awaitable[None]]
 
 
@@ -275,7 +289,7 @@ class DemoApp(CctuiApp):
     def __init__(self, scenario: str) -> None:
         env = _reset()
         settings = load_settings(env=env, config_path=ROOT / "none.toml")
-        self.factory = fake_driver_factory(SCRIPT)
+        self.factory = fake_driver_factory(SCRIPT, rewind_changes=REWIND)
         super().__init__(settings, SessionManager(settings, driver_factory=self.factory))
         self.scenario = scenario
         self.ready = asyncio.Event()
@@ -311,6 +325,7 @@ class DemoApp(CctuiApp):
             "confirm": ["readme"],
             "diff": ["readme", "flaky"],
             "finish": ["flaky", "readme"],
+            "rewind": ["readme", "flaky"],
         }[self.scenario]
         if self.scenario in ("diff", "finish"):
             _repo(ROOT / "api")
@@ -319,6 +334,8 @@ class DemoApp(CctuiApp):
             config = SessionConfig(cwd=ROOT / project, model="sonnet")
             if name == "split":
                 config = config.model_copy(update={"permission_mode": "plan"})
+            if self.scenario == "rewind":
+                config = config.model_copy(update={"file_checkpointing": True})
             worktree = "fix-race" if self.scenario == "finish" and name == "readme" else None
             if worktree is not None:
                 config = config.model_copy(update={"cwd": ROOT / "api"})
@@ -344,6 +361,7 @@ class DemoApp(CctuiApp):
             "confirm": "readme",
             "diff": "flaky",
             "finish": "readme",
+            "rewind": "flaky",
         }.get(self.scenario)
         if shown is not None:
             self.main.open_session(_IDS[shown])
@@ -416,7 +434,8 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
         app = pilot.app
         assert isinstance(app, DemoApp)
         await settle(pilot, modal=scenario in ("bash", "edit", "plan", "question", "confirm"))
-        if scenario in ("main", "inbox", "help", "new", "metrics", "projects", "diff", "finish"):
+        shown_after_modals = ("main", "inbox", "help", "new", "metrics", "projects")
+        if scenario in (*shown_after_modals, "diff", "finish", "rewind"):
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
             await app.settle()
         if scenario == "inbox":
@@ -438,6 +457,14 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             await pilot.press("f")
             await _until(pilot, lambda: isinstance(app.screen, FinishScreen))
             await pilot.press("x")
+        if scenario == "rewind":
+            app.query(PromptBlock).first().focus()
+            await pilot.press("r")
+            for _ in range(100):
+                await pilot.pause()
+                if isinstance(app.screen, RewindScreen):
+                    break
+            assert isinstance(app.screen, RewindScreen)
         if scenario == "metrics":
             for tool, outcome, ms, retry in _CALLS:
                 app.manager.record_tool_call(

@@ -23,6 +23,7 @@ SCENARIOS = {
     "confirm": "a confirmation an MCP client needs (a file exists: overwrite, append, cancel)",
     "diff": "the diff page: changed files with +/- counts, each file's diff in colour",
     "finish": "finishing a worktree: its state, and a discard listing what it would lose",
+    "rewind": "r on a prompt: the files a rewind would put back (the dry run), y or esc",
 }
 
 
