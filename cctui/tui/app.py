@@ -431,7 +431,12 @@ class CctuiApp(App[None]):
         row = self.main.sessions.row(session_id)
         title = (row.title if row is not None else "") or session_id[:8]
         screen = DiffScreen(title, partial(self.manager.diff, session_id))
-        self.push_screen(screen, callback=self._pump_after)
+        self.push_screen(screen, callback=self._after_diff)
+
+    def _after_diff(self, _result: None) -> None:
+        # Reading the diff may have found the worktree removed by hand (no event says so).
+        self.main.catch_up(full=True)
+        self._pump_after(None)
 
     @work(group="sessions", exit_on_error=False)
     async def action_finish(self) -> None:
