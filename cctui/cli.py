@@ -17,11 +17,22 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from cctui import __version__
+from cctui import __version__, cli_index
 from cctui.config import Settings, load_settings
 from cctui.errors import CctuiError
 from cctui.logs import configure_logging
 from cctui.redact import redact_text
+
+
+def _profile(raw: str) -> str:
+    from cctui.config import PROFILE_GROUPS, parse_profile
+
+    profile, _ = parse_profile(raw)
+    if profile not in PROFILE_GROUPS:
+        raise argparse.ArgumentTypeError(
+            f"{raw!r}: the profile is one of {', '.join(PROFILE_GROUPS)}, optionally with ',compat'"
+        )
+    return raw
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -39,9 +50,11 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--tools",
         dest="tools_profile",
-        choices=["full", "sessions", "projects", "menu"],
+        type=_profile,
+        metavar="{full,sessions,projects,menu}[,compat]",
         help="which MCP tools to expose: full (all), sessions, projects, or menu (only the "
-        "fixed-prompt review tools and claude_health)",
+        "fixed-prompt review tools and claude_health); add ',compat' to list the seeds' tool "
+        "names (start_session, ...) too",
     )
     common.add_argument(
         "--projects-config",
@@ -90,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     sessions.add_argument("--text", help="only sessions whose title or project contains TEXT")
     sessions.add_argument("--project", help="only sessions under this directory")
     sessions.add_argument("--status", help="e.g. running, idle, completed, live, past")
+    cli_index.add_commands(sub, common)
     sub.add_parser(
         "mcp-config",
         parents=[common],
@@ -117,6 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = args.command or "tui"
         if command == "sessions":
             return _print_sessions(settings, args)
+        if command in cli_index.COMMANDS:
+            return cli_index.run(settings, args)
         if command == "mcp-config":
             return _print_mcp_config(settings)
         if command == "bridge":

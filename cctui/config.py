@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from cctui import paths
 from cctui.errors import ConfigError
@@ -74,6 +74,22 @@ PROFILE_GROUPS: dict[str, frozenset[str]] = {
 """The tool groups each ``--tools`` profile serves (before the ``[tools]`` switches)."""
 
 
+class ModelPrice(BaseModel):
+    """A model's price in USD per million tokens (``[prices."model-id"]`` in the config file).
+
+    Overrides genai-prices for that exact model id; unset cache rates follow Anthropic's
+    ratios to the input price (5-minute write 1.25x, 1-hour write 2x, read 0.1x).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_write_5m: float | None = Field(default=None, ge=0)
+    cache_write_1h: float | None = Field(default=None, ge=0)
+    cache_read: float | None = Field(default=None, ge=0)
+
+
 class Settings(BaseModel):
     """Everything cctui reads at start-up. Passed explicitly; never a global."""
 
@@ -93,6 +109,17 @@ class Settings(BaseModel):
     """Working directory for sessions created without one; ``None`` means cctui's cwd."""
     max_execution_time_ms: int | None = Field(default=None, gt=0)
     """A turn running longer than this is interrupted; ``None`` means no limit."""
+    max_session_duration_ms: int | None = Field(default=None, gt=0)
+    """A claude process alive longer than this is ended, and its session says why (seed
+    004's ``MAX_SESSION_DURATION``); ``None`` means no limit."""
+    backup_enabled: bool = False
+    """Keep the previous session registry as ``sessions.json.bak`` before each rewrite
+    (seed 004's ``BACKUP_ENABLED``)."""
+    doppler_project: str | None = None
+    """Seed 004's ``DOPPLER_PROJECT``: the Doppler project its ``start_session`` wraps a
+    session in (``doppler run --project P --config C --``) when the call names none."""
+    doppler_config: str | None = None
+    """Seed 004's ``DOPPLER_CONFIG``: the Doppler config for that wrapping (default ``dev``)."""
     default_permission_mode: PermissionMode = "default"
     """Permission mode for sessions created without one."""
     allowed_tools: tuple[str, ...] = ()
@@ -103,6 +130,9 @@ class Settings(BaseModel):
     """The MCP HTTP server's port; 0 picks any free port (the URL goes to server.json)."""
     tools_profile: ToolsProfile = "full"
     """Which MCP tools the server exposes: full | sessions | projects | menu."""
+    compat_tools: bool = False
+    """List the seeds' tool names (seed 004's ``start_session`` ... ``stream_output``) in
+    ``tools/list`` too; they are callable either way. ``--tools full,compat`` sets it."""
     tools: ToolGroups = Field(default_factory=ToolGroups)
     """Switch tool groups off in the config file, e.g. ``[tools] sessions = false``."""
     review_roots: tuple[Path, ...] = ()
@@ -122,9 +152,25 @@ class Settings(BaseModel):
     """Claude Code's directory (``$CLAUDE_CONFIG_DIR`` or ``~/.claude``)."""
     state_dir: Path
     """cctui's own state: server.json, registry, audit log, log file."""
+    cache_dir: Path | None = None
+    """cctui's rebuildable caches (the history index): ``$XDG_CACHE_HOME/cctui``; ``None``
+    (a Settings built by hand) means ``<state_dir>/cache``."""
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """Per model id, prices that override genai-prices' (``[prices."claude-x"] input = 3``)."""
     projects_config: Path | None = None
     """The project registry (seed 000); ``None`` means ``<claude_config_dir>/projects.json``,
     i.e. ``~/.claude/projects.json`` unless ``CLAUDE_CONFIG_DIR`` moves it."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _profile_words(cls, data: Any) -> Any:
+        # "full,compat": a profile plus the word that lists the seeds' tool names.
+        if isinstance(data, dict) and isinstance(data.get("tools_profile"), str):
+            profile, compat = parse_profile(data["tools_profile"])
+            data = {**data, "tools_profile": profile}
+            if compat:
+                data["compat_tools"] = True
+        return data
 
     @field_validator("projects_config", mode="after")
     @classmethod
@@ -149,6 +195,11 @@ class Settings(BaseModel):
         return self.review_roots or (self.default_cwd or Path.cwd(),)
 
     @property
+    def index_file(self) -> Path:
+        """The history index (SQLite; mode 0600 in a 0700 directory: it holds transcript text)."""
+        return (self.cache_dir or self.state_dir / "cache") / "index.sqlite"
+
+    @property
     def log_file(self) -> Path:
         """cctui's log file."""
         return self.state_dir / "cctui.log"
@@ -159,7 +210,20 @@ class Settings(BaseModel):
         return self.state_dir / "server.json"
 
 
-# Environment variable -> settings field. The names are the seeds' own.
+def parse_profile(raw: str) -> tuple[str, bool]:
+    """``--tools`` words: one profile and optionally ``compat`` (``full,compat``), in any
+    order; ``compat`` alone means ``full,compat``. Returns (profile, compat); an unknown
+    profile is returned as is for the model to refuse by name."""
+    words = [w.strip().lower() for w in raw.split(",") if w.strip()]
+    compat = "compat" in words
+    rest = [w for w in words if w != "compat"]
+    if len(rest) > 1:
+        return ",".join(rest), compat
+    return (rest[0] if rest else "full"), compat
+
+
+# Environment variable -> settings field. The names are the seeds' own; where two seeds
+# name one setting (MAX_SESSIONS, seed 004's MAX_CONCURRENT_SESSIONS), the later wins.
 ENV_VARS: dict[str, str] = {
     "CLAUDE_CODE_PATH": "claude_code_path",
     "PERMISSION_TIMEOUT_MS": "permission_timeout_ms",
@@ -174,6 +238,15 @@ ENV_VARS: dict[str, str] = {
     "CCTUI_TOOLS": "tools_profile",
     "CCTUI_PROJECTS_CONFIG": "projects_config",
     "CCTUI_REVIEW_ROOTS": "review_roots",
+    # seed 004 (Appendix B)
+    "MCP_PORT": "http_port",
+    "MCP_LOG_LEVEL": "log_level",
+    "MAX_CONCURRENT_SESSIONS": "max_sessions",
+    "MAX_SESSION_DURATION": "max_session_duration_ms",
+    "STATE_DIR": "state_dir",
+    "BACKUP_ENABLED": "backup_enabled",
+    "DOPPLER_PROJECT": "doppler_project",
+    "DOPPLER_CONFIG": "doppler_config",
 }
 
 
@@ -191,6 +264,8 @@ def _from_env(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
             value = tuple(Path(p) for p in raw.split(os.pathsep) if p.strip())
         elif field == "log_level":
             value = raw.upper()
+        elif field == "state_dir":
+            value = Path(raw).expanduser()
         values[field] = value
         origin[field] = f"environment variable {var}"
     return values, origin
@@ -230,6 +305,7 @@ def load_settings(
     merged: dict[str, Any] = {
         "claude_config_dir": paths.claude_config_dir(env),
         "state_dir": paths.state_dir(env),
+        "cache_dir": paths.cache_dir(env),
         **file_values,
         **env_values,
         **flag_values,

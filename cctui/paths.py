@@ -33,3 +33,9 @@ def state_dir(env: Mapping[str, str] | None = None) -> Path:
     """cctui's state (server.json, registry, audit log, logs): ``$XDG_STATE_HOME/cctui``."""
     base = _env(env).get("XDG_STATE_HOME")
     return (Path(base) if base else home(env) / ".local" / "state") / "cctui"
+
+
+def cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """cctui's rebuildable caches (the history index): ``$XDG_CACHE_HOME/cctui``."""
+    base = _env(env).get("XDG_CACHE_HOME")
+    return (Path(base) if base else home(env) / ".cache") / "cctui"

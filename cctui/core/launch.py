@@ -169,6 +169,7 @@ def launch_spec(settings: Settings, config: SessionConfig, **launch: Any) -> Lau
         LaunchPrefixNotFound: before anything is spawned.
     """
     check_prefix(config.launch_prefix, config.cwd)
+    session_id = launch.get("session_id") or launch.get("resume")
     allowed = config.allowed_tools
     if not config.exact_tools:
         allowed = (*settings.allowed_tools, *allowed)
@@ -185,9 +186,30 @@ def launch_spec(settings: Settings, config: SessionConfig, **launch: Any) -> Lau
         skip_permissions=config.skip_permissions,
         cli_path=settings.claude_code_path,
         launch_prefix=config.launch_prefix,
+        env=session_env(config, session_id),
         file_checkpointing=config.file_checkpointing,
         **launch,
     )
+
+
+def default_teammate(session_id: str) -> str:
+    """The teammate name of a session given none (seed 004: ``session-<first 8 of id>``)."""
+    return f"session-{session_id[:8]}"
+
+
+def session_env(config: SessionConfig, session_id: str | None) -> dict[str, str]:
+    """What a session's process learns about itself (seed 004): ``CLAUDE_SESSION_ID``,
+    ``CLAUDE_TEAMMATE_NAME`` (generated when none was given) and, in a team,
+    ``CLAUDE_TEAM_NAME``; hooks and scripts the session runs can read them."""
+    env: dict[str, str] = {}
+    if session_id is not None:
+        env["CLAUDE_SESSION_ID"] = session_id
+        env["CLAUDE_TEAMMATE_NAME"] = config.teammate or default_teammate(session_id)
+    elif config.teammate:
+        env["CLAUDE_TEAMMATE_NAME"] = config.teammate
+    if config.team:
+        env["CLAUDE_TEAM_NAME"] = config.team
+    return env
 
 
 def check_cwd(cwd: Path) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from cctui.claude.driver import ClaudeDriver, DriverFactory
 from cctui.config import Settings
-from cctui.core import launch, rewind, worktrees
+from cctui.core import launch, rewind, session_log, worktrees
 from cctui.core.audit import AuditLog
 from cctui.core.buffer import Page
 from cctui.core.decisions.desk import InputDesk
@@ -62,7 +62,7 @@ class SessionManager:
         self.settings = settings
         self.driver_factory: DriverFactory = driver_factory or ClaudeDriver
         self.audit = AuditLog(settings.state_dir)
-        self.registry = Registry(settings.state_dir)
+        self.registry = Registry(settings.state_dir, backup=settings.backup_enabled)
         self.kill_grace_s = 2.0
         """SIGTERM -> SIGKILL grace when ending a process."""
         self._sessions = SessionTable(self, self.registry)
@@ -170,8 +170,15 @@ class SessionManager:
                     f"session id {session_id} is already in use.",
                     suggestion="Send to it instead, or omit the id.",
                 )
+        if config.log_file is not None:
+            where = session_log.check_log_file(
+                str(config.log_file), config.cwd, self.settings.state_dir
+            )
+            config = config.model_copy(update={"log_file": where})
         self._check_limit()
         sid = session_id or str(uuid.uuid4())
+        if config.team and not config.teammate:  # seed 004: a team member always has a name
+            config = config.model_copy(update={"teammate": launch.default_teammate(sid)})
         if config.title is None and prompt:
             config = config.model_copy(update={"title": launch.title_of(prompt)})
         session = Session(self, sid, config)
@@ -190,15 +197,38 @@ class SessionManager:
             return session.info()
         return await self._resume(session, text)
 
-    async def resume(self, session_id: str) -> SessionInfo:
+    async def resume(
+        self,
+        session_id: str,
+        *,
+        cwd: Path | str | None = None,
+        launch_prefix: tuple[str, ...] | None = None,
+    ) -> SessionInfo:
         """Start a process for an ended (or unknown-but-on-disk) session without sending it
         anything (seed 004's resume_session); a live session is left as it is.
 
+        ``cwd`` / ``launch_prefix`` override the session's own (seed 004's resume overrides)
+        and are kept for later resumes; a live process with other settings is ended first
+        and the session resumed with the new ones.
+
         Raises:
-            SessionNotFound, SessionLimitReached.
+            SessionNotFound, SessionLimitReached, ValidationFailed (``cwd`` missing).
         """
         session = await self._settled(session_id)
-        if session.process.alive:
+        update: dict[str, Any] = {}
+        if cwd is not None:
+            where = launch.resolve_dir(cwd)
+            launch.check_cwd(where)
+            if where != session.config.cwd:
+                update["cwd"] = where
+        if launch_prefix is not None and tuple(launch_prefix) != session.config.launch_prefix:
+            update["launch_prefix"] = tuple(launch_prefix)
+        if update:
+            if session.process.busy:
+                await session.process.stop()
+            session.config = session.config.model_copy(update=update)
+            self.save(session.id)
+        elif session.process.alive:
             return session.info()
         return await self._resume(session, None)
 

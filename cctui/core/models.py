@@ -43,6 +43,9 @@ class SessionConfig(BaseModel):
     tags: tuple[str, ...] = ()
     title: str | None = None
     """A human title; the first prompt is used when absent."""
+    log_file: Path | None = None
+    """The session's output is also appended here (seed 004's ``log_file``; checked by
+    ``session_log.check_log_file``)."""
     file_checkpointing: bool = False
     """Claude Code keeps the files its edit tools change as they were before each prompt, so
     they can be rewound. New sessions take the ``file_checkpointing`` setting (on by

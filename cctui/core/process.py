@@ -87,9 +87,13 @@ class Process:
         timer: TurnTimer,
         driver_factory: DriverFactory,
         kill_grace_s: Callable[[], float],
+        lifetime_ms: int | None = None,
+        keep: Callable[[asyncio.Task[Any]], None] | None = None,
     ) -> None:
         """``desk`` answers the process's permission asks; ``handle`` takes every frame but
-        the exit; ``kill_grace_s``: the SIGTERM -> SIGKILL grace when it is ended."""
+        the exit; ``kill_grace_s``: the SIGTERM -> SIGKILL grace when it is ended;
+        ``lifetime_ms``: a process alive longer is ended (seed 004's
+        ``MAX_SESSION_DURATION``), by a task ``keep`` holds."""
         self._state = state
         self._desk = desk
         self._handle = handle
@@ -108,6 +112,11 @@ class Process:
         self._alive = asyncio.Event()
         self._stop_status: SessionStatus | None = None
         self._stop_grace_s: float | None = None
+        self._lifetime_ms = lifetime_ms
+        self._keep = keep
+        self._life_timer: asyncio.TimerHandle | None = None
+        self._end_reason: str | None = None
+        """Why cctui ended the process itself (a limit), kept as the session's error."""
 
     @property
     def pid(self) -> int | None:
@@ -132,6 +141,7 @@ class Process:
         self._stop_grace_s = None
         session.interrupting = False
         self.exit_code = None
+        self._end_reason = None
         session.turns.process_starting(first_message is not None)
         session.set_status(S.STARTING, force=True)
         prompt_id = self._announce(first_message) if first_message is not None else None
@@ -183,6 +193,7 @@ class Process:
         self.alive = True
         self._alive.set()
         self.started_at = time.time()
+        self._arm_life_timer()
         pump = asyncio.create_task(self._pump(driver), name=f"session-{session.id}-frames")
         try:
             if first_message is not None:
@@ -302,9 +313,15 @@ class Process:
         self._alive.clear()
         self.exit_code = frame.exit_code
         self._timer.disarm()
+        if self._life_timer is not None:
+            self._life_timer.cancel()
+            self._life_timer = None
         busy = session.turns.process_ended()
         self._desk.withdraw("session-ended")
         self._desk.forget_allowances()
+        if self._end_reason is not None:
+            session.set_status(S.ERROR, error=self._end_reason)
+            return
         if self._stop_status is not None:
             new = self._stop_status
         elif self._stop.is_set():
@@ -317,3 +334,23 @@ class Process:
         else:
             new = S.ERROR if session.status == S.ERROR else S.COMPLETED
         session.set_status(new, error=session.error if new == S.ERROR else None)
+
+    # ------------------------------------------------------------------ lifetime
+
+    def _arm_life_timer(self) -> None:
+        """End the process once it outlives ``lifetime_ms`` (seed 004)."""
+        if self._lifetime_ms is not None:
+            self._life_timer = asyncio.get_running_loop().call_later(
+                self._lifetime_ms / 1000, self._lived_too_long
+            )
+
+    def _lived_too_long(self) -> None:
+        self._life_timer = None
+        self._end_reason = (
+            f"The session ran longer than MAX_SESSION_DURATION ({self._lifetime_ms} ms); "
+            "cctui ended its process. A new message resumes it."
+        )
+        self._state.publish(ErrorEvent(session_id=self._state.id, message=self._end_reason))
+        task = asyncio.get_running_loop().create_task(self.stop())
+        if self._keep is not None:
+            self._keep(task)

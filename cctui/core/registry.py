@@ -41,8 +41,10 @@ class Registry:
     happened, for the log and the TUI.
     """
 
-    def __init__(self, state_dir: Path) -> None:
+    def __init__(self, state_dir: Path, *, backup: bool = False) -> None:
         self.path = state_dir / REGISTRY_FILE
+        self.backup = backup
+        """Copy the file to ``sessions.json.bak`` before each rewrite (``BACKUP_ENABLED``)."""
         self._lock_path = state_dir / (REGISTRY_FILE + ".lock")
         self.problems: list[str] = []
         """What went wrong reading or writing the file, oldest first (never raised)."""
@@ -124,6 +126,14 @@ class Registry:
         self._seen.update({sid: revisions.get(sid, 0) for sid in records})
         return records
 
+    def _back_up(self) -> None:
+        """The file as it is now, kept as ``.bak`` (atomically): a bad write loses nothing."""
+        try:
+            current = self.path.read_bytes()
+        except FileNotFoundError:
+            return
+        write_atomic(self.path.with_name(REGISTRY_FILE + ".bak"), current)
+
     def save(self, records: Iterable[SessionRecord], removed: Iterable[str] = ()) -> None:
         """Merge ``records`` into the file, drop ``removed``, write atomically.
 
@@ -160,6 +170,8 @@ class Registry:
                 ]
                 + [v for k, v in self._invalid.items() if k not in removed and k not in merged],
             }
+            if self.backup:
+                self._back_up()
             write_atomic(self.path, json.dumps(body, indent=1))
         self._seen.update(written)
         for sid in removed:

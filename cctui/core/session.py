@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 
+from cctui.core import session_log
 from cctui.core.buffer import EventBuffer
 from cctui.core.decisions.desk import InputDesk
 from cctui.core.events import SessionEvent
@@ -64,7 +65,7 @@ class Session:
             permission_mode=config.permission_mode,
             prompts=PromptLog(record.prompts if record else ()),
             last_activity=record.last_activity if record else now,
-            fan_out=host.publish,
+            fan_out=lambda event: self._fan_out(host, event),
             save=lambda: host.save(session_id),
         )
         """What the helpers share and change; ``publish`` goes through it."""
@@ -94,6 +95,8 @@ class Session:
             timer=timer,
             driver_factory=host.driver_factory,
             kill_grace_s=lambda: host.kill_grace_s,
+            lifetime_ms=host.settings.max_session_duration_ms,
+            keep=host.keep,
         )
         """The current claude process; a resume starts a new one here."""
         self.rewinding = asyncio.Lock()
@@ -130,6 +133,13 @@ class Session:
         """A process is alive, or being spawned."""
         process = self.process
         return process.alive or (process.busy and self.status == S.STARTING)
+
+    def _fan_out(self, host: SessionHost, event: SessionEvent) -> None:
+        """A stored event to every subscriber, and to the session's log file if it has one
+        (seed 004's ``log_file``; the config is read now: a resume may have changed it)."""
+        if self.config.log_file is not None:
+            session_log.append(self.config.log_file, event)
+        host.publish(event)
 
     def publish(self, event: SessionEvent, merge_key: str | None = None) -> SessionEvent:
         """Store ``event`` in the buffer and fan it out."""

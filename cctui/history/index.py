@@ -2,8 +2,10 @@
 
 Three sources under Claude Code's directory, merged by session id:
 
-- ``projects/*/<uuid>.jsonl`` transcripts (every session, ``-p``/SDK ones included): cached
-  head/tail metadata, re-read only when a file's (mtime, size, inode) changes;
+- ``projects/*/<uuid>.jsonl`` transcripts (every session, ``-p``/SDK ones included) and their
+  subagents: kept in the persisted index file (``indexer.TranscriptIndexer``), so a start
+  shows every known session from the file at once (``load``) and a build (``build_steps``)
+  only reads what changed since, newest files first;
 - ``history.jsonl`` (interactive prompts): tailed from a remembered offset;
 - ``sessions/<pid>.json`` (running processes): re-read each refresh, dead pids ignored.
 
@@ -22,25 +24,36 @@ from __future__ import annotations
 import bisect
 import logging
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import anyio.to_thread
 
 from cctui.config import Settings
+from cctui.history.indexer import Plan, TranscriptIndexer
 from cctui.history.models import (
     HistoryPrompt,
     IndexChange,
+    IndexProgress,
+    IndexStats,
     Problems,
+    SearchResult,
     SessionSummary,
     SourceName,
+    UsageReport,
 )
+from cctui.history.pricing import Pricer
 from cctui.history.processes import ProcessScanner, pid_alive
 from cctui.history.prompts import HistoryFileReader, HistoryRead
-from cctui.history.transcripts import ReadStats, TranscriptScanner
+from cctui.history.search import search
+from cctui.history.store import SCHEMA_VERSION, IndexStore
+from cctui.history.transcripts import ReadStats
+from cctui.history.usage import usage_report
 from cctui.history.watch import StopEvent, watch_index
 
 logger = logging.getLogger(__name__)
@@ -78,9 +91,16 @@ class HistoryIndex:
         *,
         is_alive: Callable[[int], bool] = pid_alive,
         attribution_slack: timedelta = ATTRIBUTION_SLACK,
+        index_file: Path | None = None,
+        pricer: Pricer | None = None,
     ) -> None:
+        """``index_file=None`` keeps the index in a private temporary file (tests)."""
         self.config_dir = config_dir
-        self.transcripts = TranscriptScanner(config_dir / "projects")
+        self.store = IndexStore(index_file)
+        self.pricer = pricer or Pricer()
+        self.transcripts = TranscriptIndexer(config_dir / "projects", self.store, self.pricer)
+        self.progress = IndexProgress()
+        """The running build's progress (for the status bar); ``active`` is False when idle."""
         self.history = HistoryFileReader(config_dir / "history.jsonl")
         self.processes = ProcessScanner(config_dir / "sessions", is_alive=is_alive)
         self._slack = attribution_slack
@@ -95,8 +115,16 @@ class HistoryIndex:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> HistoryIndex:
-        """The index of ``settings.claude_config_dir``."""
-        return cls(settings.claude_config_dir)
+        """The index of ``settings.claude_config_dir``, persisted in ``settings.index_file``."""
+        return cls(
+            settings.claude_config_dir,
+            index_file=settings.index_file,
+            pricer=Pricer(settings.prices),
+        )
+
+    def close(self) -> None:
+        """Close the index file (a temporary one is removed)."""
+        self.store.close()
 
     # -- reading -------------------------------------------------------------------------
 
@@ -125,12 +153,121 @@ class HistoryIndex:
         """Transcript head/tail reads so far (for tests and the benchmark)."""
         return self.transcripts.stats
 
+    # -- search, usage, stats (from the index file; safe from any thread) -----------------
+
+    def search(self, query: str, **kwargs: Any) -> SearchResult:
+        """Full-text search; see ``cctui.history.search.search`` for the syntax and options."""
+        return search(self.store, query, **kwargs)
+
+    def usage(self, period: str = "daily", **kwargs: Any) -> UsageReport:
+        """A usage report; see ``cctui.history.usage.usage_report``."""
+        return usage_report(self.store, period, pricing=self.pricer.fingerprint, **kwargs)
+
+    def stats(self) -> IndexStats:
+        """What the index holds (``cctui index --stats``)."""
+        conn = self.store.reader()
+        files, subagents, tbytes, last, skipped, oversized, bad, deferred = conn.execute(
+            "SELECT count(*), total(kind = 'subagent'), total(offset), max(indexed_at), "
+            "total(skipped), total(oversized), total(bad_utf8), total(deferred > 0) FROM source"
+        ).fetchone()
+        return IndexStats(
+            path=self.store.path,
+            files=files,
+            subagent_files=int(subagents),
+            sessions=conn.execute("SELECT count(DISTINCT session_id) FROM card").fetchone()[0],
+            messages=conn.execute("SELECT count(*) FROM msg").fetchone()[0],
+            replies=conn.execute("SELECT count(*) FROM usage").fetchone()[0],
+            transcript_bytes=int(tbytes),
+            index_bytes=self.store.size_bytes(),
+            last_update=datetime.fromtimestamp(last, tz=UTC) if last else None,
+            skipped_lines=int(skipped),
+            oversized_lines=int(oversized),
+            invalid_utf8_lines=int(bad),
+            deferred_files=int(deferred),
+            schema_version=SCHEMA_VERSION,
+            note=self.store.note,
+        )
+
+    def rebuild(self) -> IndexChange:
+        """Drop everything the index file holds and index every transcript again."""
+        with self._refresh_lock:
+            self.store.reset()
+            self.transcripts = TranscriptIndexer(
+                self.config_dir / "projects", self.store, self.pricer
+            )
+        return self.refresh()
+
     # -- refreshing ----------------------------------------------------------------------
 
+    def load(self) -> IndexChange:
+        """Every session the index file knows, without touching the transcripts (fast: the
+        TUI calls it before its first frame). A second call changes nothing."""
+        with self._refresh_lock:
+            if self.transcripts.loaded:
+                return IndexChange()
+            return self._apply(self.transcripts.load())
+
+    async def aload(self) -> IndexChange:
+        """``load`` in a worker thread."""
+        return await anyio.to_thread.run_sync(self.load, abandon_on_cancel=True)
+
     def refresh(self) -> IndexChange:
-        """Full refresh: stat every transcript, read history.jsonl's new lines, rescan processes."""
+        """Full refresh: stat every transcript and index what changed, read history.jsonl's new
+        lines, rescan processes. A first build of a large history takes a while: the TUI uses
+        ``build_steps`` instead."""
         with self._refresh_lock:
             return self._apply(self.transcripts.refresh())
+
+    def plan(self) -> Plan:
+        """Sweep: what changed since the index was last brought up to date, newest first."""
+        with self._refresh_lock:
+            if not self.transcripts.loaded:
+                self._apply(self.transcripts.load())
+            plan = self.transcripts.scan()
+        self.progress = IndexProgress(
+            active=bool(plan.jobs), files_total=len(plan.jobs), bytes_total=plan.bytes_total
+        )
+        return plan
+
+    def step(self, plan: Plan, *, seconds: float = 0.5) -> IndexChange:
+        """Work through ``plan`` for about ``seconds`` (at least one file); what changed."""
+        deadline = time.monotonic() + seconds
+        with self._refresh_lock:
+            touched: set[str] = set()
+            # One transaction per step: FTS writes fewer, larger segments (much faster), and
+            # another process waits at most one step for the write lock.
+            with self.store.write():
+                while plan.gone:
+                    touched |= self.transcripts.forget(plan.gone.pop())
+                while plan.jobs:
+                    job = plan.jobs.pop(0)
+                    touched |= self.transcripts.ingest(job.path, job.session_id, job.kind)
+                    p = self.progress
+                    self.progress = p.model_copy(
+                        update={"files_done": p.files_done + 1,
+                                "bytes_done": p.bytes_done + job.size}
+                    )  # fmt: skip
+                    if time.monotonic() >= deadline:
+                        break
+            if not plan.jobs:
+                self.progress = self.progress.model_copy(update={"active": False})
+            return self._apply(touched)
+
+    async def build_steps(
+        self, *, first: float = 0.5, seconds: float = 2.0
+    ) -> AsyncIterator[IndexChange]:
+        """Sweep, then index what changed in a worker thread, yielding after each step: the
+        first of about ``first`` seconds (the newest files, so the list fills from the top),
+        then of ``seconds`` (each yield redraws a list of thousands: not too often)."""
+        plan = await anyio.to_thread.run_sync(self.plan, abandon_on_cancel=True)
+        budget = first
+        while True:
+            yield await anyio.to_thread.run_sync(
+                partial(self.step, plan, seconds=budget), abandon_on_cancel=True
+            )
+            budget = seconds
+            if not plan.jobs and not plan.gone:
+                return
 
     def refresh_paths(self, paths: Iterable[Path]) -> IndexChange:
         """Refresh after a watcher named these paths: only those transcripts are re-checked.
@@ -265,7 +402,9 @@ class HistoryIndex:
         if proc is not None:
             sources.add("process")
             times += [t for t in (proc.updated_at, proc.started_at) if t is not None]
-        return SessionSummary(
+        # model_construct: every value here is already typed; validating 20,000 summaries
+        # would cost the first frame about half a second.
+        return SessionSummary.model_construct(
             session_id=sid,
             cwd=_first(
                 meta.cwd if meta else None,
@@ -298,6 +437,14 @@ class HistoryIndex:
         )
 
     def _collect_problems(self) -> Problems:
+        counts = (
+            self.store.reader()
+            .execute(
+                "SELECT total(skipped), total(oversized), total(bad_utf8), total(deferred > 0) "
+                "FROM source"
+            )
+            .fetchone()
+        )
         unreadable = [str(p) for p in self.transcripts.unreadable]
         unreadable += [str(p) for p in self.processes.unreadable]
         if self.history.unreadable is not None:
@@ -307,6 +454,11 @@ class HistoryIndex:
             unreadable_files=tuple(sorted(unreadable)),
             orphan_prompts=len(self._orphans),
             config_dir_missing=not self.config_dir.is_dir(),
+            transcript_lines_skipped=int(counts[0]),
+            oversized_lines=int(counts[1]),
+            invalid_utf8_lines=int(counts[2]),
+            deferred_lines=int(counts[3]),
+            index_note=self.store.note,
         )
 
 
@@ -315,4 +467,7 @@ _MAX_DT = datetime.max.replace(tzinfo=UTC)
 
 
 def _first(*values: _T | None) -> _T | None:
-    return next((v for v in values if v is not None), None)
+    for v in values:
+        if v is not None:
+            return v
+    return None

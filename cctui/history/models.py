@@ -54,11 +54,28 @@ class Problems(BaseModel):
     """history.jsonl lines without a session id that matched no known session."""
     config_dir_missing: bool = False
     """Claude Code's directory does not exist (yet): the list is simply empty."""
+    transcript_lines_skipped: int = 0
+    """Transcript lines that are not JSON (corrupt), across the index."""
+    oversized_lines: int = 0
+    """Transcript lines too long to parse in bounded memory (over 8 MiB), not indexed."""
+    invalid_utf8_lines: int = 0
+    """Transcript lines with bytes that are not UTF-8 (indexed with U+FFFD in their place)."""
+    deferred_lines: int = 0
+    """Transcripts whose last line is still incomplete (read once its newline arrives)."""
+    index_note: str = ""
+    """Why the index file was rebuilt when it was opened (corrupt, other version), if it was."""
 
     @property
     def any(self) -> bool:
         """True when there is something worth telling the user."""
-        return bool(self.skipped_lines or self.unreadable_files or self.orphan_prompts)
+        return bool(
+            self.skipped_lines
+            or self.unreadable_files
+            or self.orphan_prompts
+            or self.transcript_lines_skipped
+            or self.oversized_lines
+            or self.index_note
+        )
 
     def describe(self) -> str:
         """One line for a status bar or ``cctui sessions``; empty when nothing was skipped."""
@@ -71,7 +88,34 @@ class Problems(BaseModel):
             parts.append(f"unreadable: {names}" + (f" (+{more} more)" if more > 0 else ""))
         if self.orphan_prompts:
             parts.append(f"{self.orphan_prompts} prompt(s) without a session")
+        if self.transcript_lines_skipped:
+            parts.append(f"{self.transcript_lines_skipped} corrupt transcript line(s) skipped")
+        if self.oversized_lines:
+            parts.append(f"{self.oversized_lines} transcript line(s) over 8 MiB not indexed")
+        if self.index_note:
+            parts.append(self.index_note)
         return "; ".join(parts)
+
+
+class IndexProgress(BaseModel):
+    """A running index build, for the status bar."""
+
+    model_config = ConfigDict(frozen=True)
+
+    active: bool = False
+    files_total: int = 0
+    files_done: int = 0
+    bytes_total: int = 0
+    bytes_done: int = 0
+
+    def describe(self) -> str:
+        """``indexing 1,234 of 2,000 · 420 MB`` while building; empty when idle."""
+        if not self.active:
+            return ""
+        return (
+            f"indexing {self.files_done:,} of {self.files_total:,} · "
+            f"{self.bytes_done / 1e6:,.0f} MB"
+        )
 
 
 SourceName = Literal["transcript", "history", "process"]
@@ -189,3 +233,151 @@ class TranscriptPage(BaseModel):
     skipped_lines: int = 0
     """Corrupt or truncated lines skipped while reading the transcript."""
     transcript_path: Path | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Search and usage (from the persisted index)
+
+
+class SearchHit(BaseModel):
+    """One session matching a search: its best message."""
+
+    model_config = ConfigDict(frozen=True)
+
+    session_id: str
+    cwd: str | None = None
+    title: str | None = None
+    timestamp: datetime | None = None
+    """When the matching message was written (UTC)."""
+    role: Literal["user", "assistant", "tool"]
+    """``tool`` is a tool's input or result."""
+    message_uuid: str | None = None
+    """The transcript entry holding the match (opens the session at that message)."""
+    snippet: str
+    """Text around the match, on one line."""
+    highlights: list[tuple[int, int]] = Field(default_factory=list)
+    """``(start, end)`` character spans of ``snippet`` that matched."""
+    score: float
+    """Higher is better: bm25 relevance plus a recency bonus."""
+    matches: int = 1
+    """Matching messages in this session (among the candidates ranked)."""
+    matched_words: int | None = None
+    """Set on hits of the looser any-word pass: how many of the query's words the message has."""
+    clipped: bool = False
+    """The message is a long tool input or result of which only the start is indexed."""
+    sidechain: bool = False
+    """The match is in a subagent's transcript of this session."""
+
+    @property
+    def project_name(self) -> str | None:
+        """The last component of the working directory."""
+        return (Path(self.cwd).name or self.cwd) if self.cwd else None
+
+
+class SearchResult(BaseModel):
+    """A page of search hits, grouped by session, best first."""
+
+    model_config = ConfigDict(frozen=True)
+
+    query: str
+    hits: list[SearchHit] = Field(default_factory=list)
+    total: int = 0
+    """Sessions matched (among the ranked candidates)."""
+    exact: int = 0
+    """Of ``total``, the sessions with a message holding every word (they come first)."""
+    next_cursor: str | None = None
+    """Pass back as ``cursor`` for the next page; ``None`` on the last page."""
+    loose: bool = False
+    """Fewer than ``search.LOOSE_BELOW`` sessions held every word, so sessions holding only
+    some of them follow (their hits have ``matched_words``)."""
+    capped: bool = False
+    """More messages matched than are ranked (``search.CANDIDATES``): refine the query."""
+    elapsed_ms: float = 0.0
+
+
+class TokenCounts(BaseModel):
+    """Tokens of a set of API replies, each reply counted once."""
+
+    model_config = ConfigDict(frozen=True)
+
+    input: int = 0
+    """Uncached input tokens."""
+    output: int = 0
+    cache_write_5m: int = 0
+    cache_write_1h: int = 0
+    cache_read: int = 0
+    replies: int = 0
+    """API replies (unique message id + request id)."""
+
+    @property
+    def total(self) -> int:
+        """All tokens, as ccusage's ``totalTokens`` counts them."""
+        return (
+            self.input + self.output + self.cache_write_5m + self.cache_write_1h + self.cache_read
+        )
+
+
+class UsageRow(BaseModel):
+    """One line of a usage report."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    """The group: a day ``2026-11-25``, a week's Monday, a month ``2026-11``, a session id, a
+    project directory, a model, or a block's start time."""
+    group: str | None = None
+    """With ``group_by``: the session id, project directory or model this line is for."""
+    label: str | None = None
+    """A readable name when ``key`` (or ``group``) is a session id: its title."""
+    start: datetime | None = None
+    end: datetime | None = None
+    """A 5-hour block's span (``blocks`` only)."""
+    active: bool = False
+    """A 5-hour block still running now."""
+    tokens: TokenCounts = Field(default_factory=TokenCounts)
+    cost_usd: float | None = None
+    """Cost of the priced replies; ``None`` when none of the group's models has a price."""
+    unpriced_replies: int = 0
+    """Replies of models with no known price: their tokens count, their cost is unknown."""
+    models: list[str] = Field(default_factory=list)
+    project: str | None = None
+    sessions: int = 0
+
+
+class UsageReport(BaseModel):
+    """Token usage and cost grouped by a period, session, project or model."""
+
+    model_config = ConfigDict(frozen=True)
+
+    period: str
+    rows: list[UsageRow] = Field(default_factory=list)
+    total: UsageRow
+    since: datetime | None = None
+    until: datetime | None = None
+    project: str | None = None
+    group_by: str | None = None
+    pricing: str = ""
+    """Where prices come from (the genai-prices version and override fingerprint)."""
+    elapsed_ms: float = 0.0
+
+
+class IndexStats(BaseModel):
+    """``cctui index --stats``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: Path
+    files: int
+    subagent_files: int
+    sessions: int
+    messages: int
+    replies: int
+    transcript_bytes: int
+    index_bytes: int
+    last_update: datetime | None = None
+    skipped_lines: int = 0
+    oversized_lines: int = 0
+    invalid_utf8_lines: int = 0
+    deferred_files: int = 0
+    schema_version: int
+    note: str = ""

@@ -55,10 +55,22 @@ async def watch_index(
 ) -> AsyncIterator[IndexChange]:
     """Refresh ``index`` as files change and yield what changed, until ``stop_event`` is set.
 
-    The first item is the initial full refresh (possibly empty); later items are yielded only
-    when something changed. File reads run in worker threads, never on the event loop.
+    The first item is every session the index file already knows (when it knows any), so a
+    start draws the whole list at once; then the transcripts changed since are indexed in
+    short steps, newest first, each step yielded (the first step always is, possibly empty).
+    Later items are yielded only when something changed. File reads run in worker threads,
+    never on the event loop.
     """
-    yield await index.arefresh()
+    loaded = await index.aload()
+    if loaded:
+        yield loaded
+    first = True
+    async for change in index.build_steps():
+        if change or first:
+            first = False
+            yield change
+        if stop_event.is_set():
+            return
     last_full = time.monotonic()
     projects_dir = index.transcripts.projects_dir
 

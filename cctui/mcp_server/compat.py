@@ -42,15 +42,13 @@ def _only_false(name: str, why: str, suggestion: str) -> Rule:
     return rule
 
 
-def _wait_ms(target: str) -> Rule:
-    """Seed 004's ``timeout_ms``: capped at cctui's longest wait (call again to go on)."""
-
-    def rule(value: Any, args: Mapping[str, Any]) -> dict[str, Any]:
-        if isinstance(value, int) and not isinstance(value, bool) and value > MAX_WAIT_MS:
-            value = MAX_WAIT_MS
-        return {target: value}
-
-    return rule
+def _wait_ms(value: Any, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Seed 004's ``timeout_ms`` on a ``claude_*`` waiting tool: at most that tool's longest
+    wait. Not cut unsaid: a wait that runs out answers ``timed_out`` with a note on how to
+    go on (``asking.waiting.wait_out``); seed 004's own tools wait the whole time."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > MAX_WAIT_MS:
+        value = MAX_WAIT_MS
+    return {"timeoutMs": value}
 
 
 def _doppler(value: Any, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -93,7 +91,7 @@ def _lines(value: Any, args: Mapping[str, Any]) -> dict[str, Any]:
 
 _NO_RESUME_OVERRIDE = (
     "A session resumes with its own launch prefix (a resumed session keeps its config).",
-    "Omit it, or start a new session with claude_create_session and launchPrefix.",
+    "Call resume_session (seed 004's own tool name), which applies the override.",
 )
 
 ALIASES: dict[str, dict[str, Rule]] = {
@@ -109,7 +107,8 @@ ALIASES: dict[str, dict[str, Rule]] = {
         "stream_output": ignored,
         "log_file": _refused(
             "log_file is not supported: cctui does not write session logs to a chosen path.",
-            "Omit it; claude_get_transcript reads the session's conversation.",
+            "Call start_session (seed 004's own tool name), which writes the session's output "
+            "to log_file, or omit it.",
         ),
     },
     # seed 004 send_message and resume_session
@@ -117,11 +116,12 @@ ALIASES: dict[str, dict[str, Rule]] = {
         "session_id": "sessionId",
         "cwd": "workingDirectory",
         "wait_for_response": "wait",
-        "timeout_ms": _wait_ms("timeoutMs"),
+        "timeout_ms": _wait_ms,
         "include_context": _only_false(
             "include_context",
             "cctui does not add context to a message.",
-            "Call claude_sync_context first to send the session its project's context.",
+            "Call send_message (seed 004's own tool name), which prepends the context, or "
+            "claude_sync_context first.",
         ),
         "doppler_project": _refused(*_NO_RESUME_OVERRIDE),
         "doppler_config": _refused(*_NO_RESUME_OVERRIDE),
@@ -134,7 +134,7 @@ ALIASES: dict[str, dict[str, Rule]] = {
     # seed 004 wait_for_completion
     "claude_wait": {
         "session_id": "sessionId",
-        "timeout_ms": _wait_ms("timeoutMs"),
+        "timeout_ms": _wait_ms,
         "poll_interval_ms": ignored,
         "check_idle": ignored,
     },

@@ -7,6 +7,9 @@ text block is the same JSON, so a model reading either sees the code and what to
 
 from __future__ import annotations
 
+import re
+from typing import Any, Literal
+
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ValidationError
 
@@ -102,3 +105,94 @@ def internal(tool: str) -> ToolErrorInfo:
         message=f"{tool} failed unexpectedly; the details are in cctui's log file.",
         retryable=True,
     )
+
+
+# ---------------------------------------------------------------------------- seed 004
+
+Seed004Code = Literal[
+    "SESSION_NOT_FOUND",
+    "SESSION_NOT_READY",
+    "DOPPLER_ERROR",
+    "PROCESS_ERROR",
+    "VALIDATION_ERROR",
+    "TIMEOUT_ERROR",
+    "PERMISSION_ERROR",
+]
+"""Seed 004's ``ErrorCategory``."""
+
+_SEED004_CODES: dict[str, Seed004Code] = {
+    "session_not_found": "SESSION_NOT_FOUND",
+    "input_not_found": "SESSION_NOT_FOUND",
+    "team_not_found": "SESSION_NOT_FOUND",
+    "session_not_ready": "SESSION_NOT_READY",
+    "session_limit": "SESSION_NOT_READY",
+    "validation_error": "VALIDATION_ERROR",
+    "template_not_found": "VALIDATION_ERROR",
+    "input_already_answered": "VALIDATION_ERROR",
+    "unknown_tool": "VALIDATION_ERROR",
+    "timeout": "TIMEOUT_ERROR",
+    "tool_not_available": "PERMISSION_ERROR",
+}
+
+
+_SEED004_TOOL_NAMES = {
+    "claude_create_session": "start_session",
+    "claude_send_message": "send_message",
+    "claude_kill_session": "kill_session",
+    "claude_list_sessions": "list_sessions",
+    "claude_sync_context": "sync_context",
+    "claude_wait": "wait_for_completion",
+    "claude_get_status": "stream_output",
+}
+_TOOL_NAME = re.compile(r"\b(" + "|".join(_SEED004_TOOL_NAMES) + r")\b")
+
+
+def _seed004_words(text: str) -> str:
+    """Advice naming cctui's tools, with seed 004's names where it has one."""
+    return _TOOL_NAME.sub(lambda m: _SEED004_TOOL_NAMES[m.group(1)], text)
+
+
+class Seed004Error(BaseModel):
+    """The inside of seed 004's error envelope."""
+
+    code: Seed004Code
+    message: str
+    details: dict[str, Any] | None = None
+    """``cctui_code``: cctui's own code for the same error."""
+    retryable: bool
+    suggestion: str | None = None
+
+
+class Seed004Envelope(BaseModel):
+    """Seed 004's error response: ``{error: {code, message, details?, retryable,
+    suggestion?}}``."""
+
+    error: Seed004Error
+
+
+def seed004_error(info: ToolErrorInfo) -> Seed004Envelope:
+    """``info`` in seed 004's words: its upper-case category, cctui's code in ``details``.
+
+    A launch prefix that cannot run is a ``DOPPLER_ERROR`` when it is Doppler's, else a
+    ``PROCESS_ERROR``, as is anything else that kept a session from running.
+    """
+    if info.code == "launch_prefix_not_found":
+        code: Seed004Code = "DOPPLER_ERROR" if "doppler" in info.message else "PROCESS_ERROR"
+    else:
+        code = _SEED004_CODES.get(info.code, "PROCESS_ERROR")
+    return Seed004Envelope(
+        error=Seed004Error(
+            code=code,
+            message=_seed004_words(info.message),
+            details={"cctui_code": info.code},
+            retryable=info.retryable,
+            suggestion=_seed004_words(info.suggestion) if info.suggestion else None,
+        )
+    )
+
+
+def seed004_result(info: ToolErrorInfo) -> CallToolResult:
+    """An is_error result carrying ``info`` in seed 004's envelope (``None`` left out: the
+    seed's optional fields are absent, never null)."""
+    body = seed004_error(info).model_dump_json(exclude_none=True)
+    return CallToolResult(content=[TextContent(type="text", text=body)], is_error=True)

@@ -11,7 +11,9 @@ import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import TextContent
 from mcp_types import CallToolResult, InputRequiredResult
+from mcp_types import Tool as MCPTool
 from pydantic import ValidationError
 
 from cctui.config import Settings
@@ -19,6 +21,8 @@ from cctui.core import SessionManager
 from cctui.errors import CctuiError
 from cctui.mcp_server import compat, errors, tools
 from cctui.mcp_server.asking.decisions import client_label
+from cctui.mcp_server.history_view import HistoryView
+from cctui.mcp_server.schemas import seed004
 from cctui.mcp_server.tools.health import SERVER_VERSION
 from cctui.redact import redact_text
 from cctui.services import Services
@@ -57,6 +61,13 @@ class CctuiMCPServer(MCPServer):
         """Who is asked about each pending input (the core's router, shared by every server
         on this manager)."""
         self.clients_seen: dict[str, float] = {}
+        self.hidden: set[str] = set()
+        """Tools callable by name but left out of ``tools/list`` (the seeds' aliases, unless
+        the profile asks for them: ``--tools full,compat``)."""
+
+    async def list_tools(self) -> list[MCPTool]:
+        """The tools, less the hidden aliases."""
+        return [t for t in await super().list_tools() if t.name not in self.hidden]
 
     def client_count(self) -> int:
         """Distinct clients that called a tool in the last ten minutes."""
@@ -71,6 +82,14 @@ class CctuiMCPServer(MCPServer):
         Seed argument names become cctui's (``compat``); any other argument the tool does
         not take is refused (the SDK would drop it silently).
         """
+        result = await self._call_tool(name, arguments, context)
+        if name in seed004.TOOLS and isinstance(result, CallToolResult) and result.is_error:
+            return _seed004_error(result)
+        return result
+
+    async def _call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None
+    ) -> CallToolResult | InputRequiredResult:
         label = client_label(context) if context is not None else "direct"
         self.clients_seen[label] = time.monotonic()
         # An elicitation retry carries the same arguments as the round that asked: it is
@@ -160,6 +179,17 @@ class CctuiMCPServer(MCPServer):
         return errors.internal(name)
 
 
+def _seed004_error(result: CallToolResult) -> CallToolResult:
+    """A failed call of one of seed 004's tools, in that seed's envelope."""
+    block = result.content[0] if result.content else None
+    try:
+        text = block.text if isinstance(block, TextContent) else ""
+        info = errors.ToolErrorInfo.model_validate_json(text)
+    except ValidationError:
+        info = errors.ToolErrorInfo(code="internal_error", message="The call failed.")
+    return errors.seed004_result(info)
+
+
 def _outcome(result: CallToolResult) -> str:
     if result.is_error:
         return "error"
@@ -223,6 +253,10 @@ def build_server(
         tools.history.register(server, manager, settings, services.history)
         tools.team.register(server, manager, broker)
         tools.worktrees.register(server, manager)
+        history = HistoryView(settings, manager, services.history)
+        tools.seed004.register(server, manager, broker, settings, history)
+        if not settings.compat_tools:
+            server.hidden |= set(seed004.TOOLS)
         tools.rewind.register(server, manager)
     tools.health.register(server, manager, settings)
     if "projects" in groups:

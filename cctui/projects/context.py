@@ -167,6 +167,21 @@ async def sync(
     Raises:
         SessionNotFound, ValidationFailed (a path escapes), SessionLimitReached.
     """
+    built = await build_for(manager, session_id, context_type, paths)
+    return built, await manager.send(session_id, built.text)
+
+
+async def build_for(
+    manager: Sessions[Sent],
+    session_id: str,
+    context_type: ContextType = "all",
+    paths: Sequence[str] = (),
+) -> ContextSync:
+    """The context message for ``session_id`` (cctui's, or only on disk), not sent.
+
+    Raises:
+        SessionNotFound, ValidationFailed (a path escapes).
+    """
     pid: int | None = None
     try:
         session = manager.get(session_id)
@@ -180,8 +195,7 @@ async def sync(
         if found is None:
             raise
         cwd = found.cwd
-    built = await build(cwd, context_type, paths, pid=pid)
-    return built, await manager.send(session_id, built.text)
+    return await build(cwd, context_type, paths, pid=pid)
 
 
 async def _git_section(cwd: Path, result: ContextSync) -> str:

@@ -21,6 +21,7 @@ from pydantic.alias_generators import to_camel
 from cctui.fs.errors import PathNotAccessible, PathNotFound
 from cctui.projects.errors import CorruptFile, DuplicateProject, ProjectNotFound
 from cctui.projects.jsonfile import Data, JsonFile
+from cctui.timestamps import iso_z
 
 ID_PATTERN = r"^[a-z0-9-]+$"
 DEFAULT_SPEC_PATHS = ("docs/", "specs/")
@@ -218,7 +219,7 @@ class ProjectRegistry:
         if now - self._touched.get(project_id, -TOUCH_EVERY_S) < TOUCH_EVERY_S:
             return
         self._touched[project_id] = now
-        stamp = _now().isoformat().replace("+00:00", "Z")
+        stamp = iso_z(_now(), "seconds")
 
         def change(data: Data | None) -> Data:
             data = dict(data or {})

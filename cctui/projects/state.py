@@ -8,7 +8,6 @@ through ``write_to_project``, newest last). Unknown keys are kept.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,6 +17,7 @@ from pydantic.alias_generators import to_camel
 from cctui.fs.safepath import fold_name, resolve_inside
 from cctui.projects.errors import CorruptFile
 from cctui.projects.jsonfile import Data, JsonFile
+from cctui.timestamps import now_iso
 
 STATE_FILE = "session_state.json"
 MAX_ARTIFACTS = 200
@@ -29,11 +29,6 @@ def owned_by_cctui(name: str) -> bool:
     file, its lock, its ``.corrupt-*`` backups or a temp file of an atomic write."""
     name = fold_name(name)
     return name == STATE_FILE or name.startswith((f"{STATE_FILE}.", f".{STATE_FILE}."))
-
-
-def now_iso() -> str:
-    """UTC now as ``2025-01-20T14:30:00Z``."""
-    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 class _Camel(BaseModel):

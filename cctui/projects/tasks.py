@@ -29,7 +29,8 @@ from cctui.fs.safepath import open_read
 from cctui.projects.changes import EDIT_TOOLS, Changes, Snapshot, diff, edited_path, snapshot
 from cctui.projects.registry import Project, check_root
 from cctui.projects.service import ProjectService
-from cctui.projects.state import TaskRecord, now_iso
+from cctui.projects.state import TaskRecord
+from cctui.timestamps import now_iso
 
 
 def exit_code(status: str) -> int:

@@ -7,12 +7,12 @@ reader sees the old report or the new one, never half of one.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from cctui.fs.atomic import write_atomic
 from cctui.review.answers import JudgeAnswer
+from cctui.timestamps import now_iso
 
 REPORT_MD = "JUDGE_REPORT.md"
 REPORT_JSON = "JUDGE_REPORT.json"
@@ -41,7 +41,7 @@ def report_json(
         "summary": answer.summary,
         "acceptance_criteria": [c.model_dump() for c in answer.acceptance_criteria],
         "contract_path": str(contract_path),
-        "reviewed_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "reviewed_at": now_iso(),
         "reviewer": "claude via cctui (read-only)",
         "session_id": session_id,
         "duration_ms": duration_ms,

@@ -24,6 +24,7 @@ from cctui.core import PendingInput, SessionManager
 from cctui.core.services import Service
 from cctui.errors import CctuiError
 from cctui.history import HistoryIndex
+from cctui.history.models import SearchHit
 from cctui.projects import ProjectRegistry
 from cctui.tui import format as fmt
 from cctui.tui import keymap
@@ -41,6 +42,8 @@ from cctui.tui.screens.metrics import MetricsScreen
 from cctui.tui.screens.new_session import NewSessionRequest, NewSessionScreen
 from cctui.tui.screens.projects import ProjectsScreen
 from cctui.tui.screens.rewind import RewindScreen
+from cctui.tui.screens.search import SearchScreen
+from cctui.tui.screens.usage import UsageScreen
 from cctui.tui.sources import SessionSource
 from cctui.tui.widgets.event_lines import PromptBlock
 from cctui.tui.widgets.session_pane import SessionPane
@@ -113,6 +116,8 @@ class CctuiApp(App[None]):
         return screen
 
     async def on_mount(self) -> None:
+        # Before the first frame: the list shows every session the index file knows at once.
+        self.source.load_now()
         self._bridge.start()
         # Confirmations (e.g. overwrite a project file?) may now wait for this human.
         self._detach_human = self.manager.decisions.attach_human()
@@ -499,6 +504,19 @@ class CctuiApp(App[None]):
         if project_id is not None:
             self.main.set_filter(f"project:{project_id}")
         self.call_later(self.approvals.pump)
+
+    def action_search(self) -> None:
+        if not any(isinstance(s, SearchScreen) for s in self.screen_stack):
+            self.push_screen(SearchScreen(self.source.index), callback=self._open_hit)
+
+    def _open_hit(self, hit: SearchHit | None) -> None:
+        if hit is not None:
+            self.main.open_session(hit.session_id, at_message=(hit.message_uuid, hit.timestamp))
+        self.call_later(self.approvals.pump)
+
+    def action_usage(self) -> None:
+        if not any(isinstance(s, UsageScreen) for s in self.screen_stack):
+            self.push_screen(UsageScreen(self.source.index), callback=self._pump_after)
 
     def action_metrics(self) -> None:
         if not any(isinstance(s, MetricsScreen) for s in self.screen_stack):

@@ -148,6 +148,22 @@ SECTIONS: tuple[Section, ...] = (
                 command=Command("Filter sessions", "By text, project:, status:"),
             ),
             Key(
+                "s",
+                "search every transcript; enter opens a hit",
+                {APP: "search"},
+                "Search",
+                show=False,
+                command=Command("Search transcripts", "Find a past session by what was said"),
+            ),
+            Key(
+                "u",
+                "usage and cost: days, models, sessions",
+                {APP: "usage"},
+                "Usage",
+                show=False,
+                command=Command("Usage and cost", "Tokens and cost of every session"),
+            ),
+            Key(
                 "p",
                 "projects (enter filters the list to one)",
                 {APP: "projects"},
@@ -209,6 +225,13 @@ SECTIONS: tuple[Section, ...] = (
                 "escape,question_mark,q",
                 "close this page (? and q too)",
                 {"HelpScreen": "close"},
+                "Close",
+            ),
+            Key("escape", "close the search", {"SearchScreen": "close"}, "Close"),
+            Key(
+                "escape,u,q",
+                "close the usage page (u and q too)",
+                {"UsageScreen": "close"},
                 "Close",
             ),
             Key(

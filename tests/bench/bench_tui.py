@@ -30,6 +30,7 @@ import asyncio
 import contextlib
 import gc
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -46,11 +47,17 @@ REPO = Path(__file__).resolve().parents[2]
 SIZE = (130, 40)
 REPLY_MARK = "BENCH-REPLY"
 END = "That is the whole reply: END-OF-REPLY."
+"""The last line of ``reply_markdown()`` (see ``end_line``)."""
 DELTAS = 5_000
 TOOLS = 100
 
 
-def reply_markdown(kb: int = 50) -> str:
+def end_line(tag: str = "") -> str:
+    """The reply's last line (``tag`` tells one run's from another's)."""
+    return f"That is the whole reply: END-OF-REPLY{tag}."
+
+
+def reply_markdown(kb: int = 50, tag: str = "") -> str:
     """About ``kb`` KB of what a long answer looks like: headings, prose, lists, code."""
     parts: list[str] = []
     size, i = 0, 0
@@ -67,20 +74,52 @@ def reply_markdown(kb: int = 50) -> str:
         parts.append(section)
         size += len(section)
         i += 1
-    return "".join(parts) + END
+    return "".join(parts) + end_line(tag)
+
+
+STREAM_MARK = "BENCH-STREAM"
+"""A prompt with this gets the same 50 KB reply at a reading pace: ``STREAM_S`` seconds."""
+STREAM_S = 60.0
+TOOLS_MARK = "BENCH-TOOLS"
+"""A prompt with this makes ``TOOLS`` Read calls (of the project's ``f<i>.txt``), one per
+model call, then says ``TOOLS-DONE`` (and the prompt's tag)."""
+_TAG = re.compile(r"BENCH-\w+?(-\w+)?\b")
+
+
+def tag_of(prompt: str) -> str:
+    """``BENCH-REPLY-r3 please`` -> ``-r3``: what makes each run's last line its own."""
+    match = _TAG.search(prompt)
+    return (match.group(1) or "") if match else ""
 
 
 def serve_fake() -> int:
-    """Child mode: the fake API with the long reply as a rule (keeps its threads off our GIL)."""
-    from tests.fakes.anthropic_api import FakeAnthropicAPI, Reply, text
+    """Child mode: the fake API with the long reply, the slow stream and the tool-call turn
+    as rules (keeps its threads off our GIL)."""
+    from tests.fakes.anthropic_api import FakeAnthropicAPI, Reply, text, tool_use
+    from tests.fakes.api_request import ParsedRequest
 
-    body = reply_markdown()
+    chunk = max(1, len(reply_markdown()) // DELTAS)
+
+    def reply(req: ParsedRequest) -> Reply:
+        return Reply(content=[text(reply_markdown(tag=tag_of(req.prompt)))], chunk_size=chunk)
+
+    def stream(req: ParsedRequest) -> Reply:
+        return Reply(
+            content=[text(reply_markdown(tag=tag_of(req.prompt)))],
+            chunk_size=chunk,
+            chunk_delay=STREAM_S / DELTAS,
+        )
+
+    def tools(req: ParsedRequest) -> Reply:
+        step = len(req.tool_uses_since_prompt) if req.is_tool_result else 0
+        if step < TOOLS:
+            return Reply(content=[tool_use("Read", {"file_path": f"{req.cwd}/f{step}.txt"})])
+        return Reply(content=[text(f"Read all {TOOLS}: TOOLS-DONE{tag_of(req.prompt)}.")])
+
     api = FakeAnthropicAPI().start()
-    api.add_rule(
-        contains=REPLY_MARK,
-        kind="main",
-        reply=lambda _req: Reply(content=[text(body)], chunk_size=max(1, len(body) // DELTAS)),
-    )
+    api.add_rule(contains=REPLY_MARK, kind="main", reply=reply)
+    api.add_rule(contains=STREAM_MARK, kind="main", reply=stream)
+    api.add_rule(contains=TOOLS_MARK, kind="main", reply=tools)
     print(f"LISTENING {api.port}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         while True:

@@ -10,7 +10,8 @@ Baseline: ``claude_agent_sdk.ClaudeSDKClient`` on one warm process, ``query`` +
 ``receive_response`` per turn, with the options cctui's driver uses. Measured on warm
 sessions of their own: (a) ``SessionManager.send`` + ``wait``; (b) an in-memory MCP client
 calling ``claude_send_message`` with ``wait=true``; (c) the same over Streamable HTTP with
-``HttpService`` and its bearer token. The variants take turns (baseline, a, b, c, baseline,
+``HttpService`` and its bearer token; (d) over stdio to ``cctui serve --stdio`` in a child
+process (its own core, same CLI and fake API). The variants take turns (baseline, a, b, c, baseline,
 ...) so drift and background load hit them alike; each reports its median per-turn time.
 Spawn-to-first-result compares ``create()`` + ``wait`` (and ``claude_create_session`` +
 ``claude_wait`` over MCP) with SDK ``connect`` + ``query`` + the first result.
@@ -261,6 +262,7 @@ LABELS = {
     "mcp": "(b) MCP in-memory",
     "http": "(c) MCP HTTP, 2026-07-28",
     "http-legacy": "(c') MCP HTTP, legacy handshake",
+    "stdio": "(d) MCP stdio, cctui serve --stdio",
 }
 
 
@@ -371,7 +373,29 @@ async def cctui_only(calls: int, http: bool) -> dict[str, float]:
     return {v.name: v.median for v in variants}
 
 
-async def run(turns: int, spawns: int, http: bool, fake_calls: int, quiet: bool = False) -> Results:
+def stdio_target(env: Offline) -> Any:
+    """``cctui serve --stdio`` in a child process (its own core) on the same fake API."""
+    from mcp import StdioServerParameters
+
+    child = {
+        **os.environ,
+        "CLAUDE_CODE_PATH": str(env.cli),
+        "CLAUDE_CODE_DEFAULT_CWD": str(env.project),
+        "XDG_STATE_HOME": str(env.state / "stdio"),
+    }
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "cctui", "serve", "--stdio"], env=child, cwd=REPO
+    )
+
+
+async def run(
+    turns: int,
+    spawns: int,
+    http: bool,
+    fake_calls: int,
+    quiet: bool = False,
+    stdio: bool = True,
+) -> Results:
     from cctui.core import SessionManager
     from cctui.mcp_server.server import build_server
     from cctui.mcp_server.transport.http import HttpService
@@ -402,6 +426,10 @@ async def run(turns: int, spawns: int, http: bool, fake_calls: int, quiet: bool 
                         )
                         sid, _ = await mcp_spawn(remote)
                         variants.append(Variant(name, mcp_turn(remote, sid, f"{name} MCP")))
+                if stdio:
+                    remote = await stack.enter_async_context(mcp_client(stdio_target(env)))
+                    sid, _ = await mcp_spawn(remote)
+                    variants.append(Variant("stdio", mcp_turn(remote, sid, "stdio MCP")))
                 await interleaved(variants, turns)
                 spawn = await spawn_rounds(env, manager, inmem, spawns) if spawns else {}
         finally:
@@ -448,7 +476,7 @@ def report(results: Results, turns: int, variants: list[Variant]) -> None:
         print("\ncctui's own cost per turn, FakeDriver instead of the CLI (median ms):")
         for name, t in results.fake.items():
             print(f"  {LABELS[name]:34} {t * 1e3:7.2f}            x (a) {t / mbase:7.1f}")
-    mcp = [results.turns[k] / base for k in ("mcp", "http") if k in results.turns]
+    mcp = [results.turns[k] / base for k in ("mcp", "http", "stdio") if k in results.turns]
     worst = max(mcp)
     verdict = "meets" if worst <= TARGET_MCP else "MISSES"
     print(
@@ -469,8 +497,17 @@ def main(argv: list[str] | None = None) -> Results:
         help="FakeDriver calls per variant for cctui's own cost (0 skips)",
     )
     parser.add_argument("--no-http", action="store_true", help="skip (c), Streamable HTTP")
+    parser.add_argument("--no-stdio", action="store_true", help="skip (d), cctui serve --stdio")
     args = parser.parse_args(argv)
-    return asyncio.run(run(args.turns, args.spawns, not args.no_http, args.fake_calls))
+    return asyncio.run(
+        run(
+            args.turns,
+            args.spawns,
+            not args.no_http,
+            args.fake_calls,
+            stdio=not args.no_stdio,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -39,15 +39,30 @@ async def _stop(stop: asyncio.Event, changes: AsyncIterator[IndexChange]) -> flo
     return time.monotonic() - start
 
 
-async def test_first_item_is_the_initial_index(claude_home: Path) -> None:
-    index = HistoryIndex(claude_home)
+async def test_first_build_fills_newest_first_then_a_restart_lists_all_at_once(
+    claude_home: Path, tmp_path: Path
+) -> None:
+    index_file = tmp_path / "cache" / "index.sqlite"
+    index = HistoryIndex(claude_home, index_file=index_file)
     stop = asyncio.Event()
     changes = index.watch(stop)
 
     first = await anext(changes)
-
-    assert MULTI_ID in first.changed and len(index.sessions()) == 3
+    newest = max(
+        (claude_home / "projects").glob("*/*.jsonl"), key=lambda p: p.stat().st_mtime_ns
+    ).stem
+    assert newest in first.changed  # the build starts with the newest transcript
+    await _next_with(changes, MULTI_ID) if MULTI_ID not in first.changed else None
+    assert len(index.sessions()) == 3
     assert await _stop(stop, changes) < 0.5
+    index.close()
+
+    again = HistoryIndex(claude_home, index_file=index_file)
+    stop2 = asyncio.Event()
+    changes2 = again.watch(stop2)
+    loaded = await anext(changes2)  # from the index file: no transcript read
+    assert len(loaded.changed) == 3 and again.read_stats.files_read == 0
+    assert await _stop(stop2, changes2) < 0.5
 
 
 async def test_new_session_is_reported_within_two_seconds(claude_home: Path) -> None:

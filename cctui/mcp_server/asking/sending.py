@@ -15,6 +15,7 @@ from cctui.core import Router, SessionManager
 from cctui.core.launch import resolve_dir
 from cctui.errors import CctuiError, ValidationFailed
 from cctui.mcp_server.schemas.sessions import PreviousState, SentRecord
+from cctui.timestamps import iso_z
 
 SENDS_KEPT = 1000
 """How many (session, client) deliveries are kept for their retry rounds."""
@@ -59,8 +60,8 @@ class Deliveries:
         previous = None
         if before is not None:
             previous = PreviousState(
-                created_at=before.created_at.isoformat(),
-                last_active=before.last_activity.isoformat(),
+                created_at=iso_z(before.created_at),
+                last_active=iso_z(before.last_activity),
             )
         self.router.note_owner(session_id, label, elicits)
         if message is None:

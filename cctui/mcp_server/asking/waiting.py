@@ -10,7 +10,8 @@ question. Handshake era: the tool body waits and asks with a bounded ``ctx.elici
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +29,7 @@ from cctui.mcp_server.asking.decisions import (
     is_modern,
     question_text,
 )
+from cctui.mcp_server.schemas.common import MAX_WAIT_MS
 from cctui.mcp_server.schemas.sessions import AnsweredOut, PendingInputOut, SentRecord, WaitOut
 
 
@@ -52,8 +54,39 @@ class Tally:
     notes: list[str] = field(default_factory=list)
 
 
+HEARTBEAT_S = 15.0
+"""A wait longer than this sends a progress notification this often, so a client whose
+request timeout restarts on progress (the TypeScript SDK's ``resetTimeoutOnProgress``)
+keeps waiting as long as it asked to."""
+
+
 def _now() -> float:
     return asyncio.get_running_loop().time()
+
+
+@contextlib.asynccontextmanager
+async def heartbeat(ctx: Context[Any, Any], session_id: str) -> AsyncIterator[None]:
+    """Send a progress notification every ``HEARTBEAT_S`` while the block runs (none for a
+    shorter wait; a no-op for a client that sent no progress token)."""
+
+    async def beat() -> None:
+        started = _now()
+        n = 0
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            n += 1
+            with contextlib.suppress(Exception):  # a client gone mid-wait ends nothing
+                await ctx.report_progress(
+                    n, None, f"waiting on session {session_id}: {int(_now() - started)} s"
+                )
+
+    task = asyncio.get_running_loop().create_task(beat())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 async def checkpoint(
@@ -83,7 +116,8 @@ async def checkpoint(
         return Checkpoint(deadline, started)
     elicits = can_elicit(ctx)
     with router.waiting(session_id, label, elicits):
-        outcome = await manager.wait(session_id, max(0.0, deadline - _now()))
+        async with heartbeat(ctx, session_id):
+            outcome = await manager.wait(session_id, max(0.0, deadline - _now()))
     ask = None
     if elicits and outcome.reason == "input_needed":
         ask = router.claim(outcome.pending, label)
@@ -150,7 +184,8 @@ async def drive(
     ask_midcall = can_elicit(ctx) and not is_modern(ctx)
     while True:
         with router.waiting(session_id, label, ask_midcall):
-            outcome = await manager.wait(session_id, max(0.0, deadline - _now()))
+            async with heartbeat(ctx, session_id):
+                outcome = await manager.wait(session_id, max(0.0, deadline - _now()))
         if outcome.reason != "input_needed" or not ask_midcall:
             return outcome
         item = router.claim(outcome.pending, label)
@@ -225,6 +260,12 @@ def wait_out(
                 f'cctui, or claude_respond(sessionId="{item.session_id}", inputId="{item.id}", '
                 'decision="allow"|"deny").'
             )
+    if outcome.reason == "timeout" and not notes:
+        notes.append(
+            f"The turn is still going after {waited_ms} ms: call claude_wait to keep waiting "
+            f"(claude_wait and claude_send_message wait at most {MAX_WAIT_MS} ms a call; "
+            "wait_for_completion waits as long as asked)."
+        )
     return WaitOut.build(
         info,
         outcome.reason,

@@ -25,6 +25,7 @@ from cctui.mcp_server.asking.rounds import Followed
 from cctui.mcp_server.render import event_text
 from cctui.mcp_server.schemas.query import QueryMessage, QueryOut, QueryResult
 from cctui.mcp_server.schemas.sessions import PendingInputOut
+from cctui.timestamps import iso_z
 
 SYSTEM_KINDS = frozenset({"input_requested", "input_resolved", "error"})
 """Message types that are cctui's notices rather than the conversation (seed 003's
@@ -32,7 +33,7 @@ SYSTEM_KINDS = frozenset({"input_requested", "input_resolved", "error"})
 
 
 def _message(ev: SessionEvent) -> QueryMessage:
-    return QueryMessage(seq=ev.seq, type=ev.kind, text=event_text(ev), timestamp=ev.at.isoformat())
+    return QueryMessage(seq=ev.seq, type=ev.kind, text=event_text(ev), timestamp=iso_z(ev.at))
 
 
 async def _notify(ctx: Context[Any, Any], session_id: str, msg: QueryMessage) -> None:

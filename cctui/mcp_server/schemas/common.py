@@ -29,7 +29,11 @@ STOP = ToolAnnotations(
 SessionId = Annotated[str, Field(min_length=1, max_length=200, description="The session ID")]
 
 MAX_WAIT_MS = 55_000
-"""Waiting tools return before common client timeouts (60 s); longer seed waits are capped."""
+"""The ``claude_*`` waiting tools return before common client timeouts (60 s); call again to
+go on. Seed 004's own tools wait as long as asked (``SEED_MAX_WAIT_MS``)."""
+SEED_MAX_WAIT_MS = 86_400_000
+"""Seed 004's ``timeout_ms`` has no maximum; a day bounds it. A wait past a client's request
+timeout is kept alive by progress notifications (``asking.waiting.heartbeat``)."""
 UNCLAIMED_TTL_S = 600.0
 """A run that ended between the rounds of a 2026-07-28 call keeps its result this long for
 the caller's retry."""

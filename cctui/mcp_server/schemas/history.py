@@ -72,3 +72,99 @@ class TranscriptOut(Out):
     total: int
     next_offset: int | None
     """Pass as ``offset`` for the next page; null at the end."""
+
+
+class TranscriptHit(Out):
+    """One session matching ``claude_search_transcripts``: its best message."""
+
+    session_id: str
+    project: str | None = None
+    """The working directory's last component."""
+    cwd: str | None = None
+    title: str | None = None
+    timestamp: str | None = None
+    """When the matching message was written (ISO 8601, UTC)."""
+    role: Literal["user", "assistant", "tool"]
+    """``tool``: a tool's input or result."""
+    message_uuid: str | None = None
+    """The transcript entry of the match."""
+    snippet: str
+    """Text around the match; matched words are between « and »."""
+    score: float
+    """Higher is better: relevance (bm25) plus a recency bonus."""
+    matches: int = 1
+    """Matching messages in this session."""
+    matched_words: int | None = None
+    """Set when no message held every word: how many of the query's words this one holds."""
+    clipped: bool = False
+    """The match is in a long tool input or result, of which only the first 4 KiB is indexed."""
+    sidechain: bool = False
+    """The match is in one of the session's subagent transcripts."""
+
+
+class SearchTranscriptsOut(Out):
+    """``claude_search_transcripts``: sessions ranked by their best matching message."""
+
+    hits: list[TranscriptHit]
+    total: int
+    """Sessions matched (among the newest 5,000 matching messages)."""
+    exact: int = 0
+    """Of ``total``, the sessions with a message holding every word (listed first)."""
+    next_cursor: str | None = None
+    """Pass as ``cursor`` for the next page; null on the last page."""
+    loose: bool = False
+    """Few sessions held every word, so sessions holding some of them follow (their hits
+    have ``matchedWords``)."""
+    capped: bool = False
+    """More messages matched than were ranked: narrow the query for older sessions."""
+    indexing: str | None = None
+    """A first index build is still running (``indexing 1,234 of 2,000 · 420 MB``): results
+    may miss older sessions until it ends."""
+
+
+class UsageTokens(Out):
+    """Tokens of a set of API replies, each reply counted once."""
+
+    input: int
+    output: int
+    cache_write_5m: int
+    cache_write_1h: int
+    cache_read: int
+    total: int
+    replies: int
+
+
+class UsageLine(Out):
+    """One line of ``claude_usage``."""
+
+    key: str
+    """The day (``2026-11-25``), week's Monday, month (``2026-11``), session id, project
+    directory, model, or a 5-hour block's start."""
+    group: str | None = None
+    """With ``groupBy``: the session, project or model within ``key``'s period."""
+    label: str | None = None
+    """A session's title."""
+    start: str | None = None
+    end: str | None = None
+    active: bool = False
+    """A 5-hour block still running."""
+    tokens: UsageTokens
+    cost_usd: float | None = None
+    """Null means "no price": none of these replies' models has a known price (never $0)."""
+    unpriced_replies: int = 0
+    """Replies of models with no known price, counted in tokens but not in ``costUsd``."""
+    models: list[str] = Field(default_factory=list)
+    sessions: int = 0
+
+
+class UsageOut(Out):
+    """``claude_usage``: tokens and cost from every transcript on this machine."""
+
+    period: str
+    group_by: str | None = None
+    lines: list[UsageLine]
+    total: UsageLine
+    pricing: str
+    """Where prices come from: genai-prices' version and the config overrides' fingerprint."""
+    indexing: str | None = None
+    """A first index build is still running: older replies may be missing until it ends."""

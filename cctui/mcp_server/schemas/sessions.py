@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from cctui.core import PendingInput, SessionInfo, SessionStatus, call_detail
 from cctui.mcp_server.schemas.common import Out
 from cctui.mcp_server.schemas.worktrees import WorktreeOut
+from cctui.timestamps import iso_z
 
 SeedStatus = Literal["running", "waiting_for_input", "completed", "error", "interrupted"]
 """Seed 002's session states."""
@@ -124,7 +125,7 @@ class SessionFields(Out):
     @staticmethod
     def fields(info: SessionInfo) -> dict[str, Any]:
         """The shared fields from the core's snapshot."""
-        created = info.created_at.isoformat()
+        created = iso_z(info.created_at)
         return {
             "session_id": info.session_id,
             "state": info.status,
@@ -184,7 +185,7 @@ class KillOut(SessionFields):
             status = "killed" if was_active else "already_dead"
         return cls(
             status=status,
-            killed_at=at.isoformat(),
+            killed_at=iso_z(at),
             exit_code=info.exit_code if was_active else None,
             **SessionFields.fields(info),
         )
@@ -342,7 +343,7 @@ class WaitOut(Out):
         ended = reason in ("turn_ended", "session_ended")
         reply = info.last_result if ended else None
         # The turn's end is the session's last activity when the wait saw it end.
-        ended_at = info.last_activity.isoformat() if ended else None
+        ended_at = iso_z(info.last_activity) if ended else None
         if info.status == SessionStatus.ERROR:
             final: Literal["idle", "active", "error", "dead"] = "error"
         elif not info.is_active:
@@ -366,9 +367,9 @@ class WaitOut(Out):
             final_state=final,
             completed_at=ended_at,
             error=info.error if info.status == SessionStatus.ERROR else None,
-            sent_at=sent.at.isoformat() if sent is not None and message_sent else None,
+            sent_at=iso_z(sent.at) if sent is not None and message_sent else None,
             responded_at=ended_at if sent is not None and reply is not None else None,
-            resumed_at=sent.at.isoformat() if sent is not None else None,
+            resumed_at=iso_z(sent.at) if sent is not None else None,
             resumed=sent.resumed if sent is not None else None,
             previous_state=sent.previous if sent is not None else None,
             pending_inputs=pending,

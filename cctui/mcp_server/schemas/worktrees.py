@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from cctui.core import FinishResult, SessionDiff, WorktreeInfo
 from cctui.mcp_server.schemas.common import Out
+
+Worktree = Annotated[
+    bool | Annotated[str, Field(min_length=1, max_length=64)] | None,
+    Field(
+        description="Run in a new git worktree of its own (Claude Code's --worktree): true "
+        "for a name made from the title, or the name; the branch is worktree-<name> from the "
+        "current HEAD, the directory <repo>/.claude/worktrees/<name>. Outside a git "
+        "repository this is an error. Finish it with claude_finish_worktree"
+    ),
+]
+"""The ``worktree`` argument of the tools that start a session."""
 
 
 class WorktreeOut(Out):

@@ -43,6 +43,7 @@ from cctui.mcp_server.schemas.projects import (
 from cctui.projects import Checkpoint, ProjectService, ago
 from cctui.projects.errors import DuplicateProject, WriteCancelled
 from cctui.projects.registry import ID_PATTERN
+from cctui.timestamps import iso_z_or_none
 
 ProjectId = Annotated[
     str, Field(min_length=1, max_length=64, description="ID of a registered project")
@@ -152,7 +153,7 @@ def register(server: MCPServer, manager: SessionManager, projects: ProjectServic
                     root_path=p.root_path,
                     active=p.active,
                     last_accessed=ago(p.last_accessed),
-                    last_accessed_at=p.last_accessed.isoformat() if p.last_accessed else None,
+                    last_accessed_at=iso_z_or_none(p.last_accessed),
                     has_claude_state=projects.has_claude_state(p),
                     spec_paths=p.spec_paths,
                 )

@@ -23,6 +23,7 @@ from cctui.projects import ProjectService, ago
 from cctui.projects.errors import ProjectNotFound
 from cctui.projects.service import ago_seconds
 from cctui.projects.tree import Tree
+from cctui.timestamps import iso_z
 
 P = ParamSpec("P")
 
@@ -35,7 +36,7 @@ def _when(ts: float | None) -> tuple[str | None, str | None]:
     if ts is None:
         return None, None
     at = datetime.fromtimestamp(ts, UTC)
-    return ago(at), at.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return ago(at), iso_z(at, "seconds")
 
 
 def structured(fn: Callable[P, Awaitable[str]]) -> Callable[P, Awaitable[str]]:

@@ -28,18 +28,10 @@ from cctui.mcp_server.schemas.sessions import (
     WaitOut,
     seed_status,
 )
+from cctui.mcp_server.schemas.worktrees import Worktree
 
 INTERRUPT_WAIT_S = 5.0
 """claude_interrupt returns once the turn has ended (seed 002: status interrupted), or then."""
-Worktree = Annotated[
-    bool | Annotated[str, Field(min_length=1, max_length=64)] | None,
-    Field(
-        description="Run in a new git worktree of its own (Claude Code's --worktree): true "
-        "for a name made from the title, or the name; the branch is worktree-<name> from the "
-        "current HEAD, the directory <repo>/.claude/worktrees/<name>. Outside a git "
-        "repository this is an error. Finish it with claude_finish_worktree"
-    ),
-]
 TimeoutMs = Annotated[
     int,
     Field(
@@ -204,11 +196,11 @@ def register(
 
         With wait=true, returns the reply when the turn ends (or when a decision is needed).
         Without a message, only resumes the session. Seed 004 send_message / resume_session
-        names work too: session_id, cwd, wait_for_response, timeout_ms (at most 55000; call
-        claude_wait to go on); a call that uses them waits unless wait_for_response is
-        false, as that seed does. include_context is accepted when false (true is refused:
-        use claude_sync_context); doppler_project/doppler_config are refused (a session
-        resumes with its own launch prefix).
+        names work too: session_id, cwd, wait_for_response, timeout_ms (at most 55000 here,
+        then timed_out says how to go on; send_message waits longer); a call that uses them
+        waits unless wait_for_response is false, as that seed does. include_context is
+        accepted when false (true: use send_message or claude_sync_context);
+        doppler_project/doppler_config are refused (resume_session applies them).
         """
         if cp.deferred:
             await deliver(sessionId, message, workingDirectory, ctx)
@@ -240,9 +232,10 @@ def register(
         """Wait until a Claude Code session needs a decision, ends its turn, or timeoutMs passes.
 
         Decisions meant for you are asked by elicitation when your client supports it.
-        Seed 004 wait_for_completion names work too: session_id, timeout_ms (at most 55000;
-        call again to go on); poll_interval_ms and check_idle are accepted and ignored
-        (the wait is event-driven and ends at the turn's end or a needed decision).
+        Seed 004 wait_for_completion names work too: session_id, timeout_ms (at most 55000
+        here, then timed_out says how to go on; wait_for_completion waits longer);
+        poll_interval_ms and check_idle are accepted and ignored (the wait is event-driven
+        and ends at the turn's end or a needed decision).
         """
         return await finish(ctx, manager, broker, sessionId, cp, answer)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import datetime
 from typing import ClassVar
 
 from pydantic import ValidationError
@@ -149,6 +150,7 @@ class MainScreen(Screen[None]):
             live=self.sessions.live_count,
             services=self._service_lines(),
             problems=self._source.problems(),
+            indexing=self._source.indexing(),
         )
 
     def activity(self, message: SessionsActivity) -> None:
@@ -205,14 +207,21 @@ class MainScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         self.catch_up()
 
-    def open_session(self, session_id: str, *, focus_input: bool = False) -> None:
-        """Show ``session_id`` in the pane (moving the list cursor to it when listed)."""
+    def open_session(
+        self,
+        session_id: str,
+        *,
+        focus_input: bool = False,
+        at_message: tuple[str | None, datetime | None] | None = None,
+    ) -> None:
+        """Show ``session_id`` in the pane (moving the list cursor to it when listed);
+        ``at_message`` (uuid, time: a search hit) opens its transcript there."""
         self.sessions.update_rows(self._source.own_rows([session_id]))
         self._after_rows()
         self.sessions.select(session_id)
         row = self.sessions.row(session_id)
         if row is not None:
-            self.pane.show(row)
+            self.pane.show(row, at_message=at_message)
         if focus_input:
             self.query_one(MessageInput).focus()
 

@@ -7,6 +7,7 @@ top-level block is re-parsed per fragment), a tool call is one line until it is 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -16,7 +17,7 @@ from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.events import Click
+from textual.events import Click, Mount
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Markdown, Static
@@ -69,12 +70,13 @@ class AssistantBlock(Markdown):
     """
 
     def __init__(self, text: str) -> None:
-        super().__init__(text)
+        super().__init__()
         self._target = text
         """The newest text of the message."""
-        self._sent = text
-        """What the widget was given (initial text plus fragments fed to the stream)."""
+        self._sent = ""
+        """What the widget was given (fragments fed to the stream, the first one on mount)."""
         self._ready = False
+        self._mounted_once = asyncio.Event()
         self._gone = False
         self._stream: _Stream | None = None
         self._last: Widget | None = None
@@ -85,12 +87,20 @@ class AssistantBlock(Markdown):
         """The newest text given (drawn, or being drawn)."""
         return self._target
 
-    def on_mount(self) -> None:
-        # Markdown's own mount handler (which draws the initial text) runs after this one.
-        self.call_next(self._mounted)
+    async def _on_mount(self, event: Mount) -> None:  # type: ignore[override]  # as Markdown
+        # Not Markdown's mount handler: it draws the initial text with ``update``, which
+        # parses in a thread (a hop that waits for the GIL under load) and then leaves
+        # ``append`` to re-parse from the text's *last line*, so a chunk given up to the
+        # middle of a code fence goes on as a fence opened by the closing one. The first
+        # fragment goes through ``append`` like the others (it re-parses from the start of
+        # the last top-level block).
+        event.prevent_default()
+        Widget._on_mount(self, event)
+        self._mounted()
 
     def _mounted(self) -> None:
         self._ready = True
+        self._mounted_once.set()
         self._mark_last()
         self._push()
         if self._complete and self._stream is not None:
@@ -126,6 +136,11 @@ class AssistantBlock(Markdown):
 
     async def settle(self) -> None:
         """Return once everything given is drawn (stops the stream; a later text restarts it)."""
+        if not self._ready and self.is_attached and not self._gone:
+            # Attached but its Mount not handled yet: the first text is not even queued. (A
+            # block removed before it mounts never gets there: hence the bound.)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._mounted_once.wait(), 5.0)
         stream, self._stream = self._stream, None
         if stream is not None:
             # A stream stopped before its task first ran raises CancelledError from stop()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import ClassVar
 
@@ -29,6 +30,8 @@ PAGE = 200
 """Events read per call; a long backlog is drawn in a few mounts, not one huge one."""
 
 HISTORY_PAGE = 40
+AT_MESSAGE_PAGE = 200
+"""Messages drawn from a search hit's message on (earlier ones stay behind the ▲ line)."""
 """Transcript messages per page of a past session (the newest page is shown first)."""
 
 EMPTY = """\
@@ -86,6 +89,8 @@ class SessionPane(Vertical):
         self._first_event_at: datetime | None = None
         self._history_start: int | None = None
         """Index of the oldest transcript message drawn; None before any was."""
+        self._at: tuple[str | None, datetime | None] | None = None
+        """A message to open the history at (a search hit's uuid and time), once."""
         self._header: Content | None = None
 
     def compose(self) -> ComposeResult:
@@ -102,8 +107,14 @@ class SessionPane(Vertical):
     def _show_empty(self, empty: bool) -> None:
         self.set_class(empty, "-empty")
 
-    def show(self, row: SessionRow | None) -> None:
-        """Show ``row``'s session (or the empty state), reading its output from the start."""
+    def show(
+        self,
+        row: SessionRow | None,
+        *,
+        at_message: tuple[str | None, datetime | None] | None = None,
+    ) -> None:
+        """Show ``row``'s session (or the empty state), reading its output from the start;
+        ``at_message`` (uuid, time) opens its transcript at that message instead of the end."""
         transcript = self.query_one(Transcript)
         if row is None:
             self.session_id, self._row = None, None
@@ -112,10 +123,13 @@ class SessionPane(Vertical):
             return
         same = row.session_id == self.session_id
         self._row = row
+        self._at = at_message
         self._update_header()
-        if same:
+        if same and at_message is None:
             self.pull()
             return
+        if same:
+            self.session_id = None  # shown again from the message asked for
         self.session_id = row.session_id
         self._seq = 0
         self._buffered = False
@@ -175,14 +189,27 @@ class SessionPane(Vertical):
         cwd = str(row.cwd) if row is not None and row.cwd else None
         path = row.transcript_path if row is not None else None
         config_dir = self._settings.claude_config_dir
+        at, self._at = self._at, None
         try:
             end = self._history_start
+            start = None
             if end is None:
                 probe = await aread_transcript(
                     config_dir, session_id, offset=0, limit=1, cwd=cwd, path=path
                 )
                 end = probe.total
-            start = max(0, end - HISTORY_PAGE)
+                if at is not None and end:
+                    whole = await aread_transcript(
+                        config_dir, session_id, offset=0, limit=end, cwd=cwd, path=path
+                    )
+                    found = _position(whole.messages, *at)
+                    if found is not None:
+                        start = max(0, found - 1)
+                        end = min(end, start + AT_MESSAGE_PAGE)
+            if start is None:
+                start = max(0, end - HISTORY_PAGE)
+            else:
+                self.query_one(Transcript).call_after_refresh(transcript.scroll_home, animate=False)
             page = await aread_transcript(
                 config_dir, session_id, offset=start, limit=max(1, end - start), cwd=cwd, path=path
             )
@@ -265,3 +292,17 @@ class SessionPane(Vertical):
             return
         event.input.value = ""
         self.post_message(self.Send(self.session_id, text))
+
+
+def _position(
+    messages: Sequence[TranscriptMessage], uuid: str | None, when: datetime | None
+) -> int | None:
+    """Where a search hit's message is: by uuid, else (a later content block of a reply,
+    merged into its first block's message) the last message at or before its time."""
+    for m in messages:
+        if uuid is not None and m.uuid == uuid:
+            return m.index
+    if when is None:
+        return None
+    before = [m.index for m in messages if m.timestamp is not None and m.timestamp <= when]
+    return before[-1] if before else None

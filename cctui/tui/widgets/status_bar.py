@@ -13,8 +13,16 @@ class StatusBar(Static):
 
     _shown: Content | None = None
 
-    def show(self, *, pending: int, live: int, services: Sequence[str], problems: str) -> None:
-        """Redraw with the current counts."""
+    def show(
+        self,
+        *,
+        pending: int,
+        live: int,
+        services: Sequence[str],
+        problems: str,
+        indexing: str = "",
+    ) -> None:
+        """Redraw with the current counts (``indexing``: a history index build's progress)."""
         parts: list[Content] = []
         if pending:
             parts.append(Content.styled(f"◆ {pending} waiting for you · a", "bold $text-warning"))
@@ -22,6 +30,8 @@ class StatusBar(Static):
             parts.append(Content.styled("◇ nothing waiting", "$text-muted"))
         parts.append(Content.styled(f"● {live} live", "$text-primary" if live else "$text-muted"))
         parts += [Content(s) for s in services if s]
+        if indexing:
+            parts.append(Content.styled(f"⟳ {indexing}", "$text-accent"))
         if problems:
             parts.append(Content.styled(f"⚠ {problems}", "$text-warning"))
         sep = Content.styled("  │  ", "$text-muted")

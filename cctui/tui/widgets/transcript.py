@@ -6,8 +6,9 @@ newer ``ToolUseEvent`` for the same call replace what an older one drew, so re-r
 
 The output is a list of *items* (what to draw); a reply is several items, chunks of a few KB
 cut between top-level markdown blocks (``chunks.Chunker``), of which only the last streams.
-Only the newest items, up to ``MAX_WEIGHT`` (a tool line weighs 1, a chunk of reply 1 per
-``CHARS_PER_WEIGHT`` characters), have widgets while the pane follows the bottom: every
+Only the newest items, about one and a half pane heights of them (``Transcript.window``: a tool line
+weighs 1, a chunk of reply 1 per ``CHARS_PER_WEIGHT`` characters), have widgets while the pane
+follows the bottom: every
 layout walks every mounted widget, so a session with hundreds of tool calls or a 50 KB reply
 would otherwise make each new line slower than the last. Older items fold into one
 "▲ N earlier" line that mounts them again, a page at a time, when it is pressed or scrolled
@@ -97,7 +98,15 @@ class Transcript(VerticalScroll):
     """Scrolling output of one session; sticks to the bottom while the user has not scrolled up."""
 
     MAX_WEIGHT = 120
-    """Weight of the items with widgets while following the bottom (trimmed back to this)."""
+    """Weight of the items with widgets while following the bottom (trimmed back to this),
+    at most; a short pane keeps less (``SCREENS`` of its height)."""
+    MIN_WEIGHT = 40
+    """...and at least this much."""
+    SCREENS = 1.5
+    """While following, the pane keeps widgets for this many of its heights: what is on
+    screen and half a screenful above it to scroll back to (more is one scroll to the top
+    or one press of "earlier" away). Every item mounted is paid for by every layout, and a
+    long reply arriving in one batch mounts the whole window at once."""
     TRIM_STEP = 30
     """Fold this much more weight than needed at once, so trimming is not paid per line."""
     PAGE = 120
@@ -215,13 +224,14 @@ class Transcript(VerticalScroll):
             return
         self._items.extend(new)
         if self.following():
+            budget = self.window()
             weights = [i.weight for i in self._items[self._folded :]]
-            if sum(weights) > self.MAX_WEIGHT + self.TRIM_STEP:
+            if sum(weights) > budget + self.TRIM_STEP:
                 # Keep the newest items up to the budget, and the one that crosses it (a long
                 # chunk of reply that just ended is never folded away).
                 keep, index = 0, len(self._items)
                 for w in reversed(weights):
-                    if keep >= self.MAX_WEIGHT:
+                    if keep >= budget:
                         break
                     keep += w
                     index -= 1
@@ -230,6 +240,13 @@ class Transcript(VerticalScroll):
         widgets = [self._make(i) for i in self._items[first_new:]]
         if widgets:
             self.mount_all(widgets)
+
+    def window(self) -> int:
+        """The weight kept mounted while following the bottom."""
+        rows = self.size.height
+        if rows <= 0:  # not laid out yet
+            return self.MAX_WEIGHT
+        return min(self.MAX_WEIGHT, max(self.MIN_WEIGHT, int(self.SCREENS * rows)))
 
     def _prepend(self, new: list[_Item]) -> None:
         if not new:

@@ -1,0 +1,261 @@
+"""What one transcript line gives the index: searchable text pieces, one usage record, a cost.
+
+What is indexed for search (and how much):
+
+- user prompts: the typed text, ``<system-reminder>`` blocks removed, up to ``TEXT_LIMIT``;
+- assistant text blocks, up to ``TEXT_LIMIT``;
+- tool inputs: ``[Tool] `` + the main argument (command, file path, pattern, url, query)
+  followed by the rest of the input as compact JSON, the first ``TOOL_LIMIT`` characters;
+- tool results: their text, the first ``TOOL_LIMIT`` characters (``clipped`` is set when cut).
+
+Thinking blocks, images and every metadata line (``api-request*``, ``attachment``,
+``file-history-*``, ``queue-operation``, ...) are not indexed; those lines are recognised from
+their first bytes and never parsed, since 2.1.330 stores whole API requests in the transcript.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+TEXT_LIMIT = 64 * 1024
+"""Characters of a prompt or an assistant text block that are indexed."""
+TOOL_LIMIT = 4 * 1024
+"""Characters of a tool input or a tool result that are indexed."""
+
+_WANTED = frozenset({"user", "assistant", "cost-state"})
+_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
+_MAIN_ARGS = ("command", "file_path", "path", "pattern", "url", "query", "description")
+
+
+@dataclass(slots=True)
+class Usage:
+    """One API reply's tokens (the CLI repeats them on each content block's line)."""
+
+    msg_id: str
+    request_id: str
+    model: str
+    ts: float
+    input: int
+    output: int
+    cw5m: int
+    cw1h: int
+    cr: int
+    web_search: int
+    sidechain: bool
+    geo: str | None
+    legacy_cost: float | None
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output + self.cw5m + self.cw1h + self.cr
+
+
+@dataclass(slots=True)
+class Piece:
+    """One searchable piece of text."""
+
+    role: str
+    """``user``, ``assistant`` or ``tool`` (a tool input or a tool result)."""
+    body: str
+    clipped: bool = False
+
+
+@dataclass(slots=True)
+class Extracted:
+    """What one line gives; empty for lines the index does not keep."""
+
+    uuid: str | None = None
+    ts: float | None = None
+    sidechain: bool = False
+    pieces: list[Piece] = field(default_factory=list)
+    usage: Usage | None = None
+    cost_state: float | None = None
+
+
+SKIP = Extracted()
+
+
+def wanted(line: bytes) -> bool:
+    """False for lines that are certainly not user/assistant/cost-state entries (no parse)."""
+    if line.startswith(b'{"type":"'):
+        end = line.find(b'"', 9, 64)
+        return line[9:end].decode("ascii", "replace") in _WANTED
+    # Message entries lead with parentUuid; attachments name themselves within a few keys.
+    return b'"attachment":{' not in line[:200]
+
+
+def parse(line: bytes) -> tuple[dict[str, Any] | None, bool]:
+    """The JSON object of a line, and whether its bytes were not valid UTF-8.
+
+    Bytes that are not UTF-8 become U+FFFD; the rest of the line survives.
+    """
+    bad = False
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        text = line.decode("utf-8", errors="replace")
+        bad = True
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None, bad
+    return (data if isinstance(data, dict) else None), bad
+
+
+def extract(entry: dict[str, Any]) -> Extracted:
+    """Searchable pieces, usage and cost of one parsed transcript entry."""
+    kind = entry.get("type")
+    if kind == "cost-state":
+        cost = entry.get("totalCostUSD")
+        if isinstance(cost, int | float) and not isinstance(cost, bool):
+            return Extracted(cost_state=float(cost))
+        return SKIP
+    if kind not in ("user", "assistant") or entry.get("isMeta"):
+        return SKIP
+    message = entry.get("message")
+    if not isinstance(message, dict):
+        return SKIP
+    out = Extracted(
+        uuid=_str(entry.get("uuid")),
+        ts=timestamp(entry.get("timestamp")),
+        sidechain=bool(entry.get("isSidechain")),
+    )
+    content = message.get("content")
+    blocks: list[Any] = (
+        [{"type": "text", "text": content}]
+        if isinstance(content, str)
+        else (content if isinstance(content, list) else [])
+    )
+    for block in blocks:
+        if isinstance(block, dict):
+            piece = _piece(kind, block)
+            if piece is not None:
+                out.pieces.append(piece)
+    if kind == "assistant":
+        out.usage = _usage(entry, message, out.ts, out.sidechain)
+    return out
+
+
+def _piece(kind: str, block: dict[str, Any]) -> Piece | None:
+    btype = block.get("type")
+    if btype == "text":
+        text = block.get("text")
+        if not isinstance(text, str):
+            return None
+        if kind == "user":
+            text = _REMINDER.sub("", text)
+        text = text.strip()
+        if not text:
+            return None
+        return Piece(kind, *_clip(text, TEXT_LIMIT))
+    if btype == "tool_use":
+        name = str(block.get("name") or "?")
+        return Piece("tool", *_clip(f"[{name}] " + _input_text(block.get("input")), TOOL_LIMIT))
+    if btype == "tool_result":
+        text = _result_text(block.get("content")).strip()
+        if not text:
+            return None
+        return Piece("tool", *_clip(text, TOOL_LIMIT))
+    return None
+
+
+def _clip(text: str, limit: int) -> tuple[str, bool]:
+    return (text, False) if len(text) <= limit else (text[:limit], True)
+
+
+def _input_text(data: Any) -> str:
+    if not isinstance(data, dict):
+        return _dumps(data)
+    main = [data[k] for k in _MAIN_ARGS if isinstance(data.get(k), str) and data[k]]
+    rest = {k: v for k, v in data.items() if k not in _MAIN_ARGS}
+    head = "\n".join(main[:2])
+    return head + ("\n" + _dumps(rest) if rest else "")
+
+
+def _dumps(data: Any) -> str:
+    try:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))[: TOOL_LIMIT + 1]
+    except (TypeError, ValueError):
+        return repr(data)[: TOOL_LIMIT + 1]
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts: list[str] = []
+        size = 0
+        for b in content:
+            if isinstance(b, dict) and isinstance(b.get("text"), str):
+                parts.append(b["text"])
+                size += len(b["text"])
+                if size > TOOL_LIMIT:
+                    break
+        return "\n".join(parts)
+    return ""
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _usage(
+    entry: dict[str, Any], message: dict[str, Any], ts: float | None, sidechain: bool
+) -> Usage | None:
+    usage = message.get("usage")
+    msg_id = message.get("id")
+    if not isinstance(usage, dict) or not isinstance(msg_id, str) or ts is None:
+        return None
+    request_id = entry.get("requestId") or entry.get("request_id")
+    cache = usage.get("cache_creation")
+    cw_total = _int(usage.get("cache_creation_input_tokens"))
+    if isinstance(cache, dict) and (
+        "ephemeral_5m_input_tokens" in cache or "ephemeral_1h_input_tokens" in cache
+    ):
+        cw1h = _int(cache.get("ephemeral_1h_input_tokens"))
+        cw5m = max(cw_total - cw1h, _int(cache.get("ephemeral_5m_input_tokens")))
+    else:
+        cw5m, cw1h = cw_total, 0
+    server = usage.get("server_tool_use")
+    legacy = entry.get("costUSD")
+    geo = usage.get("inference_geo")
+    return Usage(
+        msg_id=msg_id,
+        request_id=request_id if isinstance(request_id, str) else "",
+        model=_str(message.get("model")) or "unknown",
+        ts=ts,
+        input=_int(usage.get("input_tokens")),
+        output=_int(usage.get("output_tokens")),
+        cw5m=cw5m,
+        cw1h=cw1h,
+        cr=_int(usage.get("cache_read_input_tokens")),
+        web_search=_int(server.get("web_search_requests")) if isinstance(server, dict) else 0,
+        sidechain=sidechain,
+        geo=geo if isinstance(geo, str) and geo else None,
+        legacy_cost=float(legacy)
+        if isinstance(legacy, int | float) and not isinstance(legacy, bool)
+        else None,
+    )
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def timestamp(value: Any) -> float | None:
+    """Epoch seconds of an ISO-8601 stamp (UTC when it has no zone); ``None`` if unreadable."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        from datetime import UTC
+
+        when = when.replace(tzinfo=UTC)
+    return when.timestamp()

@@ -1,0 +1,592 @@
+"""Keeps the index file in step with the transcripts under ``projects/``, file by file.
+
+Per file the ``source`` row remembers its identity (device, inode), size, mtime, the byte
+offset just after the last complete line read, and ``tail_sig`` (a hash of up to 4 KiB before
+that offset). A file is then:
+
+- unchanged (same identity, size and mtime): not opened;
+- grown, with the same bytes before the offset: read from the offset only;
+- replaced (new inode), truncated (size below the offset) or rewritten in place (signature
+  differs): its rows are deleted and it is read again from 0;
+- gone: its rows leave the index.
+
+Work is committed per file, and every ``SEGMENT`` bytes inside a big one, so a process killed
+mid-build leaves an index that opens and resumes where the last commit stopped. The FTS table
+is only ever changed row by row through the ``msg`` triggers; it is never rebuilt wholesale.
+
+Subagent transcripts (``projects/<p>/<session>/subagents/*.jsonl``) are indexed under their
+parent session's id with ``sidechain`` set; they have no card of their own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import sqlite3
+import stat
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import BinaryIO
+
+from cctui.history import _sdk
+from cctui.history.extract import extract, parse, wanted
+from cctui.history.lines import complete_lines
+from cctui.history.pricing import Pricer
+from cctui.history.store import IndexStore
+from cctui.history.transcripts import ReadStats, TranscriptMeta, read_meta
+
+logger = logging.getLogger(__name__)
+
+MAX_LINE = 8 * 1024 * 1024
+"""Longer lines are dropped as they stream past (and counted): parsing one costs several
+times its size in memory."""
+SEGMENT = 16 * 1024 * 1024
+"""Bytes of one file read per write transaction."""
+_SIG = 4096
+ID_SLOTS = 1 << 16
+"""Message ids are ``ts_ms * ID_SLOTS`` + a sequence number: rowid order is time order."""
+
+
+def msg_id_floor(ts: float) -> int:
+    """The smallest message id of a message written at ``ts`` (epoch seconds)."""
+    return max(0, int(ts * 1000)) * ID_SLOTS
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A transcript file the last sweep found new or changed."""
+
+    path: Path
+    session_id: str
+    kind: str
+    """``main`` or ``subagent``."""
+    size: int
+    mtime_ns: int
+
+
+@dataclass(slots=True)
+class Plan:
+    """What a sweep found to do, newest files first."""
+
+    jobs: list[Job] = field(default_factory=list)
+    gone: list[Path] = field(default_factory=list)
+    bytes_total: int = 0
+
+
+@dataclass(slots=True)
+class _Counts:
+    lines: int = 0
+    skipped: int = 0
+    oversized: int = 0
+    bad_utf8: int = 0
+    cost_state: float | None = None
+
+
+def _sig(fh: BinaryIO, offset: int) -> bytes:
+    start = max(0, offset - _SIG)
+    fh.seek(start)
+    return hashlib.sha1(fh.read(offset - start)).digest()
+
+
+class TranscriptIndexer:
+    """The transcripts' side of the index: sweep, ingest, and the cards the list shows.
+
+    Not thread-safe; ``HistoryIndex`` serialises refreshes. The store's write transactions
+    serialise against other processes.
+    """
+
+    def __init__(self, projects_dir: Path, store: IndexStore, pricer: Pricer) -> None:
+        self.projects_dir = projects_dir
+        self.store = store
+        self.pricer = pricer
+        self.stats = ReadStats()
+        self.unreadable: dict[Path, str] = {}
+        """Transcript paths that could not be read, with the reason."""
+        # Keyed by path strings: tens of thousands of Path objects cost a first frame dearly.
+        self._known: dict[str, tuple[int, int, int]] = {}
+        """Per indexed path: (size, mtime_ns, inode) as last indexed (by any process)."""
+        self._metas: dict[str, TranscriptMeta] = {}
+        self._paths_by_session: dict[str, set[str]] = {}
+        self.loaded = False
+
+    # -- the list's view -------------------------------------------------------------------
+
+    def metas(self) -> Iterable[TranscriptMeta]:
+        """Every listable transcript."""
+        return self._metas.values()
+
+    def meta(self, session_id: str) -> TranscriptMeta | None:
+        """The session's transcript; the newest if the id appears under two project dirs."""
+        best: TranscriptMeta | None = None
+        for path in self._paths_by_session.get(session_id, ()):
+            meta = self._metas.get(path)
+            if meta is not None and (best is None or meta.mtime > best.mtime):
+                best = meta
+        return best
+
+    def load(self) -> set[str]:
+        """Read every card from the index file (the first frame); returns their session ids."""
+        conn = self.store.reader()
+        self._known = {
+            p: (size, mtime_ns, ino)
+            for p, size, mtime_ns, ino in conn.execute(
+                "SELECT path, size, mtime_ns, ino FROM source"
+            )
+        }
+        self._metas.clear()
+        self._paths_by_session.clear()
+        for meta in _cards(conn, "1=1", ()):
+            self._put(meta)
+        self.loaded = True
+        if self.store.get_meta("pricing") != self.pricer.fingerprint:
+            self._reprice()
+        return set(self._paths_by_session)
+
+    def _put(self, meta: TranscriptMeta) -> None:
+        key = str(meta.path)
+        self._metas[key] = meta
+        self._paths_by_session.setdefault(meta.session_id, set()).add(key)
+
+    def _drop(self, path: str) -> str | None:
+        meta = self._metas.pop(path, None)
+        if meta is None:
+            return None
+        paths = self._paths_by_session.get(meta.session_id)
+        if paths is not None:
+            paths.discard(path)
+            if not paths:
+                del self._paths_by_session[meta.session_id]
+        return meta.session_id
+
+    def _reload_session(self, session_id: str) -> None:
+        for path in list(self._paths_by_session.get(session_id, ())):
+            self._drop(path)
+        # The writer's connection: inside a batch, the cards just written are not committed yet.
+        with self.store.write() as conn:
+            metas = _cards(conn, "session_id=?", (session_id,))
+        for meta in metas:
+            self._put(meta)
+
+    # -- sweeping --------------------------------------------------------------------------
+
+    def scan(self) -> Plan:
+        """Stat every transcript; what changed, newest first, and what is gone."""
+        found: dict[str, tuple[str, str, os.stat_result]] = {}
+        for path, sid, kind in self._walk():
+            try:
+                st = os.stat(path)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                self._fail(Path(path), exc.strerror or str(exc))
+                continue
+            found[path] = (sid, kind, st)
+        plan = Plan()
+        bad = {str(p) for p in self.unreadable}
+        for path, (sid, kind, st) in found.items():
+            known = self._known.get(path)
+            if known == (st.st_size, st.st_mtime_ns, st.st_ino) and path not in bad:
+                continue
+            plan.jobs.append(Job(Path(path), sid, kind, st.st_size, st.st_mtime_ns))
+        plan.jobs.sort(key=lambda j: j.mtime_ns, reverse=True)
+        plan.bytes_total = sum(j.size for j in plan.jobs)
+        plan.gone = [Path(p) for p in self._known if p not in found]
+        for p in [p for p in self.unreadable if p.suffix == ".jsonl" and str(p) not in found]:
+            del self.unreadable[p]
+        return plan
+
+    def _walk(self) -> Iterable[tuple[str, str, str]]:
+        try:
+            projects = [e for e in os.scandir(self.projects_dir) if e.is_dir()]
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            logger.warning("cannot list %s: %s", self.projects_dir, exc)
+            self.unreadable[self.projects_dir] = exc.strerror or str(exc)
+            return
+        self.unreadable.pop(self.projects_dir, None)
+        for project in projects:
+            try:
+                children = list(os.scandir(project.path))
+            except OSError as exc:
+                self.unreadable[Path(project.path)] = exc.strerror or str(exc)
+                continue
+            self.unreadable.pop(Path(project.path), None)
+            for child in children:
+                name = child.name
+                if name.endswith(".jsonl") and _sdk.validate_uuid(name[:-6]):
+                    yield child.path, name[:-6], "main"
+                elif _sdk.validate_uuid(name) and child.is_dir():
+                    sub = os.path.join(child.path, "subagents")
+                    try:
+                        agents = list(os.scandir(sub))
+                    except OSError:
+                        continue
+                    for agent in agents:
+                        if agent.name.endswith(".jsonl"):
+                            yield agent.path, name, "subagent"
+
+    def classify(self, path: Path) -> tuple[str, str] | None:
+        """(session id, kind) of a transcript path under ``projects/``, else ``None``."""
+        if path.suffix != ".jsonl":
+            return None
+        if path.parent.parent == self.projects_dir and _sdk.validate_uuid(path.stem):
+            return path.stem, "main"
+        if (
+            path.parent.name == "subagents"
+            and path.parent.parent.parent.parent == self.projects_dir
+            and _sdk.validate_uuid(path.parent.parent.name)
+        ):
+            return path.parent.parent.name, "subagent"
+        return None
+
+    def refresh(self) -> set[str]:
+        """Sweep and bring every changed file up to date. Returns the session ids touched."""
+        touched = set() if self.loaded else self.load()
+        plan = self.scan()
+        for path in plan.gone:
+            touched |= self.forget(path)
+        for job in plan.jobs:
+            touched |= self.ingest(job.path, job.session_id, job.kind)
+        return touched
+
+    def refresh_paths(self, paths: Iterable[Path]) -> set[str]:
+        """Re-check only these paths (from a file watcher). Returns the session ids touched."""
+        touched = set() if self.loaded else self.load()
+        for path in paths:
+            what = self.classify(path)
+            if what is None:
+                continue
+            if path.exists() or path.is_symlink():
+                touched |= self.ingest(path, *what)
+            else:
+                touched |= self.forget(path)
+                self.unreadable.pop(path, None)
+        return touched
+
+    # -- one file --------------------------------------------------------------------------
+
+    def forget(self, path: Path) -> set[str]:
+        """Remove a vanished file's rows. Returns the listed session ids that changed."""
+        self._known.pop(str(path), None)
+        touched: set[str] = set()
+        with self.store.write() as conn:
+            row = conn.execute(
+                "SELECT id, session_id FROM source WHERE path=?", (str(path),)
+            ).fetchone()
+            if row is not None:
+                _delete_rows(conn, row[0])
+                conn.execute("DELETE FROM card WHERE source_id=?", (row[0],))
+                conn.execute("DELETE FROM source WHERE id=?", (row[0],))
+                _update_costs(conn, row[1])
+                touched.add(row[1])
+        sid = self._drop(str(path))
+        if sid is not None:
+            touched.add(sid)
+        for s in list(touched):
+            self._reload_session(s)
+        return {s for s in touched if s in self._paths_by_session or s == sid}
+
+    def _fail(self, path: Path, reason: str) -> set[str]:
+        if path not in self.unreadable:
+            logger.warning("cannot read transcript %s: %s", path, reason)
+        self.unreadable[path] = reason
+        key = str(path)
+        return self.forget(path) if key in self._known or key in self._metas else set()
+
+    def ingest(self, path: Path, session_id: str, kind: str) -> set[str]:
+        """Bring one file's rows up to date. Returns the listed session ids that changed."""
+        try:
+            st = path.stat()
+            if not stat.S_ISREG(st.st_mode):
+                return self._fail(path, "not a regular file")
+            with path.open("rb") as fh:
+                changed = self._consume_file(fh, path, session_id, kind)
+        except FileNotFoundError:
+            return self.forget(path)
+        except OSError as exc:
+            return self._fail(path, exc.strerror or str(exc))
+        self.unreadable.pop(path, None)
+        if not changed:
+            return set()
+        was = self.meta(session_id)
+        meta: TranscriptMeta | None = None
+        if kind != "main":
+            self.stats.files_read += 1
+        else:
+            try:
+                meta = read_meta(path, session_id, self.stats)  # counts the file read
+            except OSError as exc:
+                return self._fail(path, exc.strerror or str(exc))
+        with self.store.write() as conn:
+            source_id = conn.execute("SELECT id FROM source WHERE path=?", (str(path),)).fetchone()[
+                0
+            ]
+            if kind == "main":
+                if meta is None:
+                    conn.execute("DELETE FROM card WHERE source_id=?", (source_id,))
+                else:
+                    _put_card(conn, source_id, meta)
+            _update_costs(conn, session_id)
+        self._reload_session(session_id)
+        now = self.meta(session_id)
+        return {session_id} if (now is not None or was is not None) and now != was else set()
+
+    def _consume_file(self, fh: BinaryIO, path: Path, session_id: str, kind: str) -> bool:
+        """Read what is new in ``fh`` into the index, a segment per transaction.
+
+        Returns False when the index already had the file as it is (nothing was read).
+        """
+        changed = False
+        while True:
+            with self.store.write() as conn:
+                st = os.fstat(fh.fileno())
+                row = conn.execute(
+                    "SELECT id, dev, ino, size, mtime_ns, offset, tail_sig FROM source "
+                    "WHERE path=?",
+                    (str(path),),
+                ).fetchone()
+                identity = (st.st_dev, st.st_ino)
+                if row is None:
+                    source_id = conn.execute(
+                        "INSERT INTO source(path, session_id, kind, dev, ino) VALUES (?,?,?,?,?)",
+                        (str(path), session_id, kind, *identity),
+                    ).lastrowid
+                    offset = 0
+                else:
+                    source_id, dev, ino, size, mtime_ns, offset, sig = row
+                    if (dev, ino, size, mtime_ns) == (*identity, st.st_size, st.st_mtime_ns):
+                        self._known[str(path)] = (st.st_size, st.st_mtime_ns, st.st_ino)
+                        return changed
+                    if (
+                        (dev, ino) != identity
+                        or st.st_size < offset
+                        or (offset and _sig(fh, offset) != sig)
+                    ):
+                        _delete_rows(conn, source_id)
+                        conn.execute(
+                            "UPDATE source SET dev=?, ino=?, offset=0, lines=0, skipped=0, "
+                            "oversized=0, bad_utf8=0, deferred=0, cost_state_usd=NULL, "
+                            "session_id=?, kind=? WHERE id=?",
+                            (*identity, session_id, kind, source_id),
+                        )
+                        offset = 0
+                assert source_id is not None
+                end, counts, more = self._consume(
+                    conn, fh, source_id, session_id, kind == "subagent", offset
+                )
+                changed = True
+                deferred = 0 if more else max(0, os.fstat(fh.fileno()).st_size - end)
+                conn.execute(
+                    "UPDATE source SET size=?, mtime_ns=?, offset=?, tail_sig=?, "
+                    "lines=lines+?, skipped=skipped+?, oversized=oversized+?, "
+                    "bad_utf8=bad_utf8+?, deferred=?, "
+                    "cost_state_usd=coalesce(?, cost_state_usd), indexed_at=? WHERE id=?",
+                    (
+                        st.st_size if not more else -1,
+                        st.st_mtime_ns,
+                        end,
+                        _sig(fh, end),
+                        counts.lines,
+                        counts.skipped,
+                        counts.oversized,
+                        counts.bad_utf8,
+                        deferred,
+                        counts.cost_state,
+                        time.time(),
+                        source_id,
+                    ),
+                )
+                self.stats.bytes_read += end - offset
+            if not more:
+                self._known[str(path)] = (st.st_size, st.st_mtime_ns, st.st_ino)
+                return changed
+
+    def _consume(
+        self,
+        conn: sqlite3.Connection,
+        fh: BinaryIO,
+        source_id: int,
+        session_id: str,
+        sidechain_file: bool,
+        offset: int,
+    ) -> tuple[int, _Counts, bool]:
+        """Read up to ``SEGMENT`` bytes of complete lines; (new offset, counts, more to read)."""
+        counts = _Counts()
+        msgs: list[tuple[object, ...]] = []
+        last_ts = os.fstat(fh.fileno()).st_mtime  # for entries without a timestamp
+        end = offset
+        more = False
+        lines = complete_lines(fh, offset, max_line=MAX_LINE)
+        for end, line in lines:
+            counts.lines += 1
+            if line is None:
+                counts.oversized += 1
+            elif line.strip() and wanted(line):
+                entry, bad = parse(line)
+                counts.bad_utf8 += bad
+                if entry is None:
+                    counts.skipped += 1
+                else:
+                    got = extract(entry)
+                    if got.cost_state is not None:
+                        counts.cost_state = got.cost_state
+                    side = int(got.sidechain or sidechain_file)
+                    last_ts = got.ts or last_ts
+                    for p in got.pieces:
+                        msgs.append(
+                            (msg_id_floor(last_ts), source_id, session_id, got.ts, p.role, side,
+                             int(p.clipped), got.uuid, p.body)
+                        )  # fmt: skip
+                    if got.usage is not None:
+                        got.usage.sidechain = bool(side)
+                        self._put_usage(conn, source_id, session_id, got.usage)
+            if end - offset >= SEGMENT:
+                more = True
+                break
+        lines.close()
+        # Ids follow time (see ``msg_id_floor``), so a search can take the newest matches
+        # first without ranking all of them; copies at the same millisecond take the next id.
+        conn.executemany(
+            "INSERT INTO msg(id, source_id, session_id, ts, role, sidechain, clipped, uuid, body) "
+            "VALUES ((SELECT coalesce(max(id) + 1, ?1) FROM msg WHERE id >= ?1 AND id < ?1 + "
+            f"{ID_SLOTS}), ?, ?, ?, ?, ?, ?, ?, ?)",
+            msgs,
+        )
+        return end, counts, more
+
+    def _put_usage(
+        self, conn: sqlite3.Connection, source_id: int, session_id: str, u: object
+    ) -> None:
+        from cctui.history.extract import Usage
+
+        assert isinstance(u, Usage)
+        if (
+            u.sidechain
+            and conn.execute(
+                "SELECT 1 FROM usage WHERE msg_id=? AND request_id!=? AND sidechain=0",
+                (u.msg_id, u.request_id),
+            ).fetchone()
+        ):
+            return  # a /btw replay of a main-thread reply: counted once, as the parent's
+        if not u.sidechain:
+            conn.execute(
+                "DELETE FROM usage WHERE msg_id=? AND request_id!=? AND sidechain=1",
+                (u.msg_id, u.request_id),
+            )
+        conn.execute(
+            "INSERT INTO usage(msg_id, request_id, session_id, source_id, ts, model, input, "
+            "output, cw5m, cw1h, cr, web_search, sidechain, geo, legacy_cost, cost) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+            "ON CONFLICT(msg_id, request_id) DO UPDATE SET session_id=excluded.session_id, "
+            "source_id=excluded.source_id, ts=excluded.ts, model=excluded.model, "
+            "input=excluded.input, output=excluded.output, cw5m=excluded.cw5m, "
+            "cw1h=excluded.cw1h, cr=excluded.cr, web_search=excluded.web_search, "
+            "sidechain=excluded.sidechain, geo=excluded.geo, legacy_cost=excluded.legacy_cost, "
+            "cost=excluded.cost "
+            # The first line of a reply can be an intermediate snapshot: keep the larger
+            # total; a copy (fork, resume-at) with the same total stays with the earliest.
+            "WHERE excluded.input + excluded.output + excluded.cw5m + excluded.cw1h "
+            "+ excluded.cr > usage.input + usage.output + usage.cw5m + usage.cw1h + usage.cr "
+            "OR (excluded.input + excluded.output + excluded.cw5m + excluded.cw1h + excluded.cr "
+            "= usage.input + usage.output + usage.cw5m + usage.cw1h + usage.cr "
+            "AND excluded.ts < usage.ts)",
+            (
+                u.msg_id, u.request_id, session_id, source_id, u.ts, u.model, u.input, u.output,
+                u.cw5m, u.cw1h, u.cr, u.web_search, int(u.sidechain), u.geo, u.legacy_cost,
+                self.pricer.cost(u),
+            ),
+        )  # fmt: skip
+
+    def _reprice(self) -> None:
+        """Recompute every stored cost (the price data or the overrides changed)."""
+        from cctui.history.extract import Usage
+
+        with self.store.write() as conn:
+            rows = conn.execute(
+                "SELECT msg_id, request_id, model, ts, input, output, cw5m, cw1h, cr, "
+                "web_search, sidechain, geo, legacy_cost FROM usage"
+            ).fetchall()
+            updates = []
+            for r in rows:
+                u = Usage(
+                    msg_id=r[0], request_id=r[1], model=r[2], ts=r[3], input=r[4], output=r[5],
+                    cw5m=r[6], cw1h=r[7], cr=r[8], web_search=r[9], sidechain=bool(r[10]),
+                    geo=r[11], legacy_cost=r[12],
+                )  # fmt: skip
+                updates.append((self.pricer.cost(u), r[0], r[1]))
+            conn.executemany("UPDATE usage SET cost=? WHERE msg_id=? AND request_id=?", updates)
+            sessions = [r[0] for r in conn.execute("SELECT DISTINCT session_id FROM card")]
+            for sid in sessions:
+                _update_costs(conn, sid)
+            conn.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('pricing', ?)",
+                (self.pricer.fingerprint,),
+            )
+        if rows:
+            logger.info("re-priced %d replies (%s)", len(rows), self.pricer.fingerprint)
+            for sid in list(self._paths_by_session):
+                self._reload_session(sid)
+
+
+def _delete_rows(conn: sqlite3.Connection, source_id: int) -> None:
+    conn.execute("DELETE FROM msg WHERE source_id=?", (source_id,))
+    conn.execute("DELETE FROM usage WHERE source_id=?", (source_id,))
+
+
+def _update_costs(conn: sqlite3.Connection, session_id: str) -> None:
+    cost, unpriced = conn.execute(
+        "SELECT sum(cost), sum(cost IS NULL) FROM usage WHERE session_id=?", (session_id,)
+    ).fetchone()
+    conn.execute(
+        "UPDATE card SET cost_usd=?, unpriced=?, cost_state_usd=(SELECT cost_state_usd FROM "
+        "source WHERE source.id=card.source_id) WHERE session_id=?",
+        (cost, unpriced or 0, session_id),
+    )
+
+
+def _put_card(conn: sqlite3.Connection, source_id: int, m: TranscriptMeta) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO card(source_id, session_id, last_activity, created_at, mtime, "
+        "size, cwd, git_branch, path, title, first_prompt) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            source_id, m.session_id, m.last_entry_at.timestamp(),
+            m.created_at.timestamp() if m.created_at else None, m.mtime.timestamp(), m.size,
+            m.cwd, m.git_branch, str(m.path), m.title, m.first_prompt,
+        ),
+    )  # fmt: skip
+
+
+def _dt(value: float | None) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value, tz=UTC)
+
+
+def _cards(conn: sqlite3.Connection, where: str, args: tuple[object, ...]) -> list[TranscriptMeta]:
+    out: list[TranscriptMeta] = []
+    for r in conn.execute(
+        "SELECT session_id, path, mtime, last_activity, size, cwd, title, first_prompt, "
+        f"created_at, git_branch, cost_state_usd, cost_usd, unpriced FROM card WHERE {where}",
+        args,
+    ):
+        cost = r[10] if r[10] is not None else r[11]
+        out.append(
+            TranscriptMeta(
+                session_id=r[0],
+                path=Path(r[1]),
+                mtime=datetime.fromtimestamp(r[2], tz=UTC),
+                last_entry_at=datetime.fromtimestamp(r[3], tz=UTC),
+                size=r[4],
+                cwd=r[5],
+                title=r[6],
+                first_prompt=r[7],
+                created_at=_dt(r[8]),
+                git_branch=r[9],
+                total_cost_usd=cost,
+                unpriced_replies=r[12] or 0,
+            )
+        )
+    return out

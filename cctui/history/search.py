@@ -1,0 +1,442 @@
+"""Full-text search over the index: one query line in, hits grouped by session out.
+
+Query syntax (what ``cctui search``, the TUI and ``claude_search_transcripts`` accept):
+
+- words: every word must appear (``auth token``); ``"a phrase"``; ``prefix*``; ``-word``
+  excludes;
+- identifiers with punctuation (``Session._pump``, ``src/api/auth.ts``, ``error-401``) are
+  matched as written: an FTS phrase of their parts, then checked literally (case-insensitive);
+- filters: ``project:NAME|PATH``, ``since:DATE``, ``until:DATE`` (``2026-11-01``, ``7d``,
+  ``12h``, ``2w``, ``today``, ``yesterday``), ``role:user|assistant|tool``, ``session:ID``
+  (a prefix of the id is enough).
+
+Every term is quoted before it reaches FTS5, so no user input can raise a "malformed MATCH";
+an unbalanced ``"`` closes at the end of the line. Ranking: bm25 of the best message of each
+session, plus a recency bonus. When requiring every word finds fewer than ``LOOSE_BELOW``
+sessions, a second pass asks for any of the words (stopwords dropped) and ranks by how many
+of them a message holds: a question typed as a sentence still finds its session.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from cctui.errors import CctuiError, ValidationFailed
+from cctui.history.indexer import msg_id_floor
+from cctui.history.models import SearchHit, SearchResult
+from cctui.history.store import IndexStore
+
+CANDIDATES = 5000
+"""Messages ranked per query at most: the newest matches; ``capped`` says when more matched."""
+LOOSE_CANDIDATES = 2000
+"""The same for the looser any-word pass (it reads each candidate's text to count words)."""
+LOOSE_BELOW = 3
+"""Sessions an all-words pass must find before the looser any-word pass is skipped."""
+RECENCY_WEIGHT = 1.0
+"""bm25 points a message from today gains over a very old one (halved at 30 days)."""
+ROLES = ("user", "assistant", "tool")
+_HL_OPEN, _HL_CLOSE = "\x02", "\x03"
+
+_STOPWORDS = """a an and are as at be but by can could did do does for from had has have how i
+if in into is it its me my no not of on or our so that the their them then there these they this
+to was we were what when where which who why will with would you your"""
+_STOP = frozenset(re.findall(r"\w+", _STOPWORDS))
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+class SearchError(ValidationFailed):
+    """The query cannot be run (no words, a bad filter value)."""
+
+    code = "bad_query"
+
+
+@dataclass(slots=True)
+class Term:
+    text: str
+    prefix: bool = False
+    negate: bool = False
+
+    @property
+    def literal(self) -> bool:
+        """Holds punctuation FTS does not index: check it literally after the FTS match."""
+        return any(not (c.isalnum() or c.isspace()) for c in self.text)
+
+    def fts(self) -> str:
+        return '"' + self.text.replace('"', '""') + '"' + ("*" if self.prefix else "")
+
+
+@dataclass(slots=True)
+class Query:
+    """A parsed query line."""
+
+    terms: list[Term] = field(default_factory=list)
+    project: str | None = None
+    since: float | None = None
+    until: float | None = None
+    role: str | None = None
+    session: str | None = None
+
+    @property
+    def positive(self) -> list[Term]:
+        return [t for t in self.terms if not t.negate]
+
+    def match_all(self) -> str:
+        pos = " AND ".join(t.fts() for t in self.positive)
+        neg = [t.fts() for t in self.terms if t.negate]
+        return self._scoped(f"({pos}) NOT ({' OR '.join(neg)})" if neg else pos)
+
+    def match_any(self) -> str | None:
+        words = [t for t in self.positive if t.text.casefold() not in _STOP]
+        return self._scoped(" OR ".join(t.fts() for t in words)) if len(words) >= 2 else None
+
+    def _scoped(self, expr: str) -> str:
+        """Words match the text column only; a role filter is the index's ``role`` column."""
+        body = f"body : ({expr})"
+        return f'role : "{self.role}" AND {body}' if self.role else body
+
+
+def _split(line: str) -> list[tuple[str, bool]]:
+    """Words and quoted phrases; (text, was_quoted). An unbalanced quote runs to the end."""
+    out: list[tuple[str, bool]] = []
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if c.isspace():
+            i += 1
+            continue
+        neg = c == "-" and i + 1 < n and line[i + 1] == '"'
+        if c == '"' or neg:
+            start = i + (2 if neg else 1)
+            end = line.find('"', start)
+            end = n if end < 0 else end
+            out.append((("-" if neg else "") + line[start:end], True))
+            i = end + 1
+            continue
+        j = i
+        while j < n and not line[j].isspace():
+            j += 1
+        out.append((line[i:j], False))
+        i = j
+    return out
+
+
+def parse_query(line: str, *, now: float | None = None) -> Query:
+    """Parse a query line (see the module docstring).
+
+    Raises:
+        SearchError: no word to look for, or a filter value that cannot be read.
+    """
+    q = Query()
+    for text, quoted in _split(line):
+        negate = text.startswith("-") and len(text) > 1
+        if negate:
+            text = text[1:]
+        key, sep, value = text.partition(":")
+        if not quoted and sep and value and key.lower() in _FILTERS:
+            _FILTERS[key.lower()](q, value, now if now is not None else time.time())
+            continue
+        prefix = not quoted and text.endswith("*") and len(text) > 1
+        text = text.rstrip("*") if prefix else text
+        if not text.strip() or not _WORD.search(text):
+            continue
+        q.terms.append(Term(text, prefix=prefix, negate=negate))
+    if not q.positive:
+        raise SearchError(
+            "the query has no word to look for",
+            suggestion='type words, a "quoted phrase" or prefix*; filters alone '
+            "(project:, since:, role:) only narrow a search",
+        )
+    return q
+
+
+def _set_project(q: Query, v: str, now: float) -> None:
+    q.project = v
+
+
+def _set_session(q: Query, v: str, now: float) -> None:
+    q.session = v
+
+
+def _set_role(q: Query, v: str, now: float) -> None:
+    if v.lower() not in ROLES:
+        raise SearchError(f"role:{v} is not one of {', '.join(ROLES)}")
+    q.role = v.lower()
+
+
+def _set_since(q: Query, v: str, now: float) -> None:
+    q.since = parse_when(v, now=now)
+
+
+def _set_until(q: Query, v: str, now: float) -> None:
+    q.until = parse_when(v, now=now, end=True)
+
+
+_FILTERS = {
+    "project": _set_project, "p": _set_project, "session": _set_session,
+    "role": _set_role, "since": _set_since, "until": _set_until,
+}  # fmt: skip
+
+_REL = re.compile(r"^(\d+)([hdwm])$")
+
+
+def parse_when(value: str, *, now: float | None = None, end: bool = False) -> float:
+    """Epoch seconds of a date as people type it: ``2026-11-01`` (local midnight; its end
+    with ``end``), an ISO date-time, ``7d``/``12h``/``2w``/``3m`` ago, ``today``, ``yesterday``.
+
+    Raises:
+        SearchError: the value is none of those.
+    """
+    now = time.time() if now is None else now
+    v = value.strip().lower()
+    rel = _REL.match(v)
+    if rel:
+        n, unit = int(rel.group(1)), rel.group(2)
+        return now - n * {"h": 3600, "d": 86400, "w": 7 * 86400, "m": 30 * 86400}[unit]
+    local_today = (
+        datetime.fromtimestamp(now).astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+    )
+    if v in ("today", "yesterday"):
+        day = local_today - timedelta(days=1 if v == "yesterday" else 0)
+        return (day + timedelta(days=1 if end else 0)).timestamp()
+    try:
+        when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise SearchError(
+            f"cannot read the date {value!r}",
+            suggestion="use 2026-11-01, 2026-11-01T14:00, 7d, 12h, 2w, today or yesterday",
+        ) from None
+    date_only = len(value.strip()) <= 10
+    if when.tzinfo is None:
+        when = when.astimezone()  # local time, as typed
+    if date_only and end:
+        when += timedelta(days=1)
+    return when.timestamp()
+
+
+@dataclass(slots=True)
+class _Row:
+    msg_id: int
+    session_id: str
+    ts: float | None
+    role: str
+    uuid: str | None
+    clipped: int
+    sidechain: int
+    bm25: float
+    matched: int = 0
+    score: float = 0.0
+    count: int = 1
+
+
+def search(
+    store: IndexStore,
+    line: str,
+    *,
+    limit: int = 20,
+    offset: int = 0,
+    project: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    role: str | None = None,
+    now: float | None = None,
+) -> SearchResult:
+    """Run one query; hits are sessions (their best message), best first.
+
+    The keyword arguments add to the filters written in ``line``.
+
+    Raises:
+        SearchError: an unreadable query or filter (the message says what to type instead).
+    """
+    now = time.time() if now is None else now
+    q = parse_query(line, now=now)
+    if project:
+        q.project = project
+    if since:
+        q.since = parse_when(since, now=now)
+    if until:
+        q.until = parse_when(until, now=now, end=True)
+    if role:
+        _set_role(q, role, now)
+    conn = store.reader()
+    started = time.perf_counter()
+    rows, capped = _run(conn, q, q.match_all(), now, loose=False)
+    loose = False
+    sessions = _group(rows)
+    exact = len(sessions)
+    any_expr = q.match_any()
+    if len(sessions) < LOOSE_BELOW and any_expr is not None:
+        extra, capped2 = _run(conn, q, any_expr, now, loose=True)
+        seen = {r.session_id for r in sessions}
+        more = [r for r in _group(extra) if r.session_id not in seen]
+        if more:
+            loose = True
+            sessions += more
+            capped = capped or capped2
+    page = sessions[offset : offset + limit]
+    hits = [_hit(conn, q, r, loose and r.matched > 0) for r in page]
+    end = offset + len(page)
+    return SearchResult(
+        query=line,
+        hits=hits,
+        total=len(sessions),
+        exact=exact,
+        next_cursor=str(end) if end < len(sessions) else None,
+        loose=loose,
+        capped=capped,
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+def _filters(q: Query) -> tuple[str, list[object]]:
+    where: list[str] = []
+    args: list[object] = []
+    if q.since is not None:
+        where.append("m.ts >= ?")
+        args.append(q.since)
+    if q.until is not None:
+        where.append("m.ts < ?")
+        args.append(q.until)
+    if q.session:
+        where.append("m.session_id LIKE ? ESCAPE '\\'")
+        args.append(_like(q.session) + "%")
+    if q.project:
+        p = q.project.rstrip("/") or "/"
+        where.append(
+            "m.session_id IN (SELECT session_id FROM card WHERE cwd = ? OR cwd LIKE ? ESCAPE '\\'"
+            " OR cwd LIKE ? ESCAPE '\\')"
+        )
+        args += [p, _like(p) + "/%", "%/" + _like(p)]
+    for t in q.positive:
+        if t.literal and not t.prefix:
+            where.append("instr(lower(m.body), ?) > 0")
+            args.append(t.text.lower())
+    return "".join(f" AND {w}" for w in where), args
+
+
+def _like(s: str) -> str:
+    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _run(
+    conn: sqlite3.Connection, q: Query, expr: str, now: float, *, loose: bool
+) -> tuple[list[_Row], bool]:
+    """The newest ``CANDIDATES`` matching messages, ranked (bm25 + recency).
+
+    Message ids follow time, so ``ORDER BY rowid DESC`` lets FTS5 stop after the newest
+    candidates instead of scoring every match of a common word; when more match than that,
+    ``capped`` is set and older matches are not ranked.
+    """
+    if loose:
+        # Literal checks belong to the all-words pass; the looser pass needs any word only.
+        q = Query(project=q.project, since=q.since, until=q.until, role=q.role,
+                  session=q.session)  # fmt: skip
+    where, args = _filters(q)
+    if q.since is not None:
+        where += " AND msg_fts.rowid >= ?"
+        args.append(msg_id_floor(q.since))
+    if q.until is not None:
+        where += " AND msg_fts.rowid < ?"
+        args.append(msg_id_floor(q.until))
+    cap = LOOSE_CANDIDATES if loose else CANDIDATES
+    sql = (
+        "SELECT m.id, m.session_id, m.ts, m.role, m.uuid, m.clipped, m.sidechain, "
+        f"bm25(msg_fts, 1.0, 0.0){', m.body' if loose else ''} "
+        "FROM msg_fts JOIN msg m ON m.id = msg_fts.rowid "
+        f"WHERE msg_fts MATCH ?{where} ORDER BY msg_fts.rowid DESC LIMIT ?"
+    )
+    try:
+        raw = conn.execute(sql, [expr, *args, cap + 1]).fetchall()
+    except sqlite3.OperationalError as exc:
+        raise SearchError(
+            f"the search index could not read this query ({exc})",
+            suggestion='put unusual characters inside "double quotes"',
+        ) from None
+    capped = len(raw) > cap
+    rows: list[_Row] = []
+    words = _loose_words(expr) if loose else []
+    for r in raw[:cap]:
+        row = _Row(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7])
+        age_days = max(0.0, (now - (row.ts or 0.0)) / 86400)
+        # bm25 is negative, lower is better; recency subtracts up to RECENCY_WEIGHT more.
+        row.score = row.bm25 - RECENCY_WEIGHT / (1 + age_days / 30)
+        if loose:
+            body = r[8].lower()
+            row.matched = sum(1 for w in words if w in body)
+        rows.append(row)
+    if loose:
+        rows.sort(key=lambda x: (-x.matched, x.score))
+    else:
+        rows.sort(key=lambda x: x.score)
+    return rows, capped
+
+
+def _loose_words(expr: str) -> list[str]:
+    body = expr[expr.index("body : ") :]
+    return [w.replace('""', '"').lower() for w in re.findall(r'"((?:[^"]|"")*)"', body)]
+
+
+def _group(rows: list[_Row]) -> list[_Row]:
+    best: dict[str, _Row] = {}
+    for r in rows:  # already best first
+        b = best.get(r.session_id)
+        if b is None:
+            best[r.session_id] = r
+        else:
+            b.count += 1
+    return list(best.values())
+
+
+def _hit(conn: sqlite3.Connection, q: Query, r: _Row, loose: bool) -> SearchHit:
+    expr = q.match_any() if loose else q.match_all()
+    snip = conn.execute(
+        f"SELECT snippet(msg_fts, 0, '{_HL_OPEN}', '{_HL_CLOSE}', '…', 16) FROM msg_fts "
+        "WHERE msg_fts MATCH ? AND rowid = ?",
+        (expr, r.msg_id),
+    ).fetchone()
+    text, spans = _spans(snip[0] if snip else "")
+    card = conn.execute(
+        "SELECT cwd, title FROM card WHERE session_id=? ORDER BY mtime DESC LIMIT 1",
+        (r.session_id,),
+    ).fetchone()
+    cwd, title = (card[0], card[1]) if card else (None, None)
+    return SearchHit(
+        session_id=r.session_id,
+        cwd=cwd,
+        title=title,
+        timestamp=datetime.fromtimestamp(r.ts, tz=UTC) if r.ts is not None else None,
+        role=r.role,
+        message_uuid=r.uuid,
+        snippet=text,
+        highlights=spans,
+        score=round(-r.score, 4),
+        matches=r.count,
+        matched_words=r.matched if loose else None,
+        clipped=bool(r.clipped),
+        sidechain=bool(r.sidechain),
+    )
+
+
+def _spans(marked: str) -> tuple[str, list[tuple[int, int]]]:
+    """Plain text and the (start, end) of each highlighted span."""
+    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    start = -1
+    for ch in marked:
+        if ch == _HL_OPEN:
+            start = pos
+        elif ch == _HL_CLOSE:
+            if start >= 0:
+                spans.append((start, pos))
+            start = -1
+        else:
+            out.append(" " if ch == "\n" else ch)
+            pos += 1
+    return "".join(out), spans
+
+
+__all__ = ["CctuiError", "SearchError", "parse_query", "parse_when", "search"]

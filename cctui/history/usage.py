@@ -1,0 +1,284 @@
+"""Usage reports from the index: tokens and cost by day, week, month, session, project, model,
+and ccusage's 5-hour blocks.
+
+Each API reply is one ``usage`` row (deduplicated when indexed, see ``indexer``), so every
+report is an SQL aggregate over the index and never re-reads a transcript. Days, weeks
+(Monday to Sunday) and months are local time, as ccusage's default. A group whose replies
+have no known price keeps its tokens and shows ``cost_usd=None`` ("no price"), never $0;
+a group with some priced replies shows their cost and counts the rest in ``unpriced_replies``.
+
+Blocks follow ccusage (``blocks.rs``): a block starts at its first reply's time floored to the
+hour (UTC) and ends 5 hours later; a reply more than 5 hours after the block's start or after
+the previous reply starts a new block; a block is active while its last reply is less than
+5 hours old and its end is still ahead. Replies are grouped per hour first, so a report reads
+at most one row per hour of use.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+
+from cctui.history.models import TokenCounts, UsageReport, UsageRow
+from cctui.history.search import SearchError, parse_when
+from cctui.history.store import IndexStore
+from cctui.timestamps import iso_z
+
+Period = Literal["daily", "weekly", "monthly", "session", "project", "model", "blocks"]
+PERIODS: tuple[str, ...] = ("daily", "weekly", "monthly", "session", "project", "model", "blocks")
+TIME_PERIODS = ("daily", "weekly", "monthly")
+GROUPS = ("session", "project", "model")
+"""What ``group_by`` may split a time period's lines by."""
+BLOCK_SECONDS = 5 * 3600
+_TOKEN_FIELDS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read", "replies")
+
+_SUMS = (
+    "sum(u.input), sum(u.output), sum(u.cw5m), sum(u.cw1h), sum(u.cr), sum(u.n), "
+    "sum(u.cost), sum(u.unpriced), group_concat(DISTINCT u.model)"
+)
+"""Over ``usage_q u``, the 15-minute rollup."""
+_QUARTER = 900
+"""Time reports group replies per 15 minutes in SQL, then per local day in Python: every
+time zone's offset is a multiple of 15 minutes, and ``localtime()`` per reply is slow."""
+
+
+@dataclass(slots=True)
+class _Acc:
+    """Sums of one report line."""
+
+    sums: list[int] = field(default_factory=lambda: [0] * 6)
+    cost: float = 0.0
+    unpriced: int = 0
+    models: set[str] = field(default_factory=set)
+    sessions: set[str] = field(default_factory=set)
+    session_count: int = 0
+    """Counted in SQL when the ids are not collected."""
+
+    def add(self, r: Sequence[Any]) -> None:
+        for i in range(6):
+            self.sums[i] += r[i] or 0
+        self.cost += r[6] or 0.0
+        self.unpriced += r[7] or 0
+        if r[8]:
+            self.models.update(str(r[8]).split(","))
+
+    def row(self, key: str, **extra: Any) -> UsageRow:
+        return UsageRow(
+            key=key,
+            tokens=TokenCounts(**dict(zip(_TOKEN_FIELDS, self.sums, strict=True))),
+            # No priced reply at all: "no price", never $0.
+            cost_usd=None if self.unpriced >= self.sums[5] else round(self.cost, 9),
+            unpriced_replies=self.unpriced,
+            models=sorted(self.models),
+            sessions=len(self.sessions) or self.session_count,
+            **extra,
+        )
+
+
+def _period_key(period: str, quarter: int) -> str:
+    day = datetime.fromtimestamp(quarter * _QUARTER).date()  # local time
+    if period == "daily":
+        return day.isoformat()
+    if period == "weekly":
+        return (day - timedelta(days=day.weekday())).isoformat()  # Monday
+    return day.strftime("%Y-%m")
+
+
+def usage_report(
+    store: IndexStore,
+    period: str = "daily",
+    *,
+    since: str | None = None,
+    until: str | None = None,
+    project: str | None = None,
+    group_by: str | None = None,
+    pricing: str = "",
+    now: float | None = None,
+) -> UsageReport:
+    """One report (see the module docstring).
+
+    Raises:
+        SearchError: an unknown period or grouping, or an unreadable date.
+    """
+    if period not in PERIODS:
+        raise SearchError(f"unknown period {period!r}", suggestion="one of " + ", ".join(PERIODS))
+    if group_by is not None and group_by not in GROUPS:
+        raise SearchError(
+            f"unknown grouping {group_by!r}", suggestion="one of " + ", ".join(GROUPS)
+        )
+    if group_by is not None and period not in TIME_PERIODS:
+        raise SearchError(
+            f"group_by splits a time period; {period!r} is a grouping itself",
+            suggestion="use daily, weekly or monthly with group_by, or the grouping as period",
+        )
+    now = time.time() if now is None else now
+    started = time.perf_counter()
+    lo = parse_when(since, now=now) if since else None
+    hi = parse_when(until, now=now, end=True) if until else None
+    where, args = _where(lo, hi, project, rollup=True)
+    conn = store.reader()
+    if period == "blocks":
+        rows = _blocks(conn, *_where(lo, hi, project, rollup=False), now)
+    else:
+        rows = _grouped(conn, period, group_by, where, args)
+    total = _total(conn, where, args)
+    return UsageReport(
+        period=period,
+        rows=rows,
+        total=total,
+        since=datetime.fromtimestamp(lo, tz=UTC) if lo is not None else None,
+        until=datetime.fromtimestamp(hi, tz=UTC) if hi is not None else None,
+        project=project,
+        group_by=group_by,
+        pricing=pricing,
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+def _where(
+    lo: float | None, hi: float | None, project: str | None, *, rollup: bool
+) -> tuple[str, list[object]]:
+    """Filters over ``usage u`` or, with ``rollup``, ``usage_q u`` (whose times are quarters
+    of an hour: a bound inside a quarter takes the whole quarter)."""
+    where = ["1=1"]
+    args: list[object] = []
+    col, scale = ("u.q", _QUARTER) if rollup else ("u.ts", 1)
+    if lo is not None:
+        where.append(f"{col} >= ?")
+        args.append(int(lo // scale) if rollup else lo)
+    if hi is not None:
+        where.append(f"{col} < ?")
+        args.append(-int(-hi // scale) if rollup else hi)
+    if project:
+        p = project.rstrip("/") or "/"
+        name = p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        where.append(
+            "u.session_id IN (SELECT session_id FROM card WHERE cwd = ? OR cwd LIKE ? "
+            "ESCAPE '\\' OR cwd LIKE ? ESCAPE '\\')"
+        )
+        args += [p, name + "/%", "%/" + name]
+    return " AND ".join(where), args
+
+
+def _grouped(
+    conn: sqlite3.Connection,
+    period: str,
+    group_by: str | None,
+    where: str,
+    args: list[object],
+) -> list[UsageRow]:
+    """Fold the rollup into report lines: by a time period, by a group, or by both."""
+    timed = period in TIME_PERIODS
+    group = group_by if timed else period
+    dims = (["u.q"] if timed else []) + ["u.session_id"] + (["u.model"] if group == "model" else [])
+    cards: dict[str, tuple[str | None, str | None]] = {}
+    if group in ("session", "project"):
+        cards = {sid: (title, cwd) for sid, title, cwd in conn.execute(
+            "SELECT session_id, title, cwd FROM card ORDER BY mtime")}  # fmt: skip
+    accs: dict[tuple[str, str | None], _Acc] = defaultdict(_Acc)
+    extra: dict[tuple[str, str | None], dict[str, Any]] = {}
+    periods: dict[int, str] = {}
+    n = len(dims)
+    for r in conn.execute(
+        f"SELECT {', '.join(dims)}, {_SUMS} FROM usage_q u WHERE {where} "
+        f"GROUP BY {', '.join(dims)}",
+        args,
+    ):
+        when: str | None = None
+        if timed:
+            when = periods.get(r[0]) or periods.setdefault(r[0], _period_key(period, r[0]))
+        sid = r[1] if timed else r[0]
+        name: str | None = None
+        if group == "session":
+            name = sid
+            title, cwd = cards.get(sid, (None, None))
+            extra[(when or sid, name)] = {"label": title, "project": cwd}
+        elif group == "project":
+            name = cards.get(sid, (None, None))[1] or "(unknown)"
+            extra[(when or name, name)] = {"project": name}
+        elif group == "model":
+            name = r[n - 1]
+        key = (when or name or "", name if timed else None)
+        acc = accs[key]
+        acc.add(r[n:])
+        acc.sessions.add(sid)
+    rows = [
+        acc.row(k[0], group=k[1], **extra.get(k if timed else (k[0], k[0]), {}))
+        for k, acc in accs.items()
+    ]
+    if timed:
+        rows.sort(key=lambda r: (r.key, r.cost_usd is None, -(r.cost_usd or 0.0), r.group or ""))
+    else:
+        rows.sort(key=lambda r: (r.cost_usd is None, -(r.cost_usd or 0.0), r.key))
+    return rows
+
+
+def _total(conn: sqlite3.Connection, where: str, args: list[object]) -> UsageRow:
+    acc = _Acc()
+    r = conn.execute(
+        f"SELECT {_SUMS}, count(DISTINCT u.session_id) FROM usage_q u WHERE {where}", args
+    ).fetchone()
+    acc.add(r)
+    acc.session_count = r[9]
+    return acc.row("total")
+
+
+@dataclass(slots=True)
+class _Block:
+    start: float
+    last: float
+    sums: list[int] = field(default_factory=lambda: [0] * 6)
+    cost: float = 0.0
+    unpriced: int = 0
+    models: set[str] = field(default_factory=set)
+
+    def row(self, now: float) -> UsageRow:
+        end = self.start + BLOCK_SECONDS
+        s = self.sums
+        return UsageRow(
+            key=iso_z(datetime.fromtimestamp(self.start, tz=UTC)),
+            start=datetime.fromtimestamp(self.start, tz=UTC),
+            end=datetime.fromtimestamp(end, tz=UTC),
+            active=now - self.last < BLOCK_SECONDS and now < end,
+            tokens=TokenCounts(
+                input=s[0],
+                output=s[1],
+                cache_write_5m=s[2],
+                cache_write_1h=s[3],
+                cache_read=s[4],
+                replies=s[5],
+            ),
+            cost_usd=self.cost,
+            unpriced_replies=self.unpriced,
+            models=sorted(self.models),
+        )
+
+
+def _blocks(conn: sqlite3.Connection, where: str, args: list[object], now: float) -> list[UsageRow]:
+    hours = conn.execute(
+        "SELECT CAST(u.ts / 3600 AS INTEGER) AS h, min(u.ts), max(u.ts), "
+        "sum(u.input), sum(u.output), sum(u.cw5m), sum(u.cw1h), sum(u.cr), count(*), "
+        "sum(u.cost), sum(u.cost IS NULL), group_concat(DISTINCT u.model) "
+        f"FROM usage u WHERE {where} GROUP BY h ORDER BY h",
+        args,
+    ).fetchall()
+    blocks: list[_Block] = []
+    for h, first, last, *sums in hours:
+        cur = blocks[-1] if blocks else None
+        if cur is None or first - cur.start > BLOCK_SECONDS or first - cur.last > BLOCK_SECONDS:
+            cur = _Block(start=h * 3600.0, last=last)
+            blocks.append(cur)
+        cur.last = last
+        for i in range(6):
+            cur.sums[i] += sums[i] or 0
+        if sums[6] is not None:
+            cur.cost = (cur.cost or 0.0) + sums[6]
+        cur.unpriced += sums[7] or 0
+        if sums[8]:
+            cur.models.update(str(sums[8]).split(","))
+    return [b.row(now) for b in blocks]

@@ -1,0 +1,180 @@
+"""Search every transcript as you type; ``enter`` opens the hit's session at that message.
+
+The query goes to the history index (``HistoryIndex.search``) in a worker thread, a short
+pause after the last key; an older query's answer that arrives late is dropped. The syntax is
+the CLI's and the MCP tool's: words, "phrases", prefix*, -word, project: since: role: ...
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import DataTable, Input, Static
+
+from cctui.errors import CctuiError
+from cctui.history import HistoryIndex
+from cctui.history.models import SearchHit, SearchResult
+from cctui.tui import format as fmt
+from cctui.tui.keymap import bindings
+
+log = logging.getLogger(__name__)
+
+TYPING_PAUSE_S = 0.15
+"""Search this long after the last key (a query per key would queue behind each other)."""
+LIMIT = 50
+_FIXED = (("when", 16), ("project", 14), ("session", 28))
+
+
+def snippet_text(hit: SearchHit) -> Text:
+    """The snippet with its matched words in bold."""
+    text = Text(hit.snippet, no_wrap=True, overflow="ellipsis")
+    for a, b in hit.highlights:
+        text.stylize("bold reverse", a, b)
+    return text
+
+
+class SearchScreen(ModalScreen[SearchHit | None]):
+    """A query line over a table of hits (one per session); returns the chosen hit."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings("SearchScreen")
+
+    def __init__(self, index: HistoryIndex, query: str = "") -> None:
+        super().__init__()
+        self._index = index
+        self._query = query
+        self._hits: list[SearchHit] = []
+        self._timer: Timer | None = None
+        self._asked = 0
+        self.last: SearchResult | None = None
+        """The result on screen (tests read it)."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(Content.styled("Search every transcript", "bold"), id="title")
+            yield Input(
+                value=self._query,
+                placeholder='words, "a phrase", prefix*, -word, project: since: role:',
+                id="query",
+            )
+            yield Static(id="summary")
+            yield DataTable[Text](id="hits", cursor_type="row", zebra_stripes=True)
+            yield Static(
+                Content.from_markup(
+                    "[b]enter[/b] open at that message · [b]↓[/b] to the hits · "
+                    "[b]esc[/b] close · also [b]cctui search[/b] and claude_search_transcripts"
+                ),
+                id="hint",
+            )
+
+    def on_mount(self) -> None:
+        table: DataTable[Text] = self.query_one(DataTable)
+        # Fixed widths: auto widths are measured when the app is idle, which a running index
+        # build (the list refilling every step) can put off for a long time.
+        for key, width in _FIXED:
+            table.add_column(key, key=key, width=width)
+        self.query_one("#query", Input).focus()
+        if self._query:
+            self._run(self._query)
+        else:
+            self._say("Type to search prompts, replies, tool calls and results.")
+
+    def _say(self, text: str, style: str = "$text-muted") -> None:
+        self.query_one("#summary", Static).update(Content.styled(text, style))
+
+    @on(Input.Changed, "#query")
+    def _typed(self, event: Input.Changed) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        query = event.value
+        self._timer = self.set_timer(TYPING_PAUSE_S, lambda: self._run(query))
+
+    @on(Input.Submitted, "#query")
+    def _submitted(self) -> None:
+        if self._hits:
+            self.query_one(DataTable).focus()
+
+    def key_down(self) -> None:
+        if self.query_one("#query", Input).has_focus and self._hits:
+            self.query_one(DataTable).focus()
+
+    def _run(self, query: str) -> None:
+        self._asked += 1
+        if not query.strip():
+            self._show(None, self._asked)
+            self._say("Type to search prompts, replies, tool calls and results.")
+            return
+        self.search(query, self._asked)
+
+    @work(thread=True, group="search", exit_on_error=False)
+    def search(self, query: str, asked: int) -> None:
+        """Run one query off the event loop; the answer is drawn unless a newer one was asked."""
+        try:
+            result = self._index.search(query, limit=LIMIT)
+        except CctuiError as exc:
+            hint = f" · {exc.suggestion}" if exc.suggestion else ""
+            self.app.call_from_thread(self._error, exc.message + hint, asked)
+            return
+        except Exception as exc:  # the index file itself failing: say so, keep the screen
+            log.exception("search failed")
+            self.app.call_from_thread(self._error, f"search failed: {exc}", asked)
+            return
+        self.app.call_from_thread(self._show, result, asked)
+
+    def _error(self, message: str, asked: int) -> None:
+        if asked == self._asked:
+            self._say(message, "$text-warning")
+
+    def _show(self, result: SearchResult | None, asked: int) -> None:
+        if asked != self._asked or not self.is_attached:
+            return  # a newer query was typed meanwhile
+        self.last = result
+        table: DataTable[Text] = self.query_one(DataTable)
+        table.clear()
+        if "match" not in table.columns:
+            used = sum(w for _, w in _FIXED) + 2 * (len(_FIXED) + 1)
+            table.add_column("match", key="match", width=max(20, table.size.width - used))
+        self._hits = list(result.hits) if result is not None else []
+        for hit in self._hits:
+            when = hit.timestamp.astimezone().strftime("%Y-%m-%d %H:%M") if hit.timestamp else ""
+            title = fmt.one_line(hit.title or hit.session_id[:8], 28)
+            role = Text(f"{hit.role}: ", style="dim")
+            table.add_row(
+                Text(when, style="dim"),
+                Text(fmt.one_line(hit.project_name or "", 14)),
+                Text(title),
+                role + snippet_text(hit),
+                key=hit.session_id,
+            )
+        if result is None:
+            return
+        indexing = self._index.progress.describe()
+        parts = [f"{result.total} session(s)" if result.hits else "no match"]
+        if result.loose:
+            parts.append(
+                f"{result.exact} with every word, then {result.total - result.exact} with some"
+                if result.exact
+                else "no message has every word: the closest first"
+            )
+        if result.capped:
+            parts.append("only the newest 5,000 matches ranked")
+        if indexing:
+            parts.append(indexing)
+        self._say(" · ".join(parts))
+
+    @on(DataTable.RowSelected, "#hits")
+    def _chosen(self, event: DataTable.RowSelected) -> None:
+        row = event.cursor_row
+        if 0 <= row < len(self._hits):
+            self.dismiss(self._hits[row])
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,1 @@
+"""Seed 004 (@ebowwa/claude-code-mcp): its eight tools, validated against its Zod schemas."""

@@ -1,0 +1,133 @@
+"""``cctui search``, ``cctui usage``, ``cctui index`` and ``cctui sessions`` on the index."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.history.conftest import INTERACTIVE_ID, WRITE_ID
+
+
+def _run(home: Path, claude: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "XDG_"))}
+    env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(claude))
+    return subprocess.run(
+        [sys.executable, "-m", "cctui", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+def test_search_usage_index_and_sessions_share_one_index(claude_home: Path, home: Path) -> None:
+    out = _run(home, claude_home, "search", "PLEASE_WRITE", "--json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert [h["session_id"] for h in result["hits"]] == [WRITE_ID]
+    index_file = home / ".cache" / "cctui" / "index.sqlite"
+    assert index_file.exists()  # $XDG_CACHE_HOME/cctui by default
+
+    text = _run(home, claude_home, "search", "hello", "interactive").stdout
+    assert text.splitlines()[0].startswith("(1 session(s) with every word")
+    assert text.splitlines()[1].split()[2] == INTERACTIVE_ID  # the one with both words
+    assert "of the words]" in text  # then sessions with only some of them
+
+    usage = json.loads(_run(home, claude_home, "usage", "session", "--json").stdout)
+    costs = {r["key"]: r["cost_usd"] for r in usage["rows"]}
+    assert costs[WRITE_ID] == pytest.approx(0.057272, abs=1e-6)
+    assert usage["total"]["tokens"]["replies"] == 10  # 11 assistant lines, 10 replies
+
+    daily = _run(home, claude_home, "usage")
+    assert "2026-11-22" in daily.stdout and "total" in daily.stdout
+
+    stats = json.loads(_run(home, claude_home, "index", "--stats", "--json").stdout)
+    assert stats["files"] == 3 and stats["sessions"] == 3 and stats["messages"] > 10
+
+    listed = json.loads(_run(home, claude_home, "sessions", "--json").stdout)
+    assert {e["session_id"] for e in listed} >= {WRITE_ID, INTERACTIVE_ID}
+
+    rebuilt = _run(home, claude_home, "index", "--rebuild", "--json")
+    assert rebuilt.returncode == 0 and json.loads(rebuilt.stdout)["files"] == 3
+
+
+def test_errors_are_one_clear_line(claude_home: Path, home: Path) -> None:
+    for args, words in [
+        (("search", "role:robot", "x"), "role:robot"),
+        (("search", "x", "--since", "someday"), "cannot read the date"),
+        (("usage", "fortnightly"), "unknown period"),
+    ]:
+        out = _run(home, claude_home, *args)
+        assert out.returncode == 2 and words in out.stderr, out.stderr
+        assert "Traceback" not in out.stderr
+
+
+def test_a_query_that_is_all_punctuation_is_not_a_traceback(
+    claude_home: Path,
+    home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from cctui.cli import main
+
+    for key in [k for k in os.environ if k.startswith(("CLAUDE", "XDG_"))]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude_home))
+    for query in ['"', "-", "AND", "(", "*", 'NEAR("a" "b")', "a:b:c", "(((", "^x"]:
+        code = main(["search", query])  # in-process: any exception fails the test
+        err = capsys.readouterr().err
+        assert code == 0 or (code == 2 and err.startswith("cctui: ")), (query, err)
+
+
+def test_a_corrupt_index_file_is_rebuilt_with_a_note(claude_home: Path, home: Path) -> None:
+    index_file = home / ".cache" / "cctui" / "index.sqlite"
+    index_file.parent.mkdir(parents=True)
+    index_file.write_bytes(b"garbage" * 1000)
+    out = _run(home, claude_home, "search", "PLEASE_WRITE")
+    assert out.returncode == 0 and WRITE_ID in out.stdout
+    assert "rebuilding" in out.stderr
+
+
+@pytest.mark.skipif(
+    not (os.environ.get("CCUSAGE") or shutil.which("ccusage")),
+    reason="ccusage not installed (set CCUSAGE to its binary to compare)",
+)
+def test_token_totals_equal_ccusage_on_a_generated_corpus(tmp_path: Path, home: Path) -> None:
+    from tests.bench.index_corpus import generate
+
+    claude = tmp_path / "claude"
+    generate(claude, 20, mean_kb=60, seed=7)
+    ccusage = os.environ.get("CCUSAGE") or shutil.which("ccusage") or ""
+    env = dict(os.environ, CLAUDE_CONFIG_DIR=str(claude))
+    theirs = json.loads(
+        subprocess.run(
+            [ccusage, "daily", "--json", "--offline"],
+            env=env, capture_output=True, text=True, check=True, timeout=120,
+        ).stdout
+    )  # fmt: skip
+    ours = json.loads(_run(home, claude, "usage", "daily", "--json").stdout)
+    mine = {
+        r["key"]: [r["tokens"]["input"], r["tokens"]["output"],
+                   r["tokens"]["cache_write_5m"] + r["tokens"]["cache_write_1h"],
+                   r["tokens"]["cache_read"]]
+        for r in ours["rows"]
+    }  # fmt: skip
+    other = {
+        d.get("date") or d["period"]: [d["inputTokens"], d["outputTokens"],
+                                       d["cacheCreationTokens"], d["cacheReadTokens"]]
+        for d in theirs["daily"]
+    }  # fmt: skip
+    assert mine == other

@@ -1,0 +1,345 @@
+"""The persisted index: incremental per file, and every fault the issue lists."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cctui.history import HistoryIndex, indexer
+from cctui.history.lines import complete_lines
+from cctui.history.store import SCHEMA_VERSION, IndexStore
+from tests.history import make_lines as mk
+from tests.history.conftest import MULTI_ID, WRITE_ID
+
+SID = "11111111-2222-4333-8444-555555555555"
+PARENT = "22222222-3333-4444-8555-666666666666"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    h = tmp_path / "claude"
+    (h / "projects").mkdir(parents=True)
+    return h
+
+
+@pytest.fixture
+def index_file(tmp_path: Path) -> Path:
+    return tmp_path / "cache" / "cctui" / "index.sqlite"
+
+
+@pytest.fixture
+def index(home: Path, index_file: Path) -> Iterator[HistoryIndex]:
+    ix = HistoryIndex(home, index_file=index_file)
+    yield ix
+    ix.close()
+
+
+def _found(ix: HistoryIndex, query: str) -> set[str]:
+    return {h.session_id for h in ix.search(query).hits}
+
+
+def test_file_is_private_and_survives_a_restart(
+    claude_home: Path, index_file: Path, tmp_path: Path
+) -> None:
+    ix = HistoryIndex(claude_home, index_file=index_file)
+    ix.refresh()
+    assert stat.S_IMODE(index_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE(index_file.parent.stat().st_mode) == 0o700
+    wal = Path(f"{index_file}-wal")
+    assert not wal.exists() or stat.S_IMODE(wal.stat().st_mode) == 0o600
+    ix.close()
+
+    again = HistoryIndex(claude_home, index_file=index_file)
+    change = again.load()
+    assert len(change.changed) == 3 and again.read_stats.files_read == 0
+    assert not again.refresh()  # nothing changed on disk: nothing read
+    assert again.read_stats.files_read == 0
+    assert _found(again, "PLEASE_WRITE") == {WRITE_ID}
+    again.close()
+
+
+def test_growth_is_read_from_the_offset_only(home: Path, index: HistoryIndex) -> None:
+    path = mk.write(home, SID, mk.user("first prompt about kangaroos", SID))
+    index.refresh()
+    before = index.read_stats.bytes_read
+    extra = mk.assistant([mk.text("wombats answered")], SID)
+    mk.append(path, extra)
+
+    change = index.refresh_paths([path])
+
+    assert change.changed == {SID}
+    head_tail = path.stat().st_size  # the small file's lite read is the whole file once
+    assert index.read_stats.bytes_read - before == len(extra.encode()) + head_tail
+    assert _found(index, "wombats") == {SID} and _found(index, "kangaroos") == {SID}
+    assert index.stats().messages == 2
+
+
+def test_a_half_written_last_line_waits_for_its_newline(home: Path, index: HistoryIndex) -> None:
+    line = mk.user("platypus question", SID)
+    path = mk.write(home, SID, mk.user("hello", SID) + line[:40])
+    index.refresh()
+    assert _found(index, "platypus") == set()
+    assert index.problems.deferred_lines == 1
+    assert index.problems.transcript_lines_skipped == 0
+
+    mk.append(path, line[40:])
+    index.refresh()
+    assert _found(index, "platypus") == {SID}
+    assert index.problems.deferred_lines == 0
+
+
+def test_rewritten_truncated_replaced_and_deleted_files(home: Path, index: HistoryIndex) -> None:
+    path = mk.write(home, SID, mk.user("alpha bravo", SID) + mk.user("charlie delta", SID))
+    index.refresh()
+    assert _found(index, "charlie") == {SID}
+
+    # Same size, other bytes (an in-place rewrite): the signature differs, read again from 0.
+    body = path.read_text().replace("charlie", "zulu___")
+    st0 = path.stat()
+    path.write_text(body)
+    os.utime(path, ns=(st0.st_atime_ns, st0.st_mtime_ns + 1_000_000))
+    index.refresh()
+    assert _found(index, "charlie") == set() and _found(index, "zulu___") == {SID}
+
+    path.write_text(mk.user("only echo", SID))  # truncated
+    index.refresh()
+    assert _found(index, "alpha") == set() and _found(index, "echo") == {SID}
+    assert index.stats().messages == 1
+
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(mk.user("foxtrot after a replace", SID))
+    tmp.replace(path)  # a new inode
+    index.refresh()
+    assert _found(index, "echo") == set() and _found(index, "foxtrot") == {SID}
+
+    path.unlink()
+    change = index.refresh()
+    assert SID in change.removed
+    assert _found(index, "foxtrot") == set()
+    assert index.stats().files == 0 and index.usage().total.tokens.replies == 0
+
+
+def test_bad_lines_are_counted_and_nothing_else_is_lost(
+    home: Path, index: HistoryIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(indexer, "MAX_LINE", 200_000)
+    huge = mk.user("needle_in_huge " + "x " * 300_000, SID)  # ~600 KB: over the limit
+    big = mk.tool_result("needle_in_big " + "y " * 60_000, SID)  # ~120 KB: parsed, clipped
+    bad_utf8 = mk.user("needle_utf8 cafQQ", SID).encode().replace(b"QQ", b"\xff\xfe")
+    body = (
+        mk.user("needle_before", SID).encode()
+        + b"{not json at all\n"
+        + huge.encode()
+        + bad_utf8
+        + big.encode()
+        + b'{"type":"user","message":\n'  # cut mid-line, then a newline: corrupt
+        + mk.user("needle_after", SID).encode()
+    )
+    path = home / "projects" / "-w-app" / f"{SID}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(body)
+
+    index.refresh()
+
+    for word in ("needle_before", "needle_utf8", "needle_in_big", "needle_after"):
+        assert _found(index, word) == {SID}, word
+    assert _found(index, "needle_in_huge") == set()
+    p = index.problems
+    assert (p.transcript_lines_skipped, p.oversized_lines, p.invalid_utf8_lines) == (2, 1, 1)
+    assert "2 corrupt transcript line(s) skipped" in p.describe()
+    hit = index.search("needle_in_big").hits[0]
+    assert hit.clipped and hit.role == "tool"
+
+
+def test_subagent_transcripts_are_indexed_under_their_parent(
+    home: Path, index: HistoryIndex
+) -> None:
+    mk.write(home, PARENT, mk.user("parent prompt", PARENT))
+    sub = home / "projects" / "-w-app" / PARENT / "subagents" / "agent-a1.jsonl"
+    sub.parent.mkdir(parents=True)
+    sub.write_text(
+        mk.user("subagent digs for quokkas", "agent-sid")
+        + mk.assistant([mk.text("found quokkas")], "agent-sid", msg_id="msg_sub", sidechain=True)
+    )
+    index.refresh()
+
+    hits = index.search("quokkas").hits
+    assert [(h.session_id, h.sidechain) for h in hits] == [(PARENT, True)]
+    assert [s.session_id for s in index.sessions()] == [PARENT]  # no row of its own
+    report = index.usage("session")
+    assert [r.key for r in report.rows] == [PARENT] and report.rows[0].tokens.replies == 1
+    assert index.stats().subagent_files == 1
+
+    sub.unlink()
+    index.refresh_paths([sub])  # the watcher names deleted paths too
+    assert index.search("quokkas").hits == []
+
+
+@pytest.mark.parametrize(
+    ("damage", "note"),
+    [
+        (lambda p: p.write_bytes(b"this is not a database at all" * 100), "unreadable"),
+        (lambda p: _set_version(p, SCHEMA_VERSION + 1), "a newer cctui"),
+        (lambda p: _set_version(p, 0), "no schema version"),
+    ],
+)
+def test_corrupt_or_foreign_index_is_rebuilt_with_a_note(
+    claude_home: Path, index_file: Path, damage: object, note: str
+) -> None:
+    ix = HistoryIndex(claude_home, index_file=index_file)
+    ix.refresh()
+    ix.close()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{index_file}{suffix}").unlink(missing_ok=True)
+    damage(index_file)  # type: ignore[operator]
+
+    again = HistoryIndex(claude_home, index_file=index_file)
+    again.refresh()
+
+    assert note in again.problems.index_note and note in again.problems.describe()
+    assert len(again.sessions()) == 3 and _found(again, "PLEASE_WRITE") == {WRITE_ID}
+    again.close()
+
+
+def _set_version(path: Path, version: int) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version={version}")
+    conn.commit()
+    conn.close()
+
+
+def test_an_older_schema_is_rebuilt(claude_home: Path, index_file: Path) -> None:
+    index_file.parent.mkdir(parents=True)
+    conn = sqlite3.connect(index_file)
+    conn.execute("CREATE TABLE source (id INTEGER PRIMARY KEY, path TEXT)")
+    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION - 1 or -1}")
+    conn.commit()
+    conn.close()
+    store = IndexStore(index_file)
+    assert "cctui" in store.note and "rebuilding" in store.note
+    store.close()
+
+
+def test_readers_are_not_blocked_and_a_second_writer_waits(
+    claude_home: Path, index_file: Path
+) -> None:
+    ix = HistoryIndex(claude_home, index_file=index_file)
+    ix.refresh()
+    other = sqlite3.connect(index_file, timeout=0.1, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    other.execute("DELETE FROM msg WHERE 0")
+    try:
+        started = time.monotonic()
+        assert _found(ix, "PLEASE_WRITE") == {WRITE_ID}  # a reader: answered at once
+        assert ix.usage("daily").total.tokens.replies > 0
+        assert time.monotonic() - started < 1.0
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            third = sqlite3.connect(index_file, timeout=0.1, isolation_level=None)
+            third.execute("BEGIN IMMEDIATE")
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    # The lock is free again: the index writes.
+    path = next((claude_home / "projects").glob(f"*/{MULTI_ID}.jsonl"))
+    mk.append(path, mk.user("after the lock", MULTI_ID))
+    ix.refresh()
+    assert _found(ix, "after the lock") == {MULTI_ID}
+    ix.close()
+
+
+_BUILDER = """
+import sys, time
+from pathlib import Path
+from cctui.history import HistoryIndex
+ix = HistoryIndex(Path(sys.argv[1]), index_file=Path(sys.argv[2]))
+plan = ix.plan()
+while plan.jobs:
+    ix.step(plan, seconds=0.01)
+    print("step", flush=True)
+    time.sleep(0.05)
+"""
+
+
+def test_kill_9_during_a_build_leaves_an_index_that_resumes(
+    home: Path, index_file: Path, tmp_path: Path
+) -> None:
+    for n in range(60):
+        sid = f"33333333-4444-4555-8666-{n:012d}"
+        body = "".join(mk.user(f"prompt {n} marmot{n}", sid) for _ in range(50))
+        mk.write(home, sid, body, project=f"-w-p{n % 3}")
+    script = tmp_path / "build.py"
+    script.write_text(_BUILDER)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(home), str(index_file)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert proc.stdout is not None
+    for _ in range(3):
+        assert proc.stdout.readline() == "step\n"
+    proc.kill()  # SIGKILL: no cleanup, maybe mid-transaction
+    proc.wait()
+
+    ix = HistoryIndex(home, index_file=index_file)
+    partial = ix.load()
+    assert 0 < len(partial.changed) < 60
+    assert ix.problems.index_note == ""  # opened as it was, not rebuilt
+    ix.refresh()
+    assert len(ix.sessions()) == 60
+    assert ix.stats().messages == 60 * 50
+    assert _found(ix, "marmot7") == {"33333333-4444-4555-8666-000000000007"}
+    ix.close()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lines=st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=12),
+    tail=st.binary(max_size=10).map(lambda b: b.replace(b"\n", b"")),
+    chunk=st.integers(1, 17),
+    max_line=st.integers(1, 30),
+    offset_at=st.integers(0, 4),
+)
+def test_complete_lines_agree_with_splitting(
+    lines: list[bytes], tail: bytes, chunk: int, max_line: int, offset_at: int
+) -> None:
+    import io
+
+    data = b"".join(line + b"\n" for line in lines) + tail
+    start = sum(len(line) + 1 for line in lines[:offset_at])
+    got = list(complete_lines(io.BytesIO(data), start, max_line=max_line, chunk=chunk))
+    want = []
+    pos = start
+    for line in lines[offset_at:]:
+        pos += len(line) + 1
+        want.append((pos, line if len(line) <= max_line else None))
+    assert got == want
+
+
+def test_a_build_goes_newest_first_and_reports_progress(home: Path, index_file: Path) -> None:
+    for n in range(5):
+        sid = f"44444444-4444-4555-8666-{n:012d}"
+        path = mk.write(home, sid, mk.user(f"prompt {n}", sid))
+        os.utime(path, (1_800_000_000 + n, 1_800_000_000 + n))
+    ix = HistoryIndex(home, index_file=index_file)
+    plan = ix.plan()
+    assert ix.progress.active and ix.progress.files_total == 5
+    assert [j.session_id[-1] for j in plan.jobs] == ["4", "3", "2", "1", "0"]
+    change = ix.step(plan, seconds=0)  # at least one file per step
+    assert change.changed == {"44444444-4444-4555-8666-000000000004"}
+    assert ix.progress.describe() == "indexing 1 of 5 · 0 MB"  # 1 file of a few hundred bytes
+    while plan.jobs:
+        ix.step(plan)
+    assert not ix.progress.active and ix.progress.describe() == ""
+    assert len(ix.sessions()) == 5
+    ix.close()
