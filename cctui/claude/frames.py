@@ -57,6 +57,8 @@ class LaunchSpec(BaseModel):
     file_checkpointing: bool = False
     """Claude Code keeps a copy of the files its edit tools change, taken before each prompt,
     so they can be put back (``rewind_files``); the CLI echoes each prompt it takes in."""
+    worktree: str | None = None
+    """Start in a new git worktree of this name (``--worktree``), branched from HEAD."""
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import json
 import logging
 import os
 import shutil
@@ -106,8 +107,8 @@ class SdkDriver:
             stderr=self._on_stderr,
             env=dict(spec.env),
             enable_file_checkpointing=spec.file_checkpointing,
-            # The CLI echoes each prompt it takes in (a PromptAccepted frame).
-            extra_args={"replay-user-messages": None} if spec.file_checkpointing else {},
+            extra_args=_extra_args(spec),
+            settings=_settings(spec),
         )
 
     # ------------------------------------------------------------------ Driver
@@ -400,3 +401,23 @@ async def _wait_exit(proc: Any, timeout_s: float) -> None:
     deadline = loop.time() + timeout_s
     while proc.returncode is None and loop.time() < deadline:  # noqa: ASYNC110 (no exit event to await: the SDK owns wait())
         await asyncio.sleep(0.02)
+
+
+def _extra_args(spec: LaunchSpec) -> dict[str, str | None]:
+    """CLI flags the SDK has no option for."""
+    extra: dict[str, str | None] = {}
+    if spec.file_checkpointing:
+        # The CLI echoes each prompt it takes in (a PromptAccepted frame).
+        extra["replay-user-messages"] = None
+    if spec.worktree is not None:
+        extra["worktree"] = spec.worktree  # the CLI's own --worktree <name>
+    return extra
+
+
+def _settings(spec: LaunchSpec) -> str | None:
+    """Flag settings: a worktree branches from the local HEAD. The CLI's default
+    (``worktree.baseRef: fresh``) would branch from ``origin/<default branch>``, not from
+    what the person has checked out, which is what the session's diff and merge assume."""
+    if spec.worktree is None:
+        return None
+    return json.dumps({"worktree": {"baseRef": "head"}})

@@ -16,9 +16,11 @@ from cctui.core.decisions.requests import (
 )
 from cctui.core.decisions.routing import ELICIT_BOUND_S, Router
 from cctui.core.decisions.service import Decisions
+from cctui.core.diffs import DiffFile, SessionDiff
 from cctui.core.events import (
     ApiRetryEvent,
     AssistantTextEvent,
+    ChangesEvent,
     ErrorEvent,
     FilesRewoundEvent,
     InputRequestedEvent,
@@ -36,9 +38,18 @@ from cctui.core.models import (
     SessionInfo,
     SessionRecord,
     ToolUseSummary,
+    WorktreeInfo,
 )
 from cctui.core.rewind import RewindResult
 from cctui.core.states import LIVE, SessionStatus
+from cctui.core.worktrees import (
+    FinishPreview,
+    FinishResult,
+    MergeConflict,
+    NoWorktree,
+    WorktreeGone,
+    WorktreeRefused,
+)
 
 __all__ = [
     "ELICIT_BOUND_S",
@@ -46,14 +57,20 @@ __all__ = [
     "OTHER_PREFIX",
     "ApiRetryEvent",
     "AssistantTextEvent",
+    "ChangesEvent",
     "Decision",
     "Decisions",
+    "DiffFile",
     "ErrorEvent",
     "EventBuffer",
     "FilesRewoundEvent",
+    "FinishPreview",
+    "FinishResult",
     "InputRequestedEvent",
     "InputResolvedEvent",
     "Listener",
+    "MergeConflict",
+    "NoWorktree",
     "Page",
     "PendingInput",
     "PermissionModeName",
@@ -65,6 +82,7 @@ __all__ = [
     "RewindResult",
     "Router",
     "SessionConfig",
+    "SessionDiff",
     "SessionEvent",
     "SessionInfo",
     "SessionManager",
@@ -75,5 +93,8 @@ __all__ = [
     "ToolUseSummary",
     "UserMessageEvent",
     "WaitOutcome",
+    "WorktreeGone",
+    "WorktreeInfo",
+    "WorktreeRefused",
     "call_detail",
 ]

@@ -62,6 +62,18 @@ class AuditLog:
             }
         )
 
+    def worktree(self, session_id: str, action: str, *, force: bool, note: str) -> None:
+        """Record a session's worktree being finished (merged, kept or discarded)."""
+        self._write(
+            {
+                "event": "worktree",
+                "session_id": session_id,
+                "action": action,
+                "force": force,
+                "note": note,
+            }
+        )
+
     def rewind(
         self,
         *,

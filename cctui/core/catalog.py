@@ -62,6 +62,9 @@ class CatalogEntry(BaseModel):
     total_cost_usd: float | None = None
     """Known cost in USD: cctui's running total, else the transcript's last cost record."""
     git_branch: str | None = None
+    worktree: Literal["active", "gone", "merged", "kept", "discarded"] | None = None
+    """The session runs in a worktree of its own (``git_branch`` is its branch): its state;
+    ``gone`` when its directory was removed by hand."""
     team: str | None = None
     teammate: str | None = None
     tags: tuple[str, ...] = ()
@@ -169,7 +172,12 @@ def _merge_one(sid: str, summary: SessionSummary | None, own: Own | None) -> Cat
         last_activity=max(times),
         created_at=own.created_at if own is not None else (summary and summary.created_at),
         total_cost_usd=own_cost if own_cost is not None else (summary and summary.total_cost_usd),
-        git_branch=summary.git_branch if summary else None,
+        git_branch=(
+            own.worktree.branch
+            if own is not None and own.worktree is not None
+            else (summary.git_branch if summary else None)
+        ),
+        worktree=_worktree_state(own),
         team=config.team if config else None,
         teammate=config.teammate if config else None,
         tags=config.tags if config else (),
@@ -179,6 +187,17 @@ def _merge_one(sid: str, summary: SessionSummary | None, own: Own | None) -> Cat
         transcript_path=summary.transcript_path if summary else None,
         file_size=summary.file_size if summary else None,
     )
+
+
+def _worktree_state(
+    own: Own | None,
+) -> Literal["active", "gone", "merged", "kept", "discarded"] | None:
+    wt = own.worktree if own is not None else None
+    if wt is None:
+        return None
+    if wt.finished is not None:
+        return wt.finished
+    return "active" if wt.path.is_dir() else "gone"
 
 
 def build_catalog(

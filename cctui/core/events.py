@@ -125,6 +125,24 @@ class ApiRetryEvent(_Event):
     error: str | None = None
 
 
+class ChangesEvent(_Event):
+    """What a turn changed in the session's git work tree (after its ``ResultEvent``)."""
+
+    kind: Literal["changes"] = "changes"
+    files: int
+    added: int
+    """Lines added (binary files count none)."""
+    removed: int
+    paths: list[str] = Field(default_factory=list)
+    """The changed files (at most 50)."""
+
+    @property
+    def summary(self) -> str:
+        """``3 files +45 −12``."""
+        noun = "file" if self.files == 1 else "files"
+        return f"{self.files} {noun} +{self.added} \u2212{self.removed}"
+
+
 class FilesRewoundEvent(_Event):
     """Files were put back as they were just before a prompt (the conversation was not)."""
 
@@ -155,6 +173,7 @@ SessionEvent = Annotated[
     | InputResolvedEvent
     | ResultEvent
     | ApiRetryEvent
+    | ChangesEvent
     | FilesRewoundEvent
     | ErrorEvent,
     Field(discriminator="kind"),

@@ -19,12 +19,13 @@ from typing import Any
 
 from cctui.claude.driver import ClaudeDriver, DriverFactory
 from cctui.config import Settings
-from cctui.core import launch, rewind, session_log
+from cctui.core import launch, rewind, session_log, worktrees
 from cctui.core.audit import AuditLog
 from cctui.core.buffer import Page
 from cctui.core.decisions.desk import InputDesk
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution
 from cctui.core.decisions.service import Decisions
+from cctui.core.diffs import SessionDiff, TurnChanges, session_diff
 from cctui.core.events import SessionEvent
 from cctui.core.metrics import Metrics, MetricsSnapshot
 from cctui.core.models import (
@@ -40,7 +41,9 @@ from cctui.core.session import Session
 from cctui.core.states import SessionStatus
 from cctui.core.table import SessionTable
 from cctui.core.watch import Fanout, Listener, WaitOutcome, wait_for
+from cctui.core.worktrees import Action, FinishPreview, FinishResult, WorktreeRequest
 from cctui.errors import CctuiError, SessionLimitReached, SessionNotReady, ValidationFailed
+from cctui.fs import git
 
 __all__ = ["Listener", "SessionManager", "WaitOutcome"]
 
@@ -67,6 +70,7 @@ class SessionManager:
         self.metrics = Metrics()
         """This run's counters; fed every event (the one place they are counted)."""
         self._fanout.subscribe(self.metrics.observe)
+        self._fanout.subscribe(TurnChanges(self._sessions.get, self.keep).observe)
         self.decisions = Decisions(
             settings,
             self.audit,
@@ -138,14 +142,21 @@ class SessionManager:
         return launch.default_config(self.settings, cwd, **fields)
 
     async def create(
-        self, prompt: str | None, config: SessionConfig, *, session_id: str | None = None
+        self,
+        prompt: str | None,
+        config: SessionConfig,
+        *,
+        session_id: str | None = None,
+        worktree: WorktreeRequest = None,
     ) -> SessionInfo:
         """Start a process; returns once it is connected, with the (pre-assigned) session id.
 
-        The first prompt is queued at once; the turn runs in the background.
+        The first prompt is queued at once; the turn runs in the background. ``worktree``
+        (True, or a name) starts it in a new git worktree of its own (``worktrees``).
 
         Raises:
-            SessionLimitReached, CliNotFound, ValidationFailed (e.g. cwd missing).
+            SessionLimitReached, CliNotFound, ValidationFailed (e.g. cwd missing),
+            NotAGitRepository (a worktree asked for outside git).
         """
         self._sessions.load()
         launch.check_cwd(config.cwd)
@@ -171,7 +182,7 @@ class SessionManager:
         if config.title is None and prompt:
             config = config.model_copy(update={"title": launch.title_of(prompt)})
         session = Session(self, sid, config)
-        await self._start(session, prompt, session_id=sid)
+        await self._start(session, prompt, worktree, session_id=sid)
         return session.info()
 
     async def send(self, session_id: str, text: str) -> SessionInfo:
@@ -232,8 +243,12 @@ class SessionManager:
         process = session.process
         if process.busy:
             raise SessionNotReady(f"Session {session.id} is still starting; try again.")
+        worktrees.check_resumable(session)
         launch.check_cwd(session.config.cwd)
         self._check_limit()
+        if session.base_commit is None and session.worktree is None:
+            # First seen live by cctui: its diff counts from here.
+            session.base_commit = await asyncio.to_thread(git.head, session.config.cwd)
         if session.title is None and text is not None:
             session.title = launch.title_of(text)
         await process.start(
@@ -295,8 +310,11 @@ class SessionManager:
         launch.check_cwd(config.cwd)
         return launch.interactive_argv(self.settings, config, session_id), config.cwd
 
-    async def fork(self, session_id: str, prompt: str | None = None) -> SessionInfo:
-        """A new session with this one's history, under a new id."""
+    async def fork(
+        self, session_id: str, prompt: str | None = None, *, worktree: WorktreeRequest = None
+    ) -> SessionInfo:
+        """A new session with this one's history, under a new id; ``worktree`` (True, or a
+        name) puts it in a new worktree branched from the source's HEAD."""
         source = self._sessions.find_or_adopt(session_id)
         launch.check_cwd(source.config.cwd)
         self._check_limit()
@@ -307,7 +325,7 @@ class SessionManager:
             new_id, config, title=config.title, status=S.STARTING, forked_from=source.id
         )
         session = Session(self, new_id, config, record=record)
-        await self._start(session, prompt, resume=source.id, fork=True, session_id=new_id)
+        await self._start(session, prompt, worktree, resume=source.id, fork=True, session_id=new_id)
         return session.info()
 
     async def rewind_files(
@@ -395,6 +413,47 @@ class SessionManager:
         """Buffered events after ``since``; ``missed`` tells a reader it fell behind."""
         return self._sessions.find_or_adopt(session_id).buffer.since(since, limit)
 
+    async def diff(
+        self,
+        session_id: str,
+        *,
+        path: str | None = None,
+        patch: bool = True,
+        max_bytes: int | None = None,
+    ) -> SessionDiff:
+        """What the session changed against its own base (``diffs``); a session cctui has
+        only a transcript of shows the files its edit tools wrote."""
+        session = self._sessions.find_or_adopt(session_id)
+        bound = {} if max_bytes is None else {"max_bytes": max_bytes}
+        return await session_diff(
+            session, self.settings.claude_config_dir, path=path, patch=patch, **bound
+        )
+
+    async def finish_preview(self, session_id: str) -> FinishPreview:
+        """What finishing the session's worktree would meet (for a confirmation)."""
+        session = self._sessions.find(session_id)
+        return await worktrees.preview(session, self._sharing(session))
+
+    async def finish_worktree(
+        self, session_id: str, action: Action, *, force: bool = False
+    ) -> FinishResult:
+        """Merge, keep or discard the session's worktree (``worktrees.finish``).
+
+        Raises:
+            NoWorktree, WorktreeRefused, MergeConflict, SessionNotReady, GitFailed.
+        """
+        session = self._sessions.find(session_id)
+
+        async def stop(kill: bool) -> None:
+            await session.process.stop(S.INTERRUPTED if kill else None, force=kill)
+
+        result = await worktrees.finish(
+            session, action, force=force, stop=stop, shared_with=self._sharing(session)
+        )
+        self.save(session_id)
+        self.audit.worktree(session_id, action, force=force, note=result.note)
+        return result
+
     def tool_uses(self, session_id: str) -> builtins.list[ToolUseSummary]:
         """The session's tool calls (running / completed / denied / failed), oldest first."""
         return self._sessions.find_or_adopt(session_id).translator.tool_summaries()
@@ -471,8 +530,23 @@ class SessionManager:
 
     # ------------------------------------------------------------------ helpers
 
-    async def _start(self, session: Session, prompt: str | None, **spec: Any) -> None:
-        """Track a new session and start its first process; untrack it if that fails."""
+    async def _start(
+        self,
+        session: Session,
+        prompt: str | None,
+        worktree: WorktreeRequest = None,
+        **spec: Any,
+    ) -> None:
+        """Track a new session and start its first process; untrack it if that fails.
+
+        The diff's base is recorded first: HEAD where it starts, or the worktree's plan.
+        """
+        made = None
+        if worktree:
+            made = await worktrees.plan(session.config, worktree, session.id)
+            spec["worktree"] = made.name
+        else:
+            session.base_commit = await asyncio.to_thread(git.head, session.config.cwd)
         self._sessions.add(session)
         try:
             await session.process.start(
@@ -490,6 +564,25 @@ class SessionManager:
         except BaseException:
             self._sessions.drop(session.id)
             raise
+        if made is not None:
+            try:
+                await worktrees.adopt(session, made)
+            except BaseException:
+                # Started, but not where it was asked to be: end it, and say so.
+                self.keep(asyncio.create_task(session.process.stop(S.ERROR)))
+                raise
+            self.save(session.id)
+
+    def _sharing(self, session: Session) -> builtins.list[str]:
+        """Other sessions working inside ``session``'s worktree."""
+        wt = session.worktree
+        if wt is None:
+            return []
+        return [
+            s.id
+            for s in self._sessions
+            if s is not session and s.worktree is None and s.config.cwd.is_relative_to(wt.path)
+        ]
 
     def _desk_of(self, session_id: str) -> InputDesk | None:
         session = self._sessions.get(session_id)

@@ -68,6 +68,29 @@ class PromptMark(BaseModel):
     """The CLI echoed it back (it took it in; sessions with checkpointing only)."""
 
 
+class WorktreeInfo(BaseModel):
+    """A session's own git worktree: made by Claude Code (``--worktree``), recorded by cctui."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    """The worktree's name (``claude --worktree <name>``)."""
+    path: Path
+    """Its directory: ``<repo>/.claude/worktrees/<name>``."""
+    branch: str
+    """The session's branch (``worktree-<name>``)."""
+    base_branch: str | None
+    """The branch checked out where the session was started: the one a merge goes into
+    (None: a detached HEAD, which cannot be merged into)."""
+    base_commit: str
+    """The commit the worktree branched from."""
+    repo: Path
+    """The repository's main work tree."""
+    finished: Literal["merged", "kept", "discarded"] | None = None
+    """How it was finished, once it was."""
+    finished_at: datetime | None = None
+
+
 class ToolUseSummary(BaseModel):
     """One tool call of a session, as status readers see it."""
 
@@ -104,6 +127,13 @@ class SessionInfo(BaseModel):
     """The last process's exit code once it ended (None while one runs, or if unknown)."""
     tokens_used: int | None = None
     """Input, output and cache tokens over every turn (None: the CLI reported none)."""
+    worktree: WorktreeInfo | None = None
+    """The session's own worktree, when it runs in one."""
+    worktree_gone: bool = False
+    """Its worktree's directory was removed (by hand) before it was finished."""
+    base_commit: str | None = None
+    """The commit HEAD pointed at when cctui started the session or first saw it live:
+    the diff's base (for a worktree, the merge-base with ``worktree.base_branch``)."""
 
 
 class SessionRecord(BaseModel):
@@ -120,6 +150,10 @@ class SessionRecord(BaseModel):
     tokens_used: int | None = None
     """Input, output and cache tokens over every turn (None: the CLI reported none)."""
     forked_from: str | None = None
+    worktree: WorktreeInfo | None = None
+    """The session's own worktree, when it runs in one."""
+    base_commit: str | None = None
+    """The commit HEAD pointed at when cctui started the session or first saw it live."""
     prompts: tuple[PromptMark, ...] = ()
     """Every prompt cctui sent the session, oldest first (rewind targets)."""
 

@@ -24,7 +24,7 @@ from cctui.core.buffer import EventBuffer
 from cctui.core.decisions.desk import InputDesk
 from cctui.core.events import SessionEvent
 from cctui.core.host import SessionHost
-from cctui.core.models import SessionConfig, SessionInfo, SessionRecord
+from cctui.core.models import SessionConfig, SessionInfo, SessionRecord, WorktreeInfo
 from cctui.core.process import Process, TurnTimer
 from cctui.core.prompts import PromptLog
 from cctui.core.session_state import SessionState
@@ -52,6 +52,10 @@ class Session:
         self.created_at = record.created_at if record else now
         self.title = (record.title if record else None) or config.title
         self.forked_from = record.forked_from if record else None
+        self.worktree: WorktreeInfo | None = record.worktree if record else None
+        """The session's own worktree (its directory is ``config.cwd``)."""
+        self.base_commit: str | None = record.base_commit if record else None
+        """The commit its diff is taken against (see ``SessionInfo.base_commit``)."""
         self._decisions = host.decisions
         self.state = SessionState(
             session_id,
@@ -170,7 +174,16 @@ class Session:
             is_active=self.active,
             exit_code=self.process.exit_code,
             tokens_used=state.turns.tokens_used,
+            worktree=self.worktree,
+            worktree_gone=self.worktree_gone,
+            base_commit=self.base_commit,
         )
+
+    @property
+    def worktree_gone(self) -> bool:
+        """Its unfinished worktree's directory is not there (removed by hand)."""
+        wt = self.worktree
+        return wt is not None and wt.finished is None and not wt.path.is_dir()
 
     def record(self) -> SessionRecord:
         """What the registry keeps."""
@@ -186,5 +199,7 @@ class Session:
             num_turns=state.turns.num_turns,
             tokens_used=state.turns.tokens_used,
             forked_from=self.forked_from,
+            worktree=self.worktree,
+            base_commit=self.base_commit,
             prompts=state.prompts.marks,
         )

@@ -50,3 +50,15 @@ class BinaryFile(CctuiError):
     """A text read of a file that is not text."""
 
     code = "binary_file"
+
+
+class NotAGitRepository(CctuiError):
+    """A git operation (a worktree, a merge) was asked for outside a git repository."""
+
+    code = "not_a_git_repository"
+
+
+class GitFailed(CctuiError):
+    """git refused or failed; the message carries what git said."""
+
+    code = "git_failed"

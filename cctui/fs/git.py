@@ -1,7 +1,10 @@
-"""Read-only git facts about a directory: branch, uncommitted changes, tracked-or-not files.
+"""Git facts about a directory (branch, uncommitted changes, files, commits) and the runner
+every git call in cctui goes through.
 
 The one place cctui runs ``git``: always as a subprocess with a bounded time, no stdin and
-no optional locks; cctui never changes a repository.
+no optional locks. Reading is all this module does; the only changes cctui ever makes to a
+repository are a session's worktree being finished (``worktree.py``, on a person's request),
+and the diff's temporary index (``gitdiff.py``) never touches the user's own.
 """
 
 from __future__ import annotations
@@ -20,11 +23,37 @@ def git_available() -> bool:
     return shutil.which("git") is not None
 
 
-def _git(root: Path, *args: str, timeout: float = GIT_TIMEOUT_S) -> bytes | None:
-    """stdout of ``git -C root args``, or None when it fails (not a repo, no git, timeout)."""
+@dataclass(frozen=True)
+class GitRun:
+    """One finished ``git`` call."""
+
+    code: int
+    """The exit code; -1 when git could not run (missing, timed out)."""
+    out: bytes
+    err: str
+
+    @property
+    def ok(self) -> bool:
+        return self.code == 0
+
+    @property
+    def text(self) -> str:
+        """stdout as text, stripped."""
+        return self.out.decode("utf-8", "surrogateescape").strip()
+
+
+def run(
+    root: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = GIT_TIMEOUT_S,
+) -> GitRun:
+    """``git -C root args`` with ``env`` added to the environment; never raises."""
     if not git_available():
-        return None
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+        return GitRun(-1, b"", "git is not installed")
+    full = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", **(env or {})}
+    # Never prompt: an editor for a merge message or a credential helper would hang.
+    full |= {"GIT_TERMINAL_PROMPT": "0", "GIT_EDITOR": "true", "GIT_MERGE_AUTOEDIT": "no"}
     try:
         done = subprocess.run(
             ["git", "-C", str(root), *args],
@@ -32,12 +61,113 @@ def _git(root: Path, *args: str, timeout: float = GIT_TIMEOUT_S) -> bytes | None
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=timeout,
-            env=env,
+            env=full,
             check=False,
         )
-    except (OSError, subprocess.TimeoutExpired):
+    except subprocess.TimeoutExpired:
+        return GitRun(-1, b"", f"git {args[0] if args else ''} timed out after {timeout:g} s")
+    except OSError as exc:
+        return GitRun(-1, b"", str(exc))
+    return GitRun(done.returncode, done.stdout, done.stderr.decode("utf-8", "replace").strip())
+
+
+def _git(root: Path, *args: str, timeout: float = GIT_TIMEOUT_S) -> bytes | None:
+    """stdout of ``git -C root args``, or None when it fails (not a repo, no git, timeout)."""
+    done = run(root, *args, timeout=timeout)
+    return done.out if done.ok else None
+
+
+def toplevel(root: Path) -> Path | None:
+    """The top of the work tree ``root`` is in (a linked worktree's own top); None outside
+    a repository."""
+    done = run(root, "rev-parse", "--show-toplevel")
+    return Path(done.text) if done.ok and done.text else None
+
+
+def main_worktree(root: Path) -> Path | None:
+    """The repository's main work tree (the one holding ``.git``), also from inside a
+    linked worktree; None outside a repository or for a bare one."""
+    done = run(root, "worktree", "list", "--porcelain", "-z")
+    if not done.ok:
         return None
-    return done.stdout if done.returncode == 0 else None
+    for rec in _split(done.out):
+        if rec.startswith("worktree "):
+            return Path(rec.removeprefix("worktree "))
+    return None
+
+
+@dataclass(frozen=True)
+class Worktree:
+    """One entry of ``git worktree list --porcelain``."""
+
+    path: Path
+    head: str | None
+    branch: str | None
+    """Short name (``main``), None when detached."""
+    locked: str | None = None
+    """The lock's reason ("" when locked without one); None when not locked."""
+    prunable: bool = False
+    """Its directory is gone (removed by hand)."""
+
+
+def worktrees(root: Path) -> list[Worktree] | None:
+    """Every work tree of the repository ``root`` is in, the main one first."""
+    done = run(root, "worktree", "list", "--porcelain", "-z")
+    if not done.ok:
+        return None
+    found: list[Worktree] = []
+    fields: dict[str, str] = {}
+
+    def flush() -> None:
+        if "worktree" in fields:
+            branch = fields.get("branch")
+            found.append(
+                Worktree(
+                    path=Path(fields["worktree"]),
+                    head=fields.get("HEAD"),
+                    branch=branch.removeprefix("refs/heads/") if branch else None,
+                    locked=fields.get("locked"),
+                    prunable="prunable" in fields,
+                )
+            )
+        fields.clear()
+
+    for rec in done.out.decode("utf-8", "surrogateescape").split("\0"):
+        if not rec:  # an empty record ends an entry
+            flush()
+            continue
+        key, _, value = rec.partition(" ")
+        fields[key] = value
+    flush()
+    return found
+
+
+def rev_parse(root: Path, rev: str) -> str | None:
+    """The commit ``rev`` names; None when it names none."""
+    done = run(root, "rev-parse", "-q", "--verify", "--end-of-options", f"{rev}^{{commit}}")
+    return done.text if done.ok and done.text else None
+
+
+def branch_exists(root: Path, branch: str) -> bool:
+    """``refs/heads/<branch>`` exists."""
+    return run(root, "show-ref", "--verify", "-q", f"refs/heads/{branch}").ok
+
+
+def merge_base(root: Path, a: str, b: str) -> str | None:
+    """The best common ancestor of two commits; None when they have none."""
+    done = run(root, "merge-base", "--end-of-options", a, b)
+    return done.text if done.ok and done.text else None
+
+
+def is_ancestor(root: Path, a: str, b: str) -> bool:
+    """Commit ``a`` is ``b`` or one of its ancestors."""
+    return run(root, "merge-base", "--is-ancestor", "--end-of-options", a, b).ok
+
+
+def commits_between(root: Path, base: str, tip: str, limit: int = 50) -> list[str]:
+    """``<short sha> <subject>`` of the commits in ``tip`` not in ``base``, newest first."""
+    done = run(root, "log", f"--max-count={limit}", "--format=%h %s", f"{base}..{tip}", "--")
+    return done.text.splitlines() if done.ok and done.text else []
 
 
 def list_files(root: Path) -> list[str] | None:

@@ -7,6 +7,7 @@ import json
 from cctui.core import (
     ApiRetryEvent,
     AssistantTextEvent,
+    ChangesEvent,
     ErrorEvent,
     FilesRewoundEvent,
     InputRequestedEvent,
@@ -46,6 +47,8 @@ def event_text(ev: SessionEvent) -> str:
             return f"[turn {state}] {ev.result or ''}".rstrip()
         case StatusChanged():
             return f"[status] {ev.status}" + (f": {ev.error}" if ev.error else "")
+        case ChangesEvent():
+            return f"[changes] {ev.summary}"
         case FilesRewoundEvent():
             where = f"prompt {ev.prompt_index}" if ev.prompt_index is not None else ev.prompt_id
             return (

@@ -252,6 +252,7 @@ def build_server(
         tools.query.register(server, manager, broker)
         tools.history.register(server, manager, settings, services.history)
         tools.team.register(server, manager, broker)
+        tools.worktrees.register(server, manager)
         history = HistoryView(settings, manager, services.history)
         tools.seed004.register(server, manager, broker, settings, history)
         if not settings.compat_tools:

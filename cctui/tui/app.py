@@ -4,6 +4,7 @@ the approval controller shows what waits for the human, the core does the work."
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 from collections import Counter, deque
@@ -33,6 +34,8 @@ from cctui.tui.bridge import EventBridge
 from cctui.tui.gc_pause import GcPacer
 from cctui.tui.messages import InputRequested, InputResolved, OpenSession, SessionsActivity
 from cctui.tui.notify import desktop_notification
+from cctui.tui.screens.diff import DiffScreen
+from cctui.tui.screens.finish import Choice, FinishScreen
 from cctui.tui.screens.help import HelpScreen
 from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
@@ -386,6 +389,11 @@ class CctuiApp(App[None]):
         row = self.main.sessions.row(self.main.current_session_id or "")
         if row is not None and row.cwd is not None and row.cwd.is_dir():
             cwd = row.cwd  # most new sessions continue in the project already on screen
+        if row is not None and row.worktree is not None:
+            # ... in that project's own checkout, not in another session's worktree.
+            with contextlib.suppress(CctuiError):
+                worktree = self.manager.get(row.session_id).worktree
+                cwd = worktree.repo if worktree is not None else cwd
         screen = NewSessionScreen(
             cwd=cwd,
             permission_mode=self.settings.default_permission_mode or "default",
@@ -410,7 +418,9 @@ class CctuiApp(App[None]):
             config = self.manager.default_config(
                 request.config.cwd, template=request.template, **shown
             )
-            info = await self.manager.create(request.prompt, config)
+            info = await self.manager.create(
+                request.prompt, config, worktree=request.worktree or None
+            )
         except CctuiError as exc:
             self.notify(exc.message, title="Could not start the session", severity="error")
             return
@@ -453,6 +463,62 @@ class CctuiApp(App[None]):
             self.notify(exc.message, title="Not killed", severity="error")
             return
         self.notify("Session ended. Send it a message to resume it.")
+
+    def action_diff(self) -> None:
+        session_id = self._current()
+        if session_id is None or any(isinstance(s, DiffScreen) for s in self.screen_stack):
+            return
+        row = self.main.sessions.row(session_id)
+        title = (row.title if row is not None else "") or session_id[:8]
+        screen = DiffScreen(title, partial(self.manager.diff, session_id))
+        self.push_screen(screen, callback=self._after_diff)
+
+    def _after_diff(self, _result: None) -> None:
+        # Reading the diff may have found the worktree removed by hand (no event says so).
+        self.main.catch_up(full=True)
+        self._pump_after(None)
+
+    @work(group="sessions", exit_on_error=False)
+    async def action_finish(self) -> None:
+        session_id = self._current()
+        if session_id is None:
+            return
+        try:
+            preview = await self.manager.finish_preview(session_id)
+        except CctuiError as exc:
+            self.notify(exc.message, title="Nothing to finish", severity="warning")
+            return
+        row = self.main.sessions.row(session_id)
+        title = (row.title if row is not None else "") or session_id[:8]
+        choice = await self.push_screen_wait(FinishScreen(preview, title))
+        self.call_later(self.approvals.pump)
+        if choice is not None:
+            await self._finish(session_id, choice)
+
+    async def _finish(self, session_id: str, choice: Choice) -> None:
+        action, force = choice
+        try:
+            done = await self.manager.finish_worktree(session_id, action, force=force)
+        except CctuiError as exc:
+            title = {"merge": "Not merged", "keep": "Not kept"}.get(action, "Not discarded")
+            self.notify(exc.message, title=title, severity="error", timeout=20)
+            return
+        self.main.catch_up(full=True)  # the row's worktree state changed without an event
+        self.notify(done.note, title="Worktree finished")
+
+    @work(group="sessions", exit_on_error=False)
+    async def action_fork_worktree(self) -> None:
+        session_id = self._current()
+        if session_id is None:
+            return
+        try:
+            info = await self.manager.fork(session_id, worktree=True)
+        except CctuiError as exc:
+            self.notify(exc.message, title="Not forked", severity="error")
+            return
+        where = info.worktree.branch if info.worktree else "its worktree"
+        self.notify(f"Forked into {where}. Type a message to start it.")
+        self.post_message(OpenSession(info.session_id, focus_input=True))
 
     def action_inbox(self) -> None:
         if any(isinstance(s, InboxScreen) for s in self.screen_stack):

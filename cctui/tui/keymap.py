@@ -131,6 +131,31 @@ SECTIONS: tuple[Section, ...] = (
                 command=Command("Kill session", "End the session's process"),
             ),
             Key(
+                "d",
+                "diff: what it changed, against its own base",
+                {APP: "diff"},
+                "Diff",
+                command=Command("Session diff", "What the session changed (files, +/−)"),
+            ),
+            Key(
+                "f",
+                "finish its worktree: merge, keep or discard",
+                {APP: "finish"},
+                "Finish",
+                show=False,
+                command=Command("Finish worktree", "Merge, keep or discard its worktree"),
+            ),
+            Key(
+                "w",
+                "fork it into a new git worktree",
+                {APP: "fork_worktree"},
+                "Fork",
+                show=False,
+                command=Command(
+                    "Fork into a worktree", "A copy of the session, in its own worktree"
+                ),
+            ),
+            Key(
                 "slash",
                 "filter: words, project:, status:live|waiting…",
                 {APP: "filter"},
@@ -288,6 +313,19 @@ SECTIONS: tuple[Section, ...] = (
                 "cancel (a project's form too)",
                 {"NewSessionScreen": "cancel", "ProjectForm": "cancel"},
                 "Cancel",
+            ),
+        ),
+    ),
+    Section(
+        "Diff page",
+        1,
+        (
+            Key("s", "unified / side by side", {"DiffScreen": "toggle_split"}, "Split"),
+            Key(
+                "escape,q,d",
+                "close (q and d too); d again reads it anew",
+                {"DiffScreen": "close"},
+                "Close",
             ),
         ),
     ),

@@ -31,6 +31,11 @@ class SessionRow:
     """cctui started it, so it can interrupt and kill it."""
     waiting_since: datetime | None = None
     """When its oldest open pending input was asked (None: it waits for nobody)."""
+    branch: str | None = None
+    """Its git branch, when known (a worktree session's own branch)."""
+    worktree: str | None = None
+    """It runs in a worktree of its own: ``active``, ``gone`` (removed by hand), or how it
+    was finished (``merged``, ``kept``, ``discarded``)."""
     entry: CatalogEntry | None = field(default=None, compare=False, repr=False)
     """The catalog entry the row was made from (what the filter reads)."""
 
@@ -53,8 +58,18 @@ class SessionRow:
             transcript_path=entry.transcript_path,
             ours=entry.started_by_cctui,
             waiting_since=waiting_since,
+            branch=entry.git_branch,
+            worktree=entry.worktree,
             entry=entry,
         )
+
+    @property
+    def worktree_label(self) -> str | None:
+        """``⎇ worktree-a``, ``⎇ worktree-a (gone)``; None outside a worktree of its own."""
+        if self.worktree is None:
+            return None
+        state = "" if self.worktree == "active" else f" ({self.worktree})"
+        return f"⎇ {self.branch or 'worktree'}{state}"
 
     def matches(self, query: CatalogQuery | None) -> bool:
         """The core's filter (``catalog.matches``): the list shows what the MCP tool would."""

@@ -52,9 +52,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import subprocess
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 from cctui.claude.frames import (
@@ -314,6 +316,8 @@ class FakeDriver:
             await asyncio.sleep(self.connect_delay)
         if self.connect_error is not None:
             raise self.connect_error
+        if self.spec.worktree is not None:
+            await asyncio.to_thread(_make_worktree, self.spec.cwd, self.spec.worktree)
         self.connected = True
         self._runner = asyncio.create_task(self._run(), name=f"fake-claude-{self._pid}")
 
@@ -484,6 +488,28 @@ class FakeDriver:
             self._out.put_nowait(ToolOutcome(tid, out, is_error=False))
         else:
             self._out.put_nowait(ToolOutcome(tid, answer.message or "Denied", is_error=True))
+
+
+def _make_worktree(cwd: Path, name: str) -> None:
+    """What ``claude --worktree <name>`` does at start (its defaults, baseRef head): a new
+    branch ``worktree-<name>`` from HEAD at ``<main work tree>/.claude/worktrees/<name>``."""
+    top = (
+        subprocess.run(
+            ["git", "-C", str(cwd), "worktree", "list", "--porcelain"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        .stdout.split("\n", 1)[0]
+        .removeprefix("worktree ")
+    )
+    slug = name.replace("/", "+")
+    path = Path(top) / ".claude" / "worktrees" / slug
+    subprocess.run(
+        ["git", "-C", str(cwd), "worktree", "add", "-q", "-b", f"worktree-{slug}", str(path)],
+        capture_output=True,
+        check=True,
+    )
 
 
 @dataclass

@@ -8,7 +8,9 @@ the pane shows does not change from run to run.
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import subprocess
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,6 +26,8 @@ from cctui.tui import clock
 from cctui.tui.app import CctuiApp
 from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.decision import DecisionModal
+from cctui.tui.screens.diff import DiffScreen
+from cctui.tui.screens.finish import FinishScreen
 from cctui.tui.screens.rewind import RewindScreen
 from cctui.tui.widgets.event_lines import PromptBlock
 from tests.fakes.fake_driver import fake_driver_factory, plan, text, tool
@@ -229,6 +233,51 @@ def _history(claude_dir: Path, *, corrupt: int = 0) -> None:
     )
 
 
+SESSION_PY = """\
+class Session:
+    def _finish(self, result):
+        self._publish(result)
+        self._set_status(S.IDLE)
+
+    def info(self):
+        return self._info
+"""
+
+
+def _git(repo: Path, *args: str) -> None:
+    # Fixed names and dates: the commit ids (shown on the diff page) are the same every run.
+    stamp = "2026-11-20T10:00:00+00:00"
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Demo", "GIT_AUTHOR_EMAIL": "demo@example.com"}
+    env |= {"GIT_COMMITTER_NAME": "Demo", "GIT_COMMITTER_EMAIL": "demo@example.com"}
+    env |= {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env)
+
+
+def _repo(repo: Path) -> None:
+    """``repo`` as a git repository with one commit."""
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "session.py").write_text(SESSION_PY)
+    (repo / "README.md").write_text("# api\n\nThe api service.\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "first")
+
+
+def _edit(root: Path) -> None:
+    """What the demo session "changed" in its work tree."""
+    (root / "session.py").write_text(
+        SESSION_PY.replace(
+            "        self._publish(result)\n        self._set_status(S.IDLE)\n",
+            "        # Status first: readers of the result must see the session idle.\n"
+            "        self._set_status(S.IDLE)\n        self._publish(result)\n",
+        )
+    )
+    (root / "test_session.py").write_text(
+        "def test_status_before_result(session):\n"
+        "    session._finish('ok')\n"
+        "    assert session.events[-1].kind == 'result'\n"
+    )
+
+
 class DemoApp(CctuiApp):
     """CctuiApp plus a scenario run on its own loop before the first screenshot.
 
@@ -278,8 +327,12 @@ class DemoApp(CctuiApp):
             "peek": ["readme", "flaky", "deploy", "race"],
             "project_form": ["readme", "flaky"],
             "project_remove": ["readme", "flaky"],
+            "diff": ["readme", "flaky"],
+            "finish": ["flaky", "readme"],
             "rewind": ["readme", "flaky"],
         }[self.scenario]
+        if self.scenario in ("diff", "finish"):
+            _repo(ROOT / "api")
         for name in wanted:
             project, prompt = PROMPTS[name]
             config = SessionConfig(cwd=ROOT / project, model="sonnet")
@@ -287,8 +340,17 @@ class DemoApp(CctuiApp):
                 config = config.model_copy(update={"permission_mode": "plan"})
             if self.scenario == "rewind":
                 config = config.model_copy(update={"file_checkpointing": True})
-            await self.manager.create(prompt, config, session_id=_IDS[name])
+            worktree = "fix-race" if self.scenario == "finish" and name == "readme" else None
+            if worktree is not None:
+                config = config.model_copy(update={"cwd": ROOT / "api"})
+            await self.manager.create(prompt, config, session_id=_IDS[name], worktree=worktree)
             await self.manager.wait(_IDS[name], 5)
+            if self.scenario in ("diff", "finish") and (project == "api" or worktree):
+                await _counted(self.manager, _IDS[name])
+        if self.scenario == "diff":
+            _edit(ROOT / "api")
+        if self.scenario == "finish":
+            _edit(ROOT / "api" / ".claude" / "worktrees" / "fix-race")
         shown = {
             "main": "flaky",
             "bash": "flaky",
@@ -305,6 +367,8 @@ class DemoApp(CctuiApp):
             "peek": "flaky",
             "project_form": "flaky",
             "project_remove": "flaky",
+            "diff": "flaky",
+            "finish": "readme",
             "rewind": "flaky",
         }.get(self.scenario)
         if shown is not None:
@@ -332,6 +396,14 @@ class DemoApp(CctuiApp):
             )
         self.approvals.pump()
         self.ready.set()
+
+
+async def _counted(manager: SessionManager, session_id: str) -> None:
+    """Wait for the turn's change count, so the demo's own edits after it are not in it."""
+    for _ in range(250):
+        if any(e.kind == "changes" for e in manager.events(session_id).events):
+            return
+        await asyncio.sleep(0.02)
 
 
 def demo_app(scenario: str) -> DemoApp:
@@ -376,7 +448,7 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
         await settle(pilot, modal=scenario in ("bash", "edit", "plan", "question", "confirm"))
         if scenario in (
             *("main", "inbox", "help", "new", "metrics", "projects", "waiting", "peek"),
-            *("project_form", "project_remove", "rewind"),
+            *("project_form", "project_remove", "diff", "finish", "rewind"),
         ):
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
             await app.settle()
@@ -410,6 +482,13 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
                 screen = app.screen
                 if getattr(screen, "reply_text", None) is not None:
                     break
+        if scenario == "diff":
+            await pilot.press("d")
+            await _until(pilot, lambda: isinstance(app.screen, DiffScreen) and app.screen.drawn)
+        if scenario == "finish":
+            await pilot.press("f")
+            await _until(pilot, lambda: isinstance(app.screen, FinishScreen))
+            await pilot.press("x")
         if scenario == "rewind":
             app.query(PromptBlock).first().focus()
             await pilot.press("r")
@@ -428,6 +507,15 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
         await pilot.wait_for_scheduled_animations()
 
     return run_before
+
+
+async def _until(pilot: Pilot[None], done: Callable[[], bool]) -> None:
+    for _ in range(300):
+        if done():
+            return
+        await pilot.pause()
+        await asyncio.sleep(0.02)
+    raise AssertionError("the screen did not come up")
 
 
 # MCP calls recorded for the metrics scenario: (tool, outcome, ms, elicitation retry).

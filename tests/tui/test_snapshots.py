@@ -25,6 +25,8 @@ SCENARIOS = {
     "peek": "space on a waiting row: the request to answer, the last reply, a reply line",
     "project_form": "the projects page registers a directory (the current one by default)",
     "project_remove": "removing a project asks first and says what stays",
+    "diff": "the diff page: changed files with +/- counts, each file's diff in colour",
+    "finish": "finishing a worktree: its state, and a discard listing what it would lose",
     "rewind": "r on a prompt: the files a rewind would put back (the dry run), y or esc",
 }
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from cctui.core import PendingInput, SessionInfo, SessionStatus, call_detail
 from cctui.mcp_server.schemas.common import Out
+from cctui.mcp_server.schemas.worktrees import WorktreeOut
 from cctui.timestamps import iso_z
 
 SeedStatus = Literal["running", "waiting_for_input", "completed", "error", "interrupted"]
@@ -112,6 +113,10 @@ class SessionFields(Out):
     model: str | None = None
     """The model the session was started with (None: the CLI's default)."""
     created_at: str = ""
+    worktree: WorktreeOut | None = None
+    """The session's own git worktree (null: it runs in its directory as it is)."""
+    base_commit: str | None = None
+    """The commit its diff is against (claude_get_diff)."""
     session_id_004: str = Field(default="", alias="session_id")
     """Seed 004's ``session_id`` (filled from the same keyword as ``sessionId``)."""
     started_at: str = Field(default="", alias="started_at")
@@ -138,6 +143,10 @@ class SessionFields(Out):
             "permission_mode": info.permission_mode,
             "last_seq": info.last_seq,
             "pending_input_ids": list(info.pending_input_ids),
+            "worktree": (
+                WorktreeOut.of(info.worktree, gone=info.worktree_gone) if info.worktree else None
+            ),
+            "base_commit": info.base_commit,
         }
 
 

@@ -16,6 +16,7 @@ from cctui.mcp_server.tools import (
     seed004,
     sessions,
     team,
+    worktrees,
 )
 
 __all__ = [
@@ -31,4 +32,5 @@ __all__ = [
     "seed004",
     "sessions",
     "team",
+    "worktrees",
 ]

@@ -58,6 +58,7 @@ from cctui.mcp_server.schemas.seed004 import (
     start_status,
 )
 from cctui.mcp_server.schemas.sessions import PendingInputOut, WaitOut
+from cctui.mcp_server.schemas.worktrees import Worktree
 from cctui.projects import context
 from cctui.timestamps import iso_z
 
@@ -222,6 +223,7 @@ def register(
                 "session's directory, or cctui's session-logs directory)"
             ),
         ] = None,
+        worktree: Worktree = None,
     ) -> StartSessionOut:
         """Start a new Claude Code session (seed 004 start_session); returns at once.
 
@@ -238,7 +240,7 @@ def register(
             teammate=teammate_name,
             log_file=log_file,
         )
-        info = await manager.create(prompt, config, session_id=session_id)
+        info = await manager.create(prompt, config, session_id=session_id, worktree=worktree)
         broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
         return StartSessionOut(
             session_id=info.session_id,

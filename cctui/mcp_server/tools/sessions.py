@@ -30,6 +30,7 @@ from cctui.mcp_server.schemas.sessions import (
     WaitOut,
     seed_status,
 )
+from cctui.mcp_server.schemas.worktrees import Worktree
 
 INTERRUPT_WAIT_S = 30.0
 """claude_interrupt waits this long for the CLI to end its turn; then it ends the process
@@ -110,6 +111,7 @@ def register(
                 "(a list, no shell); [] for none; default: the project's or config's"
             ),
         ] = None,
+        worktree: Worktree = None,
     ) -> SessionOut:
         """Start a new Claude Code session in a project; returns its sessionId at once.
 
@@ -138,7 +140,7 @@ def register(
         if prompt is None and template is not None:
             prompt = templates.find(settings, template).prompt
         keep_reachable(broker, ctx)  # seed 002 Flow A: asked later, while it only polls
-        info = await manager.create(prompt, config, session_id=sessionId)
+        info = await manager.create(prompt, config, session_id=sessionId, worktree=worktree)
         broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
         return SessionOut.of(info)
 
@@ -395,9 +397,13 @@ def register(
         prompt: Annotated[
             str | None, Field(description="First message for the fork; omit to start idle")
         ] = None,
+        worktree: Worktree = None,
     ) -> SessionOut:
-        """Copy a Claude Code session's history into a new session (new sessionId) and run it."""
+        """Copy a Claude Code session's history into a new session (new sessionId) and run it.
+
+        With worktree, the fork runs in a new git worktree branched from the source's HEAD.
+        """
         keep_reachable(broker, ctx)
-        info = await manager.fork(sessionId, prompt)
+        info = await manager.fork(sessionId, prompt, worktree=worktree)
         broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
         return SessionOut.of(info)

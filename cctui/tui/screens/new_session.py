@@ -1,4 +1,4 @@
-"""The new-session form: template, prompt, directory, model, permission mode."""
+"""The new-session form: template, prompt, directory, model, permission mode, worktree."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from cctui.config import SessionTemplate
 from cctui.core import PermissionModeName, SessionConfig
@@ -40,6 +40,8 @@ class NewSessionRequest:
     config: SessionConfig
     template: str | None = None
     """The config template chosen; what the form shows (prompt, model, mode) wins over it."""
+    worktree: bool | str = False
+    """Start in a new git worktree: True (a name from the prompt) or the name typed."""
 
 
 class NewSessionScreen(ModalScreen[NewSessionRequest | None]):
@@ -82,6 +84,13 @@ class NewSessionScreen(ModalScreen[NewSessionRequest | None]):
             yield Input(placeholder="What should Claude do?", id="prompt")
             yield Label("Directory")
             yield Input(str(self._cwd), id="cwd")
+            with Horizontal(id="worktree-row"):
+                yield Checkbox("Own git worktree", id="worktree")
+                yield Input(
+                    placeholder="name (optional): branch worktree-<name>",
+                    id="worktree-name",
+                    disabled=True,
+                )
             with Horizontal(id="selects"):
                 with Vertical():
                     yield Label("Model")
@@ -117,6 +126,10 @@ class NewSessionScreen(ModalScreen[NewSessionRequest | None]):
         if template is not None and template.permission_mode:
             self.query_one("#mode", Select).value = template.permission_mode
 
+    @on(Checkbox.Changed, "#worktree")
+    def _worktree_toggled(self, event: Checkbox.Changed) -> None:
+        self.query_one("#worktree-name", Input).disabled = not event.value
+
     def action_cancel(self) -> None:
         self.dismiss(None)
 
@@ -148,4 +161,7 @@ class NewSessionScreen(ModalScreen[NewSessionRequest | None]):
         )
         chosen = self.query("#template").first(Select).value if self._templates else None
         template = chosen if isinstance(chosen, str) else None
-        self.dismiss(NewSessionRequest(prompt, config, template))
+        worktree: bool | str = False
+        if self.query_one("#worktree", Checkbox).value:
+            worktree = self.query_one("#worktree-name", Input).value.strip() or True
+        self.dismiss(NewSessionRequest(prompt, config, template, worktree))

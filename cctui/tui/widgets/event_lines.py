@@ -1,6 +1,6 @@
 """The one-line widgets of a transcript: a prompt, a status ending, an approval asked and
-answered, a turn's result, files rewound, an error (what ``Transcript`` mounts for each such
-event)."""
+answered, a turn's result and what it changed, files rewound, an error (what
+``Transcript`` mounts for each such event)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from textual.widget import Widget
 
 from cctui.core import (
     ApiRetryEvent,
+    ChangesEvent,
     ErrorEvent,
     FilesRewoundEvent,
     InputRequestedEvent,
@@ -92,6 +93,15 @@ def event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
         content = _result_line(event)
         classes = "-interrupted" if event.interrupted else "-error" if event.is_error else ""
         return lambda: ResultBlock(content, classes=classes)
+    if isinstance(event, ChangesEvent):
+        if not event.files:
+            return None
+        changed = Content.assemble(
+            ("  ± ", "$text-muted"),
+            (event.summary, "bold"),
+            ("  this turn · d: the session's diff", "$text-muted"),
+        )
+        return lambda: Note(changed, classes="changes")
     if isinstance(event, FilesRewoundEvent):
         rewound = _rewound_line(event)
         return lambda: Note(rewound, classes="rewound")

@@ -207,6 +207,10 @@ class SessionList(DataTable[Text]):
             fmt.one_line(r.title or "(no prompt yet)", self._title_width),
             style="" if r.title else muted,
         )
+        if r.worktree_label is not None:
+            tag = self._colour("text-warning" if r.worktree == "gone" else "text-accent")
+            title = Text.assemble((r.worktree_label + " ", tag), title)
+            title.truncate(self._title_width, overflow="ellipsis")
         return (
             status,
             Text(fmt.one_line(r.project, 10)),

@@ -276,6 +276,11 @@ class SessionPane(Vertical):
             return
         glyph, label, var = fmt.badge(row.status)
         bits = [row.project or "", str(row.cwd or ""), row.session_id[:8]]
+        if row.worktree_label is not None:
+            hint = {"active": "f: finish", "gone": "removed by hand · f: finish"}.get(
+                row.worktree or ""
+            )
+            bits.insert(1, row.worktree_label + (f" · {hint}" if hint else ""))
         if row.cost_usd:
             bits.append(fmt.cost(row.cost_usd))
         if row.pending:
