@@ -99,3 +99,15 @@ class TeamNotFound(CctuiError):
     """No session cctui knows belongs to this team."""
 
     code = "team_not_found"
+
+
+class SettingRefused(CctuiError):
+    """The CLI refused a live change (a permission mode or a model); the message is its own."""
+
+    code = "setting_refused"
+
+
+class RuleNotFound(CctuiError):
+    """No permission rule of this text is in the named settings file."""
+
+    code = "rule_not_found"

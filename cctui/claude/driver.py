@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from typing import Protocol
 
-from cctui.claude.frames import Frame, LaunchSpec, PermissionHandler
+from cctui.claude.frames import (
+    Frame,
+    LaunchSpec,
+    ModelOption,
+    PermissionHandler,
+    PermissionModeName,
+)
 
 
 class Driver(Protocol):
@@ -19,6 +25,26 @@ class Driver(Protocol):
 
     async def interrupt(self) -> None:
         """Stop the current turn with the control request; the process lives on."""
+
+    async def set_permission_mode(self, mode: PermissionModeName) -> None:
+        """The control request ``set_permission_mode`` (also mid-turn).
+
+        Raises:
+            SettingRefused: the CLI refused it (its own words).
+        """
+
+    async def set_model(self, model: str | None) -> None:
+        """The control request ``set_model``; None goes back to the default model. The next
+        API request uses it, also mid-turn.
+
+        Raises:
+            SettingRefused: the CLI refused it (its own words).
+        """
+
+    @property
+    def models(self) -> tuple[ModelOption, ...]:
+        """The models the CLI offers (known once connected; empty before)."""
+        ...
 
     def frames(self) -> AsyncIterator[Frame]:
         """Every frame until the process ends; the last one is ``ProcessExited``."""

@@ -103,6 +103,20 @@ class ResultEvent(_Event):
     """The CLI's token usage for the turn (input/output/cache tokens), as it reports it."""
 
 
+class SettingChangedEvent(_Event):
+    """The session's permission mode or model changed (by cctui, or by the CLI itself, as
+    when a plan is approved), or was kept for the next start of an ended session."""
+
+    kind: Literal["setting"] = "setting"
+    setting: Literal["permission_mode", "model"]
+    value: str | None
+    """The new mode; the new model (None: the CLI's default)."""
+    previous: str | None = None
+    applies: Literal["now", "next_start"] = "now"
+    """``now``: the live process took it (the mode is confirmed by the CLI, a model applies
+    to its next request); ``next_start``: no process runs, the next resume starts with it."""
+
+
 class ErrorEvent(_Event):
     """Something went wrong that the reader should see (CLI crash, API error, bad resume)."""
 
@@ -118,6 +132,7 @@ SessionEvent = Annotated[
     | InputRequestedEvent
     | InputResolvedEvent
     | ResultEvent
+    | SettingChangedEvent
     | ErrorEvent,
     Field(discriminator="kind"),
 ]

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from cctui.claude.driver import ClaudeDriver, DriverFactory
+from cctui.claude.frames import ModelOption
 from cctui.config import Settings
-from cctui.core import launch
+from cctui.core import launch, steering
 from cctui.core.audit import AuditLog
 from cctui.core.buffer import Page
 from cctui.core.decisions.desk import InputDesk
@@ -70,6 +71,7 @@ class SessionManager:
         """Every pending input: who is asked, the answers, confirmations, the human."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._shutting_down = False
+        self._models: tuple[ModelOption, ...] = ()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -249,6 +251,43 @@ class SessionManager:
         session = Session(self, new_id, config, record=record)
         await self._start(session, prompt, resume=source.id, fork=True, session_id=new_id)
         return session.info()
+
+    async def set_permission_mode(self, session_id: str, mode: str) -> steering.SettingChange:
+        """Switch a session's permission mode: live through the CLI (also mid-turn), else
+        for its next start; kept in the registry either way (``steering``).
+
+        Raises:
+            SessionNotFound, ValidationFailed, SettingRefused (the CLI's words).
+        """
+        return await steering.set_permission_mode(await self._settled(session_id), mode)
+
+    async def cycle_permission_mode(self, session_id: str) -> steering.SettingChange:
+        """The next mode in ``steering.MODE_CYCLE`` (the TUI's ``shift+tab``)."""
+        session = await self._settled(session_id)
+        mode = steering.next_mode(
+            session.state.permission_mode, bypass_allowed=steering.bypass_allowed(session)
+        )
+        return await steering.set_permission_mode(session, mode)
+
+    async def set_model(self, session_id: str, model: str | None) -> steering.SettingChange:
+        """Switch a session's model (None: the default): live from its next request, else
+        for its next start; kept in the registry either way.
+
+        Raises:
+            SessionNotFound, SettingRefused (the CLI's words).
+        """
+        return await steering.set_model(await self._settled(session_id), model)
+
+    def models(self, session_id: str | None = None) -> tuple[ModelOption, ...]:
+        """The models to offer: what the session's process (or the last one that said)
+        offers, else a short list of the CLI's aliases."""
+        session = self._sessions.get(session_id) if session_id else None
+        offered = session.process.models if session is not None else ()
+        if not offered:
+            offered = next((s.process.models for s in self._sessions if s.process.models), ())
+        if offered:
+            self._models = offered
+        return self._models or steering.FALLBACK_MODELS
 
     # ------------------------------------------------------------------ queries
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from cctui.claude.frames import PERMISSION_MODES
 from cctui.core.buffer import EventBuffer
 from cctui.core.decisions.desk import InputDesk
 from cctui.core.events import SessionEvent
@@ -44,7 +45,7 @@ class Session:
         record: SessionRecord | None = None,
     ) -> None:
         self.id = session_id
-        self.config = config
+        self._config = config
         now = datetime.now(UTC)
         self.created_at = record.created_at if record else now
         self.title = (record.title if record else None) or config.title
@@ -56,6 +57,7 @@ class Session:
             turns=TurnLedger(record),
             buffer=EventBuffer(host.settings.event_buffer_size),
             permission_mode=config.permission_mode,
+            model=config.model,
             last_activity=record.last_activity if record else now,
             fan_out=host.publish,
             save=lambda: host.save(session_id),
@@ -91,6 +93,26 @@ class Session:
         """The current claude process; a resume starts a new one here."""
 
     # ------------------------------------------------------------------ state
+
+    @property
+    def config(self) -> SessionConfig:
+        """How the session starts next: its settings, with the permission mode it has now
+        and the model last chosen, so a resume starts where the session left off. (A
+        ``skip_permissions`` session always starts in ``bypassPermissions``.)"""
+        mode = self.state.permission_mode
+        config = self._config
+        if (
+            mode != config.permission_mode
+            and mode in PERMISSION_MODES
+            and not config.skip_permissions
+        ):
+            self._config = config = config.model_copy(update={"permission_mode": mode})
+        return config
+
+    def choose_model(self, model: str | None) -> None:
+        """Use ``model`` from now on (None: the CLI's default), this process and the next."""
+        self._config = self._config.model_copy(update={"model": model})
+        self.state.model = model
 
     @property
     def status(self) -> SessionStatus:
@@ -147,6 +169,7 @@ class Session:
             total_cost_usd=state.turns.total_cost,
             num_turns=state.turns.num_turns,
             permission_mode=state.permission_mode,
+            model=state.model,
             last_result=state.last_result,
             error=state.error,
             pid=self.process.pid,

@@ -10,9 +10,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import datetime
+from typing import Literal
 
 from cctui.core.buffer import EventBuffer
-from cctui.core.events import SessionEvent, StatusChanged
+from cctui.core.events import SessionEvent, SettingChangedEvent, StatusChanged
 from cctui.core.states import SessionStatus, can_transition
 from cctui.core.turns import TurnLedger
 
@@ -32,6 +33,7 @@ class SessionState:
         turns: TurnLedger,
         buffer: EventBuffer[SessionEvent],
         permission_mode: str,
+        model: str | None = None,
         last_activity: datetime,
         fan_out: Callable[[SessionEvent], None],
         save: Callable[[], None],
@@ -45,7 +47,11 @@ class SessionState:
         """Outstanding turns, agentic turns and cost: the one place that counts them."""
         self.buffer = buffer
         self.permission_mode = permission_mode
-        """The CLI's current mode: a plan-mode session leaves ``plan`` once its plan is approved."""
+        """The CLI's current mode: a plan-mode session leaves ``plan`` once its plan is
+        approved; ``change_mode`` changes it."""
+        self.model = model
+        """The model in use: the CLI's own name for it once a turn started (``Init``), else
+        the one asked for (None: the CLI's default)."""
         self.last_result: str | None = None
         self.last_activity = last_activity
         self.interrupting = False
@@ -59,6 +65,28 @@ class SessionState:
         self.last_activity = stored.at
         self._fan_out(stored)
         return stored
+
+    def save(self) -> None:
+        """Persist the session's record (soon)."""
+        self._save()
+
+    def change_mode(self, mode: str, *, applies: Literal["now", "next_start"] = "now") -> None:
+        """The permission mode is now ``mode`` (the CLI said so, or it is kept for the next
+        start): an event and a registry save when it differs."""
+        previous = self.permission_mode
+        if mode == previous:
+            return
+        self.permission_mode = mode
+        self.publish(
+            SettingChangedEvent(
+                session_id=self.id,
+                setting="permission_mode",
+                value=mode,
+                previous=previous,
+                applies=applies,
+            )
+        )
+        self._save()
 
     def set_status(
         self, new: SessionStatus, error: str | None = None, *, force: bool = False

@@ -11,6 +11,7 @@ from cctui.core import (
     InputResolvedEvent,
     ResultEvent,
     SessionEvent,
+    SettingChangedEvent,
     StatusChanged,
     ToolUseEvent,
     UserMessageEvent,
@@ -44,6 +45,10 @@ def event_text(ev: SessionEvent) -> str:
             return f"[turn {state}] {ev.result or ''}".rstrip()
         case StatusChanged():
             return f"[status] {ev.status}" + (f": {ev.error}" if ev.error else "")
+        case SettingChangedEvent():
+            what = "mode" if ev.setting == "permission_mode" else "model"
+            when = "" if ev.applies == "now" else " (at the next start)"
+            return f"[{what}] {ev.previous or 'default'} -> {ev.value or 'default'}{when}"
         case ErrorEvent():
             return f"[error] {ev.message}"
 
