@@ -118,6 +118,10 @@ class Settings(BaseModel):
     """Claude Code's directory (``$CLAUDE_CONFIG_DIR`` or ``~/.claude``)."""
     state_dir: Path
     """cctui's own state: server.json, registry, audit log, log file."""
+    mcp_may_persist_rules: bool = False
+    """An MCP client's ``allowForProject`` is written to the project's settings at once;
+    off, it waits for the human at the TUI to confirm it (and applies to the session only
+    when nobody can)."""
     projects_config: Path | None = None
     """The project registry (seed 000); ``None`` means ``<claude_config_dir>/projects.json``,
     i.e. ``~/.claude/projects.json`` unless ``CLAUDE_CONFIG_DIR`` moves it."""
@@ -170,6 +174,7 @@ ENV_VARS: dict[str, str] = {
     "CCTUI_TOOLS": "tools_profile",
     "CCTUI_PROJECTS_CONFIG": "projects_config",
     "CCTUI_REVIEW_ROOTS": "review_roots",
+    "CCTUI_MCP_MAY_PERSIST_RULES": "mcp_may_persist_rules",
 }
 
 

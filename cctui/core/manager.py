@@ -20,10 +20,11 @@ from typing import Any
 from cctui.claude.driver import ClaudeDriver, DriverFactory
 from cctui.claude.frames import ModelOption
 from cctui.config import Settings
-from cctui.core import launch, steering
+from cctui.core import launch, rules, steering
 from cctui.core.audit import AuditLog
 from cctui.core.buffer import Page
 from cctui.core.decisions.desk import InputDesk
+from cctui.core.decisions.grants import ProjectGrant
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution
 from cctui.core.decisions.service import Decisions
 from cctui.core.events import SessionEvent, UserMessageEvent
@@ -347,6 +348,52 @@ class SessionManager:
             SessionNotFound, InputNotFound, InputAlreadyAnswered, ValidationFailed.
         """
         return self.decisions.respond(input_id, decision, decided_by, session_id=session_id)
+
+    def respond_as_client(
+        self,
+        input_id: str,
+        decision: Decision,
+        client: str,
+        *,
+        session_id: str | None = None,
+    ) -> tuple[Resolution, ProjectGrant | None]:
+        """An MCP client's answer; a project rule it asks for is gated
+        (``Decisions.respond_as_client``)."""
+        return self.decisions.respond_as_client(input_id, decision, client, session_id=session_id)
+
+    async def rules_for(self, directory: Path) -> rules.RulesInForce:
+        """The permission rules in force for ``directory``, each with its settings file."""
+        return await asyncio.to_thread(
+            rules.rules_in_force, directory, self.settings.claude_config_dir
+        )
+
+    async def remove_rule(
+        self,
+        directory: Path,
+        rule: str,
+        *,
+        source: rules.RuleSource,
+        behavior: rules.Behavior | None = None,
+        by: str,
+    ) -> rules.RuleChange:
+        """Remove one rule from a settings file that applies to ``directory`` (a backup is
+        kept beside it); audited.
+
+        Raises:
+            ValidationFailed (a managed rule), RuleNotFound, OSError.
+        """
+        change = await asyncio.to_thread(
+            rules.remove_rule,
+            directory,
+            self.settings.claude_config_dir,
+            rule,
+            source=source,
+            behavior=behavior,
+        )
+        self.audit.rule_change(
+            action="remove", rule=rule, behavior=change.behavior, file=str(change.file), by=by
+        )
+        return change
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive every event; returns the unsubscribe function."""

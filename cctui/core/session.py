@@ -80,6 +80,7 @@ class Session:
             tools=self.translator.tools,
             alive=lambda: self.process.alive,
             on_denied=self.translator.denied.add,
+            cwd=config.cwd,
         )
         """This session's pending inputs: asks in, answers out."""
         self.process = Process(
