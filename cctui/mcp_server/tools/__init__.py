@@ -12,7 +12,9 @@ from cctui.mcp_server.tools import (
     query,
     resources,
     review,
+    rules,
     sessions,
+    steering,
     team,
 )
 
@@ -25,6 +27,8 @@ __all__ = [
     "query",
     "resources",
     "review",
+    "rules",
     "sessions",
+    "steering",
     "team",
 ]
