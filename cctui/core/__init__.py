@@ -3,6 +3,7 @@
 Imports the ``claude`` adapter, ``history`` and ``config``; never textual or mcp.
 """
 
+from cctui.claude.frames import PermissionModeName
 from cctui.core.buffer import EventBuffer, Page
 from cctui.core.decisions.allowances import call_detail
 from cctui.core.decisions.requests import (
@@ -45,6 +46,7 @@ __all__ = [
     "Listener",
     "Page",
     "PendingInput",
+    "PermissionModeName",
     "Question",
     "QuestionOption",
     "Resolution",

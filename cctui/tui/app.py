@@ -1,17 +1,21 @@
-"""CctuiApp: wiring only. Screens draw, the bridge feeds them, the core does the work."""
+"""CctuiApp: the wiring, and what each app key does. Screens draw, the bridge feeds them,
+the approval controller shows what waits for the human, the core does the work."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections import Counter, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from importlib.resources import files
 from pathlib import Path, PurePath
 from typing import ClassVar
 
 from textual import events, on, work
-from textual.binding import Binding, BindingType
+from textual.app import App, SystemCommand
+from textual.binding import BindingType
 from textual.screen import Screen
 
 from cctui.config import Settings
@@ -21,59 +25,41 @@ from cctui.errors import CctuiError
 from cctui.history import HistoryIndex
 from cctui.projects import ProjectRegistry
 from cctui.tui import format as fmt
-from cctui.tui.app_actions import KeyActions
-from cctui.tui.approvals import ApprovalQueue
+from cctui.tui import keymap
+from cctui.tui.approvals import ApprovalController
 from cctui.tui.bridge import EventBridge
 from cctui.tui.gc_pause import GcPacer
 from cctui.tui.messages import InputRequested, InputResolved, OpenSession, SessionsActivity
 from cctui.tui.notify import desktop_notification
-from cctui.tui.screens.approval import ApprovalScreen
-from cctui.tui.screens.confirm import ConfirmScreen
+from cctui.tui.screens.help import HelpScreen
 from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
+from cctui.tui.screens.metrics import MetricsScreen
+from cctui.tui.screens.new_session import NewSessionRequest, NewSessionScreen
+from cctui.tui.screens.projects import ProjectsScreen
 from cctui.tui.sources import SessionSource
 from cctui.tui.widgets.session_pane import SessionPane
 from cctui.tui.widgets.transcript import Transcript
 
 log = logging.getLogger(__name__)
 
-STYLESHEETS = (
-    "app.tcss",
-    "main.tcss",
-    "approval.tcss",
-    "inbox.tcss",
-    "new_session.tcss",
-    "help.tcss",
-    "projects.tcss",
-    "metrics.tcss",
-)
-
 SHUTDOWN_TIMEOUT_S = 10.0
 """Quitting never hangs longer than this on a stuck session or service."""
 
 
 def stylesheet_paths() -> list[str | PurePath]:
-    """The .tcss files, wherever the package is installed (``styles/`` maps to cctui.styles)."""
-    root = files("cctui.styles")
-    return [Path(str(root / name)) for name in STYLESHEETS]
+    """Every .tcss file of the styles package (``styles/``, installed as cctui.styles), the
+    globals in ``app.tcss`` first. Found, not listed: a new screen's file is picked up."""
+    sheets = [Path(str(f)) for f in files("cctui.styles").iterdir() if f.name.endswith(".tcss")]
+    return [*sorted(sheets, key=lambda path: (path.name != "app.tcss", path.name))]
 
 
-class CctuiApp(KeyActions):
+class CctuiApp(App[None]):
     """The control room: a session list, live panes, approval modals and one inbox."""
 
     TITLE = "cctui"
     CSS_PATH = stylesheet_paths()
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "new_session", "New"),
-        Binding("a", "inbox", "Approvals"),
-        Binding("i", "interrupt", "Interrupt"),
-        Binding("k", "kill", "Kill"),
-        Binding("slash", "filter", "Filter"),
-        Binding("p", "projects", "Projects", show=False),
-        Binding("m", "metrics", "Metrics", show=False),  # on the help page and palette
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "quit", "Quit"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = keymap.bindings(keymap.APP)
 
     def __init__(
         self,
@@ -92,12 +78,12 @@ class CctuiApp(KeyActions):
         self.manager = manager
         self.services = tuple(services)
         self.source = SessionSource(settings, manager, history)
-        self.approvals = ApprovalQueue()
-        self._modal: ApprovalScreen | ConfirmScreen | None = None
+        self.approvals = ApprovalController(self, manager)
         self.alerts: deque[str] = deque(maxlen=50)
         """Desktop notifications sent (newest last); tests read it, nothing else does."""
         self._bridge = EventBridge(manager, self)
         self.project_registry = project_registry or ProjectRegistry(settings.projects_file)
+        """The TUI's one registry: the main screen's filter and the projects page read it."""
         self._detach_human: Callable[[], None] | None = None
         self._started: list[Service] = []
         self._shut_down = False
@@ -141,7 +127,7 @@ class CctuiApp(KeyActions):
                 )
         self._show_new_problems()  # e.g. a damaged registry set aside
         # The main screen composes after this handler; queue what needs it for later.
-        self.call_after_refresh(self.enqueue_existing)
+        self.call_after_refresh(self.approvals.enqueue_existing)
         self.watch_history()
         # Service status lines (e.g. MCP clients connecting) change without core events.
         self.set_interval(1.0, self._tick)
@@ -278,12 +264,6 @@ class CctuiApp(KeyActions):
         if not self.is_headless and self._driver is not None:
             self._driver.write(sequence)
 
-    def refresh_inbox(self) -> None:
-        """Reload the inbox if it is open."""
-        for screen in self.screen_stack:
-            if isinstance(screen, InboxScreen):
-                screen.reload()
-
     # -- bridge messages -----------------------------------------------------------------
 
     # Core events keep arriving while the app shuts down (the sessions are being stopped);
@@ -297,14 +277,12 @@ class CctuiApp(KeyActions):
     @on(InputRequested)
     def _input_requested(self, message: InputRequested) -> None:
         if self.is_running:
-            self.input_requested(message.pending)
-            self.refresh_inbox()
+            self.approvals.requested(message.pending)
 
     @on(InputResolved)
     def _input_resolved(self, message: InputResolved) -> None:
         if self.is_running:
-            self.input_resolved(message)
-            self.refresh_inbox()
+            self.approvals.resolved(message)
 
     @on(SessionPane.Send)
     def _send(self, event: SessionPane.Send) -> None:
@@ -316,12 +294,125 @@ class CctuiApp(KeyActions):
 
     @on(InboxScreen.Answer)
     def _inbox_answer(self, message: InboxScreen.Answer) -> None:
-        pending = {p.id: p for p in self.manager.pending()}.get(message.input_id)
-        if pending is None:
-            self.notify("That request was already answered.", severity="warning")
-            self.refresh_inbox()
-        elif message.decision is None or pending.kind == "confirmation":
-            self.open_approval(pending)  # a confirmation's choice is made in its modal
-        else:
-            self.answer(pending.id, message.decision)
-            self.refresh_inbox()
+        self.approvals.from_inbox(message)
+
+    # -- the app's keys (keymap.py binds them, lists them on the help page and the palette) -
+
+    def action_new_session(self) -> None:
+        cwd = self.settings.default_cwd or Path(os.getcwd())
+        row = self.main.sessions.row(self.main.current_session_id or "")
+        if row is not None and row.cwd is not None and row.cwd.is_dir():
+            cwd = row.cwd  # most new sessions continue in the project already on screen
+        screen = NewSessionScreen(
+            cwd=cwd,
+            permission_mode=self.settings.default_permission_mode,
+            templates=self.settings.templates,
+        )
+        self.push_screen(screen, callback=self._create)
+
+    def _create(self, request: NewSessionRequest | None) -> None:
+        if request is not None:
+            self.create_session(request)
+        self.call_later(self.approvals.pump)
+
+    @work(group="sessions", exit_on_error=False)
+    async def create_session(self, request: NewSessionRequest) -> None:
+        """Start a session and show it."""
+        try:
+            # The config's defaults, the project's launch prefix and the template, under
+            # what the form shows.
+            shown = request.config.model_dump(
+                include={"model", "permission_mode"}, exclude_none=True
+            )
+            config = self.manager.default_config(
+                request.config.cwd, template=request.template, **shown
+            )
+            info = await self.manager.create(request.prompt, config)
+        except CctuiError as exc:
+            self.notify(exc.message, title="Could not start the session", severity="error")
+            return
+        self.post_message(OpenSession(info.session_id))
+
+    @work(group="sessions", exit_on_error=False)
+    async def send_message(self, session_id: str, text: str) -> None:
+        """Send ``text``; an ended session is resumed by the core."""
+        try:
+            await self.manager.send(session_id, text)
+        except CctuiError as exc:
+            self.notify(exc.message, title="Not sent", severity="error")
+
+    def _current(self) -> str | None:
+        session_id = self.main.current_session_id
+        if session_id is None:
+            self.notify("Select a session first.", severity="warning")
+        return session_id
+
+    @work(group="sessions", exit_on_error=False)
+    async def action_interrupt(self) -> None:
+        session_id = self._current()
+        if session_id is None:
+            return
+        try:
+            await self.manager.interrupt(session_id)
+        except CctuiError as exc:
+            self.notify(exc.message, title="Not interrupted", severity="error")
+            return
+        self.notify("Interrupted the current turn.")
+
+    @work(group="sessions", exit_on_error=False)
+    async def action_kill(self) -> None:
+        session_id = self._current()
+        if session_id is None:
+            return
+        try:
+            await self.manager.kill(session_id)
+        except CctuiError as exc:
+            self.notify(exc.message, title="Not killed", severity="error")
+            return
+        self.notify("Session ended. Send it a message to resume it.")
+
+    def action_inbox(self) -> None:
+        if any(isinstance(s, InboxScreen) for s in self.screen_stack):
+            return
+        self.push_screen(
+            InboxScreen(self.manager.pending, self.describe_session), callback=self._pump_after
+        )
+
+    def action_filter(self) -> None:
+        self.main.start_filter()
+
+    def action_projects(self) -> None:
+        if not any(isinstance(s, ProjectsScreen) for s in self.screen_stack):
+            screen = ProjectsScreen(self.project_registry, self.source.rows())
+            self.push_screen(screen, callback=self._filter_project)
+
+    def _filter_project(self, project_id: str | None) -> None:
+        if project_id is not None:
+            self.main.set_filter(f"project:{project_id}")
+        self.call_later(self.approvals.pump)
+
+    def action_metrics(self) -> None:
+        if not any(isinstance(s, MetricsScreen) for s in self.screen_stack):
+            self.push_screen(
+                MetricsScreen(self.manager.metrics_snapshot), callback=self._pump_after
+            )
+
+    def action_help(self) -> None:
+        # Installed once: composing and styling the page again cost more than showing it.
+        if not self.is_screen_installed("help"):
+            self.install_screen(HelpScreen(), "help")
+        self.push_screen("help", callback=self._pump_after)
+
+    def _pump_after(self, _result: None) -> None:
+        # A modal queued while a form or help page was open may pop now.
+        self.call_later(self.approvals.pump)
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """The app's keys (from the key table), then Textual's commands that are not ours."""
+        ours = keymap.commands()
+        for command, key, action in ours:
+            yield SystemCommand(
+                command.title, f"{command.help} ({key})", partial(self.run_action, action)
+            )
+        titles = {command.title for command, _key, _action in ours}
+        yield from (c for c in super().get_system_commands(screen) if c.title not in titles)

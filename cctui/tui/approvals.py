@@ -1,16 +1,30 @@
-"""Which pending input gets a modal, and when: plain logic, no Textual.
+"""Approvals in the TUI: which pending input gets a modal and when, and showing it.
 
 Only inputs routed to the human pop a modal by themselves; every open input is in the inbox.
 One modal at a time; the others queue. ``esc`` ("later") keeps an input in the inbox without
-popping it again. The app asks this queue what to do and does it (push the modal, ring the
-bell, tell the core the answer); tests drive the queue directly.
+popping it again. ``ApprovalQueue`` decides (plain logic, no Textual); ``ApprovalController``,
+composed into the app, acts on it: pushes the modal, tells the core the answer, closes a
+modal someone else answered, keeps the inbox in step.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from cctui.core import PendingInput
+from cctui.core import Decision, PendingInput, SessionManager
+from cctui.errors import CctuiError, InputAlreadyAnswered
+from cctui.tui.messages import InputResolved
+from cctui.tui.screens.approval import ApprovalScreen
+from cctui.tui.screens.confirm import ConfirmScreen
+from cctui.tui.screens.decision import DecisionModal
+from cctui.tui.screens.inbox import InboxScreen
+
+if TYPE_CHECKING:
+    from cctui.tui.app import CctuiApp
+
+log = logging.getLogger(__name__)
 
 WHAT = {
     "permission": "permission request",
@@ -82,3 +96,120 @@ class ApprovalQueue:
             self.current = None
         if later:
             self._later.add(input_id)
+
+
+class ApprovalController:
+    """The app's side of approvals: asks the queue what to show, shows it, sends the answer.
+
+    The app passes every ``InputRequested`` and ``InputResolved`` here; the modal pops only
+    while nothing covers the main screen (``app.main_screen_on_top``).
+    """
+
+    def __init__(self, app: CctuiApp, manager: SessionManager) -> None:
+        self._app = app
+        self._manager = manager
+        self.queue = ApprovalQueue()
+        self.modal: DecisionModal | None = None
+        """The modal on screen, if any."""
+
+    @property
+    def queued(self) -> int:
+        """Modals waiting behind the one on screen."""
+        return self.queue.queued
+
+    def requested(self, pending: PendingInput) -> None:
+        """A new input (or one handed back): alert the human once, queue its modal."""
+        if self.queue.requested(pending):
+            self._app.alert_waiting(pending)
+        self.pump()
+        self._update_counter()
+        self.refresh_inbox()
+
+    def resolved(self, message: InputResolved) -> None:
+        """An input was answered; close its modal if someone else got there first."""
+        modal = self.modal
+        if (
+            self.queue.resolved(message.input_id)
+            and modal is not None
+            and message.decided_by != "tui"
+        ):
+            what = WHAT.get(modal.pending.kind, "request")
+            verb = {"allow": "allowed", "deny": "denied"}.get(message.decision, message.decision)
+            self._app.notify(
+                f"{modal.pending.tool_name} {what} was {verb} by {message.decided_by}.",
+                title="Answered elsewhere",
+            )
+            modal.withdraw(message.decided_by)
+        self._update_counter()
+        self.refresh_inbox()
+
+    def enqueue_existing(self) -> None:
+        """Pick up inputs that opened before the app subscribed."""
+        for pending in self._manager.pending():
+            self.requested(pending)
+
+    def pump(self) -> None:
+        """Show the next queued modal if nothing else is in the way."""
+        if self._app.main_screen_on_top():
+            pending = self.queue.next({p.id: p for p in self._manager.pending()})
+            if pending is not None:
+                self.open(pending)
+
+    def open(self, pending: PendingInput) -> None:
+        """Show ``pending``'s modal now (from the queue or the inbox)."""
+        if not self.queue.showing(pending.id):
+            return
+        modal = ConfirmScreen if pending.kind == "confirmation" else ApprovalScreen
+        screen = modal(
+            pending,
+            context=self._app.describe_session(pending.session_id),
+            queued=self.queue.queued,
+        )
+        self.modal = screen
+
+        def closed(decision: Decision | None) -> None:
+            withdrawn = screen.withdrawn_by is not None
+            self.queue.closed(pending.id, later=decision is None and not withdrawn)
+            if self.modal is screen:
+                self.modal = None
+            if decision is not None and not withdrawn:
+                self.answer(pending.id, decision)
+            # Let the screen stack settle before deciding whether the next modal may pop.
+            self._app.call_later(self.pump)
+            self._app.call_later(self.refresh_inbox)
+
+        self._app.push_screen(screen, callback=closed)
+
+    def answer(self, input_id: str, decision: Decision) -> None:
+        """Send the human's decision to the core; a lost race becomes a notice, not a crash."""
+        try:
+            self._manager.respond(input_id, decision, decided_by="tui")
+        except InputAlreadyAnswered as exc:
+            self._app.notify(exc.message, title="Too late", severity="warning")
+        except CctuiError as exc:
+            self._app.notify(exc.message, title="Could not answer", severity="error")
+        except Exception:  # the core failing must not take the UI down with it
+            log.exception("respond(%s) failed", input_id)
+            self._app.notify("Could not send the answer (see the log).", severity="error")
+
+    def from_inbox(self, message: InboxScreen.Answer) -> None:
+        """The inbox answered in place (``y``/``n``) or asked for the full modal."""
+        pending = {p.id: p for p in self._manager.pending()}.get(message.input_id)
+        if pending is None:
+            self._app.notify("That request was already answered.", severity="warning")
+            self.refresh_inbox()
+        elif message.decision is None or pending.kind == "confirmation":
+            self.open(pending)  # a confirmation's choice is made in its modal
+        else:
+            self.answer(pending.id, message.decision)
+            self.refresh_inbox()
+
+    def refresh_inbox(self) -> None:
+        """Reload the inbox if it is open."""
+        for screen in self._app.screen_stack:
+            if isinstance(screen, InboxScreen):
+                screen.reload()
+
+    def _update_counter(self) -> None:
+        if self.modal is not None and self.modal.is_mounted:
+            self.modal.set_queued(self.queue.queued)

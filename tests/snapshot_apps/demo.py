@@ -22,7 +22,7 @@ from cctui.core import SessionConfig, SessionManager
 from cctui.tui import clock
 from cctui.tui.app import CctuiApp
 from cctui.tui.screens.approval import ApprovalScreen
-from cctui.tui.screens.confirm import ConfirmScreen
+from cctui.tui.screens.decision import DecisionModal
 from tests.fakes.fake_driver import fake_driver_factory, plan, text, tool
 from tests.snapshot_apps.history import write_history, write_transcript
 
@@ -300,7 +300,7 @@ class DemoApp(CctuiApp):
                     ("overwrite", "append", "cancel"),
                 )
             )
-        self.pump_approvals()
+        self.approvals.pump()
         self.ready.set()
 
 
@@ -316,7 +316,7 @@ async def settle(pilot: Pilot[None], *, modal: bool = False) -> None:
     await app.seed()
     for _ in range(200):
         await pilot.pause()
-        if not modal or isinstance(app.screen, ApprovalScreen | ConfirmScreen):
+        if not modal or isinstance(app.screen, DecisionModal):
             break
         await asyncio.sleep(0.02)
     for widget in app.query(Input):

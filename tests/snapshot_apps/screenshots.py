@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from cctui.tui.screens.approval import ApprovalScreen
+from cctui.tui.screens.decision import DecisionModal
 from tests.snapshot_apps.demo import SIZE, demo_app, ready
 
 OUT = Path(__file__).resolve().parents[2] / "screenshots"
@@ -39,7 +39,7 @@ async def shoot(scenario: str, name: str) -> Path:
 
 def main() -> int:
     """Write every screenshot; prints the paths."""
-    ApprovalScreen.ARM_DELAY_S = 0.0
+    DecisionModal.ARM_DELAY_S = 0.0
     Input._toggle_cursor = lambda _self: None  # type: ignore[method-assign]
     OUT.mkdir(exist_ok=True)
     for scenario, name in SHOTS.items():

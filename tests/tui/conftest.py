@@ -19,7 +19,7 @@ from cctui.config import load_settings
 from cctui.core import SessionConfig, SessionManager
 from cctui.tui import clock
 from cctui.tui.app import CctuiApp
-from cctui.tui.screens.approval import ApprovalScreen
+from cctui.tui.screens.decision import DecisionModal
 from tests.fakes.fake_driver import FakeDriverFactory, Script, fake_driver_factory
 
 SIZE = (130, 36)
@@ -28,7 +28,7 @@ SIZE = (130, 36)
 @pytest.fixture(autouse=True)
 def armed_modals(monkeypatch: pytest.MonkeyPatch) -> None:
     """Modals accept keys at once (the real app ignores keys for 0.4 s after one appears)."""
-    monkeypatch.setattr(ApprovalScreen, "ARM_DELAY_S", 0.0)
+    monkeypatch.setattr(DecisionModal, "ARM_DELAY_S", 0.0)
 
 
 @pytest.fixture(autouse=True)

@@ -156,7 +156,7 @@ async def test_bell_and_desktop_notification_once_per_request(run_app: RunApp) -
         await h.create("please bash")
         await _modal(h)
         await h.pilot.press("escape")
-        h.app.enqueue_existing()  # the same request seen again
+        h.app.approvals.enqueue_existing()  # the same request seen again
         await h.pilot.pause(0.1)
         assert len(h.app.alerts) == 1
         assert "permission for Bash" in h.app.alerts[0]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pytest
 from mcp import Client
 from mcp.types import Implementation
 
@@ -15,11 +14,6 @@ from cctui.mcp_server.server import build_server
 from cctui.tui.screens.confirm import ConfirmScreen, choice_keys
 from cctui.tui.screens.projects import ProjectsScreen
 from tests.tui.conftest import Harness, RunApp
-
-
-@pytest.fixture(autouse=True)
-def armed_confirm(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ConfirmScreen, "ARM_DELAY_S", 0.0)
 
 
 def no_elicitation_client(h: Harness) -> Client:

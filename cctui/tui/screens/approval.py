@@ -6,21 +6,21 @@ session, ``esc`` puts it back in the inbox. Plan reviews and questions use the s
 
 from __future__ import annotations
 
-import time
 from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Input, Markdown, Static
 
 from cctui.core import Decision, PendingInput
 from cctui.tui import render
+from cctui.tui.keymap import bindings
+from cctui.tui.screens.decision import DecisionModal
 from cctui.tui.widgets.questions import QuestionForm
 
 _TITLES = {"permission": "Permission", "plan_review": "Plan review", "user_question": "Question"}
@@ -38,7 +38,7 @@ def allow_scope(pending: PendingInput) -> str:
 class ReasonInput(Input):
     """The optional deny reason / plan feedback; ``esc`` backs out of denying."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("ReasonInput")
 
     class Cancelled(Message):
         """The user backed out of denying."""
@@ -47,28 +47,13 @@ class ReasonInput(Input):
         self.post_message(self.Cancelled())
 
 
-class ApprovalScreen(ModalScreen[Decision | None]):
+class ApprovalScreen(DecisionModal):
     """Asks the human about one pending input."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "allow", "Allow"),
-        Binding("n", "deny", "Deny"),
-        Binding("A", "allow_always", "Allow for session"),
-        Binding("escape", "later", "Later"),
-    ]
-
-    ARM_DELAY_S: ClassVar[float] = 0.4
-    """Keys are ignored this long after the modal appears, so a 'y' typed into another
-    field a moment earlier cannot approve a tool call nobody has read yet."""
+    BINDINGS: ClassVar[list[BindingType]] = bindings("ApprovalScreen")
 
     def __init__(self, pending: PendingInput, *, context: str = "", queued: int = 0) -> None:
-        super().__init__(classes=f"-{pending.kind}")
-        self.pending = pending
-        self.context = context
-        self.queued = queued
-        self.withdrawn_by: str | None = None
-        """Set when another channel answered first and this modal closed itself."""
-        self._armed_at = 0.0
+        super().__init__(pending, context=context, queued=queued, classes=f"-{pending.kind}")
         self._denying = False
 
     def compose(self) -> ComposeResult:
@@ -94,7 +79,7 @@ class ApprovalScreen(ModalScreen[Decision | None]):
                     id="allow-scope",
                 )
             yield ReasonInput(placeholder=self._reason_placeholder(), id="reason")
-            yield Static(self._keys(), id="keys")
+            yield Static(self.key_line(), id="keys")
 
     def _body(self) -> Widget:
         p = self.pending
@@ -110,49 +95,23 @@ class ApprovalScreen(ModalScreen[Decision | None]):
             return "What should change? enter rejects with this feedback · esc back"
         return "Reason (optional) · enter denies · esc back"
 
-    def _keys(self) -> Content:
+    def key_pairs(self) -> list[tuple[str, str]]:
         kind = self.pending.kind
         if self._denying:
-            pairs = [("enter", "deny" if kind != "plan_review" else "reject"), ("esc", "back")]
-        elif kind == "plan_review":
-            pairs = [("y", "approve"), ("n", "reject with feedback"), ("esc", "later")]
-        elif kind == "user_question":
-            pairs = [("y", "send answers"), ("n", "decline"), ("esc", "later")]
-        else:
-            pairs = [
-                ("y", "allow"),
-                ("n", "deny"),
-                ("A", "allow for this session"),
-                ("esc", "later"),
-            ]
-        parts: list[Content | str] = []
-        for key, label in pairs:
-            parts += [Content.styled(f" {key} ", "bold reverse $text-accent"), f" {label}   "]
-        if self.queued:
-            parts.append(Content.styled(f"+{self.queued} more waiting", "$text-warning"))
-        return Content.assemble(*parts)
+            return [("enter", "deny" if kind != "plan_review" else "reject"), ("esc", "back")]
+        if kind == "plan_review":
+            return [("y", "approve"), ("n", "reject with feedback"), ("esc", "later")]
+        if kind == "user_question":
+            return [("y", "send answers"), ("n", "decline"), ("esc", "later")]
+        return [("y", "allow"), ("n", "deny"), ("A", "allow for this session"), ("esc", "later")]
 
     def on_mount(self) -> None:
-        self._armed_at = time.monotonic() + self.ARM_DELAY_S
         self.query_one("#reason").display = False
         form = self.query("#questions")
         (form.first() if form else self.query_one("#body")).focus()
 
-    def _armed(self) -> bool:
-        return time.monotonic() >= self._armed_at
-
-    def set_queued(self, queued: int) -> None:
-        """How many more wait behind this one (shown in the key line)."""
-        self.queued = queued
-        self.query_one("#keys", Static).update(self._keys())
-
-    def withdraw(self, decided_by: str) -> None:
-        """Someone else answered first: close without a decision."""
-        self.withdrawn_by = decided_by
-        self.dismiss(None)
-
     def action_allow(self) -> None:
-        if not self._armed() or self._denying:
+        if not self.armed() or self._denying:
             return
         if self.pending.kind == "user_question":
             form = self.query("#questions")
@@ -166,7 +125,7 @@ class ApprovalScreen(ModalScreen[Decision | None]):
         self.dismiss(Decision(behavior="allow"))
 
     def action_allow_always(self) -> None:
-        if not self._armed() or self._denying:
+        if not self.armed() or self._denying:
             return
         if self.pending.kind != "permission":
             self.action_allow()
@@ -174,16 +133,13 @@ class ApprovalScreen(ModalScreen[Decision | None]):
         self.dismiss(Decision(behavior="allow", always=True))
 
     def action_deny(self) -> None:
-        if not self._armed() or self._denying:
+        if not self.armed() or self._denying:
             return
         self._denying = True
         reason = self.query_one("#reason", ReasonInput)
         reason.display = True
         reason.focus()
-        self.query_one("#keys", Static).update(self._keys())
-
-    def action_later(self) -> None:
-        self.dismiss(None)
+        self.query_one("#keys", Static).update(self.key_line())
 
     @on(Input.Submitted, "#reason")
     def _deny_with_reason(self, event: Input.Submitted) -> None:
@@ -199,4 +155,4 @@ class ApprovalScreen(ModalScreen[Decision | None]):
         reason = self.query_one("#reason", ReasonInput)
         reason.display = False
         self.query_one("#body").focus()
-        self.query_one("#keys", Static).update(self._keys())
+        self.query_one("#keys", Static).update(self.key_line())

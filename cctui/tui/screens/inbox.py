@@ -9,7 +9,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
@@ -19,11 +19,13 @@ from textual.widgets import DataTable, Static
 from cctui.core import Decision, PendingInput
 from cctui.tui import format as fmt
 from cctui.tui import render
-from cctui.tui.screens.approval import ApprovalScreen
+from cctui.tui.keymap import bindings, key_line
+from cctui.tui.screens.decision import DecisionModal
 
 _KIND = {"permission": "permission", "plan_review": "plan", "user_question": "question"}
 _COLUMN_KEYS = ("age", "session", "kind", "what", "who")
 _COLUMN_LABELS = ("asked", "session", "request", "what", "asks")
+_KEYS = [("enter", "open"), ("y", "allow"), ("n", "deny"), ("esc", "close")]
 
 
 class InboxScreen(ModalScreen[None]):
@@ -34,12 +36,7 @@ class InboxScreen(ModalScreen[None]):
     when the list changes: a request nobody has read is never answered.
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open", "Open", priority=True),
-        Binding("y", "quick('allow')", "Allow"),
-        Binding("n", "quick('deny')", "Deny"),
-        Binding("escape,a", "close", "Close"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("InboxScreen")
 
     class Answer(Message):
         """Answer ``input_id`` with ``decision``, or open its modal when ``decision`` is None."""
@@ -65,7 +62,7 @@ class InboxScreen(ModalScreen[None]):
             yield DataTable[Text](id="table", cursor_type="row")
             with VerticalScroll(id="preview"):
                 yield Static(id="preview-body")
-            yield Static(_keys(), id="keys")
+            yield Static(key_line(_KEYS), id="keys")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -141,7 +138,7 @@ class InboxScreen(ModalScreen[None]):
         current = p.id if p is not None else None
         if current != self._armed_for:
             self._armed_for = current
-            self._armed_at = time.monotonic() + ApprovalScreen.ARM_DELAY_S
+            self._armed_at = time.monotonic() + DecisionModal.ARM_DELAY_S
 
     def _armed(self) -> bool:
         self._rearm()
@@ -193,10 +190,3 @@ class InboxScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
-
-
-def _keys() -> Content:
-    parts: list[Content | str] = []
-    for key, label in (("enter", "open"), ("y", "allow"), ("n", "deny"), ("esc", "close")):
-        parts += [Content.styled(f" {key} ", "bold reverse $text-accent"), f" {label}   "]
-    return Content.assemble(*parts)

@@ -9,7 +9,7 @@ from typing import ClassVar
 from pydantic import ValidationError
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
@@ -20,6 +20,7 @@ from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.core.catalog import parse_filter
 from cctui.projects import ProjectRegistry
+from cctui.tui.keymap import bindings
 from cctui.tui.messages import SessionsActivity
 from cctui.tui.projects_filter import with_registered_project
 from cctui.tui.sources import SessionSource
@@ -49,7 +50,7 @@ PREVIEW_DELAY_S = 0.12
 class FilterInput(Input):
     """The `/` filter; ``esc`` clears it."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "clear", "Clear", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("FilterInput")
 
     def action_clear(self) -> None:
         self.value = ""
@@ -77,8 +78,9 @@ class MainScreen(Screen[None]):
         self._manager = manager
         self._settings = settings
         self._source = source
-        self._service_lines = service_lines
         self._projects = projects
+        """The app's registry: ``project:NAME`` in the filter also means a registered one."""
+        self._service_lines = service_lines
         self._preview_timer: Timer | None = None
         self._stale: set[str] = set()
         self._stale_list = False

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Static
 
 from cctui.core.metrics import MetricsSnapshot
 from cctui.tui import format as fmt
+from cctui.tui.keymap import bindings
 
 REFRESH_S = 2.0
 
@@ -22,9 +23,7 @@ REFRESH_S = 2.0
 class MetricsScreen(ModalScreen[None]):
     """Totals, then one row per MCP tool and per session; refreshed while open."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,m,q", "close", "Close"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("MetricsScreen")
 
     def __init__(self, snapshot: Callable[[], MetricsSnapshot]) -> None:
         super().__init__()

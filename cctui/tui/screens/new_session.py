@@ -9,15 +9,15 @@ from typing import ClassVar, get_args
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from cctui.claude.frames import PermissionModeName
 from cctui.config import SessionTemplate
-from cctui.core import SessionConfig
+from cctui.core import PermissionModeName, SessionConfig
+from cctui.tui.keymap import bindings
 
 MODELS = ("sonnet", "opus", "haiku")
 """Aliases the CLI resolves to the current model of each family."""
@@ -45,10 +45,7 @@ class NewSessionRequest:
 class NewSessionScreen(ModalScreen[NewSessionRequest | None]):
     """Collects a prompt and settings; ``enter`` in the prompt or ``ctrl+s`` starts."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "submit", "Start", priority=True),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("NewSessionScreen")
 
     def __init__(
         self,

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Static
 
 from cctui.errors import CctuiError
 from cctui.projects import Project, ProjectRegistry, ago
+from cctui.tui.keymap import bindings
 from cctui.tui.rows import SessionRow
 
 
@@ -32,10 +33,7 @@ def sessions_in(project: Project, rows: Sequence[SessionRow]) -> int:
 class ProjectsScreen(ModalScreen[str | None]):
     """Registered projects; returns the id to filter by, or None."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,p", "close", "Close"),
-        Binding("enter", "choose", "Filter sessions", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("ProjectsScreen")
 
     def __init__(self, registry: ProjectRegistry, rows: Sequence[SessionRow]) -> None:
         super().__init__()

@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
@@ -19,6 +19,7 @@ from cctui.core import SessionManager
 from cctui.errors import CctuiError
 from cctui.history import TranscriptMessage, TranscriptPage, aread_transcript
 from cctui.tui import format as fmt
+from cctui.tui.keymap import bindings
 from cctui.tui.rows import SessionRow
 from cctui.tui.widgets.transcript import Transcript
 
@@ -44,7 +45,7 @@ class SessionHeader(Static):
 class MessageInput(Input):
     """The line that sends a message to the shown session."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "leave", "Back to list", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("MessageInput")
 
     class Leave(Message):
         """The user is done typing; focus goes back to the list."""

@@ -1,0 +1,301 @@
+"""Every key cctui binds, in one table: the bindings, the help page and the palette come from it.
+
+A ``Key`` says where it works (the class names in ``bind``, each with the action it runs
+there), how the footer labels it, what the help page says and, for the app's own keys, how
+the command palette offers it. The table is in help-page order, which is also the order of
+each screen's bindings (and so of the footer). A ``Note`` is a help line for a key cctui does
+not bind itself (a table's ``enter``, Textual's ``ctrl+p``).
+
+Adding a key: one ``Key`` here and the ``action_*`` it names; ``tests/tui/test_keymap.py``
+checks that every key is bound, on the help page and, for the app's keys, in the palette.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from textual.binding import Binding, BindingType
+from textual.content import Content
+
+APP = "CctuiApp"
+"""The owner of app-wide keys (they work on every screen that does not bind them itself)."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """How the command palette offers an app key."""
+
+    title: str
+    help: str
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key: the classes that bind it, and how the footer, help page and palette name it."""
+
+    keys: str
+    """Textual key names, comma-separated (``"escape,q"``); the help page shows the first."""
+    help: str
+    """What the help page says it does."""
+    bind: Mapping[str, str]
+    """Class name -> the action the key runs there (``"quick('allow')"`` passes arguments)."""
+    label: str = ""
+    """The footer's word for it."""
+    show: bool = True
+    """In the footer."""
+    priority: bool = False
+    """Before the focused widget's own bindings (Textual's ``priority``)."""
+    command: Command | None = None
+    """The palette entry; every key of the app has one."""
+
+    @property
+    def shown(self) -> str:
+        """The key as the help page and the palette write it."""
+        return display(self.keys.split(",")[0])
+
+
+@dataclass(frozen=True)
+class Note:
+    """A help line for a key that a widget handles itself (not bound by cctui)."""
+
+    shown: str
+    help: str
+
+
+@dataclass(frozen=True)
+class Section:
+    """A group of keys on the help page."""
+
+    title: str
+    column: int
+    """0: the left column, 1: the right (two columns fit a 36-row terminal)."""
+    lines: tuple[Key | Note, ...] = field(default=())
+
+
+_SHOWN = {"question_mark": "?", "slash": "/", "escape": "esc"}
+
+
+def display(key: str) -> str:
+    """How one Textual key name is written for people (``question_mark`` -> ``?``)."""
+    return _SHOWN.get(key, key)
+
+
+SECTIONS: tuple[Section, ...] = (
+    Section(
+        "Sessions",
+        0,
+        (
+            Key(
+                "n",
+                "new session",
+                {APP: "new_session"},
+                "New",
+                command=Command("New session", "Start a Claude Code session"),
+            ),
+            Key(
+                "a",
+                "inbox: everything waiting, every session",
+                {APP: "inbox"},
+                "Approvals",
+                command=Command("Approvals inbox", "Everything waiting for you"),
+            ),
+            Note("enter", "open the session, then type a message"),
+            Key(
+                "i",
+                "interrupt the current turn",
+                {APP: "interrupt"},
+                "Interrupt",
+                command=Command("Interrupt session", "Stop the current turn"),
+            ),
+            Key(
+                "k",
+                "kill its process (it stays resumable)",
+                {APP: "kill"},
+                "Kill",
+                command=Command("Kill session", "End the session's process"),
+            ),
+            Key(
+                "slash",
+                "filter: words, project:, status:live|waiting…",
+                {APP: "filter"},
+                "Filter",
+                command=Command("Filter sessions", "By text, project:, status:"),
+            ),
+            Key(
+                "p",
+                "projects (enter filters the list to one)",
+                {APP: "projects"},
+                "Projects",
+                show=False,
+                command=Command("Projects", "Registered projects, filter by one"),
+            ),
+            Note("tab", "list → output → message line"),
+            Key(
+                "escape",
+                "leave the message line / clear the filter",
+                {"MessageInput": "leave", "FilterInput": "clear"},
+                "Back to list",
+                show=False,
+            ),
+        ),
+    ),
+    Section(
+        "Output",
+        0,
+        (
+            Key(
+                "enter",
+                "on a tool call: show its input and result",
+                {"ToolTitle": "toggle_call"},
+                "Details",
+                show=False,
+            ),
+            Note("▲", "an 'earlier' line: press it or scroll up"),
+        ),
+    ),
+    Section(
+        "App",
+        0,
+        (
+            Note("ctrl+p", "command palette"),
+            Key(
+                "m",
+                "metrics: sessions, MCP tool calls, latency",
+                {APP: "metrics"},
+                "Metrics",
+                show=False,
+                command=Command("Metrics", "Sessions, MCP calls, latency"),
+            ),
+            Key(
+                "question_mark",
+                "this help",
+                {APP: "help"},
+                "Help",
+                command=Command("Keys", "Every key on one page"),
+            ),
+            Key(
+                "escape,question_mark,q",
+                "close this page (? and q too)",
+                {"HelpScreen": "close"},
+                "Close",
+            ),
+            Key(
+                "q",
+                "quit (ends every session cctui started)",
+                {APP: "quit"},
+                "Quit",
+                command=Command("Quit", "End every session cctui started, then quit"),
+            ),
+        ),
+    ),
+    Section(
+        "Approvals",
+        1,
+        (
+            Key(
+                "y",
+                "allow · approve a plan · send answers",
+                {"ApprovalScreen": "allow", "InboxScreen": "quick('allow')"},
+                "Allow",
+            ),
+            Key(
+                "n",
+                "deny, with an optional reason",
+                {"ApprovalScreen": "deny", "InboxScreen": "quick('deny')"},
+                "Deny",
+            ),
+            Key(
+                "A",
+                "allow for the session (the modal says what)",
+                {"ApprovalScreen": "allow_always"},
+                "Allow for session",
+            ),
+            Key(
+                "escape",
+                "later (it stays in the inbox) · back from a reason",
+                {"DecisionModal": "later", "ReasonInput": "cancel"},
+                "Later",
+            ),
+            Key(
+                "enter",
+                "in the inbox: open the request",
+                {"InboxScreen": "open"},
+                "Open",
+                priority=True,
+            ),
+            Key("escape,a", "in the inbox: close (a too)", {"InboxScreen": "close"}, "Close"),
+            Note("", "y/n wait a moment after a request shows"),
+        ),
+    ),
+    Section(
+        "New session form",
+        1,
+        (
+            Key(
+                "ctrl+s",
+                "start (enter in the prompt too)",
+                {"NewSessionScreen": "submit"},
+                "Start",
+                priority=True,
+            ),
+            Key("escape", "cancel", {"NewSessionScreen": "cancel"}, "Cancel"),
+        ),
+    ),
+    Section(
+        "Projects page",
+        1,
+        (
+            Key(
+                "enter",
+                "show the project's sessions",
+                {"ProjectsScreen": "choose"},
+                "Filter sessions",
+                show=False,
+            ),
+            Key("escape,p", "close (p too)", {"ProjectsScreen": "close"}, "Close"),
+        ),
+    ),
+    Section(
+        "Metrics page",
+        1,
+        (
+            Key(
+                "escape,m,q",
+                "close (m and q too); it refreshes every 2 s while open",
+                {"MetricsScreen": "close"},
+                "Close",
+            ),
+        ),
+    ),
+)
+"""The help page, top to bottom, left column first."""
+
+KEYS: tuple[Key, ...] = tuple(
+    line for section in SECTIONS for line in section.lines if isinstance(line, Key)
+)
+"""Every key cctui binds."""
+
+
+def bindings(owner: str) -> list[BindingType]:
+    """The ``BINDINGS`` of the class named ``owner``, in table order."""
+    return [
+        Binding(key.keys, key.bind[owner], key.label, show=key.show, priority=key.priority)
+        for key in KEYS
+        if owner in key.bind
+    ]
+
+
+def commands() -> list[tuple[Command, str, str]]:
+    """The palette's entries: (command, the key as shown, the app action it runs)."""
+    return [(k.command, k.shown, k.bind[APP]) for k in KEYS if k.command is not None]
+
+
+def key_line(pairs: list[tuple[str, str]], *, queued: int = 0) -> Content:
+    """The key line at the foot of a modal: `` y  allow   n  deny ``, then who else waits."""
+    parts: list[Content | str] = []
+    for key, label in pairs:
+        parts += [Content.styled(f" {key} ", "bold reverse $text-accent"), f" {label}   "]
+    if queued:
+        parts.append(Content.styled(f"+{queued} more waiting", "$text-warning"))
+    return Content.assemble(*parts)
