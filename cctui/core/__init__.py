@@ -3,7 +3,7 @@
 Imports the ``claude`` adapter, ``history`` and ``config``; never textual or mcp.
 """
 
-from cctui.claude.frames import PermissionModeName
+from cctui.claude.frames import ModelOption, PermissionModeName
 from cctui.core.buffer import EventBuffer, Page
 from cctui.core.decisions.allowances import call_detail
 from cctui.core.decisions.requests import (
@@ -44,6 +44,7 @@ __all__ = [
     "InputRequestedEvent",
     "InputResolvedEvent",
     "Listener",
+    "ModelOption",
     "Page",
     "PendingInput",
     "PermissionModeName",

@@ -7,6 +7,7 @@ session itself, so none of them needs the session (or the manager) to work.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from datetime import datetime
@@ -58,6 +59,7 @@ class SessionState:
         """An interrupt was sent: the turn's error result is expected, not a failure."""
         self._fan_out = fan_out
         self._save = save
+        self._mode_waiters: list[tuple[str, asyncio.Future[None]]] = []
 
     def publish(self, event: SessionEvent, merge_key: str | None = None) -> SessionEvent:
         """Store ``event`` in the buffer and fan it out."""
@@ -70,9 +72,23 @@ class SessionState:
         """Persist the session's record (soon)."""
         self._save()
 
+    def expect_mode(self, mode: str) -> asyncio.Future[None]:
+        """A future that completes when the CLI next reports ``mode`` (``change_mode``)."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._mode_waiters.append((mode, future))
+        return future
+
     def change_mode(self, mode: str, *, applies: Literal["now", "next_start"] = "now") -> None:
         """The permission mode is now ``mode`` (the CLI said so, or it is kept for the next
         start): an event and a registry save when it differs."""
+        waiting, self._mode_waiters = self._mode_waiters, []
+        for wanted, future in waiting:
+            if future.done():
+                continue
+            if wanted == mode:
+                future.set_result(None)
+            else:
+                self._mode_waiters.append((wanted, future))
         previous = self.permission_mode
         if mode == previous:
             return

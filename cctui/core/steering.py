@@ -14,6 +14,7 @@ the CLI allows it only for a process launched for it (claude-agent-sdk-python#25
 
 from __future__ import annotations
 
+import asyncio
 from typing import Literal
 
 from pydantic import BaseModel
@@ -34,6 +35,9 @@ BYPASS_HELP = (
     "launched without it (claude-agent-sdk-python#251). Start a new session that way, or "
     "use acceptEdits."
 )
+
+CONFIRM_S = 2.0
+"""How long a live mode switch waits for the CLI's status frame after its reply."""
 
 FALLBACK_MODELS = (
     ModelOption("default", "Default", "The CLI's default model"),
@@ -97,16 +101,21 @@ async def set_permission_mode(session: Session, mode: str) -> SettingChange:
     state = session.state
     previous = state.permission_mode
     if session.process.alive:
+        confirmed = state.expect_mode(wanted)
         try:
             await session.process.set_permission_mode(wanted)
+            # The CLI confirms with a status frame (the translator applies it). Waiting for
+            # it keeps quick switches in order: a late frame cannot undo a later switch.
+            await asyncio.wait_for(confirmed, CONFIRM_S)
         except SettingRefused as exc:
             raise SettingRefused(
                 exc.message,
                 suggestion=BYPASS_HELP if wanted == "bypassPermissions" else exc.suggestion,
             ) from None
-        # The CLI's status frame normally arrived already; if not, its reply stands in
-        # until the frame comes (the frame wins: the translator applies it).
-        state.change_mode(wanted)
+        except TimeoutError:
+            state.change_mode(wanted)  # no frame (yet): the CLI's reply stands in
+        finally:
+            confirmed.cancel()
         note = f"Permission mode is now {wanted} (claude confirmed it)."
         applies: Literal["now", "next_start"] = "now"
     else:

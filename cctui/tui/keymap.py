@@ -73,7 +73,7 @@ class Section:
     lines: tuple[Key | Note, ...] = field(default=())
 
 
-_SHOWN = {"question_mark": "?", "slash": "/", "escape": "esc"}
+_SHOWN = {"question_mark": "?", "slash": "/", "escape": "esc", "delete": "del"}
 
 
 def display(key: str) -> str:
@@ -114,6 +114,28 @@ SECTIONS: tuple[Section, ...] = (
                 {APP: "kill"},
                 "Kill",
                 command=Command("Kill session", "End the session's process"),
+            ),
+            Key(
+                "shift+tab",
+                "permission mode: default → acceptEdits → plan",
+                # The main screen's own: elsewhere shift+tab moves the focus back.
+                {APP: "cycle_mode", "MainScreen": "cycle_mode"},
+                "Mode",
+                command=Command("Cycle permission mode", "default → acceptEdits → plan"),
+            ),
+            Key(
+                "M",
+                "model: pick the session's model",
+                {APP: "pick_model"},
+                "Model",
+                command=Command("Pick model", "Switch the session's model"),
+            ),
+            Key(
+                "r",
+                "permission rules for the session's project",
+                {APP: "rules"},
+                "Rules",
+                command=Command("Permission rules", "Allow and deny rules in force; remove one"),
             ),
             Key(
                 "slash",
@@ -212,6 +234,12 @@ SECTIONS: tuple[Section, ...] = (
                 "Allow for session",
             ),
             Key(
+                "P",
+                "always allow in this project (rule and file shown)",
+                {"ApprovalScreen": "allow_project"},
+                "Allow in project",
+            ),
+            Key(
                 "escape",
                 "later (it stays in the inbox) · back from a reason",
                 {"DecisionModal": "later", "ReasonInput": "cancel"},
@@ -254,6 +282,39 @@ SECTIONS: tuple[Section, ...] = (
                 show=False,
             ),
             Key("escape,p", "close (p too)", {"ProjectsScreen": "close"}, "Close"),
+        ),
+    ),
+    Section(
+        "Model picker",
+        1,
+        (
+            Note("enter", "use the highlighted model"),
+            Key("escape", "cancel", {"ModelScreen": "cancel"}, "Cancel"),
+        ),
+    ),
+    Section(
+        "Rules page",
+        1,
+        (
+            Key(
+                "d,delete",
+                "remove the highlighted rule (asks first)",
+                {"RulesScreen": "remove"},
+                "Remove",
+            ),
+            Key("escape,r", "close (r too)", {"RulesScreen": "close"}, "Close"),
+            Key(
+                "y",
+                "asked to remove: yes (the old file stays as .bak)",
+                {"RemoveRuleScreen": "confirm"},
+                "Remove",
+            ),
+            Key(
+                "escape,n",
+                "asked to remove: keep it (n too)",
+                {"RemoveRuleScreen": "cancel"},
+                "Keep",
+            ),
         ),
     ),
     Section(

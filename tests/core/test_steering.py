@@ -144,3 +144,15 @@ async def test_a_refused_model_changes_nothing(
     assert manager.get(sid).config.model == "sonnet"
     assert not settings_events(manager, sid)
     assert [m.value for m in manager.models(sid)][:2] == ["default", "opus"]
+
+
+async def test_quick_switches_stay_in_order(manager: SessionManager, project: Path) -> None:
+    """Each switch waits for the CLI's confirmation, so a late frame cannot undo a later one."""
+    info = await manager.create("hi", manager.default_config(project))
+    sid = info.session_id
+    await manager.wait(sid, 5)
+    for _ in range(2):
+        await manager.cycle_permission_mode(sid)
+    await asyncio.sleep(0.05)
+    assert manager.get(sid).permission_mode == "plan"
+    assert [e.value for e in settings_events(manager, sid)] == ["acceptEdits", "plan"]

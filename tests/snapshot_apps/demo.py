@@ -8,6 +8,7 @@ the pane shows does not change from run to run.
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
@@ -126,6 +127,17 @@ SCRIPT: dict[str, list[Any]] = {
                 "&& kubectl --context staging get pods -l app=api",
                 "description": "Check the staging rollout",
             },
+            suggestions=(
+                {
+                    "type": "addRules",
+                    "rules": [
+                        {"toolName": "Bash", "ruleContent": "kubectl --context staging rollout *"},
+                        {"toolName": "Bash", "ruleContent": "kubectl --context staging get *"},
+                    ],
+                    "behavior": "allow",
+                    "destination": "localSettings",
+                },
+            ),
         ),
     ],
     "race": [text("I found the race; here is the fix."), tool("Edit", EDIT)],
@@ -215,6 +227,25 @@ def _history(claude_dir: Path, *, corrupt: int = 0) -> None:
     )
 
 
+def _rules(claude_dir: Path) -> None:
+    """Settings files for the rules page: the user's, the api project's shared and local."""
+    files = {
+        claude_dir / "settings.json": {
+            "permissions": {"allow": ["Read", "Bash(git status)"], "deny": ["Read(./.env)"]},
+            "theme": "dark",
+        },
+        ROOT / "api" / ".claude" / "settings.json": {
+            "permissions": {"ask": ["Bash(git push *)"], "deny": ["Bash(rm -rf *)"]}
+        },
+        ROOT / "api" / ".claude" / "settings.local.json": {
+            "permissions": {"allow": ["Bash(pytest -q *)", "Bash(npm test *)"]}
+        },
+    }
+    for path, data in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=2))
+
+
 class DemoApp(CctuiApp):
     """CctuiApp plus a scenario run on its own loop before the first screenshot.
 
@@ -260,6 +291,9 @@ class DemoApp(CctuiApp):
             "metrics": ["readme", "flaky", "deploy"],
             "projects": ["readme", "flaky", "race"],
             "confirm": ["readme"],
+            "model": ["readme", "flaky"],
+            "rules": ["readme", "flaky"],
+            "steer": ["readme", "flaky"],
         }[self.scenario]
         for name in wanted:
             project, prompt = PROMPTS[name]
@@ -280,9 +314,19 @@ class DemoApp(CctuiApp):
             "metrics": "flaky",
             "projects": "flaky",
             "confirm": "readme",
+            "model": "flaky",
+            "rules": "flaky",
+            "steer": "flaky",
         }.get(self.scenario)
         if shown is not None:
             self.main.open_session(_IDS[shown])
+        if self.scenario == "steer":
+            # What shift+tab twice and M -> opus do (the keys are driven in test_keys).
+            await self.manager.set_permission_mode(_IDS["flaky"], "acceptEdits")
+            await self.manager.set_permission_mode(_IDS["flaky"], "plan")
+            await self.manager.set_model(_IDS["flaky"], "opus")
+        if self.scenario == "rules":
+            _rules(self.settings.claude_config_dir)
         if self.scenario == "projects":
             self.project_registry.register("API service", str(ROOT / "api"), project_id="api")
             self.project_registry.register("Docs site", str(ROOT / "docs"), project_id="docs")
@@ -344,7 +388,9 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
         app = pilot.app
         assert isinstance(app, DemoApp)
         await settle(pilot, modal=scenario in ("bash", "edit", "plan", "question", "confirm"))
-        if scenario in ("main", "inbox", "help", "new", "metrics", "projects"):
+        if scenario in (
+            "main", "inbox", "help", "new", "metrics", "projects", "model", "rules", "steer"
+        ):  # fmt: skip
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
             await app.settle()
         if scenario == "inbox":
@@ -359,6 +405,15 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             form.query_one("#cwd", Input).value = "/home/you/src/cctui"
         if scenario == "projects":
             await pilot.press("p")
+        if scenario == "model":
+            await pilot.press("M")
+        if scenario == "rules":
+            await pilot.press("r")
+            rules = app.screen
+            for _ in range(100):
+                if getattr(rules, "view", None) is not None:
+                    break
+                await asyncio.sleep(0.02)
         if scenario == "metrics":
             for tool, outcome, ms, retry in _CALLS:
                 app.manager.record_tool_call(

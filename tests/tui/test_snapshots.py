@@ -21,6 +21,9 @@ SCENARIOS = {
     "metrics": "the metrics page: totals, MCP tools with latency percentiles, sessions",
     "projects": "the projects view: registered projects, their sessions, last access",
     "confirm": "a confirmation an MCP client needs (a file exists: overwrite, append, cancel)",
+    "model": "the model picker (M) over a live session, its model marked",
+    "rules": "the rules page (r): user, project and local rules with their files",
+    "steer": "a session switched to plan mode and opus: the pane's lines and header",
 }
 
 

@@ -98,8 +98,9 @@ async def confirm_and_write(
     """
     shown = ", ".join(grant.rules)
     try:
+        project = Path(grant.file).parent.parent.name if grant.file else "?"
         choice, by = await confirm(
-            f"rules:{item.session_id}",
+            f"project:{project}",
             "Always allow in this project?",
             f"The MCP client {client!r} asks to always allow {shown} in this project "
             f"(session {item.session_id[:8]}). Add it to {grant.file}? It is allowed for the "

@@ -1,5 +1,6 @@
 """The one-line widgets of a transcript: a prompt, a status ending, an approval asked and
-answered, a turn's result, an error (what ``Transcript`` mounts for each such event)."""
+answered, a change of mode or model, a turn's result, an error (what ``Transcript`` mounts
+for each such event)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from cctui.core import (
     InputResolvedEvent,
     ResultEvent,
     SessionEvent,
+    SettingChangedEvent,
     StatusChanged,
 )
 from cctui.tui import format as fmt
@@ -54,10 +56,32 @@ def event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
     if isinstance(event, ResultEvent):
         content, classes = _result_line(event), "-error" if event.is_error else ""
         return lambda: ResultBlock(content, classes=classes)
+    if isinstance(event, SettingChangedEvent):
+        setting = setting_line(event)
+        return lambda: Note(setting, classes="setting")
     if isinstance(event, ErrorEvent):
         message = f"✗ {event.message}"
         return lambda: Note(Content(message), classes="error")
     return None
+
+
+def setting_line(event: SettingChangedEvent) -> Content:
+    """``◇ mode default → plan · claude confirmed it``: what changed and when it took effect."""
+    what = "mode" if event.setting == "permission_mode" else "model"
+    before, after = event.previous or "default", event.value or "default"
+    if event.applies == "next_start":
+        when = "from the next start"
+    elif event.setting == "permission_mode":
+        when = "claude confirmed it"
+    else:
+        when = "from the next request"
+    return Content.assemble(
+        ("◇ ", "$text-accent"),
+        (f"{what} ", "bold"),
+        f"{before} → ",
+        (after, "bold"),
+        (f" · {when}", "$text-muted"),
+    )
 
 
 def _result_line(event: ResultEvent) -> Content:
