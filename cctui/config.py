@@ -114,6 +114,10 @@ class Settings(BaseModel):
     """Per project directory: a session whose cwd is inside it uses this prefix instead."""
     templates: dict[str, SessionTemplate] = Field(default_factory=dict)
     """Named session presets (``[templates.review]``), for ``template`` and the TUI form."""
+    file_checkpointing: bool = True
+    """Sessions cctui starts keep file checkpoints (Claude Code's copies of the files its edit
+    tools change, before each prompt), so their files can be rewound; each session records
+    whether it had them, and a resume keeps that."""
     claude_config_dir: Path
     """Claude Code's directory (``$CLAUDE_CONFIG_DIR`` or ``~/.claude``)."""
     state_dir: Path

@@ -111,3 +111,10 @@ class RuleNotFound(CctuiError):
     """No permission rule of this text is in the named settings file."""
 
     code = "rule_not_found"
+
+
+class RewindUnavailable(CctuiError):
+    """Files cannot be put back to before that prompt; the message says why (no file
+    checkpoints for the session, none for that prompt, or the CLI's own refusal)."""
+
+    code = "rewind_unavailable"

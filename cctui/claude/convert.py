@@ -4,7 +4,8 @@ Facts this relies on (CLI 2.1.330, see research/cli-protocol.md §5): ``system/i
 repeats at every turn; ``assistant`` lines carry one content block each and share the
 message id; ``stream_event`` carries raw SSE events whose ``message_start`` names the
 message the following text deltas belong to; a ``result`` may be ``success`` and still
-``is_error`` (API errors).
+``is_error`` (API errors); with ``--replay-user-messages`` each prompt the CLI takes in comes
+back as a ``user`` message with the prompt's uuid (tool results never look like that).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from cctui.claude.frames import (
     Frame,
     Init,
     ModeChanged,
+    PromptAccepted,
     TextDelta,
     ToolCall,
     ToolOutcome,
@@ -81,8 +83,13 @@ class FrameConverter:
         return frames
 
     def _user(self, message: UserMessage) -> list[Frame]:
-        if message.parent_tool_use_id is not None or isinstance(message.content, str):
+        if message.parent_tool_use_id is not None:
             return []
+        if isinstance(message.content, str) or not any(
+            isinstance(b, ToolResultBlock) for b in message.content
+        ):
+            # A prompt the CLI echoes (replay); the core ignores ids it did not send.
+            return [PromptAccepted(message.uuid)] if message.uuid else []
         return [
             ToolOutcome(b.tool_use_id, _content_text(b.content), bool(b.is_error))
             for b in message.content

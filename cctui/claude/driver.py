@@ -11,6 +11,7 @@ from cctui.claude.frames import (
     ModelOption,
     PermissionHandler,
     PermissionModeName,
+    RewindAnswer,
 )
 
 
@@ -20,8 +21,12 @@ class Driver(Protocol):
     async def connect(self) -> None:
         """Start the process; raises ``CliNotFound`` if the binary is missing or broken."""
 
-    async def send(self, text: str) -> None:
-        """Queue a user message; the CLI runs queued messages as separate turns."""
+    async def send(self, text: str, prompt_id: str | None = None) -> None:
+        """Queue a user message; the CLI runs queued messages as separate turns.
+
+        ``prompt_id`` (a fresh UUID) becomes the message's uuid: the CLI keeps it, and it
+        names the prompt's file checkpoint.
+        """
 
     async def interrupt(self) -> None:
         """Stop the current turn with the control request; the process lives on."""
@@ -44,6 +49,12 @@ class Driver(Protocol):
     @property
     def models(self) -> tuple[ModelOption, ...]:
         """The models the CLI offers (known once connected; empty before)."""
+        ...
+
+    async def rewind_files(self, prompt_id: str, *, dry_run: bool) -> RewindAnswer:
+        """Put the files back as they were just before the prompt ``prompt_id`` (needs
+        ``LaunchSpec.file_checkpointing``); a dry run only says what would change. A refusal
+        is an answer with ``can_rewind`` false and the CLI's reason, not an exception."""
         ...
 
     def frames(self) -> AsyncIterator[Frame]:

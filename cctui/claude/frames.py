@@ -62,6 +62,9 @@ class LaunchSpec(BaseModel):
     """Command words run before ``claude`` (e.g. ``doppler run --``)."""
     env: dict[str, str] = Field(default_factory=dict)
     """Extra environment for the CLI."""
+    file_checkpointing: bool = False
+    """Claude Code keeps a copy of the files its edit tools change, taken before each prompt,
+    so they can be put back (``rewind_files``); the CLI echoes each prompt it takes in."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,14 @@ class TurnResult:
 
 
 @dataclass(frozen=True)
+class PromptAccepted:
+    """The CLI took in the prompt sent with this id (its echo of the user message, which it
+    sends when file checkpointing is on); the id names the prompt's file checkpoint."""
+
+    prompt_id: str
+
+
+@dataclass(frozen=True)
 class ProcessExited:
     """The CLI process ended; the last frame a driver yields. ``error`` is None on a clean exit."""
 
@@ -150,6 +161,7 @@ Frame = (
     | ToolOutcome
     | ModeChanged
     | TurnResult
+    | PromptAccepted
     | ProcessExited
 )
 
@@ -191,6 +203,22 @@ class ModelOption:
     """What ``set_model`` / ``--model`` takes (``sonnet``, ``opus``, ``default``, ...)."""
     display_name: str
     description: str = ""
+
+
+@dataclass(frozen=True)
+class RewindAnswer:
+    """The CLI's answer to ``rewind_files`` (a dry run says what would change).
+
+    ``files_changed``, ``insertions`` and ``deletions`` come with a successful dry run;
+    ``skipped_links`` with a successful real one; ``error`` when it cannot rewind.
+    """
+
+    can_rewind: bool
+    error: str | None = None
+    files_changed: tuple[str, ...] = ()
+    insertions: int = 0
+    deletions: int = 0
+    skipped_links: int = 0
 
 
 PermissionHandler = Callable[[PermissionAsk], Awaitable[PermissionAnswer]]

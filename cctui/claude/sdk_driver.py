@@ -5,6 +5,14 @@ resume/fork flags) stays in the SDK. This adds what cctui needs on top: frames i
 of SDK messages, a fast and bounded shutdown (the SDK's disconnect waits 5 s after
 closing stdin, and a busy CLI keeps working meanwhile), an exit frame with the reason
 when the CLI dies, and the CLI's stderr in the log instead of on a terminal.
+
+File checkpoints (rewind): ``enable_file_checkpointing`` makes the SDK set
+``CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING`` for the CLI, which in SDK mode snapshots files
+only then. Each prompt goes out with a uuid of cctui's own (the CLI keeps it, and it names
+the checkpoint), and ``--replay-user-messages`` makes the CLI echo every prompt it takes in.
+The SDK's ``rewind_files`` throws the CLI's answer away and cannot ask for a dry run, so
+``rewind_files`` here sends the same control request through the SDK's own sender
+(``_control``), with ``dry_run``, and keeps the answer.
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ from cctui.claude.frames import (
     PermissionHandler,
     PermissionModeName,
     ProcessExited,
+    RewindAnswer,
     TurnResult,
 )
 from cctui.claude.reaper import descendants
@@ -57,6 +66,8 @@ CONTROL_TIMEOUT_S = 15.0
 """A live change (mode, model) the CLI has not answered by then is reported as failed (the
 SDK alone would wait 60 s)."""
 _STDERR_TAIL = 20
+REWIND_TIMEOUT_S = 60.0
+"""How long a rewind may take to answer (it copies every tracked file back)."""
 
 
 class SdkDriver:
@@ -100,6 +111,9 @@ class SdkDriver:
             can_use_tool=self._can_use_tool,
             stderr=self._on_stderr,
             env=dict(spec.env),
+            enable_file_checkpointing=spec.file_checkpointing,
+            # The CLI echoes each prompt it takes in (a PromptAccepted frame).
+            extra_args={"replay-user-messages": None} if spec.file_checkpointing else {},
         )
 
     # ------------------------------------------------------------------ Driver
@@ -159,11 +173,52 @@ class SdkDriver:
             self.spec.resume,
         )
 
-    async def send(self, text: str) -> None:
-        """Write a user message; the CLI queues it as its own turn."""
+    async def send(self, text: str, prompt_id: str | None = None) -> None:
+        """Write a user message; the CLI queues it as its own turn.
+
+        With ``prompt_id`` the message carries it as its uuid (the CLI keeps a host's uuid:
+        its echo, the turn's result and the file checkpoint all use it).
+        """
         client = self._require()
         self._outstanding += 1
-        await client.query(text)
+        if prompt_id is None:
+            await client.query(text)
+            return
+
+        async def message() -> AsyncIterator[dict[str, Any]]:
+            yield {
+                "type": "user",
+                "message": {"role": "user", "content": text},
+                "parent_tool_use_id": None,
+                "uuid": prompt_id,
+            }
+
+        await client.query(message())
+
+    async def rewind_files(self, prompt_id: str, *, dry_run: bool) -> RewindAnswer:
+        """The control request ``rewind_files`` with ``dry_run``, and the CLI's answer.
+
+        A dry run answers ``{canRewind, error?, filesChanged?, insertions?, deletions?}``; a
+        real run ``{canRewind, skippedLinks?}``, or a control error ``Failed to rewind: …``
+        (CLI 2.1.332), which becomes an answer with ``can_rewind`` false.
+        """
+        request = {"subtype": "rewind_files", "user_message_id": prompt_id, "dry_run": dry_run}
+        try:
+            reply = await self._control(request, REWIND_TIMEOUT_S)
+        except CliNotFound:
+            raise
+        except Exception as exc:  # the SDK raises a bare Exception for a control error
+            return RewindAnswer(can_rewind=False, error=redact_text(str(exc)))
+        files = reply.get("filesChanged")
+        error = reply.get("error")
+        return RewindAnswer(
+            can_rewind=reply.get("canRewind") is True,
+            error=str(error) if error is not None else None,
+            files_changed=tuple(str(f) for f in files) if isinstance(files, list) else (),
+            insertions=_count(reply.get("insertions")),
+            deletions=_count(reply.get("deletions")),
+            skipped_links=_count(reply.get("skippedLinks")),
+        )
 
     async def interrupt(self) -> None:
         """The control request ``interrupt``: the turn stops, the process lives."""
@@ -177,7 +232,7 @@ class SdkDriver:
             SettingRefused: the CLI refused it, in its own words.
         """
         client = self._require()
-        await self._control(client.set_permission_mode(mode), f"permission mode {mode!r}")
+        await self._change(client.set_permission_mode(mode), f"permission mode {mode!r}")
 
     async def set_model(self, model: str | None) -> None:
         """The control request ``set_model`` (None: the default model).
@@ -186,14 +241,15 @@ class SdkDriver:
             SettingRefused: the CLI refused it, in its own words.
         """
         client = self._require()
-        await self._control(client.set_model(model), f"model {model!r}")
+        await self._change(client.set_model(model), f"model {model!r}")
 
     @property
     def models(self) -> tuple[ModelOption, ...]:
         """The models the CLI offered in its initialize reply."""
         return self._models
 
-    async def _control(self, request: Any, what: str) -> None:
+    async def _change(self, request: Any, what: str) -> None:
+        """Await one of the SDK's live-change requests, bounded; a refusal in the CLI's words."""
         try:
             await asyncio.wait_for(request, CONTROL_TIMEOUT_S)
         except TimeoutError:
@@ -321,6 +377,27 @@ class SdkDriver:
             raise CliNotFound("claude is not running (connect first).")
         return self._client
 
+    async def _control(self, request: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        """Send a control request through the SDK's own sender and return the CLI's answer.
+
+        ``ClaudeSDKClient`` wraps a few control requests and drops what some of them answer
+        (``rewind_files`` returns None). ``Query._send_control_request`` is what those
+        wrappers call: it numbers the request, writes it and waits for the matching
+        response. It is private, so this is the one place that reaches it
+        (``tests/claude/test_sdk_driver.py`` pins that it exists); swap it for a public call
+        once the SDK returns the answer.
+        """
+        query = getattr(self._require(), "_query", None)
+        send = getattr(query, "_send_control_request", None)
+        if send is None:
+            raise CliNotFound(
+                "this claude-agent-sdk has no control-request sender cctui knows "
+                "(Query._send_control_request).",
+                suggestion="Install the claude-agent-sdk version cctui pins.",
+            )
+        reply = await send(request, timeout=timeout_s)
+        return reply if isinstance(reply, dict) else {}
+
     def _transport(self) -> Any:
         # The SDK has no public accessor for its process; the transport is the one place.
         return getattr(self._client, "_transport", None)
@@ -374,6 +451,10 @@ def _models(info: dict[str, Any] | None) -> tuple[ModelOption, ...]:
                 )
             )
     return tuple(out)
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 async def _wait_exit(proc: Any, timeout_s: float) -> None:

@@ -19,6 +19,7 @@ from cctui.core.decisions.service import Decisions
 from cctui.core.events import (
     AssistantTextEvent,
     ErrorEvent,
+    FilesRewoundEvent,
     InputRequestedEvent,
     InputResolvedEvent,
     ResultEvent,
@@ -29,7 +30,14 @@ from cctui.core.events import (
     UserMessageEvent,
 )
 from cctui.core.manager import Listener, SessionManager, WaitOutcome
-from cctui.core.models import SessionConfig, SessionInfo, SessionRecord, ToolUseSummary
+from cctui.core.models import (
+    PromptMark,
+    SessionConfig,
+    SessionInfo,
+    SessionRecord,
+    ToolUseSummary,
+)
+from cctui.core.rewind import RewindResult
 from cctui.core.states import LIVE, SessionStatus
 
 __all__ = [
@@ -41,6 +49,7 @@ __all__ = [
     "Decisions",
     "ErrorEvent",
     "EventBuffer",
+    "FilesRewoundEvent",
     "InputRequestedEvent",
     "InputResolvedEvent",
     "Listener",
@@ -48,10 +57,12 @@ __all__ = [
     "Page",
     "PendingInput",
     "PermissionModeName",
+    "PromptMark",
     "Question",
     "QuestionOption",
     "Resolution",
     "ResultEvent",
+    "RewindResult",
     "Router",
     "SessionConfig",
     "SessionEvent",

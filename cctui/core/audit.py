@@ -86,6 +86,32 @@ class AuditLog:
             }
         )
 
+    def rewind(
+        self,
+        *,
+        session_id: str,
+        prompt_id: str,
+        prompt_index: int | None,
+        by: str,
+        outcome: str,
+        files: tuple[str, ...] = (),
+        message: str = "",
+    ) -> None:
+        """Record a rewind of a session's files (``outcome``: ``rewound`` or the error code),
+        who asked for it and the files it changed."""
+        self._write(
+            {
+                "event": "rewind",
+                "session_id": session_id,
+                "prompt_id": prompt_id,
+                "prompt_index": prompt_index,
+                "by": by,
+                "outcome": outcome,
+                "files": list(files),
+                **({"message": message} if message else {}),
+            }
+        )
+
     def tool_call(
         self,
         client: str,

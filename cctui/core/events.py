@@ -47,6 +47,10 @@ class UserMessageEvent(_Event):
 
     kind: Literal["user"] = "user"
     text: str
+    prompt_id: str | None = None
+    """The uuid it was sent with (its file checkpoint's name; ``rewind_files`` takes it)."""
+    prompt_index: int | None = None
+    """Its place among the session's prompts, from 0 (``promptIndex``)."""
 
 
 class AssistantTextEvent(_Event):
@@ -117,6 +121,20 @@ class SettingChangedEvent(_Event):
     to its next request); ``next_start``: no process runs, the next resume starts with it."""
 
 
+class FilesRewoundEvent(_Event):
+    """Files were put back as they were just before a prompt (the conversation was not)."""
+
+    kind: Literal["files_rewound"] = "files_rewound"
+    prompt_id: str
+    prompt_index: int | None = None
+    files: tuple[str, ...] = ()
+    """The files the rewind changed, as the CLI's dry run listed them (absolute paths)."""
+    insertions: int = 0
+    deletions: int = 0
+    by: str = ""
+    """Who asked: ``tui`` or ``mcp:<client>``."""
+
+
 class ErrorEvent(_Event):
     """Something went wrong that the reader should see (CLI crash, API error, bad resume)."""
 
@@ -133,6 +151,7 @@ SessionEvent = Annotated[
     | InputResolvedEvent
     | ResultEvent
     | SettingChangedEvent
+    | FilesRewoundEvent
     | ErrorEvent,
     Field(discriminator="kind"),
 ]

@@ -98,6 +98,7 @@ def default_config(
         "cwd": where,
         "permission_mode": settings.default_permission_mode,
         "launch_prefix": prefix_for(settings, where),
+        "file_checkpointing": settings.file_checkpointing,
     }
     if template is not None:
         base |= templates.config_fields(templates.find(settings, template))
@@ -184,6 +185,7 @@ def launch_spec(settings: Settings, config: SessionConfig, **launch: Any) -> Lau
         skip_permissions=config.skip_permissions,
         cli_path=settings.claude_code_path,
         launch_prefix=config.launch_prefix,
+        file_checkpointing=config.file_checkpointing,
         **launch,
     )
 

@@ -20,22 +20,29 @@ from typing import Any
 from cctui.claude.driver import ClaudeDriver, DriverFactory
 from cctui.claude.frames import ModelOption
 from cctui.config import Settings
-from cctui.core import launch, rules, steering
+from cctui.core import launch, rewind, rules, steering
 from cctui.core.audit import AuditLog
 from cctui.core.buffer import Page
 from cctui.core.decisions.desk import InputDesk
 from cctui.core.decisions.grants import ProjectGrant
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution
 from cctui.core.decisions.service import Decisions
-from cctui.core.events import SessionEvent, UserMessageEvent
+from cctui.core.events import SessionEvent
 from cctui.core.metrics import Metrics, MetricsSnapshot
-from cctui.core.models import SessionConfig, SessionInfo, SessionRecord, ToolUseSummary
+from cctui.core.models import (
+    PromptMark,
+    SessionConfig,
+    SessionInfo,
+    SessionRecord,
+    ToolUseSummary,
+)
 from cctui.core.registry import Registry
+from cctui.core.rewind import RewindResult
 from cctui.core.session import Session
 from cctui.core.states import SessionStatus
 from cctui.core.table import SessionTable
 from cctui.core.watch import Fanout, Listener, WaitOutcome, wait_for
-from cctui.errors import SessionLimitReached, SessionNotReady, ValidationFailed
+from cctui.errors import CctuiError, SessionLimitReached, SessionNotReady, ValidationFailed
 
 __all__ = ["Listener", "SessionManager", "WaitOutcome"]
 
@@ -171,7 +178,6 @@ class SessionManager:
         """
         session = await self._settled(session_id)
         if session.process.alive:
-            session.publish(UserMessageEvent(session_id=session.id, text=text))
             await session.process.send(text)
             return session.info()
         return await self._resume(session, text)
@@ -290,7 +296,69 @@ class SessionManager:
             self._models = offered
         return self._models or steering.FALLBACK_MODELS
 
+    async def rewind_files(
+        self,
+        session_id: str,
+        *,
+        prompt_id: str | None = None,
+        prompt_index: int | None = None,
+        dry_run: bool = False,
+        by: str,
+    ) -> RewindResult:
+        """Put the session's files back as they were just before one of its prompts (by its
+        user message id, or its index among the prompts cctui sent, from 0); ``dry_run``
+        only says what would change. The conversation is not rewound.
+
+        Claude Code does it (``core/rewind.py``), through the session's process: an ended
+        session gets one for the rewind, ended again afterwards (unless a message sent
+        meanwhile is running on it). A real run is audited.
+
+        Raises:
+            SessionNotFound, ValidationFailed (the prompt), RewindUnavailable (no
+            checkpointing, no checkpoint for that prompt), SessionNotReady (a turn is
+            running), SessionLimitReached (an ended session cannot get a process).
+        """
+        session = await self._settled(session_id)
+        async with session.rewinding:
+            aim = rewind.target(session, prompt_id, prompt_index)
+            index = aim.prompt.index if aim.prompt else None
+            started = False
+            try:
+                if not session.process.alive:
+                    await self._resume(session, None)
+                    started = True
+                result = await rewind.run(session, aim, dry_run=dry_run, by=by)
+            except CctuiError as exc:
+                if not dry_run:
+                    self.audit.rewind(
+                        session_id=session.id,
+                        prompt_id=aim.prompt_id,
+                        prompt_index=index,
+                        by=by,
+                        outcome=exc.code,
+                        message=exc.message,
+                    )
+                raise
+            finally:
+                # Ended again, unless a message sent meanwhile put it to work.
+                if started and not session.turns.busy:
+                    await session.process.stop()
+        if not dry_run:
+            self.audit.rewind(
+                session_id=session.id,
+                prompt_id=aim.prompt_id,
+                prompt_index=index,
+                by=by,
+                outcome="rewound",
+                files=result.files,
+            )
+        return result
+
     # ------------------------------------------------------------------ queries
+
+    def prompts(self, session_id: str) -> builtins.list[PromptMark]:
+        """The prompts cctui sent a session, oldest first (``index`` is ``promptIndex``)."""
+        return list(self._sessions.find(session_id).state.prompts.marks)
 
     def get(self, session_id: str) -> SessionInfo:
         """Snapshot of a session cctui knows (live or registered). Raises SessionNotFound."""

@@ -43,6 +43,26 @@ class SessionConfig(BaseModel):
     tags: tuple[str, ...] = ()
     title: str | None = None
     """A human title; the first prompt is used when absent."""
+    file_checkpointing: bool = False
+    """Claude Code keeps the files its edit tools change as they were before each prompt, so
+    they can be rewound. New sessions take the ``file_checkpointing`` setting (on by
+    default); a record from before cctui kept checkpoints reads false, as it was started."""
+
+
+class PromptMark(BaseModel):
+    """One prompt cctui sent a session: where its file checkpoint is."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int = Field(ge=0)
+    """Its place among the session's prompts, from 0 (``promptIndex``)."""
+    id: str
+    """The uuid it was sent with: Claude Code's user message id, and its checkpoint's name."""
+    text: str
+    """The start of the prompt (one line, shortened)."""
+    sent_at: datetime
+    accepted: bool = False
+    """The CLI echoed it back (it took it in; sessions with checkpointing only)."""
 
 
 class ToolUseSummary(BaseModel):
@@ -100,6 +120,8 @@ class SessionRecord(BaseModel):
     tokens_used: int | None = None
     """Input, output and cache tokens over every turn (None: the CLI reported none)."""
     forked_from: str | None = None
+    prompts: tuple[PromptMark, ...] = ()
+    """Every prompt cctui sent the session, oldest first (rewind targets)."""
 
     @classmethod
     def fresh(

@@ -17,7 +17,14 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from cctui.claude.driver import Driver, DriverFactory
-from cctui.claude.frames import Frame, LaunchSpec, ModelOption, PermissionModeName, ProcessExited
+from cctui.claude.frames import (
+    Frame,
+    LaunchSpec,
+    ModelOption,
+    PermissionModeName,
+    ProcessExited,
+    RewindAnswer,
+)
 from cctui.core.decisions.desk import InputDesk
 from cctui.core.events import ErrorEvent, UserMessageEvent
 from cctui.core.session_state import SessionState
@@ -134,16 +141,29 @@ class Process:
         self.exit_code = None
         session.turns.process_starting(first_message is not None)
         session.set_status(S.STARTING, force=True)
-        if first_message is not None:
-            session.publish(UserMessageEvent(session_id=session.id, text=first_message))
+        prompt_id = self._announce(first_message) if first_message is not None else None
         connected: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._owner = asyncio.create_task(
-            self._own(spec, connected, first_message), name=f"session-{session.id}"
+            self._own(spec, connected, first_message, prompt_id), name=f"session-{session.id}"
         )
         await connected
 
+    def _announce(self, text: str) -> str:
+        """Number the prompt, publish it, and return the uuid to send it with."""
+        mark = self._state.prompts.add(text)
+        self._state.publish(
+            UserMessageEvent(
+                session_id=self._state.id, text=text, prompt_id=mark.id, prompt_index=mark.index
+            )
+        )
+        return mark.id
+
     async def _own(
-        self, spec: LaunchSpec, connected: asyncio.Future[None], first_message: str | None
+        self,
+        spec: LaunchSpec,
+        connected: asyncio.Future[None],
+        first_message: str | None,
+        prompt_id: str | None,
     ) -> None:
         session = self._state
         driver = self._driver_factory(spec, self._desk.ask)
@@ -175,7 +195,7 @@ class Process:
             if first_message is not None:
                 session.set_status(S.RUNNING)
                 self._timer.arm()
-                await driver.send(first_message)
+                await driver.send(first_message, prompt_id)
             else:
                 session.set_status(S.IDLE)
             if not connected.done():
@@ -231,15 +251,23 @@ class Process:
             alive.cancel()
 
     async def send(self, text: str) -> None:
-        """Write a user message to the live process."""
+        """Publish a user message and write it to the live process."""
         driver, session = self._driver, self._state
         assert driver is not None and self.alive
+        prompt_id = self._announce(text)
         first = session.turns.message_sent()
         if session.status != S.WAITING_FOR_INPUT:
             session.set_status(S.RUNNING)
         if first:
             self._timer.arm()
-        await driver.send(text)
+        await driver.send(text, prompt_id)
+
+    async def rewind_files(self, prompt_id: str, *, dry_run: bool) -> RewindAnswer:
+        """Ask the live process to put files back as before ``prompt_id`` (or what would change)."""
+        driver = self._driver
+        if not self.alive or driver is None:
+            raise SessionNotReady(f"Session {self._state.id} has no running claude process.")
+        return await driver.rewind_files(prompt_id, dry_run=dry_run)
 
     async def set_permission_mode(self, mode: PermissionModeName) -> None:
         """Ask the live process to switch mode (also mid-turn).

@@ -16,6 +16,7 @@ of an idle session).
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 from cctui.claude.frames import PERMISSION_MODES
@@ -25,6 +26,7 @@ from cctui.core.events import SessionEvent
 from cctui.core.host import SessionHost
 from cctui.core.models import SessionConfig, SessionInfo, SessionRecord
 from cctui.core.process import Process, TurnTimer
+from cctui.core.prompts import PromptLog
 from cctui.core.session_state import SessionState
 from cctui.core.states import SessionStatus
 from cctui.core.translate import FrameTranslator
@@ -57,6 +59,7 @@ class Session:
             turns=TurnLedger(record),
             buffer=EventBuffer(host.settings.event_buffer_size),
             permission_mode=config.permission_mode,
+            prompts=PromptLog(record.prompts if record else ()),
             model=config.model,
             last_activity=record.last_activity if record else now,
             fan_out=host.publish,
@@ -92,6 +95,8 @@ class Session:
             kill_grace_s=lambda: host.kill_grace_s,
         )
         """The current claude process; a resume starts a new one here."""
+        self.rewinding = asyncio.Lock()
+        """Held while its files are rewound (one rewind at a time, on one process)."""
 
     # ------------------------------------------------------------------ state
 
@@ -195,4 +200,5 @@ class Session:
             num_turns=state.turns.num_turns,
             tokens_used=state.turns.tokens_used,
             forked_from=self.forked_from,
+            prompts=state.prompts.marks,
         )

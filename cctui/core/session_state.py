@@ -15,6 +15,7 @@ from typing import Literal
 
 from cctui.core.buffer import EventBuffer
 from cctui.core.events import SessionEvent, SettingChangedEvent, StatusChanged
+from cctui.core.prompts import PromptLog
 from cctui.core.states import SessionStatus, can_transition
 from cctui.core.turns import TurnLedger
 
@@ -34,6 +35,7 @@ class SessionState:
         turns: TurnLedger,
         buffer: EventBuffer[SessionEvent],
         permission_mode: str,
+        prompts: PromptLog,
         model: str | None = None,
         last_activity: datetime,
         fan_out: Callable[[SessionEvent], None],
@@ -53,6 +55,8 @@ class SessionState:
         self.model = model
         """The model in use: the CLI's own name for it once a turn started (``Init``), else
         the one asked for (None: the CLI's default)."""
+        self.prompts = prompts
+        """The prompts sent, numbered from 0, with the ids their file checkpoints carry."""
         self.last_result: str | None = None
         self.last_activity = last_activity
         self.interrupting = False

@@ -11,6 +11,7 @@ from cctui.claude.frames import (
     Frame,
     Init,
     ModeChanged,
+    PromptAccepted,
     TextDelta,
     ToolCall,
     ToolOutcome,
@@ -75,6 +76,8 @@ class FrameTranslator:
             self._on_tool_outcome(frame)
         elif isinstance(frame, TurnResult):
             self._on_result(frame)
+        elif isinstance(frame, PromptAccepted):
+            session.prompts.accept(frame.prompt_id)
 
     def tool_summaries(self) -> list[ToolUseSummary]:
         """Tool calls of this session's current buffer lifetime, oldest first."""

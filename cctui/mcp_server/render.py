@@ -7,6 +7,7 @@ import json
 from cctui.core import (
     AssistantTextEvent,
     ErrorEvent,
+    FilesRewoundEvent,
     InputRequestedEvent,
     InputResolvedEvent,
     ResultEvent,
@@ -49,6 +50,12 @@ def event_text(ev: SessionEvent) -> str:
             what = "mode" if ev.setting == "permission_mode" else "model"
             when = "" if ev.applies == "now" else " (at the next start)"
             return f"[{what}] {ev.previous or 'default'} -> {ev.value or 'default'}{when}"
+        case FilesRewoundEvent():
+            where = f"prompt {ev.prompt_index}" if ev.prompt_index is not None else ev.prompt_id
+            return (
+                f"[files rewound to before {where} by {ev.by}] {len(ev.files)} file(s) "
+                f"+{ev.insertions} -{ev.deletions}"
+            )
         case ErrorEvent():
             return f"[error] {ev.message}"
 

@@ -224,6 +224,7 @@ def build_server(
         tools.query.register(server, manager, broker)
         tools.history.register(server, manager, settings, services.history)
         tools.team.register(server, manager, broker)
+        tools.rewind.register(server, manager)
     tools.health.register(server, manager, settings)
     if "projects" in groups:
         services.projects.start()  # registered projects' trees, built in the background

@@ -38,8 +38,10 @@ from cctui.tui.screens.metrics import MetricsScreen
 from cctui.tui.screens.model import ModelScreen
 from cctui.tui.screens.new_session import NewSessionRequest, NewSessionScreen
 from cctui.tui.screens.projects import ProjectsScreen
+from cctui.tui.screens.rewind import RewindScreen
 from cctui.tui.screens.rules import RulesScreen
 from cctui.tui.sources import SessionSource
+from cctui.tui.widgets.event_lines import PromptBlock
 from cctui.tui.widgets.session_pane import SessionPane
 from cctui.tui.widgets.transcript import Transcript
 
@@ -289,6 +291,47 @@ class CctuiApp(App[None]):
     @on(SessionPane.Send)
     def _send(self, event: SessionPane.Send) -> None:
         self.send_message(event.session_id, event.text)
+
+    @on(PromptBlock.Rewind)
+    def _rewind(self, message: PromptBlock.Rewind) -> None:
+        session_id = self._current()
+        if session_id is not None:
+            self.preview_rewind(session_id, message.prompt_id)
+
+    @work(group="rewind", exclusive=True, exit_on_error=False)
+    async def preview_rewind(self, session_id: str, prompt_id: str) -> None:
+        """Ask the core what a rewind to before ``prompt_id`` would change, then confirm."""
+        try:
+            preview = await self.manager.rewind_files(
+                session_id, prompt_id=prompt_id, dry_run=True, by="tui"
+            )
+            cwd = self.manager.get(session_id).config.cwd
+        except CctuiError as exc:
+            self.notify(exc.message, title="Cannot rewind", severity="error", timeout=10)
+            return
+        screen = RewindScreen(preview, context=self.describe_session(session_id), cwd=cwd)
+        self.push_screen(screen, callback=partial(self._rewind_confirmed, session_id, prompt_id))
+
+    def _rewind_confirmed(self, session_id: str, prompt_id: str, go: bool | None) -> None:
+        if go:
+            self.rewind_files(session_id, prompt_id)
+        self.call_later(self.approvals.pump)
+
+    @work(group="rewind", exit_on_error=False)
+    async def rewind_files(self, session_id: str, prompt_id: str) -> None:
+        """Put the files back (the core dry-runs again first: they may have changed)."""
+        try:
+            done = await self.manager.rewind_files(session_id, prompt_id=prompt_id, by="tui")
+        except CctuiError as exc:
+            self.notify(exc.message, title="Not rewound", severity="error", timeout=10)
+            return
+        files = len(done.files)
+        where = f"prompt {done.prompt.index}" if done.prompt else "that prompt"
+        self.notify(
+            f"{files} file{'s' if files != 1 else ''} put back as before {where}. "
+            "The conversation is not rewound: tell Claude what changed.",
+            title="Files rewound",
+        )
 
     @on(OpenSession)
     def _open(self, message: OpenSession) -> None:

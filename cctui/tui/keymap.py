@@ -131,7 +131,7 @@ SECTIONS: tuple[Section, ...] = (
                 command=Command("Pick model", "Switch the session's model"),
             ),
             Key(
-                "r",
+                "R",
                 "permission rules for the session's project",
                 {APP: "rules"},
                 "Rules",
@@ -172,6 +172,12 @@ SECTIONS: tuple[Section, ...] = (
                 {"ToolTitle": "toggle_call"},
                 "Details",
                 show=False,
+            ),
+            Key(
+                "r",
+                "on a prompt: put files back as before it (asks)",
+                {"PromptBlock": "rewind"},
+                "Rewind files",
             ),
             Note("▲", "an 'earlier' line: press it or scroll up"),
         ),
@@ -235,7 +241,7 @@ SECTIONS: tuple[Section, ...] = (
             ),
             Key(
                 "P",
-                "always allow in this project (rule and file shown)",
+                "always allow in this project (shows rule, file)",
                 {"ApprovalScreen": "allow_project"},
                 "Allow in project",
             ),
@@ -267,7 +273,31 @@ SECTIONS: tuple[Section, ...] = (
                 "Start",
                 priority=True,
             ),
-            Key("escape", "cancel", {"NewSessionScreen": "cancel"}, "Cancel"),
+            Key(
+                "escape",
+                "cancel (the model picker too)",
+                {"NewSessionScreen": "cancel", "ModelScreen": "cancel"},
+                "Cancel",
+            ),
+            Note("enter", "model picker: use the highlighted one"),
+        ),
+    ),
+    Section(
+        "Confirmations (rewind, remove a rule)",
+        1,
+        (
+            Key(
+                "y",
+                "yes: put the files back · remove the rule",
+                {"RewindScreen": "confirm", "RemoveRuleScreen": "confirm"},
+                "Yes",
+            ),
+            Key(
+                "escape,n",
+                "no, cancel (n too)",
+                {"RewindScreen": "cancel", "RemoveRuleScreen": "cancel"},
+                "Cancel",
+            ),
         ),
     ),
     Section(
@@ -285,14 +315,6 @@ SECTIONS: tuple[Section, ...] = (
         ),
     ),
     Section(
-        "Model picker",
-        1,
-        (
-            Note("enter", "use the highlighted model"),
-            Key("escape", "cancel", {"ModelScreen": "cancel"}, "Cancel"),
-        ),
-    ),
-    Section(
         "Rules page",
         1,
         (
@@ -302,28 +324,16 @@ SECTIONS: tuple[Section, ...] = (
                 {"RulesScreen": "remove"},
                 "Remove",
             ),
-            Key("escape,r", "close (r too)", {"RulesScreen": "close"}, "Close"),
-            Key(
-                "y",
-                "asked to remove: yes (the old file stays as .bak)",
-                {"RemoveRuleScreen": "confirm"},
-                "Remove",
-            ),
-            Key(
-                "escape,n",
-                "asked to remove: keep it (n too)",
-                {"RemoveRuleScreen": "cancel"},
-                "Keep",
-            ),
+            Key("escape,R", "close (R too)", {"RulesScreen": "close"}, "Close"),
         ),
     ),
     Section(
         "Metrics page",
-        1,
+        0,
         (
             Key(
                 "escape,m,q",
-                "close (m and q too); it refreshes every 2 s while open",
+                "close (m, q too); it refreshes every 2 s",
                 {"MetricsScreen": "close"},
                 "Close",
             ),

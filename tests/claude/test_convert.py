@@ -18,6 +18,7 @@ from cctui.claude.frames import (
     AssistantText,
     Init,
     ModeChanged,
+    PromptAccepted,
     TextDelta,
     ToolCall,
     ToolOutcome,
@@ -56,6 +57,17 @@ def test_assistant_blocks_and_tool_results() -> None:
     )
     assert conv.convert(result) == [ToolOutcome("toolu_1", "a", True)]
     assert conv.convert(UserMessage(content="[Request interrupted by user]")) == []
+
+
+def test_a_replayed_prompt_names_its_id() -> None:
+    conv = FrameConverter()
+    assert conv.convert(UserMessage(content="hi", uuid="u-1")) == [PromptAccepted("u-1")]
+    blocks = UserMessage(content=[TextBlock("hi")], uuid="u-2")
+    assert conv.convert(blocks) == [PromptAccepted("u-2")]
+    sub = UserMessage(content="hi", uuid="u-3", parent_tool_use_id="toolu_1")
+    assert conv.convert(sub) == []
+    tool_result = UserMessage(content=[ToolResultBlock("toolu_1", "ok")], uuid="u-4")
+    assert conv.convert(tool_result) == [ToolOutcome("toolu_1", "ok", False)]
 
 
 def test_system_and_result() -> None:

@@ -43,6 +43,11 @@ with it, in the CLI's words), ``set_model`` is refused for a name in ``REFUSED_M
 every later turn's ``Init`` carries the new mode and model (``mode_changes`` and
 ``model_changes`` record them).
 
+File checkpoints: with ``spec.file_checkpointing`` every message sent with a prompt id is
+echoed as ``PromptAccepted`` when its turn starts, and ``rewind_files`` answers as the CLI
+does (not enabled / no checkpoint for an id it never took in / ``rewind_changes`` for one
+it did: ``rewind_changes``, one file by default); ``rewinds`` records the calls.
+
 Interrupts behave like the CLI's control request: the running step is cancelled (a pending
 permission callback too), and the turn ends with an ``error_during_execution`` result;
 queued messages then run as their own turns.
@@ -70,6 +75,8 @@ from cctui.claude.frames import (
     PermissionHandler,
     PermissionModeName,
     ProcessExited,
+    PromptAccepted,
+    RewindAnswer,
     TextDelta,
     ToolCall,
     ToolOutcome,
@@ -246,6 +253,11 @@ DEFAULT_SCRIPT: dict[str, list[Step]] = {
 }
 
 
+DEFAULT_REWIND = RewindAnswer(
+    can_rewind=True, files_changed=("hello.txt",), insertions=0, deletions=1
+)
+"""What a dry run to a prompt the fake took in answers, unless told otherwise."""
+
 # --------------------------------------------------------------------------- driver
 
 _pids = itertools.count(41000)
@@ -281,6 +293,7 @@ class FakeDriver:
         cost_per_turn: float = 0.01,
         connect_error: Exception | None = None,
         connect_delay: float = 0.0,
+        rewind_changes: RewindAnswer | None = None,
     ) -> None:
         self.spec = spec
         self.on_permission = on_permission
@@ -305,10 +318,16 @@ class FakeDriver:
         """The current model (changed by ``set_model``)."""
         self.mode_changes: list[str] = []
         self.model_changes: list[str | None] = []
+        self.rewind_changes = rewind_changes or DEFAULT_REWIND
+        """What a dry run to a checkpointed prompt answers."""
+        self.rewinds: list[tuple[str, bool]] = []
+        """Every ``rewind_files`` call: (prompt id, dry run)."""
+        self.accepted: list[str] = []
+        """Prompt ids this process took in (echoed as ``PromptAccepted``)."""
         self.connected = False
         self.closed = False
         self._pid = next(_pids)
-        self._inbox: asyncio.Queue[str] = asyncio.Queue()
+        self._inbox: asyncio.Queue[tuple[str, str | None]] = asyncio.Queue()
         self._out: asyncio.Queue[Frame] = asyncio.Queue()
         self._runner: asyncio.Task[None] | None = None
         self._turn: asyncio.Task[None] | None = None
@@ -328,12 +347,25 @@ class FakeDriver:
         self.connected = True
         self._runner = asyncio.create_task(self._run(), name=f"fake-claude-{self._pid}")
 
-    async def send(self, text: str) -> None:
+    async def send(self, text: str, prompt_id: str | None = None) -> None:
         """Queue a message; it runs as its own turn."""
         if self._exited:
             raise CliNotFound("the fake claude process has exited")
         self.sent.append(text)
-        self._inbox.put_nowait(text)
+        self._inbox.put_nowait((text, prompt_id))
+
+    async def rewind_files(self, prompt_id: str, *, dry_run: bool) -> RewindAnswer:
+        """Answer as the CLI does (see the module doc); nothing on disk changes."""
+        self.rewinds.append((prompt_id, dry_run))
+        if not self.spec.file_checkpointing:
+            return RewindAnswer(can_rewind=False, error="File rewinding is not enabled.")
+        if prompt_id not in self.accepted:
+            return RewindAnswer(
+                can_rewind=False, error="No file checkpoint found for this message."
+            )
+        if dry_run:
+            return self.rewind_changes
+        return RewindAnswer(can_rewind=True)
 
     async def interrupt(self) -> None:
         """Cancel the running turn, if any."""
@@ -405,8 +437,11 @@ class FakeDriver:
 
     async def _run(self) -> None:
         while True:
-            message = await self._inbox.get()
+            message, prompt_id = await self._inbox.get()
             state: dict[str, Any] = {"error": None, "exit": False, "crash": None}
+            if prompt_id is not None and self.spec.file_checkpointing:
+                self.accepted.append(prompt_id)
+                self._out.put_nowait(PromptAccepted(prompt_id))
             self._out.put_nowait(
                 Init(
                     session_id=self.session_id,
@@ -511,6 +546,7 @@ class FakeDriverFactory:
     cost_per_turn: float = 0.01
     connect_error: Exception | None = None
     connect_delay: float = 0.0
+    rewind_changes: RewindAnswer | None = None
     drivers: list[FakeDriver] = field(default_factory=list)
     """Every driver built, oldest first (one per process: resume makes a new one)."""
 
@@ -522,6 +558,7 @@ class FakeDriverFactory:
             cost_per_turn=self.cost_per_turn,
             connect_error=self.connect_error,
             connect_delay=self.connect_delay,
+            rewind_changes=self.rewind_changes,
         )
         self.drivers.append(driver)
         return driver

@@ -18,12 +18,15 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Input
 
+from cctui.claude.frames import RewindAnswer
 from cctui.config import load_settings
 from cctui.core import SessionConfig, SessionManager
 from cctui.tui import clock
 from cctui.tui.app import CctuiApp
 from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.decision import DecisionModal
+from cctui.tui.screens.rewind import RewindScreen
+from cctui.tui.widgets.event_lines import PromptBlock
 from tests.fakes.fake_driver import fake_driver_factory, plan, text, tool
 from tests.snapshot_apps.history import write_history, write_transcript
 
@@ -164,6 +167,17 @@ PROMPTS = {
     "readme": ("docs", "Rewrite the README quick start"),
 }
 
+REWIND = RewindAnswer(
+    can_rewind=True,
+    files_changed=(
+        str(ROOT / "api" / "cctui" / "core" / "session.py"),
+        str(ROOT / "api" / "tests" / "core" / "test_session.py"),
+    ),
+    insertions=3,
+    deletions=14,
+)
+"""What the rewind scenario's dry run finds: the flaky fix's edit and its new test."""
+
 Scenario = Callable[["DemoApp"], Awaitable[None]]
 
 
@@ -257,7 +271,7 @@ class DemoApp(CctuiApp):
     def __init__(self, scenario: str) -> None:
         env = _reset()
         settings = load_settings(env=env, config_path=ROOT / "none.toml")
-        self.factory = fake_driver_factory(SCRIPT)
+        self.factory = fake_driver_factory(SCRIPT, rewind_changes=REWIND)
         super().__init__(settings, SessionManager(settings, driver_factory=self.factory))
         self.scenario = scenario
         self.ready = asyncio.Event()
@@ -294,12 +308,15 @@ class DemoApp(CctuiApp):
             "model": ["readme", "flaky"],
             "rules": ["readme", "flaky"],
             "steer": ["readme", "flaky"],
+            "rewind": ["readme", "flaky"],
         }[self.scenario]
         for name in wanted:
             project, prompt = PROMPTS[name]
             config = SessionConfig(cwd=ROOT / project, model="sonnet")
             if name == "split":
                 config = config.model_copy(update={"permission_mode": "plan"})
+            if self.scenario == "rewind":
+                config = config.model_copy(update={"file_checkpointing": True})
             await self.manager.create(prompt, config, session_id=_IDS[name])
             await self.manager.wait(_IDS[name], 5)
         shown = {
@@ -317,6 +334,7 @@ class DemoApp(CctuiApp):
             "model": "flaky",
             "rules": "flaky",
             "steer": "flaky",
+            "rewind": "flaky",
         }.get(self.scenario)
         if shown is not None:
             self.main.open_session(_IDS[shown])
@@ -389,7 +407,8 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
         assert isinstance(app, DemoApp)
         await settle(pilot, modal=scenario in ("bash", "edit", "plan", "question", "confirm"))
         if scenario in (
-            "main", "inbox", "help", "new", "metrics", "projects", "model", "rules", "steer"
+            "main", "inbox", "help", "new", "metrics", "projects", "model", "rules", "steer",
+            "rewind",
         ):  # fmt: skip
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
             await app.settle()
@@ -408,12 +427,20 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
         if scenario == "model":
             await pilot.press("M")
         if scenario == "rules":
-            await pilot.press("r")
+            await pilot.press("R")
             rules = app.screen
             for _ in range(100):
                 if getattr(rules, "view", None) is not None:
                     break
                 await asyncio.sleep(0.02)
+        if scenario == "rewind":
+            app.query(PromptBlock).first().focus()
+            await pilot.press("r")
+            for _ in range(100):
+                await pilot.pause()
+                if isinstance(app.screen, RewindScreen):
+                    break
+            assert isinstance(app.screen, RewindScreen)
         if scenario == "metrics":
             for tool, outcome, ms, retry in _CALLS:
                 app.manager.record_tool_call(

@@ -22,8 +22,9 @@ SCENARIOS = {
     "projects": "the projects view: registered projects, their sessions, last access",
     "confirm": "a confirmation an MCP client needs (a file exists: overwrite, append, cancel)",
     "model": "the model picker (M) over a live session, its model marked",
-    "rules": "the rules page (r): user, project and local rules with their files",
+    "rules": "the rules page (R): user, project and local rules with their files",
     "steer": "a session switched to plan mode and opus: the pane's lines and header",
+    "rewind": "r on a prompt: the files a rewind would put back (the dry run), y or esc",
 }
 
 

@@ -126,7 +126,7 @@ async def test_the_rules_page_lists_and_removes(run_app: RunApp) -> None:
             json.dumps({"permissions": {"allow": ["Bash(npm test *)", "Bash(ls *)"]}, "x": 1})
         )
         await opened(h)
-        await h.pilot.press("r")
+        await h.pilot.press("R")
         await h.until(
             lambda: isinstance(h.app.screen, RulesScreen) and h.app.screen.view is not None
         )
@@ -151,12 +151,12 @@ async def test_the_rules_page_lists_and_removes(run_app: RunApp) -> None:
 
 
 async def test_the_message_line_keeps_its_keys(run_app: RunApp) -> None:
-    """Typing M or r into the message line types them; shift+tab still cycles the mode."""
+    """Typing M or R into the message line types them; shift+tab still cycles the mode."""
     async with run_app(SCRIPT) as h:
         session_id = await opened(h)
         line = h.app.main.query_one("#message", Input)
         line.focus()
-        await h.pilot.press("M", "r")
-        assert line.value == "Mr"
+        await h.pilot.press("M", "R")
+        assert line.value == "MR"
         await h.pilot.press("shift+tab")
         await h.until(lambda: h.manager.get(session_id).permission_mode == "acceptEdits")

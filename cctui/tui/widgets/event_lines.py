@@ -1,16 +1,21 @@
 """The one-line widgets of a transcript: a prompt, a status ending, an approval asked and
-answered, a change of mode or model, a turn's result, an error (what ``Transcript`` mounts
-for each such event)."""
+answered, a change of mode or model, a turn's result, files rewound, an error (what
+``Transcript`` mounts for each such event)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
+from typing import ClassVar
 
+from textual.binding import BindingType
 from textual.content import Content
+from textual.message import Message
 from textual.widget import Widget
 
 from cctui.core import (
     ErrorEvent,
+    FilesRewoundEvent,
     InputRequestedEvent,
     InputResolvedEvent,
     ResultEvent,
@@ -19,6 +24,7 @@ from cctui.core import (
     StatusChanged,
 )
 from cctui.tui import format as fmt
+from cctui.tui.keymap import bindings
 from cctui.tui.widgets.blocks import Note, ResultBlock, UserBlock
 
 _NOTED_STATUSES = frozenset({"completed", "interrupted", "error"})
@@ -29,8 +35,37 @@ _KIND_LABEL = {
 }
 
 
-def user_block(text: str) -> UserBlock:
-    return UserBlock(Content.assemble(("❯ ", "bold $text-primary"), text))
+class PromptBlock(UserBlock, can_focus=True):
+    """A prompt with its user message id: ``r`` on it rewinds the files to before it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings("PromptBlock")
+
+    class Rewind(Message):
+        """Put the shown session's files back as they were before this prompt."""
+
+        def __init__(self, prompt_id: str, index: int | None, text: str) -> None:
+            super().__init__()
+            self.prompt_id = prompt_id
+            self.index = index
+            """Its place among the prompts cctui sent (None: read from the transcript)."""
+            self.text = text
+
+    def __init__(self, content: Content, *, prompt_id: str, index: int | None, text: str) -> None:
+        super().__init__(content)
+        self.prompt_id = prompt_id
+        self.index = index
+        self.text = text
+
+    def action_rewind(self) -> None:
+        self.post_message(self.Rewind(self.prompt_id, self.index, self.text))
+
+
+def user_block(text: str, prompt_id: str | None = None, index: int | None = None) -> UserBlock:
+    """A prompt; with its id (a rewind target) it can be focused and rewound to."""
+    content = Content.assemble(("❯ ", "bold $text-primary"), text)
+    if prompt_id is None:
+        return UserBlock(content)
+    return PromptBlock(content, prompt_id=prompt_id, index=index, text=text)
 
 
 def event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
@@ -59,6 +94,9 @@ def event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
     if isinstance(event, SettingChangedEvent):
         setting = setting_line(event)
         return lambda: Note(setting, classes="setting")
+    if isinstance(event, FilesRewoundEvent):
+        rewound = _rewound_line(event)
+        return lambda: Note(rewound, classes="rewound")
     if isinstance(event, ErrorEvent):
         message = f"✗ {event.message}"
         return lambda: Note(Content(message), classes="error")
@@ -96,3 +134,17 @@ def _result_line(event: ResultEvent) -> Content:
     if event.is_error and event.result:
         line = Content("\n").join([line, Content(event.result)])
     return line
+
+
+def _rewound_line(event: FilesRewoundEvent) -> Content:
+    where = "that prompt" if event.prompt_index is None else f"prompt {event.prompt_index}"
+    names = ", ".join(Path(f).name for f in event.files[:4])
+    if len(event.files) > 4:
+        names += f" and {len(event.files) - 4} more"
+    counts = f"+{event.insertions} −{event.deletions}"
+    who = f" by {event.by}" if event.by else ""
+    return Content.assemble(
+        (f"↶ files put back as before {where}{who}: ", "bold"),
+        names or "no file changed",
+        ("  " + counts + " · the conversation is not rewound", "$text-muted"),
+    )

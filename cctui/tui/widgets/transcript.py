@@ -180,7 +180,7 @@ class Transcript(VerticalScroll):
         for m in messages:
             if m.text.strip():
                 if m.role == "user":
-                    new.append(_Item(_static(partial(user_block, m.text))))
+                    new.append(_Item(_static(partial(user_block, m.text, m.uuid))))
                 else:
                     reply = self._replies[m.uuid] = _Reply()
                     new += self._reply_text(reply, m.text, complete=True)
@@ -342,7 +342,8 @@ class Transcript(VerticalScroll):
             self._set_tool(item, event.state, event.result)
             return []
         if isinstance(event, UserMessageEvent):
-            return [_Item(_static(partial(user_block, event.text)))]
+            block = partial(user_block, event.text, event.prompt_id, event.prompt_index)
+            return [_Item(_static(block))]
         widget = event_widget(event)
         return [] if widget is None else [_Item(_static(widget))]
 
