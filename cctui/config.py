@@ -183,6 +183,10 @@ class Settings(BaseModel):
     (a Settings built by hand) means ``<state_dir>/cache``."""
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     """Per model id, prices that override genai-prices' (``[prices."claude-x"] input = 3``)."""
+    mcp_may_persist_rules: bool = False
+    """An MCP client's ``allowForProject`` is written to the project's settings at once;
+    off, it waits for the human at the TUI to confirm it (and applies to the session only
+    when nobody can)."""
     projects_config: Path | None = None
     """The project registry (seed 000); ``None`` means ``<claude_config_dir>/projects.json``,
     i.e. ``~/.claude/projects.json`` unless ``CLAUDE_CONFIG_DIR`` moves it."""
@@ -279,6 +283,7 @@ ENV_VARS: dict[str, str] = {
     "BACKUP_ENABLED": "backup_enabled",
     "DOPPLER_PROJECT": "doppler_project",
     "DOPPLER_CONFIG": "doppler_config",
+    "CCTUI_MCP_MAY_PERSIST_RULES": "mcp_may_persist_rules",
 }
 
 

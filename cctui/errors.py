@@ -101,6 +101,18 @@ class TeamNotFound(CctuiError):
     code = "team_not_found"
 
 
+class SettingRefused(CctuiError):
+    """The CLI refused a live change (a permission mode or a model); the message is its own."""
+
+    code = "setting_refused"
+
+
+class RuleNotFound(CctuiError):
+    """No permission rule of this text is in the named settings file."""
+
+    code = "rule_not_found"
+
+
 class RewindUnavailable(CctuiError):
     """Files cannot be put back to before that prompt; the message says why (no file
     checkpoints for the session, none for that prompt, or the CLI's own refusal)."""

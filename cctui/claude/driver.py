@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from typing import Protocol
 
-from cctui.claude.frames import Frame, LaunchSpec, PermissionHandler, RewindAnswer
+from cctui.claude.frames import (
+    Frame,
+    LaunchSpec,
+    ModelOption,
+    PermissionHandler,
+    PermissionModeName,
+    RewindAnswer,
+)
 
 
 class Driver(Protocol):
@@ -23,6 +30,26 @@ class Driver(Protocol):
 
     async def interrupt(self) -> None:
         """Stop the current turn with the control request; the process lives on."""
+
+    async def set_permission_mode(self, mode: PermissionModeName) -> None:
+        """The control request ``set_permission_mode`` (also mid-turn).
+
+        Raises:
+            SettingRefused: the CLI refused it (its own words).
+        """
+
+    async def set_model(self, model: str | None) -> None:
+        """The control request ``set_model``; None goes back to the default model. The next
+        API request uses it, also mid-turn.
+
+        Raises:
+            SettingRefused: the CLI refused it (its own words).
+        """
+
+    @property
+    def models(self) -> tuple[ModelOption, ...]:
+        """The models the CLI offers (known once connected; empty before)."""
+        ...
 
     async def rewind_files(self, prompt_id: str, *, dry_run: bool) -> RewindAnswer:
         """Put the files back as they were just before the prompt ``prompt_id`` (needs

@@ -16,6 +16,15 @@ from pydantic import BaseModel, ConfigDict, Field
 PermissionModeName = Literal[
     "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"
 ]
+PERMISSION_MODES: tuple[PermissionModeName, ...] = (
+    "default",
+    "acceptEdits",
+    "plan",
+    "bypassPermissions",
+    "dontAsk",
+    "auto",
+)
+"""Every mode the CLI accepts (``set_permission_mode`` and ``--permission-mode``)."""
 
 
 class LaunchSpec(BaseModel):
@@ -188,14 +197,27 @@ class PermissionAsk:
 @dataclass(frozen=True)
 class PermissionAnswer:
     """The host's reply. With ``always``, the CLI's suggestions at the indices in
-    ``suggestions`` go back as permission updates for this session only."""
+    ``suggestions`` go back as permission updates: those also in ``persist`` with the
+    destination ``localSettings`` (the CLI writes them to the project's
+    ``.claude/settings.local.json``), every other one for this session only."""
 
     allow: bool
     updated_input: dict[str, Any] | None = None
     message: str = ""
     always: bool = False
     suggestions: tuple[int, ...] = ()
+    persist: tuple[int, ...] = ()
     interrupt: bool = False
+
+
+@dataclass(frozen=True)
+class ModelOption:
+    """A model the CLI offers (its initialize reply's ``models[]``)."""
+
+    value: str
+    """What ``set_model`` / ``--model`` takes (``sonnet``, ``opus``, ``default``, ...)."""
+    display_name: str
+    description: str = ""
 
 
 @dataclass(frozen=True)

@@ -43,14 +43,16 @@ from cctui.claude.convert import FrameConverter
 from cctui.claude.frames import (
     Frame,
     LaunchSpec,
+    ModelOption,
     PermissionAsk,
     PermissionHandler,
+    PermissionModeName,
     ProcessExited,
     RewindAnswer,
     TurnResult,
 )
 from cctui.claude.reaper import descendants
-from cctui.errors import CliNotFound
+from cctui.errors import CliNotFound, SettingRefused
 from cctui.redact import redact_text
 
 log = logging.getLogger(__name__)
@@ -61,6 +63,9 @@ _IDLE_EXIT_S = 0.5
 START_TIMEOUT_S = 30.0
 """A CLI that has not answered the initialize request by then is given up on (it takes ~0.5 s)."""
 _DISCONNECT_S = 10.0
+CONTROL_TIMEOUT_S = 15.0
+"""A live change (mode, model) the CLI has not answered by then is reported as failed (the
+SDK alone would wait 60 s)."""
 _STDERR_TAIL = 20
 REWIND_TIMEOUT_S = 60.0
 """How long a rewind may take to answer (it copies every tracked file back)."""
@@ -79,6 +84,7 @@ class SdkDriver:
         self._closed = False
         self._wrapper: Any = None
         self._stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL)
+        self._models: tuple[ModelOption, ...] = ()
 
     # ------------------------------------------------------------------ options
 
@@ -160,6 +166,7 @@ class SdkDriver:
             info = await client.get_server_info()
             if info and isinstance(info.get("pid"), int):
                 self._cli_pid = info["pid"]
+            self._models = _models(info)
         log.info(
             "claude started (pid %s, session %s, resume %s)",
             self.pid,
@@ -217,6 +224,42 @@ class SdkDriver:
     async def interrupt(self) -> None:
         """The control request ``interrupt``: the turn stops, the process lives."""
         await self._require().interrupt()
+
+    async def set_permission_mode(self, mode: PermissionModeName) -> None:
+        """The control request ``set_permission_mode``; the CLI confirms the new mode with a
+        ``system/status`` frame (``ModeChanged``), which is what the core trusts.
+
+        Raises:
+            SettingRefused: the CLI refused it, in its own words.
+        """
+        client = self._require()
+        await self._change(client.set_permission_mode(mode), f"permission mode {mode!r}")
+
+    async def set_model(self, model: str | None) -> None:
+        """The control request ``set_model`` (None: the default model).
+
+        Raises:
+            SettingRefused: the CLI refused it, in its own words.
+        """
+        client = self._require()
+        await self._change(client.set_model(model), f"model {model!r}")
+
+    @property
+    def models(self) -> tuple[ModelOption, ...]:
+        """The models the CLI offered in its initialize reply."""
+        return self._models
+
+    async def _change(self, request: Any, what: str) -> None:
+        """Await one of the SDK's live-change requests, bounded; a refusal in the CLI's words."""
+        try:
+            await asyncio.wait_for(request, CONTROL_TIMEOUT_S)
+        except TimeoutError:
+            raise SettingRefused(
+                f"claude did not answer the change of {what} within {CONTROL_TIMEOUT_S:g} s.",
+                suggestion="The session may be stuck; interrupt it or try again.",
+            ) from None
+        except Exception as exc:  # the SDK raises a bare Exception with the CLI's error text
+            raise SettingRefused(redact_text(str(exc) or type(exc).__name__)) from None
 
     async def frames(self) -> AsyncIterator[Frame]:
         """Frames until the process ends; the last one is ``ProcessExited``."""
@@ -307,10 +350,14 @@ class SdkDriver:
         updated = answer.updated_input if answer.updated_input is not None else tool_input
         return PermissionResultAllow(
             updated_input=updated,
-            # "Allow for this session" must not write rules into the user's settings files,
-            # whatever destination the CLI suggested.
+            # Only what the user allowed for the project goes to the project's local
+            # settings file (the CLI writes it); everything else is kept for this session,
+            # whatever destination the CLI suggested. The destination is always explicit.
             updated_permissions=[
-                replace(context.suggestions[i], destination="session")
+                replace(
+                    context.suggestions[i],
+                    destination="localSettings" if i in answer.persist else "session",
+                )
                 for i in answer.suggestions
                 if 0 <= i < len(context.suggestions)
             ]
@@ -389,6 +436,22 @@ class SdkDriver:
         if self._wrapper is not None:
             shutil.rmtree(self._wrapper.parent, ignore_errors=True)
             self._wrapper = None
+
+
+def _models(info: dict[str, Any] | None) -> tuple[ModelOption, ...]:
+    """The initialize reply's ``models[]`` as options (malformed entries are skipped)."""
+    raw = (info or {}).get("models")
+    out: list[ModelOption] = []
+    for item in raw if isinstance(raw, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("value"), str):
+            out.append(
+                ModelOption(
+                    value=item["value"],
+                    display_name=str(item.get("displayName") or item["value"]),
+                    description=str(item.get("description") or ""),
+                )
+            )
+    return tuple(out)
 
 
 def _count(value: object) -> int:

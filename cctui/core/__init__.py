@@ -3,7 +3,7 @@
 Imports the ``claude`` adapter, ``history`` and ``config``; never textual or mcp.
 """
 
-from cctui.claude.frames import PermissionModeName
+from cctui.claude.frames import ModelOption, PermissionModeName
 from cctui.core.buffer import EventBuffer, Page
 from cctui.core.decisions.allowances import call_detail
 from cctui.core.decisions.requests import (
@@ -27,6 +27,7 @@ from cctui.core.events import (
     InputResolvedEvent,
     ResultEvent,
     SessionEvent,
+    SettingChangedEvent,
     StatusChanged,
     ToolUseEvent,
     UserMessageEvent,
@@ -70,6 +71,7 @@ __all__ = [
     "InputResolvedEvent",
     "Listener",
     "MergeConflict",
+    "ModelOption",
     "NoWorktree",
     "Page",
     "PendingInput",
@@ -88,6 +90,7 @@ __all__ = [
     "SessionManager",
     "SessionRecord",
     "SessionStatus",
+    "SettingChangedEvent",
     "StatusChanged",
     "ToolUseEvent",
     "ToolUseSummary",

@@ -41,11 +41,14 @@ class AuditLog:
         message: str = "",
         detail: str = "",
         always: bool = False,
+        project_rules: tuple[str, ...] = (),
+        project_file: str = "",
     ) -> None:
         """Record who answered a pending input (``decision``: allow / deny / withdrawn).
 
         ``detail`` is what was decided on (the command, path or URL), redacted like the
-        rest; ``always`` marks an allow-for-the-session.
+        rest; ``always`` marks an allow-for-the-session; ``project_rules`` were sent back to
+        be written to ``project_file`` (allow in this project).
         """
         self._write(
             {
@@ -59,6 +62,27 @@ class AuditLog:
                 "message": message,
                 "detail": detail,
                 **({"always": True} if always else {}),
+                **(
+                    {"project_rules": list(project_rules), "project_file": project_file}
+                    if project_rules
+                    else {}
+                ),
+            }
+        )
+
+    def rule_change(
+        self, *, action: str, rule: str, behavior: str, file: str, by: str, reason: str = ""
+    ) -> None:
+        """Record a permission rule cctui added to or removed from a settings file."""
+        self._write(
+            {
+                "event": "rule",
+                "action": action,
+                "rule": rule,
+                "behavior": behavior,
+                "file": file,
+                "by": by,
+                **({"reason": reason} if reason else {}),
             }
         )
 

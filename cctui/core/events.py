@@ -143,6 +143,20 @@ class ChangesEvent(_Event):
         return f"{self.files} {noun} +{self.added} \u2212{self.removed}"
 
 
+class SettingChangedEvent(_Event):
+    """The session's permission mode or model changed (by cctui, or by the CLI itself, as
+    when a plan is approved), or was kept for the next start of an ended session."""
+
+    kind: Literal["setting"] = "setting"
+    setting: Literal["permission_mode", "model"]
+    value: str | None
+    """The new mode; the new model (None: the CLI's default)."""
+    previous: str | None = None
+    applies: Literal["now", "next_start"] = "now"
+    """``now``: the live process took it (the mode is confirmed by the CLI, a model applies
+    to its next request); ``next_start``: no process runs, the next resume starts with it."""
+
+
 class FilesRewoundEvent(_Event):
     """Files were put back as they were just before a prompt (the conversation was not)."""
 
@@ -174,6 +188,7 @@ SessionEvent = Annotated[
     | ResultEvent
     | ApiRetryEvent
     | ChangesEvent
+    | SettingChangedEvent
     | FilesRewoundEvent
     | ErrorEvent,
     Field(discriminator="kind"),

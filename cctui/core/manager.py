@@ -18,11 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from cctui.claude.driver import ClaudeDriver, DriverFactory
+from cctui.claude.frames import ModelOption
 from cctui.config import Settings
-from cctui.core import launch, rewind, session_log, worktrees
+from cctui.core import launch, rewind, rules, session_log, steering, worktrees
 from cctui.core.audit import AuditLog
 from cctui.core.buffer import Page
 from cctui.core.decisions.desk import InputDesk
+from cctui.core.decisions.grants import ProjectGrant
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution
 from cctui.core.decisions.service import Decisions
 from cctui.core.diffs import SessionDiff, TurnChanges, session_diff
@@ -81,6 +83,7 @@ class SessionManager:
         """Every pending input: who is asked, the answers, confirmations, the human."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._shutting_down = False
+        self._models: tuple[ModelOption, ...] = ()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -328,6 +331,43 @@ class SessionManager:
         await self._start(session, prompt, worktree, resume=source.id, fork=True, session_id=new_id)
         return session.info()
 
+    async def set_permission_mode(self, session_id: str, mode: str) -> steering.SettingChange:
+        """Switch a session's permission mode: live through the CLI (also mid-turn), else
+        for its next start; kept in the registry either way (``steering``).
+
+        Raises:
+            SessionNotFound, ValidationFailed, SettingRefused (the CLI's words).
+        """
+        return await steering.set_permission_mode(await self._settled(session_id), mode)
+
+    async def cycle_permission_mode(self, session_id: str) -> steering.SettingChange:
+        """The next mode in ``steering.MODE_CYCLE`` (the TUI's ``shift+tab``)."""
+        session = await self._settled(session_id)
+        mode = steering.next_mode(
+            session.state.permission_mode, bypass_allowed=steering.bypass_allowed(session)
+        )
+        return await steering.set_permission_mode(session, mode)
+
+    async def set_model(self, session_id: str, model: str | None) -> steering.SettingChange:
+        """Switch a session's model (None: the default): live from its next request, else
+        for its next start; kept in the registry either way.
+
+        Raises:
+            SessionNotFound, SettingRefused (the CLI's words).
+        """
+        return await steering.set_model(await self._settled(session_id), model)
+
+    def models(self, session_id: str | None = None) -> tuple[ModelOption, ...]:
+        """The models to offer: what the session's process (or the last one that said)
+        offers, else a short list of the CLI's aliases."""
+        session = self._sessions.get(session_id) if session_id else None
+        offered = session.process.models if session is not None else ()
+        if not offered:
+            offered = next((s.process.models for s in self._sessions if s.process.models), ())
+        if offered:
+            self._models = offered
+        return self._models or steering.FALLBACK_MODELS
+
     async def rewind_files(
         self,
         session_id: str,
@@ -494,6 +534,52 @@ class SessionManager:
             SessionNotFound, InputNotFound, InputAlreadyAnswered, ValidationFailed.
         """
         return self.decisions.respond(input_id, decision, decided_by, session_id=session_id)
+
+    def respond_as_client(
+        self,
+        input_id: str,
+        decision: Decision,
+        client: str,
+        *,
+        session_id: str | None = None,
+    ) -> tuple[Resolution, ProjectGrant | None]:
+        """An MCP client's answer; a project rule it asks for is gated
+        (``Decisions.respond_as_client``)."""
+        return self.decisions.respond_as_client(input_id, decision, client, session_id=session_id)
+
+    async def rules_for(self, directory: Path) -> rules.RulesInForce:
+        """The permission rules in force for ``directory``, each with its settings file."""
+        return await asyncio.to_thread(
+            rules.rules_in_force, directory, self.settings.claude_config_dir
+        )
+
+    async def remove_rule(
+        self,
+        directory: Path,
+        rule: str,
+        *,
+        source: rules.RuleSource,
+        behavior: rules.Behavior | None = None,
+        by: str,
+    ) -> rules.RuleChange:
+        """Remove one rule from a settings file that applies to ``directory`` (a backup is
+        kept beside it); audited.
+
+        Raises:
+            ValidationFailed (a managed rule), RuleNotFound, OSError.
+        """
+        change = await asyncio.to_thread(
+            rules.remove_rule,
+            directory,
+            self.settings.claude_config_dir,
+            rule,
+            source=source,
+            behavior=behavior,
+        )
+        self.audit.rule_change(
+            action="remove", rule=rule, behavior=change.behavior, file=str(change.file), by=by
+        )
+        return change
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive every event; returns the unsubscribe function."""

@@ -116,6 +116,9 @@ class SessionInfo(BaseModel):
     num_turns: int = 0
     permission_mode: str | None = None
     """The CLI's current permission mode (``plan`` until a plan is approved, then ``default``)."""
+    model: str | None = None
+    """The model in use: the CLI's name for it once a turn ran, else the one asked for
+    (``config.model``; None: the CLI's default)."""
     last_result: str | None = None
     error: str | None = None
     pid: int | None = None

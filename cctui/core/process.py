@@ -17,7 +17,14 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from cctui.claude.driver import Driver, DriverFactory
-from cctui.claude.frames import Frame, LaunchSpec, ProcessExited, RewindAnswer
+from cctui.claude.frames import (
+    Frame,
+    LaunchSpec,
+    ModelOption,
+    PermissionModeName,
+    ProcessExited,
+    RewindAnswer,
+)
 from cctui.core.decisions.desk import InputDesk
 from cctui.core.events import ErrorEvent, UserMessageEvent
 from cctui.core.session_state import SessionState
@@ -272,6 +279,34 @@ class Process:
         if not self.alive or driver is None:
             raise SessionNotReady(f"Session {self._state.id} has no running claude process.")
         return await driver.rewind_files(prompt_id, dry_run=dry_run)
+
+    async def set_permission_mode(self, mode: PermissionModeName) -> None:
+        """Ask the live process to switch mode (also mid-turn).
+
+        Raises:
+            SessionNotReady: no process runs. SettingRefused: the CLI said no.
+        """
+        await self._live().set_permission_mode(mode)
+
+    async def set_model(self, model: str | None) -> None:
+        """Ask the live process to use ``model`` from its next request on.
+
+        Raises:
+            SessionNotReady: no process runs. SettingRefused: the CLI said no.
+        """
+        await self._live().set_model(model)
+
+    @property
+    def models(self) -> tuple[ModelOption, ...]:
+        """The models the live process offers (empty when none runs)."""
+        driver = self._driver
+        return driver.models if self.alive and driver is not None else ()
+
+    def _live(self) -> Driver:
+        driver = self._driver
+        if not self.alive or driver is None:
+            raise SessionNotReady(f"Session {self._state.id} has no running claude process.")
+        return driver
 
     async def interrupt(self) -> None:
         """Stop the running turn (the process lives on)."""

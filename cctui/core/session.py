@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 
+from cctui.claude.frames import PERMISSION_MODES
 from cctui.core import session_log
 from cctui.core.buffer import EventBuffer
 from cctui.core.decisions.desk import InputDesk
@@ -47,7 +48,7 @@ class Session:
         record: SessionRecord | None = None,
     ) -> None:
         self.id = session_id
-        self.config = config
+        self._config = config
         now = datetime.now(UTC)
         self.created_at = record.created_at if record else now
         self.title = (record.title if record else None) or config.title
@@ -64,6 +65,7 @@ class Session:
             buffer=EventBuffer(host.settings.event_buffer_size),
             permission_mode=config.permission_mode or "default",
             prompts=PromptLog(record.prompts if record else ()),
+            model=config.model,
             last_activity=record.last_activity if record else now,
             fan_out=lambda event: self._fan_out(host, event),
             save=lambda: host.save(session_id),
@@ -86,6 +88,7 @@ class Session:
             tools=self.translator.tools,
             alive=lambda: self.process.alive,
             on_denied=self.translator.denied.add,
+            cwd=config.cwd,
         )
         """This session's pending inputs: asks in, answers out."""
         self.process = Process(
@@ -103,6 +106,32 @@ class Session:
         """Held while its files are rewound (one rewind at a time, on one process)."""
 
     # ------------------------------------------------------------------ state
+
+    @property
+    def config(self) -> SessionConfig:
+        """How the session starts next: its settings, with the permission mode it has now
+        and the model last chosen, so a resume starts where the session left off. (A
+        ``skip_permissions`` session always starts in ``bypassPermissions``.)"""
+        mode = self.state.permission_mode
+        config = self._config
+        if (
+            mode != config.permission_mode
+            and mode in PERMISSION_MODES
+            and not config.skip_permissions
+        ):
+            self._config = config = config.model_copy(update={"permission_mode": mode})
+        return config
+
+    @config.setter
+    def config(self, value: SessionConfig) -> None:
+        # A resume override or a worktree moves cwd, project or launch prefix; the mode the
+        # session has now still wins over the one in ``value`` (the getter above).
+        self._config = value
+
+    def choose_model(self, model: str | None) -> None:
+        """Use ``model`` from now on (None: the CLI's default), this process and the next."""
+        self._config = self._config.model_copy(update={"model": model})
+        self.state.model = model
 
     @property
     def status(self) -> SessionStatus:
@@ -166,6 +195,7 @@ class Session:
             total_cost_usd=state.turns.total_cost,
             num_turns=state.turns.num_turns,
             permission_mode=state.permission_mode,
+            model=state.model,
             last_result=state.last_result,
             error=state.error,
             pid=self.process.pid,

@@ -7,12 +7,14 @@ session itself, so none of them needs the session (or the manager) to work.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from datetime import datetime
+from typing import Literal
 
 from cctui.core.buffer import EventBuffer
-from cctui.core.events import SessionEvent, StatusChanged
+from cctui.core.events import SessionEvent, SettingChangedEvent, StatusChanged
 from cctui.core.prompts import PromptLog
 from cctui.core.states import SessionStatus, can_transition
 from cctui.core.turns import TurnLedger
@@ -34,6 +36,7 @@ class SessionState:
         buffer: EventBuffer[SessionEvent],
         permission_mode: str,
         prompts: PromptLog,
+        model: str | None = None,
         last_activity: datetime,
         fan_out: Callable[[SessionEvent], None],
         save: Callable[[], None],
@@ -47,7 +50,11 @@ class SessionState:
         """Outstanding turns, agentic turns and cost: the one place that counts them."""
         self.buffer = buffer
         self.permission_mode = permission_mode
-        """The CLI's current mode: a plan-mode session leaves ``plan`` once its plan is approved."""
+        """The CLI's current mode: a plan-mode session leaves ``plan`` once its plan is
+        approved; ``change_mode`` changes it."""
+        self.model = model
+        """The model in use: the CLI's own name for it once a turn started (``Init``), else
+        the one asked for (None: the CLI's default)."""
         self.prompts = prompts
         """The prompts sent, numbered from 0, with the ids their file checkpoints carry."""
         self.last_result: str | None = None
@@ -56,6 +63,7 @@ class SessionState:
         """An interrupt was sent: the turn's error result is expected, not a failure."""
         self._fan_out = fan_out
         self._save = save
+        self._mode_waiters: list[tuple[str, asyncio.Future[None]]] = []
 
     def publish(self, event: SessionEvent, merge_key: str | None = None) -> SessionEvent:
         """Store ``event`` in the buffer and fan it out."""
@@ -63,6 +71,42 @@ class SessionState:
         self.last_activity = stored.at
         self._fan_out(stored)
         return stored
+
+    def save(self) -> None:
+        """Persist the session's record (soon)."""
+        self._save()
+
+    def expect_mode(self, mode: str) -> asyncio.Future[None]:
+        """A future that completes when the CLI next reports ``mode`` (``change_mode``)."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._mode_waiters.append((mode, future))
+        return future
+
+    def change_mode(self, mode: str, *, applies: Literal["now", "next_start"] = "now") -> None:
+        """The permission mode is now ``mode`` (the CLI said so, or it is kept for the next
+        start): an event and a registry save when it differs."""
+        waiting, self._mode_waiters = self._mode_waiters, []
+        for wanted, future in waiting:
+            if future.done():
+                continue
+            if wanted == mode:
+                future.set_result(None)
+            else:
+                self._mode_waiters.append((wanted, future))
+        previous = self.permission_mode
+        if mode == previous:
+            return
+        self.permission_mode = mode
+        self.publish(
+            SettingChangedEvent(
+                session_id=self.id,
+                setting="permission_mode",
+                value=mode,
+                previous=previous,
+                applies=applies,
+            )
+        )
+        self._save()
 
     def set_status(
         self, new: SessionStatus, error: str | None = None, *, force: bool = False

@@ -54,10 +54,12 @@ class FrameTranslator:
         """Apply one frame (anything but ``ProcessExited``)."""
         session = self._state
         if isinstance(frame, ModeChanged):
-            session.permission_mode = frame.permission_mode
+            session.change_mode(frame.permission_mode)
         elif isinstance(frame, Init):
             if frame.permission_mode:
-                session.permission_mode = frame.permission_mode
+                session.change_mode(frame.permission_mode)
+            if frame.model:
+                session.model = frame.model
             if session.turns.init_seen():  # a turn we did not count (queued before an interrupt)
                 session.set_status(S.RUNNING)
         elif isinstance(frame, TextDelta):

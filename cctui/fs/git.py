@@ -189,6 +189,19 @@ def git_dir(root: Path) -> Path | None:
     return Path(text) if text else None
 
 
+def main_checkout(path: Path) -> Path | None:
+    """The top of the repository's main checkout for ``path``: the top of ``path``'s own
+    checkout, or, for a linked worktree, of the checkout that owns it (whose ``.git`` holds
+    the worktree's). None when ``path`` is not in a repository."""
+    common = _git(path, "rev-parse", "--path-format=absolute", "--git-common-dir")
+    text = (common or b"").decode("utf-8", "surrogateescape").strip()
+    if text and Path(text).name == ".git":
+        return Path(text).parent
+    top = _git(path, "rev-parse", "--show-toplevel")  # a separate git dir: its own top
+    text = (top or b"").decode("utf-8", "surrogateescape").strip()
+    return Path(text) if text else None
+
+
 def current_branch(root: Path) -> str | None:
     """The checked-out branch (also on a repository with no commits yet); None when
     ``root`` is not in a repository or HEAD is detached."""

@@ -14,6 +14,7 @@ from cctui.core import (
     InputResolvedEvent,
     ResultEvent,
     SessionEvent,
+    SettingChangedEvent,
     StatusChanged,
     ToolUseEvent,
     UserMessageEvent,
@@ -49,6 +50,10 @@ def event_text(ev: SessionEvent) -> str:
             return f"[status] {ev.status}" + (f": {ev.error}" if ev.error else "")
         case ChangesEvent():
             return f"[changes] {ev.summary}"
+        case SettingChangedEvent():
+            what = "mode" if ev.setting == "permission_mode" else "model"
+            when = "" if ev.applies == "now" else " (at the next start)"
+            return f"[{what}] {ev.previous or 'default'} -> {ev.value or 'default'}{when}"
         case FilesRewoundEvent():
             where = f"prompt {ev.prompt_index}" if ev.prompt_index is not None else ev.prompt_id
             return (

@@ -249,6 +249,8 @@ def build_server(
     broker = server.broker
     if "sessions" in groups:
         tools.sessions.register(server, manager, broker, settings)
+        tools.steering.register(server, manager)
+        tools.rules.register(server, manager, services.registry)
         tools.query.register(server, manager, broker)
         tools.history.register(server, manager, settings, services.history)
         tools.team.register(server, manager, broker)

@@ -40,10 +40,12 @@ from cctui.tui.screens.help import HelpScreen
 from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.metrics import MetricsScreen
+from cctui.tui.screens.model import ModelScreen
 from cctui.tui.screens.new_session import NewSessionRequest, NewSessionScreen
 from cctui.tui.screens.peek import PeekAsk, PeekScreen
 from cctui.tui.screens.projects import ProjectsScreen
 from cctui.tui.screens.rewind import RewindScreen
+from cctui.tui.screens.rules import RulesScreen
 from cctui.tui.screens.search import SearchScreen
 from cctui.tui.screens.usage import UsageScreen
 from cctui.tui.sources import SessionSource
@@ -519,6 +521,65 @@ class CctuiApp(App[None]):
         where = info.worktree.branch if info.worktree else "its worktree"
         self.notify(f"Forked into {where}. Type a message to start it.")
         self.post_message(OpenSession(info.session_id, focus_input=True))
+
+    @work(group="steer", exit_on_error=False)
+    async def action_cycle_mode(self) -> None:
+        """``shift+tab`` on the main screen (and the palette): the selected session's next
+        permission mode, as in Claude Code."""
+        session_id = self._current()
+        if session_id is None:
+            return
+        try:
+            change = await self.manager.cycle_permission_mode(session_id)
+        except CctuiError as exc:
+            self._refused("Mode not changed", exc)
+            return
+        self.notify(change.note, title=f"Mode: {change.value}", timeout=3)
+        self.main.catch_up()
+
+    def action_pick_model(self) -> None:
+        session_id = self._current()
+        if session_id is None:
+            return
+        try:
+            current = self.manager.get(session_id).config.model
+        except CctuiError:
+            current = None  # known from disk only: it joins cctui when switched
+        screen = ModelScreen(
+            self.manager.models(session_id),
+            current=current,
+            context=self.describe_session(session_id),
+        )
+        self.push_screen(screen, callback=partial(self._model_chosen, session_id))
+
+    def _model_chosen(self, session_id: str, model: str | None) -> None:
+        if model is not None:
+            self.set_model(session_id, model)
+        self.call_later(self.approvals.pump)
+
+    @work(group="steer", exit_on_error=False)
+    async def set_model(self, session_id: str, model: str) -> None:
+        """Switch the session's model (live at once, else at its next start)."""
+        try:
+            change = await self.manager.set_model(session_id, model)
+        except CctuiError as exc:
+            self._refused("Model not changed", exc)
+            return
+        self.notify(change.note, title=f"Model: {change.value or 'default'}", timeout=4)
+        self.main.catch_up()
+
+    def _refused(self, title: str, exc: CctuiError) -> None:
+        text = exc.message + (f"\n{exc.suggestion}" if exc.suggestion else "")
+        self.notify(text, title=title, severity="error", timeout=12)
+
+    def action_rules(self) -> None:
+        if any(isinstance(s, RulesScreen) for s in self.screen_stack):
+            return
+        directory = self.settings.default_cwd or Path(os.getcwd())
+        row = self.main.sessions.row(self.main.current_session_id or "")
+        if row is not None and row.cwd is not None and row.cwd.is_dir():
+            directory = row.cwd
+        self.push_screen(RulesScreen(self.manager, directory), callback=self._pump_after)
 
     def action_inbox(self) -> None:
         if any(isinstance(s, InboxScreen) for s in self.screen_stack):

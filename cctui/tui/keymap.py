@@ -73,7 +73,7 @@ class Section:
     lines: tuple[Key | Note, ...] = field(default=())
 
 
-_SHOWN = {"question_mark": "?", "slash": "/", "escape": "esc"}
+_SHOWN = {"question_mark": "?", "slash": "/", "escape": "esc", "delete": "del"}
 
 
 def display(key: str) -> str:
@@ -154,6 +154,28 @@ SECTIONS: tuple[Section, ...] = (
                 command=Command(
                     "Fork into a worktree", "A copy of the session, in its own worktree"
                 ),
+            ),
+            Key(
+                "shift+tab",
+                "permission mode: default → acceptEdits → plan",
+                # The main screen's own: elsewhere shift+tab moves the focus back.
+                {APP: "cycle_mode", "MainScreen": "cycle_mode"},
+                "Mode",
+                command=Command("Cycle permission mode", "default → acceptEdits → plan"),
+            ),
+            Key(
+                "M",
+                "model: pick the session's model",
+                {APP: "pick_model"},
+                "Model",
+                command=Command("Pick model", "Switch the session's model"),
+            ),
+            Key(
+                "R",
+                "permission rules for the session's project",
+                {APP: "rules"},
+                "Rules",
+                command=Command("Permission rules", "Allow and deny rules in force; remove one"),
             ),
             Key(
                 "slash",
@@ -281,6 +303,12 @@ SECTIONS: tuple[Section, ...] = (
                 "Allow for session",
             ),
             Key(
+                "P",
+                "always allow in this project (shows rule, file)",
+                {"ApprovalScreen": "allow_project"},
+                "Allow in project",
+            ),
+            Key(
                 "escape",
                 "later (it stays in the inbox) · back from a reason",
                 {"DecisionModal": "later", "ReasonInput": "cancel"},
@@ -310,10 +338,11 @@ SECTIONS: tuple[Section, ...] = (
             ),
             Key(
                 "escape",
-                "cancel (a project's form too)",
-                {"NewSessionScreen": "cancel", "ProjectForm": "cancel"},
+                "cancel (a project's form, the model picker too)",
+                {"NewSessionScreen": "cancel", "ProjectForm": "cancel", "ModelScreen": "cancel"},
                 "Cancel",
             ),
+            Note("enter", "model picker: use the highlighted one"),
         ),
     ),
     Section(
@@ -330,19 +359,19 @@ SECTIONS: tuple[Section, ...] = (
         ),
     ),
     Section(
-        "Confirmations (rewind, o, a project's x)",
+        "Confirmations (rewind, o, a project's x, a rule)",
         1,
         (
             Key(
                 "y",
-                "yes: put the files back · end and open · remove",
-                {"RewindScreen": "confirm", "AskScreen": "yes"},
-                "Rewind",
+                "yes: files back · end and open · remove",
+                {"RewindScreen": "confirm", "AskScreen": "yes", "RemoveRuleScreen": "confirm"},
+                "Yes",
             ),
             Key(
                 "escape,n",
-                "cancel (n too)",
-                {"RewindScreen": "cancel", "AskScreen": "no"},
+                "no, cancel (n too)",
+                {"RewindScreen": "cancel", "AskScreen": "no", "RemoveRuleScreen": "cancel"},
                 "Cancel",
             ),
         ),
@@ -365,12 +394,25 @@ SECTIONS: tuple[Section, ...] = (
         ),
     ),
     Section(
-        "Metrics page",
+        "Rules page",
         1,
         (
             Key(
+                "d,delete",
+                "remove the highlighted rule (asks first)",
+                {"RulesScreen": "remove"},
+                "Remove",
+            ),
+            Key("escape,R", "close (R too)", {"RulesScreen": "close"}, "Close"),
+        ),
+    ),
+    Section(
+        "Metrics page",
+        0,
+        (
+            Key(
                 "escape,m,q",
-                "close (m and q too); it refreshes every 2 s while open",
+                "close (m, q too); it refreshes every 2 s",
                 {"MetricsScreen": "close"},
                 "Close",
             ),

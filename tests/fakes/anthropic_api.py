@@ -1,9 +1,10 @@
 """A fake Anthropic Messages API for running the real ``claude`` CLI offline.
 
-Serves ``POST /v1/messages`` (SSE streaming), ``POST /v1/messages/count_tokens``,
-``GET /v1/models``; answers anything else harmlessly; logs and refuses ``CONNECT`` (point
-``HTTPS_PROXY`` at it as a tripwire). Binds 127.0.0.1 only. Every request is recorded
-(``server.requests``) and optionally appended to a JSONL log.
+Serves ``POST /v1/messages`` (SSE streaming; one JSON body when the request does not ask to
+stream; a model whose name does not start with ``claude-`` gets the real API's 404),
+``POST /v1/messages/count_tokens``, ``GET /v1/models``; answers anything else harmlessly;
+logs and refuses ``CONNECT`` (point ``HTTPS_PROXY`` at it as a tripwire). Binds 127.0.0.1
+only. Every request is recorded (``server.requests``) and optionally appended to a JSONL log.
 
 Directive language (put it in the prompt; a human can type it into cctui too)::
 
@@ -69,7 +70,7 @@ from tests.fakes.api_script import (
     thinking,
     tool_use,
 )
-from tests.fakes.api_sse import SSEWriter
+from tests.fakes.api_sse import SSEWriter, whole_message
 
 __all__ = [
     "FakeAnthropicAPI",
@@ -321,7 +322,12 @@ class _Handler(BaseHTTPRequestHandler):
     def _messages(self, body: dict[str, Any], size: int) -> None:
         req = parse_request(body)
         try:
-            reply = self.api.decide(req)
+            if not str(req.model).startswith("claude-"):
+                # The real API's answer to a model it does not serve (the CLI checks a model
+                # name given to set_model with one such request).
+                reply = error_reply(404, f"model: {req.model}")
+            else:
+                reply = self.api.decide(req)
         except Exception as exc:  # a broken rule must not hang the CLI
             reply = error_reply(500, f"fake rule failed: {exc!r}")
         self._record(summary=req.summary(), body=body, reply=reply.describe())
@@ -330,6 +336,11 @@ class _Handler(BaseHTTPRequestHandler):
             if reply.is_error:
                 extra = {"x-should-retry": "true"} if reply.status in (429, 529) else {}
                 self._json(reply.status, reply.error_body(), extra)
+                return
+            if body.get("stream") is not True:
+                # A non-streaming request (e.g. the CLI's one-token model check) wants the
+                # whole message as JSON.
+                self._json(200, whole_message(reply, req.model, max(1, size // 4)))
                 return
             SSEWriter(self, reply, req.model, max(1, size // 4), self.api.sleep).run()
         except (ConnectionResetError, BrokenPipeError, ConnectionAbortedError, _Stopped):

@@ -1,4 +1,5 @@
-"""Server-sent events for one streamed Messages API response (the sequence the CLI expects).
+"""Server-sent events for one streamed Messages API response (the sequence the CLI expects),
+and the same reply as one JSON body for a request that does not stream.
 
 message_start (with usage), ping, then per block content_block_start / deltas
 (text_delta, input_json_delta in pieces, thinking_delta + signature_delta) /
@@ -16,6 +17,25 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from tests.fakes.api_script import Reply
+
+
+def whole_message(reply: Reply, model: str, input_tokens: int) -> dict[str, Any]:
+    """The reply as one non-streamed Messages API response (``stream`` not set)."""
+    return {
+        "id": f"msg_fake_{uuid.uuid4().hex[:20]}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": list(reply.content),
+        "stop_reason": reply.final_stop_reason(),
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": input_tokens,
+            "output_tokens": max(1, len(json.dumps(reply.content)) // 4),
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        },
+    }
 
 
 class SSEWriter:

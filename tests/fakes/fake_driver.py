@@ -37,6 +37,12 @@ Steps (build them with the helpers):
 (5 s of streaming, interruptible), ``crash``, ``error`` (an API-error result); anything
 else is echoed. Good enough to build demo and snapshot apps quickly.
 
+Live changes behave like the CLI's control requests: ``set_permission_mode`` answers with a
+``ModeChanged`` frame (and refuses ``bypassPermissions`` unless the process was launched
+with it, in the CLI's words), ``set_model`` is refused for a name in ``REFUSED_MODELS``;
+every later turn's ``Init`` carries the new mode and model (``mode_changes`` and
+``model_changes`` record them).
+
 File checkpoints: with ``spec.file_checkpointing`` every message sent with a prompt id is
 echoed as ``PromptAccepted`` when its turn starts, and ``rewind_files`` answers as the CLI
 does (not enabled / no checkpoint for an id it never took in / ``rewind_changes`` for one
@@ -64,9 +70,12 @@ from cctui.claude.frames import (
     Frame,
     Init,
     LaunchSpec,
+    ModeChanged,
+    ModelOption,
     PermissionAnswer,
     PermissionAsk,
     PermissionHandler,
+    PermissionModeName,
     ProcessExited,
     PromptAccepted,
     RewindAnswer,
@@ -75,7 +84,7 @@ from cctui.claude.frames import (
     ToolOutcome,
     TurnResult,
 )
-from cctui.errors import CliNotFound
+from cctui.errors import CliNotFound, SettingRefused
 
 # --------------------------------------------------------------------------- steps
 
@@ -255,6 +264,21 @@ DEFAULT_REWIND = RewindAnswer(
 
 _pids = itertools.count(41000)
 
+FAKE_MODELS = (
+    ModelOption("default", "Default (recommended)", "Use the default model"),
+    ModelOption("opus", "Opus", "Best for complex tasks"),
+    ModelOption("sonnet", "Sonnet", "Fast and capable"),
+    ModelOption("haiku", "Haiku", "Fastest"),
+)
+"""What the fake offers in place of the CLI's initialize ``models[]``."""
+REFUSED_MODELS = frozenset({"no-such-model"})
+"""Models ``set_model`` refuses (as the CLI refuses one it cannot validate)."""
+BYPASS_REFUSAL = (
+    "Cannot set permission mode to bypassPermissions because the session was not launched "
+    "with --dangerously-skip-permissions"
+)
+"""The CLI's words (2.1.332) when a session not launched for it is switched to bypass."""
+
 
 class FakeDriver:
     """A scripted ``Driver``. Records what it was sent and answered for assertions."""
@@ -290,6 +314,12 @@ class FakeDriver:
         self.answers: list[PermissionAnswer] = []
         """Every answer it got back (same order as ``asks``)."""
         self.interrupts = 0
+        self.mode: str = "bypassPermissions" if spec.skip_permissions else spec.permission_mode
+        """The current permission mode (changed by ``set_permission_mode``)."""
+        self.model: str | None = spec.model
+        """The current model (changed by ``set_model``)."""
+        self.mode_changes: list[str] = []
+        self.model_changes: list[str | None] = []
         self.rewind_changes = rewind_changes or DEFAULT_REWIND
         """What a dry run to a checkpointed prompt answers."""
         self.rewinds: list[tuple[str, bool]] = []
@@ -347,6 +377,28 @@ class FakeDriver:
         if self._turn is not None and not self._turn.done():
             self._turn.cancel()
 
+    async def set_permission_mode(self, mode: PermissionModeName) -> None:
+        """Switch mode now (also mid-turn) and confirm it with a ``ModeChanged`` frame."""
+        if mode == "bypassPermissions" and not (
+            self.spec.skip_permissions or self.spec.permission_mode == "bypassPermissions"
+        ):
+            raise SettingRefused(BYPASS_REFUSAL)
+        self.mode = mode
+        self.mode_changes.append(mode)
+        self._out.put_nowait(ModeChanged(mode))
+
+    async def set_model(self, model: str | None) -> None:
+        """Switch model for the next turn; names in ``REFUSED_MODELS`` are refused."""
+        if model in REFUSED_MODELS:
+            raise SettingRefused(f"Model {model!r} not found")
+        self.model = model
+        self.model_changes.append(model)
+
+    @property
+    def models(self) -> tuple[ModelOption, ...]:
+        """``FAKE_MODELS`` once connected."""
+        return FAKE_MODELS if self.connected else ()
+
     async def frames(self) -> AsyncIterator[Frame]:
         """Frames until ``ProcessExited``."""
         while True:
@@ -397,9 +449,9 @@ class FakeDriver:
             self._out.put_nowait(
                 Init(
                     session_id=self.session_id,
-                    model=self.spec.model,
+                    model=self.model,
                     cwd=str(self.spec.cwd),
-                    permission_mode=self.spec.permission_mode,
+                    permission_mode=self.mode,
                 )
             )
             self._turn = asyncio.create_task(self._play(self._steps_for(message), state))

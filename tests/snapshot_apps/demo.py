@@ -8,6 +8,7 @@ the pane shows does not change from run to run.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import subprocess
@@ -133,6 +134,17 @@ SCRIPT: dict[str, list[Any]] = {
                 "&& kubectl --context staging get pods -l app=api",
                 "description": "Check the staging rollout",
             },
+            suggestions=(
+                {
+                    "type": "addRules",
+                    "rules": [
+                        {"toolName": "Bash", "ruleContent": "kubectl --context staging rollout *"},
+                        {"toolName": "Bash", "ruleContent": "kubectl --context staging get *"},
+                    ],
+                    "behavior": "allow",
+                    "destination": "localSettings",
+                },
+            ),
         ),
     ],
     "race": [text("I found the race; here is the fix."), tool("Edit", EDIT)],
@@ -278,6 +290,25 @@ def _edit(root: Path) -> None:
     )
 
 
+def _rules(claude_dir: Path) -> None:
+    """Settings files for the rules page: the user's, the api project's shared and local."""
+    files = {
+        claude_dir / "settings.json": {
+            "permissions": {"allow": ["Read", "Bash(git status)"], "deny": ["Read(./.env)"]},
+            "theme": "dark",
+        },
+        ROOT / "api" / ".claude" / "settings.json": {
+            "permissions": {"ask": ["Bash(git push *)"], "deny": ["Bash(rm -rf *)"]}
+        },
+        ROOT / "api" / ".claude" / "settings.local.json": {
+            "permissions": {"allow": ["Bash(pytest -q *)", "Bash(npm test *)"]}
+        },
+    }
+    for path, data in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=2))
+
+
 class DemoApp(CctuiApp):
     """CctuiApp plus a scenario run on its own loop before the first screenshot.
 
@@ -329,6 +360,9 @@ class DemoApp(CctuiApp):
             "project_remove": ["readme", "flaky"],
             "diff": ["readme", "flaky"],
             "finish": ["flaky", "readme"],
+            "model": ["readme", "flaky"],
+            "rules": ["readme", "flaky"],
+            "steer": ["readme", "flaky"],
             "rewind": ["readme", "flaky"],
         }[self.scenario]
         if self.scenario in ("diff", "finish"):
@@ -369,10 +403,20 @@ class DemoApp(CctuiApp):
             "project_remove": "flaky",
             "diff": "flaky",
             "finish": "readme",
+            "model": "flaky",
+            "rules": "flaky",
+            "steer": "flaky",
             "rewind": "flaky",
         }.get(self.scenario)
         if shown is not None:
             self.main.open_session(_IDS[shown])
+        if self.scenario == "steer":
+            # What shift+tab twice and M -> opus do (the keys are driven in test_keys).
+            await self.manager.set_permission_mode(_IDS["flaky"], "acceptEdits")
+            await self.manager.set_permission_mode(_IDS["flaky"], "plan")
+            await self.manager.set_model(_IDS["flaky"], "opus")
+        if self.scenario == "rules":
+            _rules(self.settings.claude_config_dir)
         if self.scenario in ("waiting", "peek"):
             # Three minutes after the newest request: every waiting row says "waiting 3m".
             asked = max(p.created_at for p in self.manager.pending())
@@ -449,6 +493,7 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
         if scenario in (
             *("main", "inbox", "help", "new", "metrics", "projects", "waiting", "peek"),
             *("project_form", "project_remove", "diff", "finish", "rewind"),
+            *("model", "rules", "steer"),
         ):
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
             await app.settle()
@@ -489,6 +534,15 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             await pilot.press("f")
             await _until(pilot, lambda: isinstance(app.screen, FinishScreen))
             await pilot.press("x")
+        if scenario == "model":
+            await pilot.press("M")
+        if scenario == "rules":
+            await pilot.press("R")
+            rules = app.screen
+            for _ in range(100):
+                if getattr(rules, "view", None) is not None:
+                    break
+                await asyncio.sleep(0.02)
         if scenario == "rewind":
             app.query(PromptBlock).first().focus()
             await pilot.press("r")

@@ -25,6 +25,9 @@ SHOTS = {
     "metrics": "metrics",
     "projects": "projects",
     "confirm": "confirm",
+    "model": "model-picker",
+    "rules": "rules",
+    "steer": "steered",
 }
 
 

@@ -27,6 +27,9 @@ SCENARIOS = {
     "project_remove": "removing a project asks first and says what stays",
     "diff": "the diff page: changed files with +/- counts, each file's diff in colour",
     "finish": "finishing a worktree: its state, and a discard listing what it would lose",
+    "model": "the model picker (M) over a live session, its model marked",
+    "rules": "the rules page (R): user, project and local rules with their files",
+    "steer": "a session switched to plan mode and opus: the pane's lines and header",
     "rewind": "r on a prompt: the files a rewind would put back (the dry run), y or esc",
 }
 

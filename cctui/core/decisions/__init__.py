@@ -8,7 +8,9 @@ a question for the user, a confirmation); a *decision* is its answer (``Decision
 - ``registry``: the open inputs, each answered exactly once; withdrawal.
 - ``routing``: the one ``Router``: who is asked (a client or the human), until when.
 - ``desk``: one session's inputs: asks in, answers out, timeout, publish and audit.
-- ``allowances``: what "allow for the rest of the session" allows.
+- ``allowances``: what "allow for the rest of the session" and "always allow in this
+  project" allow.
+- ``grants``: a client asking to always allow in a project (gated: config or the human).
 - ``confirmations``: cctui's own questions with a few choices, outside any session.
 - ``service``: ``Decisions``, the object the manager holds and front ends call.
 

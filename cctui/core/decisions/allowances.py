@@ -1,5 +1,6 @@
 """What "allow for the rest of the session" (``A`` in the TUI, ``always`` on a decision)
-allows, worked out before anyone presses it so every front end can show it.
+and "always allow in this project" (``P``, ``for_project``) allow, worked out before anyone
+presses them so every front end can show them.
 
 Two sources, both scoped to the live claude process (a kill or resume forgets them):
 
@@ -9,6 +10,12 @@ Two sources, both scoped to the live claude process (a kill or resume forgets th
   dropped: one answer must never allow every Bash command.
 - when no suggestion is left, this exact call (same tool, same input) is remembered by
   cctui until the process ends.
+
+For the project, only the CLI's rule suggestions with a rule content qualify (e.g.
+``Bash(npm test *)``): one it declared for ``localSettings`` goes back as it is, one it
+declared for the session goes back for ``localSettings``, and the CLI writes it to the
+repository root's ``.claude/settings.local.json``. A mode change or an added directory is
+never persisted, and a rule for a whole tool is never offered.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 SCOPE_NOTE = "until this claude process ends (a kill or resume forgets it)"
@@ -36,6 +44,58 @@ class SessionAllowance:
     """Indices of the CLI's suggestions to send back (destination ``session``)."""
     exact: bool
     """No usable suggestion: cctui remembers this exact call instead."""
+
+
+@dataclass(frozen=True)
+class ProjectAllowance:
+    """What ``P`` on one permission ask would write, and where."""
+
+    rules: tuple[str, ...]
+    """The rules as the settings file will hold them, e.g. ``Bash(npm test *)``."""
+    suggestions: tuple[int, ...]
+    """Indices of the CLI's suggestions sent back for ``localSettings``."""
+    file: Path
+    """The settings file the CLI writes them to."""
+
+    @property
+    def description(self) -> str:
+        """In words, for the modal and ``pendingInputs[].allowForProject``."""
+        return f"Always allow {', '.join(self.rules)} in this project: added to {self.file}."
+
+
+def project_allowance(
+    suggestions: Sequence[dict[str, Any]], settings_file: Path
+) -> ProjectAllowance | None:
+    """What allow-for-the-project would write (None: nothing qualifies; see the module)."""
+    kept: list[int] = []
+    rules: list[str] = []
+    for index, suggestion in enumerate(suggestions):
+        found = _project_rules(suggestion)
+        if found:
+            kept.append(index)
+            rules += found
+    if not kept:
+        return None
+    return ProjectAllowance(
+        rules=tuple(dict.fromkeys(rules)), suggestions=tuple(kept), file=settings_file
+    )
+
+
+def _project_rules(suggestion: dict[str, Any]) -> list[str]:
+    """The rules an allow suggestion would add, if every one has a rule content."""
+    if suggestion.get("type") != "addRules" or suggestion.get("behavior") != "allow":
+        return []
+    if suggestion.get("destination") not in ("localSettings", "session"):
+        return []  # the CLI wants it elsewhere (user or project settings): not ours to move
+    rules = suggestion.get("rules")
+    out: list[str] = []
+    for rule in rules if isinstance(rules, list) else []:
+        name = rule.get("toolName") if isinstance(rule, dict) else None
+        content = rule.get("ruleContent") if isinstance(rule, dict) else None
+        if not isinstance(name, str) or not isinstance(content, str) or not content.strip():
+            return []  # a whole tool (any Bash command): never for the project
+        out.append(f"{name}({content})")
+    return out
 
 
 def call_key(tool_name: str, tool_input: dict[str, Any]) -> str:

@@ -13,17 +13,25 @@ import contextlib
 import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
+from pathlib import Path
 
 from cctui.claude.frames import PermissionAnswer, PermissionAsk
 from cctui.claude.transcripts import PLAN_WRITERS, read_plan
 from cctui.config import Settings
 from cctui.core.audit import AuditLog
 from cctui.core.decisions import requests
-from cctui.core.decisions.allowances import call_detail, call_key, session_allowance
+from cctui.core.decisions.allowances import (
+    ProjectAllowance,
+    call_detail,
+    call_key,
+    project_allowance,
+    session_allowance,
+)
 from cctui.core.decisions.registry import PendingInputs, await_resolution
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution
 from cctui.core.decisions.routing import Router
 from cctui.core.events import InputRequestedEvent, InputResolvedEvent, ToolUseEvent
+from cctui.core.rules import local_settings_file
 from cctui.core.session_state import SessionState
 from cctui.core.states import SessionStatus
 from cctui.errors import InputAlreadyAnswered, InputNotFound
@@ -47,9 +55,11 @@ class InputDesk:
         tools: Mapping[str, ToolUseEvent],
         alive: Callable[[], bool],
         on_denied: Callable[[str], None],
+        cwd: Path,
     ) -> None:
         """``tools``: the session's recent tool calls (where a plan may be found);
-        ``alive``: whether its process runs; ``on_denied``: a tool use was denied."""
+        ``alive``: whether its process runs; ``on_denied``: a tool use was denied; ``cwd``:
+        the session's directory (whose repository's settings a project rule goes to)."""
         self._state = state
         self._inputs = inputs
         self._router = router
@@ -58,6 +68,8 @@ class InputDesk:
         self._tools = tools
         self._alive = alive
         self._on_denied = on_denied
+        self._cwd = cwd
+        self._settings_file: Path | None = None
         self.items: dict[str, PendingInput] = {}
         """Open inputs of this session, by id (for the audit record when they close)."""
         self.allowed_calls: set[str] = set()
@@ -80,7 +92,8 @@ class InputDesk:
             return PermissionAnswer(allow=True, updated_input=dict(ask.input))
         timeout_s = self._settings.permission_timeout_ms / 1000
         plan = await self._find_plan(ask) if ask.tool_name == requests.PLAN_TOOL else None
-        item = requests.from_ask(state.id, ask, plan).model_copy(
+        project = await self._project_allowance(ask)
+        item = requests.from_ask(state.id, ask, plan, project).model_copy(
             update={"expires_at": datetime.fromtimestamp(time.time() + timeout_s, UTC)}
         )
         item = self._router.route(item)
@@ -106,17 +119,37 @@ class InputDesk:
                 state.set_status(S.RUNNING if self._alive() else state.status)
         decision = resolution.decision
         rules: tuple[int, ...] = ()
-        if decision.behavior == "allow" and decision.always and item.kind == "permission":
+        persist: tuple[int, ...] = ()
+        if (
+            decision.behavior == "allow"
+            and (decision.always or decision.for_project)
+            and item.kind == "permission"
+        ):
             # The CLI keeps its own (narrow) rules for this process; without one, only this
             # exact call is remembered. Never the whole tool: that would allow any Bash
             # command after one was approved.
             allowance = session_allowance(ask.tool_name, ask.input, ask.suggestions)
             rules = allowance.suggestions
-            if allowance.exact:
+            if decision.for_project and project is not None:
+                # These go back for localSettings: the CLI writes them to the project.
+                persist = project.suggestions
+                rules = tuple(sorted({*rules, *persist}))
+            elif allowance.exact:
                 self.allowed_calls.add(call_key(ask.tool_name, ask.input))
         if decision.behavior == "deny" and ask.tool_use_id:
             self._on_denied(ask.tool_use_id)
-        return requests.to_answer(item, decision, rules)
+        return requests.to_answer(item, decision, rules, persist)
+
+    async def _project_allowance(self, ask: PermissionAsk) -> ProjectAllowance | None:
+        """What allow-for-the-project would write; the settings file is looked up (a git
+        call, off the loop) once per session, and only when some suggestion qualifies."""
+        if requests.kind_of(ask.tool_name) != "permission":
+            return None
+        if project_allowance(ask.suggestions, self._cwd) is None:
+            return None
+        if self._settings_file is None:
+            self._settings_file = await asyncio.to_thread(local_settings_file, self._cwd)
+        return project_allowance(ask.suggestions, self._settings_file)
 
     async def _find_plan(self, ask: PermissionAsk) -> str | None:
         """The plan: the ask's own input, the model's ExitPlanMode call, or the plan file
@@ -182,6 +215,12 @@ class InputDesk:
             message=res.decision.message,
             detail=call_detail(item.tool_name, item.tool_input) if item else "",
             always=res.decision.always and res.decision.behavior == "allow",
+            project_rules=(
+                item.project_rules
+                if item and res.decision.for_project and res.decision.behavior == "allow"
+                else ()
+            ),
+            project_file=item.project_file or "" if item else "",
         )
 
     def forget_allowances(self) -> None:

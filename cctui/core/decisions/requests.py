@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cctui.claude.frames import PermissionAnswer, PermissionAsk
-from cctui.core.decisions.allowances import session_allowance
+from cctui.core.decisions.allowances import ProjectAllowance, session_allowance
 from cctui.errors import ValidationFailed
 
 log = logging.getLogger(__name__)
@@ -78,6 +78,14 @@ class PendingInput(BaseModel):
     allow_for_session: str | None = None
     """For ``permission``: in words, what "allow for the rest of the session" would allow
     (the CLI's rule, or this exact call), until the process ends. None for plans/questions."""
+    allow_for_project: str | None = None
+    """For ``permission``: in words, what "always allow in this project" would write and
+    where; None when the CLI suggested no rule that may be kept (see ``allowances``)."""
+    project_rules: tuple[str, ...] = ()
+    """The rules "always allow in this project" would write, e.g. ``Bash(npm test *)``."""
+    project_file: str | None = None
+    """The settings file they would go into (the repository root's
+    ``.claude/settings.local.json``; a worktree's main checkout's)."""
 
 
 class Decision(BaseModel):
@@ -94,6 +102,9 @@ class Decision(BaseModel):
     """For questions: question text -> chosen label(s), several joined by ", "."""
     always: bool = False
     """Allow for the rest of the session what ``PendingInput.allow_for_session`` says."""
+    for_project: bool = False
+    """With allow: also write what ``PendingInput.allow_for_project`` says to the project's
+    settings (through the CLI); the rest of ``allow_for_session`` holds for the session."""
     choice: str | None = None
     """For a ``confirmation``: the option chosen."""
 
@@ -137,9 +148,16 @@ def parse_questions(tool_input: dict[str, Any]) -> tuple[Question, ...]:
     return tuple(out)
 
 
-def from_ask(session_id: str, ask: PermissionAsk, plan: str | None) -> PendingInput:
-    """The pending input for ``ask``; ``plan`` is the plan text found for a plan review."""
+def from_ask(
+    session_id: str,
+    ask: PermissionAsk,
+    plan: str | None,
+    project: ProjectAllowance | None = None,
+) -> PendingInput:
+    """The pending input for ``ask``; ``plan`` is the plan text found for a plan review,
+    ``project`` what allow-for-the-project would write."""
     kind = kind_of(ask.tool_name)
+    project = project if kind == "permission" else None
     return PendingInput(
         session_id=session_id,
         kind=kind,
@@ -154,6 +172,9 @@ def from_ask(session_id: str, ask: PermissionAsk, plan: str | None) -> PendingIn
             if kind == "permission"
             else None
         ),
+        allow_for_project=project.description if project else None,
+        project_rules=project.rules if project else (),
+        project_file=str(project.file) if project else None,
     )
 
 
@@ -221,7 +242,10 @@ def check_answers(item: PendingInput, decision: Decision) -> Decision:
 
 
 def to_answer(
-    item: PendingInput, decision: Decision, suggestions: tuple[int, ...] = ()
+    item: PendingInput,
+    decision: Decision,
+    suggestions: tuple[int, ...] = (),
+    persist: tuple[int, ...] = (),
 ) -> PermissionAnswer:
     """The CLI-facing answer for ``decision``.
 
@@ -247,6 +271,7 @@ def to_answer(
     return PermissionAnswer(
         allow=True,
         updated_input=updated,
-        always=decision.always,
-        suggestions=suggestions if decision.always else (),
+        always=(always := decision.always or decision.for_project),
+        suggestions=suggestions if always else (),
+        persist=persist if always else (),
     )

@@ -8,12 +8,14 @@ to confirm something (``confirm``), and say whether a human is watching
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 from collections.abc import Callable
+from typing import Any
 
 from cctui.config import Settings
 from cctui.core.audit import AuditLog
-from cctui.core.decisions import confirmations
+from cctui.core.decisions import confirmations, grants
 from cctui.core.decisions.desk import InputDesk
 from cctui.core.decisions.registry import PendingInputs
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution, check_answers
@@ -52,6 +54,7 @@ class Decisions:
             answer=lambda input_id, decision, by: self.respond(input_id, decision, by),
         )
         """Who is asked about each input, by which channel, until when."""
+        self._tasks: set[asyncio.Task[Any]] = set()
 
     def pending(self, session_id: str | None = None) -> builtins.list[PendingInput]:
         """Open inputs, oldest first."""
@@ -89,6 +92,45 @@ class Decisions:
         if desk is None:
             return self.inputs.resolve(input_id, decision, decided_by)
         return desk.resolve(input_id, decision, decided_by)
+
+    def respond_as_client(
+        self,
+        input_id: str,
+        decision: Decision,
+        client: str,
+        *,
+        session_id: str | None = None,
+    ) -> tuple[Resolution, grants.ProjectGrant | None]:
+        """An MCP client's answer (``decided_by`` ``mcp:<client>``). A request to always
+        allow in the project is honoured only as ``grants`` says (the configuration, or the
+        human's confirmation); otherwise it is allowed for the session, and the grant says
+        why.
+
+        Raises:
+            SessionNotFound, InputNotFound, InputAlreadyAnswered, ValidationFailed.
+        """
+        decided_by = f"mcp:{client}"
+        if not (decision.for_project and decision.behavior == "allow"):
+            return self.respond(input_id, decision, decided_by, session_id=session_id), None
+        item = self.inputs.get(input_id)
+        grant = grants.plan(
+            item,
+            may_persist=self._settings.mcp_may_persist_rules,
+            human=self.human_attached,
+            client=client,
+        )
+        if grant.status != "sent":
+            decision = decision.model_copy(update={"for_project": False, "always": True})
+        resolution = self.respond(input_id, decision, decided_by, session_id=session_id)
+        if grant.status == "awaiting_confirmation":
+            task = asyncio.get_running_loop().create_task(
+                grants.confirm_and_write(
+                    grant, item, client=client, confirm=self.confirm, audit=self._audit
+                )
+            )
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        return resolution, grant
 
     async def confirm(
         self,

@@ -50,6 +50,19 @@ def describe_input(item: PendingInput) -> str:
     return f"Claude wants to use {item.tool_name}" + (f": {detail}" if detail else "")
 
 
+class ProjectRuleOut(Out):
+    """What ``claude_respond`` with ``allowForProject: true`` (the TUI's ``P``) would write."""
+
+    rules: list[str]
+    """The rules, as the settings file will hold them (e.g. ``Bash(npm test *)``)."""
+    file: str
+    """The repository root's ``.claude/settings.local.json`` (a worktree's main checkout's)."""
+    description: str
+    """In words. Asked for by an MCP client, the rule is written only once the human at
+    cctui confirms it, unless cctui's ``mcp_may_persist_rules`` is on; meanwhile (and
+    otherwise) the answer applies to this session."""
+
+
 class PendingInputOut(Out):
     """A decision a session waits for; answer it with ``claude_respond``."""
 
@@ -68,11 +81,21 @@ class PendingInputOut(Out):
     allow_for_session: str | None = None
     """What ``claude_respond`` with ``allowForSession: true`` (the TUI's ``A``) would allow,
     in words: the CLI's narrow rule or this exact call, until the process ends."""
+    allow_for_project: ProjectRuleOut | None = None
+    """What ``claude_respond`` with ``allowForProject: true`` would write and where; null
+    when Claude Code suggested no rule that may be kept (a whole tool, a mode, a directory)."""
     how_to_answer: str = ""
 
     @classmethod
     def of(cls, item: PendingInput) -> PendingInputOut:
         """Build from the core's record."""
+        project = None
+        if item.allow_for_project and item.project_file:
+            project = ProjectRuleOut(
+                rules=list(item.project_rules),
+                file=item.project_file,
+                description=item.allow_for_project,
+            )
         return cls(
             input_id=item.id,
             type=item.kind,
@@ -83,6 +106,7 @@ class PendingInputOut(Out):
             questions=[q.model_dump(by_alias=True) for q in item.questions],
             asked=item.route,
             allow_for_session=item.allow_for_session,
+            allow_for_project=project,
             how_to_answer=(
                 f'claude_respond with sessionId="{item.session_id}", inputId="{item.id}", '
                 'decision "allow" or "deny"'
@@ -395,6 +419,18 @@ class WaitOut(Out):
         )
 
 
+class ProjectGrantOut(Out):
+    """What became of ``allowForProject``."""
+
+    status: Literal["sent", "awaiting_confirmation", "session_only", "not_offered"]
+    """``sent``: claude writes the rule (``mcp_may_persist_rules``); ``awaiting_confirmation``:
+    allowed for the session, the human at cctui is asked whether to write it;
+    ``session_only``: nobody could confirm it; ``not_offered``: no rule may be kept."""
+    rules: list[str] = Field(default_factory=list)
+    file: str | None = None
+    note: str
+
+
 class RespondOut(Out):
     """``claude_respond``: the decision recorded, and the session after it."""
 
@@ -404,3 +440,5 @@ class RespondOut(Out):
     decided_by: str
     status: SeedStatus
     state: SessionStatus
+    project: ProjectGrantOut | None = None
+    """With ``allowForProject``: what was (or will be) written where, or why not."""

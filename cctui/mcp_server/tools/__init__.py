@@ -13,8 +13,10 @@ from cctui.mcp_server.tools import (
     resources,
     review,
     rewind,
+    rules,
     seed004,
     sessions,
+    steering,
     team,
     worktrees,
 )
@@ -29,8 +31,10 @@ __all__ = [
     "resources",
     "review",
     "rewind",
+    "rules",
     "seed004",
     "sessions",
+    "steering",
     "team",
     "worktrees",
 ]

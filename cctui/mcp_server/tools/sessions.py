@@ -24,6 +24,7 @@ from cctui.mcp_server.schemas.sessions import (
     InterruptOut,
     KillOut,
     PendingInputOut,
+    ProjectGrantOut,
     RespondOut,
     SessionOut,
     StatusOut,
@@ -333,9 +334,20 @@ def register(
                 )
             ),
         ] = False,
+        allowForProject: Annotated[
+            bool,
+            Field(
+                description=(
+                    "With allow: always allow in this project what the input's "
+                    "allowForProject says (a rule in the repository's "
+                    ".claude/settings.local.json); written only once the human at cctui "
+                    "confirms it unless cctui allows clients to; see project in the answer"
+                )
+            ),
+        ] = False,
     ) -> RespondOut:
         """Answer a pending permission request, plan review or question of a Claude Code session."""
-        res = manager.respond(
+        res, grant = manager.respond_as_client(
             inputId,
             Decision(
                 behavior=decision,
@@ -343,8 +355,9 @@ def register(
                 updated_input=updatedInput,
                 answers=answers,
                 always=allowForSession and decision == "allow",
+                for_project=allowForProject and decision == "allow",
             ),
-            f"mcp:{client_label(ctx)}",
+            client_label(ctx),
             session_id=sessionId,
         )
         broker.done(inputId)
@@ -355,6 +368,7 @@ def register(
             decided_by=res.decided_by,
             status=seed_status(state := manager.get(sessionId).status),
             state=state,
+            project=ProjectGrantOut(**grant.model_dump()) if grant is not None else None,
         )
 
     @server.tool(annotations=STOP)

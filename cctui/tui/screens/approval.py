@@ -1,7 +1,9 @@
 """Approval modals: one per pending input, typed to return a ``Decision`` (or ``None``: later).
 
 ``y`` allows, ``n`` denies (asking for an optional reason), ``A`` allows for the rest of the
-session, ``esc`` puts it back in the inbox. Plan reviews and questions use the same keys.
+session, ``P`` always allows in this project (the rule and the settings file it goes into are
+shown before the key is pressed), ``esc`` puts it back in the inbox. Plan reviews and
+questions use the same keys.
 """
 
 from __future__ import annotations
@@ -32,6 +34,17 @@ def allow_scope(pending: PendingInput) -> str:
     return (
         pending.allow_for_session
         or f"Allow every {pending.tool_name} call for the rest of this session."
+    )
+
+
+def project_scope(pending: PendingInput) -> Content:
+    """What ``P`` will write and where, or why there is nothing to keep for the project."""
+    if pending.allow_for_project:
+        return Content.assemble(("P ", "bold $text-accent"), pending.allow_for_project)
+    return Content.styled(
+        "P  nothing to keep for the project: Claude Code suggested no rule with a command or "
+        "path pattern (a whole tool, a mode or a directory is never written).",
+        "$text-muted",
     )
 
 
@@ -78,6 +91,7 @@ class ApprovalScreen(DecisionModal):
                     Content.assemble(("A ", "bold $text-accent"), allow_scope(p)),
                     id="allow-scope",
                 )
+                yield Static(project_scope(p), id="project-scope")
             yield ReasonInput(placeholder=self._reason_placeholder(), id="reason")
             yield Static(self.key_line(), id="keys")
 
@@ -103,7 +117,10 @@ class ApprovalScreen(DecisionModal):
             return [("y", "approve"), ("n", "reject with feedback"), ("esc", "later")]
         if kind == "user_question":
             return [("y", "send answers"), ("n", "decline"), ("esc", "later")]
-        return [("y", "allow"), ("n", "deny"), ("A", "allow for this session"), ("esc", "later")]
+        pairs = [("y", "allow"), ("n", "deny"), ("A", "allow for this session")]
+        if self.pending.allow_for_project:
+            pairs.append(("P", "always allow in this project"))
+        return [*pairs, ("esc", "later")]
 
     def on_mount(self) -> None:
         self.query_one("#reason").display = False
@@ -131,6 +148,20 @@ class ApprovalScreen(DecisionModal):
             self.action_allow()
             return
         self.dismiss(Decision(behavior="allow", always=True))
+
+    def action_allow_project(self) -> None:
+        if not self.armed() or self._denying:
+            return
+        if self.pending.kind != "permission":
+            return  # a plan or a question has nothing to keep for the project
+        if not self.pending.allow_for_project:
+            self.notify(
+                "Nothing to keep for the project: Claude Code suggested no rule with a command "
+                "or path pattern. A allows for this session.",
+                severity="warning",
+            )
+            return
+        self.dismiss(Decision(behavior="allow", for_project=True))
 
     def action_deny(self) -> None:
         if not self.armed() or self._denying:

@@ -21,6 +21,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         columns: list[list[Content]] = [[], []]
+        width = max(len(line.shown) for section in SECTIONS for line in section.lines)
         for section in SECTIONS:
             column = columns[section.column]
             if column:
@@ -28,7 +29,9 @@ class HelpScreen(ModalScreen[None]):
             column.append(Content.styled(section.title, "bold $text-primary"))
             for line in section.lines:
                 column.append(
-                    Content.assemble((f"  {line.shown:>6}", "bold $text-accent"), f"  {line.help}")
+                    Content.assemble(
+                        (f"  {line.shown:>{width}}", "bold $text-accent"), f"  {line.help}"
+                    )
                 )
         with VerticalScroll(id="dialog"):
             yield Static(Content.styled("cctui keys", "bold"), id="title")

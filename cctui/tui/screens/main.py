@@ -66,6 +66,7 @@ class MainScreen(Screen[None]):
     """
 
     AUTO_FOCUS = "#sessions"
+    BINDINGS: ClassVar[list[BindingType]] = bindings("MainScreen")
 
     def __init__(
         self,
@@ -107,6 +108,10 @@ class MainScreen(Screen[None]):
         self.query_one(FilterInput).display = False
         self.query_one("#filter-error").display = False
         self.reload()
+
+    async def action_cycle_mode(self) -> None:
+        """``shift+tab`` here: the app's permission-mode cycle (elsewhere it moves focus)."""
+        await self.app.run_action("cycle_mode")
 
     @property
     def sessions(self) -> SessionList:

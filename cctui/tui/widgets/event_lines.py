@@ -1,6 +1,6 @@
 """The one-line widgets of a transcript: a prompt, a status ending, an approval asked and
-answered, a turn's result and what it changed, files rewound, an error (what
-``Transcript`` mounts for each such event)."""
+answered, a change of mode or model, a turn's result and what it changed, files rewound,
+an error (what ``Transcript`` mounts for each such event)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from cctui.core import (
     InputResolvedEvent,
     ResultEvent,
     SessionEvent,
+    SettingChangedEvent,
     StatusChanged,
 )
 from cctui.tui import format as fmt
@@ -102,6 +103,9 @@ def event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
             ("  this turn · d: the session's diff", "$text-muted"),
         )
         return lambda: Note(changed, classes="changes")
+    if isinstance(event, SettingChangedEvent):
+        setting = setting_line(event)
+        return lambda: Note(setting, classes="setting")
     if isinstance(event, FilesRewoundEvent):
         rewound = _rewound_line(event)
         return lambda: Note(rewound, classes="rewound")
@@ -113,6 +117,25 @@ def event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
         retry = f"↻ API {why}: retry {event.attempt} in {event.retry_delay_ms or 0} ms"
         return lambda: Note(Content(retry), classes="status")
     return None
+
+
+def setting_line(event: SettingChangedEvent) -> Content:
+    """``◇ mode default → plan · claude confirmed it``: what changed and when it took effect."""
+    what = "mode" if event.setting == "permission_mode" else "model"
+    before, after = event.previous or "default", event.value or "default"
+    if event.applies == "next_start":
+        when = "from the next start"
+    elif event.setting == "permission_mode":
+        when = "claude confirmed it"
+    else:
+        when = "from the next request"
+    return Content.assemble(
+        ("◇ ", "$text-accent"),
+        (f"{what} ", "bold"),
+        f"{before} → ",
+        (after, "bold"),
+        (f" · {when}", "$text-muted"),
+    )
 
 
 def _result_line(event: ResultEvent) -> Content:

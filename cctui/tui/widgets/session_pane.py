@@ -281,6 +281,9 @@ class SessionPane(Vertical):
                 row.worktree or ""
             )
             bits.insert(1, row.worktree_label + (f" · {hint}" if hint else ""))
+        steer = self._mode_and_model(row)
+        if steer:
+            bits.append(steer)
         if row.cost_usd:
             bits.append(fmt.cost(row.cost_usd))
         if row.pending:
@@ -295,6 +298,17 @@ class SessionPane(Vertical):
         if header != self._header:  # called on every batch: unchanged must not cost a layout
             self._header = header
             self.query_one(SessionHeader).update(header)
+
+    def _mode_and_model(self, row: SessionRow) -> str:
+        """``plan mode · sonnet``: the mode and model of a session cctui knows (shift+tab, M)."""
+        if not row.ours:
+            return ""
+        try:
+            info = self._manager.get(row.session_id)
+        except CctuiError:
+            return ""
+        model = info.model or info.config.model or "default model"
+        return f"{info.permission_mode or info.config.permission_mode} mode · {model}"
 
     @on(Input.Submitted, "#message")
     def _submit(self, event: Input.Submitted) -> None:
