@@ -114,6 +114,10 @@ class Session:
         ``skip_permissions`` session always starts in ``bypassPermissions``.)"""
         mode = self.state.permission_mode
         config = self._config
+        if config.permission_mode is None and mode == "default":
+            # No mode was asked for: the CLI's configured default applies (seed 002), so
+            # the placeholder "default" must not become an explicit --permission-mode.
+            return config
         if (
             mode != config.permission_mode
             and mode in PERMISSION_MODES

@@ -467,6 +467,10 @@ async def settle(pilot: Pilot[None], *, modal: bool = False) -> None:
         await asyncio.sleep(0.02)
     for widget in app.query(Input):
         widget.cursor_blink = False
+    # The history index builds in the background: read it whole now, so whether a row's time
+    # comes from the index or not never depends on how far that build got.
+    await app.source.index.arefresh()
+    app.source.reload_history()
     await app.settle()
     await pilot.pause()
     await pilot.wait_for_scheduled_animations()
