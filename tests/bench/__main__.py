@@ -17,6 +17,7 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -88,7 +89,7 @@ def main() -> None:
     args = parser.parse_args()
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
 
-    benches = {
+    benches: dict[str, Callable[[], list[tuple[str, float]]]] = {
         "history": history,
         "turns": lambda: turns(args.turns),
         "events": events,

@@ -11,7 +11,7 @@ what Textual itself needs for that screen on this machine, in the same minute.
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import ClassVar
 
 from textual.app import App, ComposeResult
@@ -29,7 +29,7 @@ FORM_NEEDLE = "What should Claude do?"
 class BareFloor(App[None]):
     """cctui's look and form, none of its work."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = list(stylesheet_paths())  # type: ignore[misc]
+    CSS_PATH: ClassVar[list[str | PurePath]] = list(stylesheet_paths())
     BINDINGS: ClassVar[list[BindingType]] = [Binding("n", "new_session", "New")]
 
     def compose(self) -> ComposeResult:

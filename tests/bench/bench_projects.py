@@ -176,6 +176,7 @@ async def tool_bench(work: Path, roots: dict[str, Path], repeat: int, res: Resul
 
     from cctui.core import SessionManager
     from cctui.mcp_server.server import build_server
+    from tests.content import first_text
     from tests.fakes.fake_driver import fake_driver_factory
     from tests.fakes.settings import make_settings
 
@@ -192,13 +193,13 @@ async def tool_bench(work: Path, roots: dict[str, Path], repeat: int, res: Resul
 
             async def ok(name: str, args: dict[str, Any]) -> Any:
                 r = await c.call_tool(name, args)
-                assert not r.is_error, r.content[0].text
+                assert not r.is_error, first_text(r)
                 return r
 
             for label, root in (("typical", typical), ("big", roots["git"])):
                 pid = f"p-{label.lower()}"
                 reg = {"name": pid, "rootPath": str(root), "id": pid}
-                took = await atimed(lambda reg=reg: ok("register_project", reg), 1)
+                took = await atimed(functools.partial(ok, "register_project", reg), 1)
                 if label == "typical":
                     res.bar.append(("register_project", took))
                 await c.read_resource(f"claude-code://{pid}/files")  # warm the tree cache
@@ -217,7 +218,7 @@ async def tool_bench(work: Path, roots: dict[str, Path], repeat: int, res: Resul
                         await asyncio.sleep(1.5 if label == "big" else 0.3)
                 if label == "typical":
                     invoke = {"projectId": pid, "task": "hi", "maxTime": 60}
-                    took = await atimed(lambda invoke=invoke: ok("invoke_claude_code", invoke), 1)
+                    took = await atimed(functools.partial(ok, "invoke_claude_code", invoke), 1)
                     res.add(
                         f"invoke_claude_code (fake model) [{label}]", took, base, "MCP round trip"
                     )
@@ -226,7 +227,8 @@ async def tool_bench(work: Path, roots: dict[str, Path], repeat: int, res: Resul
         await manager.shutdown()
 
 
-Call = Callable[[], Awaitable[object]]
+# Any: a tool's result, or (for the timed ones) the seconds they measured themselves.
+Call = Callable[[], Awaitable[Any]]
 
 
 def tool_calls(

@@ -45,7 +45,7 @@ def _settings(root: Path) -> Any:
 async def _open_time(calls: int) -> float:
     from cctui.core import SessionManager
     from cctui.tui.app import CctuiApp
-    from cctui.tui.widgets.transcript import Transcript
+    from cctui.tui.widgets.transcript import AssistantBlock, Transcript
 
     with tempfile.TemporaryDirectory(prefix="cctui-bench-past-") as tmp:
         root = Path(tmp)
@@ -67,8 +67,7 @@ async def _open_time(calls: int) -> float:
 
                 def shown() -> bool:
                     return app.main.pane.session_id == sid and any(
-                        "LAST-MESSAGE" in (b.source or "")
-                        for b in transcript.query("AssistantBlock")  # type: ignore[attr-defined]
+                        "LAST-MESSAGE" in (b.source or "") for b in transcript.query(AssistantBlock)
                     )
 
                 ok = await until(shown, 60)
@@ -93,7 +92,7 @@ async def _first(transcripts: int) -> tuple[float, float]:
     with tempfile.TemporaryDirectory(prefix="cctui-bench-first-") as tmp:
         root = Path(tmp)
         settings = _settings(root)
-        prompts = []
+        prompts: list[tuple[str, datetime, str, str | None]] = []
         for i in range(transcripts):
             sid = f"1a1b2c3d-0000-4000-8000-{i:012d}"
             cwd = str(root / f"p{i % 40}")

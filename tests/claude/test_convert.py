@@ -41,7 +41,10 @@ def test_text_deltas_carry_the_message_id_from_message_start() -> None:
     }
     assert conv.convert(stream(delta)) == [TextDelta("msg_1", "Hel")]
     assert conv.convert(stream(delta, parent="toolu_sub")) == []
-    thinking = {"type": "content_block_delta", "delta": {"type": "thinking_delta"}}
+    thinking: dict[str, object] = {
+        "type": "content_block_delta",
+        "delta": {"type": "thinking_delta"},
+    }
     assert conv.convert(stream(thinking)) == []
 
 

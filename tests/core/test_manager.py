@@ -33,6 +33,7 @@ from cctui.errors import (
 from tests.core.conftest import MakeManager
 from tests.fakes.fake_driver import (
     FakeDriverFactory,
+    Step,
     crash,
     exit_clean,
     fake_driver_factory,
@@ -148,7 +149,7 @@ async def test_two_channels_answering_at_once_one_wins(
     async def answer(who: str, behavior: str) -> str:
         await asyncio.sleep(0)
         try:
-            manager.respond(item.id, Decision(behavior=behavior), who)  # type: ignore[arg-type]
+            manager.respond(item.id, Decision(behavior=behavior), who)
         except InputAlreadyAnswered as exc:
             return "lost: " + exc.message
         return "won"
@@ -197,7 +198,7 @@ async def test_always_allow_without_a_rule_allows_only_this_exact_call(
 ) -> None:
     """With no rule suggested by the CLI, `A` allows this exact call again, not the whole
     tool, and says so on the pending input before anyone presses it."""
-    script = {
+    script: dict[str, list[Step]] = {
         "write a": [tool("Write", {"file_path": "a", "content": "x"}), text("ok")],
         "write b": [tool("Write", {"file_path": "b", "content": "x"}), text("ok")],
     }
@@ -597,7 +598,7 @@ async def test_always_allow_with_cli_suggestions_leaves_the_rule_to_the_cli(
         "behavior": "allow",
         "destination": "localSettings",
     }
-    script = {
+    script: dict[str, list[Step]] = {
         "first": [tool("Bash", {"command": "npm test"}, suggestions=(rule,)), text("ok")],
         "second": [tool("Bash", {"command": "rm -rf build"}), text("ok")],
     }
@@ -627,7 +628,7 @@ async def test_plan_review_shows_this_sessions_plan_file(
     mine.write_text("# My plan")
     theirs.write_text("# Their plan")
     os.utime(mine, (1, 1))  # theirs is the newest file
-    script = {
+    script: dict[str, list[Step]] = {
         "*": [
             tool("Write", {"file_path": str(mine), "content": "# My plan"}, ask=False),
             tool("ExitPlanMode", {}),

@@ -8,7 +8,7 @@ from cctui.claude.frames import AssistantText
 from cctui.core.manager import SessionManager
 from cctui.core.metrics import Metrics
 from tests.core.conftest import MakeManager
-from tests.fakes.fake_driver import emit, fail, fake_driver_factory, text
+from tests.fakes.fake_driver import Step, emit, fail, fake_driver_factory, text
 
 
 async def _turn(manager: SessionManager, sid: str) -> None:
@@ -19,7 +19,7 @@ async def _turn(manager: SessionManager, sid: str) -> None:
 async def test_per_session_counts_follow_the_conversation(
     make_manager: MakeManager, project: Path
 ) -> None:
-    script = {
+    script: dict[str, list[Step]] = {
         # One message with two text blocks: its text event grows, each character counts once.
         "twice": [emit(AssistantText("m1", "Hello")), emit(AssistantText("m1", "world!"))],
         "bad": [fail("API Error: 500")],

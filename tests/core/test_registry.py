@@ -21,7 +21,7 @@ def record(sid: str, tmp_path: Path, **kw: object) -> SessionRecord:
     now = datetime.now(UTC)
     return SessionRecord(
         session_id=sid, config=SessionConfig(cwd=tmp_path), created_at=now, last_activity=now, **kw
-    )  # type: ignore[arg-type]
+    )
 
 
 def test_round_trip_and_merge(tmp_path: Path) -> None:

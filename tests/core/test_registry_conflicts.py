@@ -21,7 +21,7 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 def record(sid: str, tmp_path: Path, at: datetime, **kw: object) -> SessionRecord:
     return SessionRecord(
         session_id=sid, config=SessionConfig(cwd=tmp_path), created_at=T0, last_activity=at, **kw
-    )  # type: ignore[arg-type]
+    )
 
 
 async def test_a_stale_copy_does_not_overwrite_the_process_that_resumed_it(

@@ -65,7 +65,7 @@ async def test_turn_completes(manager: SessionManager, project_dir: Path) -> Non
     assert outcome.session.last_result == "Hello from fake"
     assert outcome.session.total_cost_usd > 0
     texts = [e for e in manager.events(info.session_id).events if e.kind == "text"]
-    assert texts and texts[-1].text == "Hello from fake"  # type: ignore[union-attr]
+    assert texts and texts[-1].text == "Hello from fake"
 
 
 async def test_write_allowed_and_bash_denied(manager: SessionManager, project_dir: Path) -> None:

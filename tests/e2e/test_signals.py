@@ -67,7 +67,7 @@ async def test_signal_to_serve_http_ends_every_claude_process(
                 {"prompt": "[[slow seconds=30]]", "workingDirectory": str(project_dir)},
             )
             assert not created.is_error, created.structured_content
-            sid = created.structured_content["sessionId"]  # type: ignore[index]
+            sid = created.structured_content["sessionId"]
             status = await client.call_tool("claude_get_status", {"sessionId": sid})
             assert status.structured_content is not None
         pid = _session_pid(claude_home, sid)
@@ -155,7 +155,7 @@ async def test_sigkill_of_serve_leaves_no_claude_and_no_tool_command(
                 },
             )
             assert not created.is_error, created.content
-            sid = created.structured_content["sessionId"]  # type: ignore[index]
+            sid = created.structured_content["sessionId"]
         claude_pid = _session_pid(claude_home, sid)
 
         def tool_running() -> bool:

@@ -33,7 +33,7 @@ def _info(session_id: str, status: SessionStatus, *, active: bool, **config: obj
     return SessionInfo(
         session_id=session_id,
         status=status,
-        config=SessionConfig(cwd=Path("/work/app"), **config),  # type: ignore[arg-type]
+        config=SessionConfig(cwd=Path("/work/app"), **config),
         created_at=NOW - timedelta(hours=1),
         last_activity=NOW,
         title="cctui title",

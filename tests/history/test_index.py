@@ -221,7 +221,8 @@ def test_a_directory_in_place_of_a_transcript_is_named_unreadable(claude_home: P
 
     bad.rmdir()
     index.refresh()
-    assert index.problems.unreadable_files == ()
+    # ignore: mypy keeps `unreadable_files` narrowed to one entry across refresh().
+    assert index.problems.unreadable_files == ()  # type: ignore[comparison-overlap]
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")

@@ -340,6 +340,7 @@ def test_a_build_goes_newest_first_and_reports_progress(home: Path, index_file: 
     assert ix.progress.describe() == "indexing 1 of 5 · 0 MB"  # 1 file of a few hundred bytes
     while plan.jobs:
         ix.step(plan)
-    assert not ix.progress.active and ix.progress.describe() == ""
+    done = ix.progress  # read afresh: mypy keeps `ix.progress.active` narrowed to True
+    assert not done.active and done.describe() == ""
     assert len(ix.sessions()) == 5
     ix.close()

@@ -58,7 +58,7 @@ def index(tmp_path: Path) -> Iterator[HistoryIndex]:
 
 
 def _ids(ix: HistoryIndex, q: str, **kw: object) -> list[str]:
-    return [h.session_id for h in ix.search(q, now=NOW, **kw).hits]  # type: ignore[arg-type]
+    return [h.session_id for h in ix.search(q, now=NOW, **kw).hits]
 
 
 def test_every_word_must_appear_and_hits_are_grouped_by_session(index: HistoryIndex) -> None:

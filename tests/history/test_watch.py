@@ -122,7 +122,8 @@ async def test_config_dir_created_after_start_is_picked_up(tmp_path: Path) -> No
     assert not index.problems.config_dir_missing
 
     # And once projects/ exists, a second session arrives through file events.
-    add_transcript(home, NEW_ID, "transcript-interactive.jsonl", "/w/second")
+    # (ignore: mypy keeps `config_dir_missing` narrowed to True across the await above.)
+    add_transcript(home, NEW_ID, "transcript-interactive.jsonl", "/w/second")  # type: ignore[unreachable]
     await _next_with(changes, NEW_ID)
     assert await _stop(stop, changes) < 0.5
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
 from mcp.client import ClientRequestContext
+from mcp.client.session import ElicitationFnT
 from mcp.types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult, Implementation
 
 from cctui.config import Settings
@@ -19,7 +20,8 @@ from cctui.mcp_server.transport.http import HttpService
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
 
-Elicitor = Callable[[ClientRequestContext, ElicitRequestParams], Awaitable[ElicitResult]]
+# The SDK's protocol, not a Callable: it names the parameters a callback must take.
+Elicitor = ElicitationFnT
 
 
 @pytest.fixture
@@ -49,14 +51,14 @@ class Answers:
         self.asked: list[str] = []
 
     async def __call__(
-        self, ctx: ClientRequestContext, params: ElicitRequestParams
+        self, context: ClientRequestContext, params: ElicitRequestParams
     ) -> ElicitResult:
         if isinstance(params, ElicitRequestURLParams):
             return ElicitResult(action="decline")
         self.asked.append(params.message)
         if self.action == "accept":
             return ElicitResult(action="accept", content=self.content)
-        return ElicitResult(action=self.action)  # type: ignore[arg-type]
+        return ElicitResult(action=self.action)
 
 
 def client(

@@ -10,7 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import pytest
@@ -31,7 +31,7 @@ async def ok(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
     r = await c.call_tool(name, args)
     assert not r.is_error, r.structured_content or r.content
     assert r.structured_content is not None
-    return r.structured_content
+    return cast("dict[str, Any]", r.structured_content)
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

@@ -108,7 +108,7 @@ async def test_write_approved_by_elicitation_over_http(http: HttpService, mode: 
     async with client(authed(http), name="http-client", elicit=answers, mode=mode) as c:
         assert c.protocol_version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
         r = await c.call_tool("claude_create_session", {"prompt": "please write"})
-        sid = r.structured_content["sessionId"]  # type: ignore[index]
+        sid = r.structured_content["sessionId"]
         r = await c.call_tool("claude_wait", {"sessionId": sid, "timeoutMs": 10000})
         out = r.structured_content
         assert out is not None and not r.is_error, r

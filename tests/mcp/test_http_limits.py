@@ -177,7 +177,7 @@ async def test_idle_connections_do_not_lock_out_a_client(
                             },
                         )
                         assert not created.is_error, created.content
-                        sid = created.structured_content["sessionId"]  # type: ignore[index]
+                        sid = created.structured_content["sessionId"]
                         waited = await client.call_tool(
                             "claude_wait", {"sessionId": sid, "timeoutMs": 50_000}
                         )

@@ -10,10 +10,11 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp.types import ElicitResult, InputRequiredResult
+from mcp.types import ElicitResult, InputRequiredResult, InputResponses
 
 from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer
+from tests.content import first_text
 from tests.fakes.fake_driver import FakeDriverFactory, Step, sleep, text, tool
 from tests.mcp.conftest import Answers, call, client, error_body
 
@@ -50,6 +51,7 @@ async def test_a_declined_decision_comes_back_at_once_to_answer_by_hand(
 
 async def recorded(c: Any, task_id: str) -> dict[str, Any]:
     """The project's record of the task once it is no longer running."""
+    task: dict[str, Any]
     for _ in range(100):
         status = await call(c, "get_project_status", projectId="p")
         [task] = [t for t in status["claudeCodeTasks"] if t["taskId"] == task_id]
@@ -120,7 +122,9 @@ async def test_a_retry_from_another_client_is_told_whose_task_it_is(
         await call(c, "register_project", name="p", rootPath=str(project), id="p")
         first = await c.session.call_tool("invoke_claude_code", args, allow_input_required=True)
         assert isinstance(first, InputRequiredResult), first
-        answer = {"decision": ElicitResult(action="accept", content={"decision": "allow"})}
+        answer: InputResponses = {
+            "decision": ElicitResult(action="accept", content={"decision": "allow"})
+        }
         retry = await other.call_tool(
             "invoke_claude_code", args, input_responses=answer, request_state=first.request_state
         )
@@ -201,7 +205,7 @@ async def test_a_task_refused_at_start_is_failed_and_not_counted_as_concurrent(
         for n in range(settings.max_sessions):
             await call(c, "claude_create_session", prompt=f"slow please {n}")
         refused = await c.call_tool("invoke_claude_code", {"projectId": "p", "task": "task one"})
-        assert refused.is_error and "session_limit" in refused.content[0].text
+        assert refused.is_error and "session_limit" in first_text(refused)
         status = await call(c, "get_project_status", projectId="p")
         [task] = status["claudeCodeTasks"]
         assert task["status"] == "failed", task

@@ -76,7 +76,7 @@ async def test_ten_sessions_twenty_turns_each_answered_once(
     manager.subscribe(watch)
     expected: dict[str, tuple[str, str]] = {}  # file -> (who should decide, allow|deny)
 
-    async def elicit(ctx: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
+    async def elicit(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
         match = re.search(r"session ([0-9a-f-]{36})", params.message)
         assert match, params.message
         _, verdict = plan[match.group(1)]
@@ -96,7 +96,7 @@ async def test_ten_sessions_twenty_turns_each_answered_once(
                         "claude_create_session", {"prompt": prompt, "title": f"load {index}"}
                     )
                     assert not created.is_error, created.content
-                    sid = created.structured_content["sessionId"]  # type: ignore[index]
+                    sid = created.structured_content["sessionId"]
                     plan[sid] = (channel, verdict)
                 else:
                     plan[sid] = (channel, verdict)
@@ -116,12 +116,12 @@ async def test_ten_sessions_twenty_turns_each_answered_once(
                             "claude_wait", {"sessionId": sid, "timeoutMs": 20_000}
                         )
                         assert not w.is_error, w.content
-                        if w.structured_content["reason"] in ("turn_ended", "session_ended"):  # type: ignore[index]
+                        if w.structured_content["reason"] in ("turn_ended", "session_ended"):
                             return
                 outcome = await manager.wait(sid, TURN_BOUND_S)
                 if outcome.reason == "input_needed":
                     [item] = outcome.pending
-                    decision = Decision(behavior=verdict, message="load")  # type: ignore[arg-type]
+                    decision = Decision(behavior=verdict, message="load")
                     if channel == "tui":
                         with_race(lambda: manager.respond(item.id, decision, "tui"))
                     elif channel == "respond":

@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp.types import TextResourceContents
 
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer, build_server
-from cctui.projects import registry as registry_module
+from tests.content import first_text
 from tests.fakes.settings import make_settings
 from tests.mcp.conftest import Answers, call, client, error_body
 
@@ -112,7 +113,7 @@ async def test_register_errors(
         locked.chmod(0)
         if os.geteuid() == 0:  # root reads anything: make access() tell the truth about the bits
             monkeypatch.setattr(
-                registry_module.os, "access", lambda p, m: os.stat(p).st_mode & 0o500
+                "cctui.projects.registry.os.access", lambda p, m: os.stat(p).st_mode & 0o500
             )
         denied = await fails(c, "register_project", name="x", rootPath=str(locked))
         locked.chmod(0o755)
@@ -473,14 +474,15 @@ async def test_resources(server: CctuiMCPServer, project: Path) -> None:
         await call(c, "register_project", name="My App", rootPath=str(project), id="p")
         await call(c, "create_checkpoint", projectId="p", summary="cp")
         templates = {t.uri_template for t in (await c.list_resource_templates()).resource_templates}
-        files = json.loads((await c.read_resource("claude-code://p/files")).contents[0].text)
-        session = json.loads((await c.read_resource("claude-code://p/session")).contents[0].text)
+        files = json.loads(first_text(await c.read_resource("claude-code://p/files")))
+        session = json.loads(first_text(await c.read_resource("claude-code://p/session")))
         docs = (await c.read_resource("claude-code://p/docs")).contents[0]
-        listing = json.loads((await c.read_resource("claude-code://projects")).contents[0].text)
+        assert isinstance(docs, TextResourceContents), docs
+        listing = json.loads(first_text(await c.read_resource("claude-code://projects")))
         prompts = {p.name for p in (await c.list_prompts()).prompts}
         plan = await c.get_prompt("plan-and-implement", {"projectId": "p"})
         await call(c, "write_to_project", projectId="p", filePath="new/dir/n.md", content="n")
-        after = json.loads((await c.read_resource("claude-code://p/files")).contents[0].text)
+        after = json.loads(first_text(await c.read_resource("claude-code://p/files")))
     # cctui's own write is in the cached tree at once, before any rebuild.
     assert {"new/", "new/dir/", "new/dir/n.md"} <= {e["path"] for e in after["tree"]}
     assert templates >= {
@@ -506,7 +508,7 @@ async def test_resources(server: CctuiMCPServer, project: Path) -> None:
         "project-status",
         *("projects", "project", "save", "implement", "checkpoint", "status"),  # seed 000's /
     }
-    text = plan.messages[0].content.text
+    text = first_text(plan)
     assert "write_to_project" in text and "invoke_claude_code" in text and "`p`" in text
 
 
@@ -586,8 +588,8 @@ async def test_prompts_refuse_an_unknown_project(
     assert body["code"] == "project_not_found"
     assert "'ghost' is not registered (registered: p)" in body["message"]
     assert "list_projects" in body["suggestion"]
-    assert "`p`" in known.messages[0].content.text  # type: ignore[union-attr]
-    assert "Which project" in unnamed.messages[0].content.text  # type: ignore[union-attr]
+    assert "`p`" in first_text(known)
+    assert "Which project" in first_text(unnamed)
 
 
 async def test_projects_profile_has_resources_and_prompts(

@@ -10,7 +10,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -25,7 +25,7 @@ async def ok(c: Any, name: str, args: dict[str, Any], **kw: Any) -> dict[str, An
     r = await c.call_tool(name, args, **kw)
     assert not r.is_error, r.content[0].text
     assert r.structured_content is not None
-    return r.structured_content
+    return cast("dict[str, Any]", r.structured_content)
 
 
 def git(root: Path, *args: str) -> str:

@@ -16,6 +16,7 @@ import pytest
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer, build_server
+from tests.content import first_text
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
 from tests.mcp.conftest import Answers, call, client, error_body
@@ -145,9 +146,9 @@ async def test_the_session_resource_always_has_a_session_id(
 ) -> None:
     async with client(server) as c:
         await call(c, "register_project", name="plain", rootPath=str(project), id="plain")
-        fresh = json.loads((await c.read_resource("claude-code://plain/session")).contents[0].text)
+        fresh = json.loads(first_text(await c.read_resource("claude-code://plain/session")))
         await call(c, "create_checkpoint", projectId="plain", summary="s")
-        after = json.loads((await c.read_resource("claude-code://plain/session")).contents[0].text)
+        after = json.loads(first_text(await c.read_resource("claude-code://plain/session")))
     assert "sessionId" in fresh and fresh["sessionId"] is None
     assert after["sessionId"] is None and after["checkpoints"][0]["summary"] == "s"
 
@@ -166,9 +167,9 @@ async def test_the_session_resource_names_the_newest_task_session(
     async with client(server) as c:
         await call(c, "register_project", name="p", rootPath=str(project), id="p")
         state.write_text(json.dumps({"claudeCodeTasks": tasks}))
-        from_tasks = json.loads((await c.read_resource("claude-code://p/session")).contents[0].text)
+        from_tasks = json.loads(first_text(await c.read_resource("claude-code://p/session")))
         state.write_text(json.dumps({"sessionId": "sess_abc123", "claudeCodeTasks": tasks}))
-        own = json.loads((await c.read_resource("claude-code://p/session")).contents[0].text)
+        own = json.loads(first_text(await c.read_resource("claude-code://p/session")))
     assert from_tasks["sessionId"] == "sess-new"
     assert own["sessionId"] == "sess_abc123"  # the state's own (seed 000) wins
 
@@ -245,7 +246,7 @@ async def test_an_accepted_answer_without_content_cancels(
 ) -> None:
     from mcp.types import ElicitResult
 
-    async def no_content(_ctx: Any, _params: Any) -> ElicitResult:
+    async def no_content(context: Any, params: Any) -> ElicitResult:
         return ElicitResult(action="accept")
 
     (project / "f.txt").write_text("old")

@@ -12,6 +12,7 @@ import pytest
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer, build_server
+from tests.content import first_text
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
 from tests.mcp.conftest import client, error_body
@@ -154,7 +155,7 @@ async def test_every_escape_is_refused(
             )
             codes = (error_body(read)["code"], error_body(write)["code"])
             assert error_body(append)["code"] in ("path_outside_project", "validation_error")
-            assert SECRET not in read.content[0].text
+            assert SECRET not in first_text(read)
             refused[rel] = codes
         # The one link that stays inside works (the check is not "no links at all").
         ok = await c.call_tool("read_from_project", {"projectId": "p", "filePath": "inner/a.md"})

@@ -11,7 +11,12 @@ import time
 
 import anyio
 import pytest
-from mcp.types import ElicitResult, InputRequiredResult, LoggingMessageNotificationParams
+from mcp.types import (
+    ElicitResult,
+    InputRequiredResult,
+    InputResponses,
+    LoggingMessageNotificationParams,
+)
 
 from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer
@@ -85,7 +90,9 @@ async def test_a_retry_from_another_client_is_told_whose_run_it_is(
     ):
         first = await c.session.call_tool("claude_query", args, allow_input_required=True)
         assert isinstance(first, InputRequiredResult), first
-        answer = {"decision": ElicitResult(action="accept", content={"decision": "allow"})}
+        answer: InputResponses = {
+            "decision": ElicitResult(action="accept", content={"decision": "allow"})
+        }
         retry = await other.call_tool(
             "claude_query", args, input_responses=answer, request_state=first.request_state
         )

@@ -14,7 +14,7 @@ import json
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -73,7 +73,7 @@ async def call(service: HttpService, tool: str, args: dict[str, Any]) -> dict[st
         r = await c.call_tool(tool, args)
     assert not r.is_error, r.content
     assert r.structured_content is not None
-    return r.structured_content
+    return cast("dict[str, Any]", r.structured_content)
 
 
 def main_prompts(fake_api: FakeAnthropicAPI) -> list[str]:

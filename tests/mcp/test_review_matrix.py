@@ -83,13 +83,13 @@ RETRY = "could not be used"
 
 def script(t: Tool, scenario: str) -> dict[str, list[Step]]:
     valid = say(json.dumps(t.answer))
-    first: list[Step] = {
+    firsts: dict[str, list[Step]] = {
         "valid": [valid],
         "invalid": [say("Looks fine to me, no JSON needed.")],
         "timeout": [sleep(60), valid],
         "write": [tool("Write", {"file_path": "app.py", "content": "pwned"}), valid],
-    }[scenario]
-    return {RETRY: [say("Still prose.")], t.marker: first}
+    }
+    return {RETRY: [say("Still prose.")], t.marker: firsts[scenario]}
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import pytest
@@ -20,7 +20,7 @@ async def ok(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
     r = await c.call_tool(name, args)
     assert not r.is_error, r.structured_content or r.content
     assert r.structured_content is not None
-    return r.structured_content
+    return cast("dict[str, Any]", r.structured_content)
 
 
 async def err(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -142,13 +142,13 @@ async def test_since_seq_paging_misses_nothing(server: CctuiMCPServer) -> None:
 
 async def test_query_streams_notifications_and_returns_the_bundle(server: CctuiMCPServer) -> None:
     logs: list[LoggingMessageNotificationParams] = []
-    progress: list[str | None] = []
+    beats: list[str | None] = []
 
     async def on_log(params: LoggingMessageNotificationParams) -> None:
         logs.append(params)
 
-    async def on_progress(p: float, total: float | None, message: str | None) -> None:
-        progress.append(message)
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        beats.append(message)
 
     async with client(server, logging_callback=on_log, log_level="debug") as c:
         r = await c.call_tool(
@@ -162,7 +162,7 @@ async def test_query_streams_notifications_and_returns_the_bundle(server: CctuiM
         assert out["totalMessages"] >= len(out["messages"]) == 2
         assert out["truncated"] is (out["totalMessages"] > 2)
         assert out["executionTimeMs"] >= 0
-    assert progress and logs
+    assert beats and logs
     assert logs[0].logger == "claude-code/messages"
 
 

@@ -15,6 +15,7 @@ from mcp.types import LoggingMessageNotificationParams
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.mcp_server.server import build_server
+from tests.content import first_text
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
 from tests.mcp.conftest import client, error_body
@@ -207,7 +208,7 @@ async def test_seed_002_question_answered_through_updated_input(
                 "updatedInput": {**pending["toolInput"], "answers": ["Green"]},
             },
         )
-        assert bad.is_error and "not an option" in bad.content[0].text
+        assert bad.is_error and "not an option" in first_text(bad)
         await call(
             c,
             "claude_respond",

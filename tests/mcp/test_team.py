@@ -7,7 +7,7 @@ import json
 import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import pytest
@@ -15,6 +15,7 @@ import pytest
 from cctui.config import SessionTemplate
 from cctui.core import SessionManager, UserMessageEvent
 from cctui.mcp_server.server import build_server
+from tests.content import first_text
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
 from tests.mcp.conftest import Answers, client, error_body
@@ -25,7 +26,7 @@ async def ok(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
     r = await c.call_tool(name, args)
     assert not r.is_error, r.content
     assert r.structured_content is not None
-    return r.structured_content
+    return cast("dict[str, Any]", r.structured_content)
 
 
 @pytest.fixture
@@ -208,12 +209,16 @@ async def test_launch_prefix_on_create(
         )
         assert body["code"] == "validation_error"  # a shell string is not a list
 
+        def launch_prefix() -> tuple[str, ...]:
+            # A call, not an attribute: mypy would keep each assert's narrowing for the next.
+            return factory.drivers[-1].spec.launch_prefix
+
         await ok(c, "claude_create_session", {"prompt": "x"})
-        assert factory.drivers[-1].spec.launch_prefix == ("env", "A=1")  # config default
+        assert launch_prefix() == ("env", "A=1")  # config default
         await ok(c, "claude_create_session", {"prompt": "x", "launchPrefix": []})
-        assert factory.drivers[-1].spec.launch_prefix == ()
+        assert launch_prefix() == ()
         await ok(c, "claude_create_session", {"prompt": "x", "launchPrefix": ["nice", "-n", "5"]})
-        assert factory.drivers[-1].spec.launch_prefix == ("nice", "-n", "5")
+        assert launch_prefix() == ("nice", "-n", "5")
         await ok(
             c,
             "claude_create_session",
@@ -223,7 +228,7 @@ async def test_launch_prefix_on_create(
         assert line["arguments"]["launchPrefix"] == ["env", "--token", "[REDACTED]", "--"]
         assert "tok-123-secret" not in json.dumps(manager.audit.read())
         await ok(c, "claude_query", {"prompt": "one shot"})
-        assert factory.drivers[-1].spec.launch_prefix == ("env", "A=1")  # claude_query too
+        assert launch_prefix() == ("env", "A=1")  # claude_query too
 
 
 async def test_every_call_is_audited_and_counted(make: Any) -> None:
@@ -250,7 +255,7 @@ async def test_every_call_is_audited_and_counted(make: Any) -> None:
     assert "sk-ant-abcdefghijklmnop" not in json.dumps(create)
     assert "please" in create["arguments"]["prompt"]
     assert wait["duration_ms"] >= 0 and status["outcome"] == "session_not_found"
-    snap = json.loads(resource.contents[0].text)
+    snap = json.loads(first_text(resource))
     tools = {t["tool"]: t for t in snap["tools"]}
     assert tools["claude_get_status"]["errors"] == 1 and tools["claude_wait"]["calls"] == 1
     assert snap["tool_calls"] == 3 and snap["latency"]["p50_ms"] is not None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -40,7 +40,7 @@ async def ok(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
     r = await c.call_tool(name, args)
     assert not r.is_error, r.content
     assert r.structured_content is not None
-    return r.structured_content
+    return cast("dict[str, Any]", r.structured_content)
 
 
 @pytest.fixture

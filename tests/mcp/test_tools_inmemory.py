@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from cctui.mcp_server.server import CctuiMCPServer
 from tests.mcp.conftest import Answers, client
@@ -12,7 +12,7 @@ async def call(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
     r = await c.call_tool(name, args)
     assert not r.is_error, r.structured_content or r.content
     assert r.structured_content is not None
-    return r.structured_content
+    return cast("dict[str, Any]", r.structured_content)
 
 
 async def test_create_then_wait_returns_the_reply(server: CctuiMCPServer) -> None:

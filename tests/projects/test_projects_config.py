@@ -11,6 +11,7 @@ from mcp import StdioServerParameters
 
 from cctui.cli import _parser, _settings
 from cctui.config import load_settings
+from tests.content import first_text
 from tests.mcp.conftest import client
 
 
@@ -52,7 +53,7 @@ async def test_serve_stdio_uses_the_flag(tmp_path: Path, project: Path) -> None:
     )
     async with client(params, name="desktop", mode="legacy") as c:
         reg = await c.call_tool("register_project", {"name": "p", "rootPath": str(project)})
-        assert not reg.is_error, reg.content[0].text
+        assert not reg.is_error, first_text(reg)
         listed = await c.call_tool("list_projects", {})
     assert listed.structured_content["registryPath"] == str(registry)
     assert [p["id"] for p in json.loads(registry.read_text())["projects"]] == ["p"]

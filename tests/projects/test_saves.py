@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -28,7 +29,9 @@ class Disk:
         if self.fail:
             raise CctuiError("disk full")
         self.writes.append((content, mode))
-        action = "appended" if mode == "append" else "overwritten"
+        action: Literal["overwritten", "appended"] = (
+            "appended" if mode == "append" else "overwritten"
+        )
         return WriteResult(path=Path("/p") / rel, action=action, bytes=len(content))
 
 

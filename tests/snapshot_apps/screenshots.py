@@ -43,7 +43,7 @@ async def shoot(scenario: str, name: str) -> Path:
 def main() -> int:
     """Write every screenshot; prints the paths."""
     DecisionModal.ARM_DELAY_S = 0.0
-    Input._toggle_cursor = lambda _self: None  # type: ignore[method-assign]
+    Input._toggle_cursor = lambda self: None  # type: ignore[method-assign]
     OUT.mkdir(exist_ok=True)
     for scenario, name in SHOTS.items():
         print(asyncio.run(shoot(scenario, name)))

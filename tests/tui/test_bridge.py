@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -37,13 +38,13 @@ async def test_streaming_text_arrives_in_few_batches_and_whole(
     monkeypatch.setattr(AssistantBlock, "append", spy_append)
     async with run_app({"*": [text(LONG, chunk=5)]}) as h:
         seen: list[Message] = []
-        original = h.app.post_message
+        original: Callable[[Message], bool] = h.app.post_message
 
         def spy(message: Message) -> bool:
             seen.append(message)
             return original(message)
 
-        h.app.post_message = spy  # type: ignore[method-assign]
+        h.app.post_message = spy
         info = await h.manager.create("stream", h.manager.default_config())
         h.app.main.open_session(info.session_id)
         await h.manager.wait(info.session_id, 20)

@@ -98,11 +98,11 @@ def _ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
                 if screen.last is not None and screen.last.query == "session pump":
                     break
         else:
-            screen = UsageScreen(app.source.index, today=date(2026, 11, 25))
-            await app.push_screen(screen)
+            usage = UsageScreen(app.source.index, today=date(2026, 11, 25))
+            await app.push_screen(usage)
             for _ in range(1000):  # 20 s at most, on a loaded machine
                 await pilot.pause(0.02)
-                if screen.reports is not None:
+                if usage.reports is not None:
                     break
         await pilot.pause()
         await pilot.wait_for_scheduled_animations()

@@ -452,4 +452,4 @@ async def test_the_palette_peeks_and_the_footer_lists_the_new_keys(run_app: RunA
         await h.pilot.pause(0.3)
         await h.pilot.press("enter")
         await h.until(lambda: isinstance(h.app.screen, PeekScreen))
-        assert h.app.screen.session_id == session_id  # type: ignore[attr-defined]
+        assert h.app.screen.session_id == session_id

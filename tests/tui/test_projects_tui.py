@@ -7,12 +7,13 @@ import asyncio
 from pathlib import Path
 
 from mcp import Client
-from mcp.types import Implementation
+from mcp.types import CallToolResult, Implementation
 
 from cctui.core import SessionConfig
 from cctui.mcp_server.server import build_server
 from cctui.tui.screens.confirm import ConfirmScreen, choice_keys
 from cctui.tui.screens.projects import ProjectsScreen
+from tests.content import first_text
 from tests.tui.conftest import Harness, RunApp
 
 
@@ -44,7 +45,7 @@ async def test_overwrite_append_cancel_answered_in_the_modal(run_app: RunApp) ->
             reg = await c.call_tool("register_project", {"name": "App", "rootPath": str(h.project)})
             pid = reg.structured_content["projectId"]
 
-            async def write(content: str) -> asyncio.Task[object]:
+            async def write(content: str) -> asyncio.Task[CallToolResult]:
                 return asyncio.create_task(
                     c.call_tool(
                         "write_to_project",
@@ -68,7 +69,7 @@ async def test_overwrite_append_cancel_answered_in_the_modal(run_app: RunApp) ->
             task = await write("never\n")
             await confirm_with(h, "c")
             cancelled = await task
-            assert cancelled.is_error and '"cancelled"' in cancelled.content[0].text
+            assert cancelled.is_error and '"cancelled"' in first_text(cancelled)
             assert (h.project / "spec.md").read_text() == "v3\n"
         assert h.manager.pending() == []
 
@@ -115,7 +116,7 @@ async def test_esc_keeps_it_for_later_then_the_inbox_reopens_it(run_app: RunApp)
             await h.pilot.press("y")
             await confirm_with(h, "c")
             result = await task
-        assert result.is_error and '"cancelled"' in result.content[0].text
+        assert result.is_error and '"cancelled"' in first_text(result)
         assert (h.project / "f.txt").read_text() == "old"
 
 
@@ -134,12 +135,12 @@ async def test_projects_view_and_project_filter(run_app: RunApp, tmp_path: Path)
         await h.pilot.press("p")
         await h.until(lambda: isinstance(h.app.screen, ProjectsScreen))
         table = h.app.screen.query_one("#projects")
-        assert table.row_count == 1  # type: ignore[attr-defined]
-        assert str(table.get_row_at(0)[3]) == "1"  # type: ignore[attr-defined]
+        assert table.row_count == 1
+        assert str(table.get_row_at(0)[3]) == "1"
         await h.pilot.press("enter")
         await h.until(lambda: not isinstance(h.app.screen, ProjectsScreen))
         await h.until(lambda: h.app.main.sessions.shown == [inside])
-        assert h.app.main.query_one("#filter").value == "project:web"  # type: ignore[attr-defined]
+        assert h.app.main.query_one("#filter").value == "project:web"
         h.app.main.set_filter("project:my-app")  # the name's slug works as well
         await h.pilot.pause(0.1)
         assert h.app.main.sessions.shown == [inside]

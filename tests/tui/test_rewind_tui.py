@@ -68,7 +68,7 @@ async def test_a_session_without_checkpoints_says_why(run_app: RunApp) -> None:
         await open_second_prompt(h)  # SessionConfig's default: no checkpoints
         h.app.main.pane.query(PromptBlock).first().focus()
         notes: list[str] = []
-        h.app.notify = lambda message, **_kw: notes.append(message)  # type: ignore[method-assign]
+        h.app.notify = lambda message, **_kw: notes.append(message)
         await h.pilot.press("r")
         await h.until(lambda: bool(notes))
         assert "started without file checkpointing" in notes[0]

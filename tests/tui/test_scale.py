@@ -160,7 +160,7 @@ async def test_filter_is_the_core_query_and_says_what_is_wrong(run_app: RunApp) 
         box = h.app.main.query_one("#filter", Input)
         box.value = "status:waiting"
         await h.pilot.pause(0.05)
-        titles = [h.app.main.sessions.row(s).title for s in h.app.main.sessions.shown]  # type: ignore[union-attr]
+        titles = [h.app.main.sessions.row(s).title for s in h.app.main.sessions.shown]
         assert titles == ["please bash"]
         box.value = "status:nonsense"
         await h.pilot.pause(0.05)

@@ -75,7 +75,7 @@ async def test_a_worktree_session_from_the_form_is_diffed_and_merged(run_app: Ru
         await h.until(lambda: isinstance(h.app.screen, FinishScreen))
         assert "M a.py" in str(h.app.screen.query_one("#state", Static).render())
         await h.pilot.press("m")
-        await h.until(lambda: h.manager.get(sid).worktree.finished == "merged")  # type: ignore[union-attr]
+        await h.until(lambda: h.manager.get(sid).worktree.finished == "merged")
         assert (h.project / "a.py").read_text() == "x = 2\ny = 3\n"
         assert not wt.path.exists()
 
@@ -97,7 +97,7 @@ async def test_a_discard_that_loses_work_asks_again_with_the_list(run_app: RunAp
         await h.pilot.press("x")
         await h.pilot.press("y")
         await h.until(lambda: not wt.path.exists())
-        assert h.manager.get(sid).worktree.finished == "discarded"  # type: ignore[union-attr]
+        assert h.manager.get(sid).worktree.finished == "discarded"
 
 
 async def test_outside_git_the_form_reports_the_error(run_app: RunApp) -> None:

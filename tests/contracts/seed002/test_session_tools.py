@@ -17,6 +17,7 @@ from cctui.config import Settings, load_settings
 from cctui.core import SessionManager
 from cctui.mcp_server.server import build_server
 from cctui.mcp_server.transport.http import HttpService
+from tests.content import first_text
 from tests.contracts.clients import ok, over_http, over_stdio
 from tests.contracts.seed002.test_flow_a import WRITE, poll
 
@@ -176,4 +177,4 @@ async def test_an_id_nobody_knows_is_still_session_not_found(real_http: HttpServ
     """Unknown to cctui and without a transcript: nothing to read or resume."""
     async with over_http(real_http, "seed002") as c:
         r = await c.call_tool("claude_get_status", {"sessionId": str(uuid.uuid4())})
-        assert r.is_error and "session_not_found" in r.content[0].text
+        assert r.is_error and "session_not_found" in first_text(r)

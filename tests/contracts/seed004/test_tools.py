@@ -21,6 +21,7 @@ from cctui.core import SessionConfig, SessionManager, SessionRecord, SessionStat
 from cctui.mcp_server import compat
 from cctui.mcp_server.asking import waiting
 from cctui.mcp_server.server import CctuiMCPServer, build_server
+from tests.content import first_text
 from tests.contracts.seed004.client import call, fails
 from tests.contracts.seed004.schemas import MANIFEST, ZOD_DATETIME
 from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory, sleep, text
@@ -167,7 +168,7 @@ async def test_errors_come_in_the_seed_envelope(server: CctuiMCPServer) -> None:
         assert doppler.error.code == "DOPPLER_ERROR", doppler
         # The claude_* tools keep cctui's own flat error.
         flat = await c.call_tool("claude_send_message", {"sessionId": "abc123", "message": "x"})
-        assert json.loads(flat.content[0].text)["code"] == "session_not_found"
+        assert json.loads(first_text(flat))["code"] == "session_not_found"
 
 
 async def test_every_timestamp_ends_in_z(server: CctuiMCPServer) -> None:
@@ -190,7 +191,7 @@ async def test_every_timestamp_ends_in_z(server: CctuiMCPServer) -> None:
         ]:
             out = (await c.call_tool(tool, args)).structured_content
             collect(out)
-        sid = out["sessionId"]  # type: ignore[index]
+        sid = out["sessionId"]
         for tool, args in [
             ("claude_wait", {"sessionId": sid, "timeoutMs": 5000}),
             ("claude_send_message", {"sessionId": sid, "message": "more", "wait": True}),
@@ -200,7 +201,7 @@ async def test_every_timestamp_ends_in_z(server: CctuiMCPServer) -> None:
             ("claude_query", {"prompt": "a query"}),
         ]:
             result = await c.call_tool(tool, args)
-            assert not result.is_error, result.content[0].text
+            assert not result.is_error, first_text(result)
             collect(result.structured_content)
     assert len(stamps) >= 8, stamps
     bad = [s for s in stamps if not ZOD_DATETIME.match(s)]
@@ -280,7 +281,7 @@ async def test_a_long_wait_keeps_the_call_alive_with_progress(
     await manager.start()
     beats: list[str | None] = []
 
-    async def progress(value: float, total: float | None, message: str | None) -> None:
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
         beats.append(message)
 
     try:
@@ -291,7 +292,7 @@ async def test_a_long_wait_keeps_the_call_alive_with_progress(
                 {"session_id": sid, "timeout_ms": 600_000},
                 progress_callback=progress,
             )
-            out = json.loads(result.content[0].text)
+            out = json.loads(first_text(result))
             assert out["completed"] is True and out["timed_out"] is False
             assert len(beats) >= 3 and all(b and sid in b for b in beats), beats
     finally:
@@ -305,7 +306,7 @@ async def test_stream_output_follows_the_turn(tmp_path: Path, project: Path) -> 
     await manager.start()
     chunks: list[str] = []
 
-    async def progress(value: float, total: float | None, message: str | None) -> None:
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
         chunks.append(message or "")
 
     try:
@@ -314,7 +315,7 @@ async def test_stream_output_follows_the_turn(tmp_path: Path, project: Path) -> 
             result = await c.call_tool(
                 "stream_output", {"session_id": sid, "follow": True}, progress_callback=progress
             )
-            out = json.loads(result.content[0].text)
+            out = json.loads(first_text(result))
             assert "second part" in out["output"]
             assert "second part" in "".join(chunks), chunks
             tail = await call(c, "stream_output", session_id=sid, lines=1)
