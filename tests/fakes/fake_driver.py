@@ -314,7 +314,9 @@ class FakeDriver:
         self.answers: list[PermissionAnswer] = []
         """Every answer it got back (same order as ``asks``)."""
         self.interrupts = 0
-        self.mode: str = "bypassPermissions" if spec.skip_permissions else spec.permission_mode
+        self.mode: str = (
+            "bypassPermissions" if spec.skip_permissions else spec.permission_mode or "default"
+        )
         """The current permission mode (changed by ``set_permission_mode``)."""
         self.model: str | None = spec.model
         """The current model (changed by ``set_model``)."""

@@ -20,7 +20,7 @@ from tests.fakes.anthropic_api import FakeAnthropicAPI
 from tests.fakes.fake_driver import FakeDriverFactory, text, tool
 from tests.fakes.settings import make_settings
 from tests.mcp.conftest import call, client, error_body
-from tests.mcp.test_e2e import authed
+from tests.mcp.test_http import authed
 
 RULE = {
     "type": "addRules",

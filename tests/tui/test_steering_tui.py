@@ -109,7 +109,7 @@ async def test_p_without_a_rule_content_is_not_offered(run_app: RunApp) -> None:
         await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
         screen = h.app.screen
         assert "nothing to keep for the project" in str(screen.query_one("#project-scope").render())
-        assert "P" not in [k for k, _ in screen.key_pairs()]  # type: ignore[attr-defined]
+        assert "P" not in [k for k, _ in screen.key_pairs()]
         await h.pilot.press("P")
         await h.pilot.pause(0.1)
         assert h.app.screen is screen and not h.factory.drivers[0].answers
