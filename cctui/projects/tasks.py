@@ -84,6 +84,8 @@ class ProjectTask:
         """What the record alone does not say (shared root, interrupted, errors)."""
         self.ended: TaskEnd | None = None
         """Set once, when the task ended and was recorded."""
+        self._end: TaskEnd | None = None
+        """The end as computed, before the state file has it (then ``ended``)."""
         self.on_finished: list[Callable[[ProjectTask], None]] = []
         self._edit_inputs: dict[str, str] = {}
         self._finishing = False
@@ -185,7 +187,7 @@ class ProjectTask:
     def finish_now(self, status: str) -> None:
         """Record the end without awaiting (blocking): for a supervisor being cancelled,
         as when cctui shuts down, where a second cancel could cut any await short."""
-        if self.ended is not None:
+        if self._end is not None:
             return
         self._finishing = True
         after = snapshot(self.root, self.project.claude_state_path)
@@ -198,6 +200,9 @@ class ProjectTask:
             self.projects.put_task(self.project.id, self.record)
 
     def _closed(self) -> None:
+        # Published only now, after the state file was written: whoever sees ``ended``
+        # also finds the end in session_state.json.
+        self.ended = self._end
         if self._unlisten is not None:
             self._unlisten()
         self.projects.trees.invalidate(self.project.id)
@@ -243,7 +248,7 @@ class ProjectTask:
                 "exit_code": exit_code(status),
             }
         )
-        self.ended = TaskEnd(status, changes, summary)
+        self._end = TaskEnd(status, changes, summary)
 
 
 class ProjectTasks:
