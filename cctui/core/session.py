@@ -169,9 +169,12 @@ class Session:
 
     def _fan_out(self, host: SessionHost, event: SessionEvent) -> None:
         """A stored event to every subscriber, and to the session's log file if it has one
-        (seed 004's ``log_file``; the config is read now: a resume may have changed it)."""
-        if self.config.log_file is not None:
-            session_log.append(self.config.log_file, event)
+        (seed 004's ``log_file``; the config is read now: a resume may have changed it).
+        Every delta passes here, so it reads the stored config, not the mode-syncing
+        ``config`` property (the log file does not depend on the mode)."""
+        log_file = self._config.log_file
+        if log_file is not None:
+            session_log.append(log_file, event)
         host.publish(event)
 
     def publish(self, event: SessionEvent, merge_key: str | None = None) -> SessionEvent:
