@@ -52,7 +52,6 @@ from cctui.tui.sources import SessionSource
 from cctui.tui.takeover import TakeOver
 from cctui.tui.widgets.event_lines import PromptBlock
 from cctui.tui.widgets.session_pane import SessionPane
-from cctui.tui.widgets.transcript import Transcript
 
 log = logging.getLogger(__name__)
 
@@ -195,13 +194,11 @@ class CctuiApp(App[None]):
             self.main.refresh_status()
 
     async def settle(self) -> None:
-        """Draw everything the core has published so far, now, and let every streamed reply
-        finish drawing. For tests, snapshots and the benchmark: no timer is involved, so what
-        is on screen afterwards does not depend on how loaded the machine is."""
+        """Draw everything the core has published so far, now. For tests, snapshots and the
+        benchmark: no timer is involved, so what is on screen afterwards does not depend on
+        how loaded the machine is."""
         self._bridge.flush()
-        main = self.main
-        main.catch_up(full=True)
-        await main.pane.query_one(Transcript).settle()
+        self.main.catch_up(full=True)
 
     async def action_quit(self) -> None:
         """Sessions first (no claude child may outlive cctui), then services, then exit."""

@@ -34,8 +34,8 @@ class Chunker:
     blank_before: bool = False
     """The line before ``scanned`` was blank."""
 
-    def advance(self, text: str, *, complete: bool = False) -> tuple[list[int], int]:
-        """New cut points in ``text`` (ascending) and how far the last chunk may be drawn.
+    def advance(self, text: str) -> list[int]:
+        """New cut points in ``text`` (ascending); the last chunk may be drawn to its end.
 
         Whether a cut goes before a line depends only on its first character and on the
         lines before it, so once a line has begun the decision is final and the last chunk
@@ -54,7 +54,7 @@ class Chunker:
             self._after(line)
             pos = end + 1
         self.scanned = pos
-        return cuts, len(text)
+        return cuts
 
     def _cut_here(self, line: str, pos: int) -> bool:
         return (

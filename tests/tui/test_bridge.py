@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from itertools import pairwise
 
 import pytest
 from textual.message import Message
@@ -19,23 +19,16 @@ LONG = "word " * 2000
 async def test_streaming_text_arrives_in_few_batches_and_whole(
     run_app: RunApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A 10 KB reply in 2,000 deltas: few batches, streamed as appended fragments (never a
-    whole-document update), and all of it on screen once ``settle`` has drained the stream."""
-    updates: list[str] = []
-    appends: list[str] = []
-    original_update = AssistantBlock.update
-    original_append = AssistantBlock.append
+    """A 10 KB reply in 2,000 deltas: few batches, drawn a few times as it grows (not once
+    per delta), and all of it on screen once ``settle`` has drawn the last batch."""
+    shown: list[str] = []
+    original_show = AssistantBlock.show
 
-    def spy_update(self: AssistantBlock, markdown: str) -> Any:
-        updates.append(markdown)
-        return original_update(self, markdown)
+    def spy_show(self: AssistantBlock, text: str) -> None:
+        shown.append(text)
+        original_show(self, text)
 
-    def spy_append(self: AssistantBlock, markdown: str) -> Any:
-        appends.append(markdown)
-        return original_append(self, markdown)
-
-    monkeypatch.setattr(AssistantBlock, "update", spy_update)
-    monkeypatch.setattr(AssistantBlock, "append", spy_append)
+    monkeypatch.setattr(AssistantBlock, "show", spy_show)
     async with run_app({"*": [text(LONG, chunk=5)]}) as h:
         seen: list[Message] = []
         original: Callable[[Message], bool] = h.app.post_message
@@ -54,8 +47,8 @@ async def test_streaming_text_arrives_in_few_batches_and_whole(
         assert last_seq > 300
         assert 0 < len(batches) < last_seq / 10
         blocks = h.app.main.pane.query(AssistantBlock)
-        assert len(blocks) == 1 and blocks.first().source == LONG
-        # Drawn as it came: the first text through the widget's initial update, the rest as
-        # appended fragments (as many as the drawing pace allowed) that add up to the reply.
-        assert len(updates) <= 1 and len(appends) >= 1
-        assert (updates[0] if updates else "") + "".join(appends) in (LONG, LONG.rstrip())
+        assert len(blocks) == 1 and blocks.first().text == LONG
+        # Drawn as it came: a growing text, each a continuation of the last, ending whole.
+        assert 1 <= len(shown) < last_seq / 10
+        assert all(b.startswith(a) for a, b in pairwise(shown))
+        assert shown[-1] == LONG

@@ -10,15 +10,13 @@ from tests.bench.bench_tui import reply_markdown
 def _cuts_in_deltas(text: str, step: int, size: int) -> list[int]:
     chunker, cuts = Chunker(size=size), []
     for end in range(step, len(text) + step, step):
-        got, limit = chunker.advance(text[:end], complete=end >= len(text))
-        assert limit == min(end, len(text))  # the last chunk may always be drawn to the end
-        cuts += got
+        cuts += chunker.advance(text[:end])
     return cuts
 
 
 def test_cuts_do_not_depend_on_how_the_text_arrives() -> None:
     text = reply_markdown(20)
-    whole, _ = Chunker(size=1500).advance(text, complete=True)
+    whole = Chunker(size=1500).advance(text)
     assert len(whole) > 5
     for step in (1, 7, 100, 5000):
         assert _cuts_in_deltas(text, step, 1500) == whole
@@ -26,7 +24,7 @@ def test_cuts_do_not_depend_on_how_the_text_arrives() -> None:
 
 def test_cuts_fall_before_a_paragraph_or_list_after_a_blank_line_outside_fences() -> None:
     text = reply_markdown(20)
-    cuts, _ = Chunker(size=500).advance(text, complete=True)
+    cuts = Chunker(size=500).advance(text)
     pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
     assert "".join(pieces) == text
     for cut in cuts:
@@ -38,5 +36,5 @@ def test_cuts_fall_before_a_paragraph_or_list_after_a_blank_line_outside_fences(
 def test_a_fence_with_blank_lines_inside_is_never_cut() -> None:
     code = "```python\n" + "x = 1\n\nplain words here\n\n" * 200 + "```\n\nAfter the fence.\n"
     text = "Intro paragraph.\n\n" + code
-    cuts, _ = Chunker(size=100).advance(text, complete=True)
+    cuts = Chunker(size=100).advance(text)
     assert cuts == [text.index("After the fence.")]

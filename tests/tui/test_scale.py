@@ -181,9 +181,9 @@ async def test_a_50_kb_reply_ends_on_screen_and_only_its_end_is_mounted(run_app:
         await h.pilot.pause()
         transcript = h.app.main.pane.query_one(Transcript)
         blocks = transcript.blocks
-        assert blocks and blocks[-1].source.endswith(END)
+        assert blocks and blocks[-1].text.endswith(END)
         # Chunks in order, the newest mounted, the start folded behind the "earlier" line.
-        shown = "".join(b.source for b in blocks)
+        shown = "".join(b.text for b in blocks)
         assert body.endswith(shown) and len(shown) < len(body) / 3
         assert transcript.folded > 0
         assert "earlier item(s)" in str(transcript.query_one(Earlier).label)
@@ -192,7 +192,7 @@ async def test_a_50_kb_reply_ends_on_screen_and_only_its_end_is_mounted(run_app:
             transcript.show_earlier()
         await h.pilot.pause()
         await h.app.settle()
-        assert "".join(b.source for b in transcript.blocks) == body
+        assert "".join(b.text for b in transcript.blocks) == body
 
 
 async def test_the_tui_and_the_mcp_list_tool_share_one_history_index(tmp_path: Path) -> None:

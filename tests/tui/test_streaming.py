@@ -1,13 +1,16 @@
-"""A reply streamed into the transcript draws the same blocks as the whole text drawn at once,
-wherever the fragments fall (plain Textual app: the Transcript alone)."""
+"""A reply streamed into the transcript is drawn as the whole text would be, wherever the
+fragments fall, and a long one keeps only its end mounted (plain Textual app: the
+Transcript alone, beside the whole reply drawn at once)."""
 
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
-from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownBlock, MarkdownFence
+from textual.geometry import Region
+from textual.widget import Widget
+from textual.widgets import Static
 
 from cctui.core import AssistantTextEvent
+from cctui.tui.markdown import MarkdownVisual
 from cctui.tui.widgets.transcript import Transcript
 
 REPLY = (
@@ -17,24 +20,36 @@ REPLY = (
     "```python\ndef two() -> int:\n    return 2\n```\n\n"
     "Closing words.\n"
 )
+WIDTH = 60
 
 
 class _Host(App[None]):
+    CSS = f"Transcript, #whole {{ width: {WIDTH}; height: auto; }} #whole {{ padding: 0; }}"
+
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
-        yield Markdown(REPLY, id="whole")
+        yield Static(MarkdownVisual(REPLY), id="whole")
 
 
-def _shape(blocks: list[MarkdownBlock]) -> list[tuple[str, str]]:
-    return [
-        (type(b).__name__, b.code if isinstance(b, MarkdownFence) else b._content.plain.strip())
-        for b in blocks
-    ]
+def _lines(widget: Widget) -> list[str]:
+    """What ``widget`` draws, line by line (trailing spaces dropped)."""
+    width, height = widget.size
+    strips = widget.render_lines(Region(0, 0, width, height))
+    return ["".join(segment.text for segment in strip).rstrip() for strip in strips]
 
 
-async def _streamed(*cuts: int) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+def _drawn(transcript: Transcript) -> list[str]:
+    """The transcript's chunks as they read on screen: one blank line between chunks (the
+    chunk's top margin in the app's stylesheet)."""
+    lines: list[str] = []
+    for i, block in enumerate(transcript.blocks):
+        lines += ([""] if i else []) + _lines(block)
+    return lines
+
+
+async def _streamed(*cuts: int, chunk_chars: int | None = None) -> tuple[list[str], list[str]]:
     app = _Host()
-    async with app.run_test(size=(100, 60)) as pilot:
+    async with app.run_test(size=(WIDTH + 10, 80)) as pilot:
         transcript = app.query_one(Transcript)
         for n in (*cuts, len(REPLY)):
             event = AssistantTextEvent(
@@ -42,22 +57,62 @@ async def _streamed(*cuts: int) -> tuple[list[tuple[str, str]], list[tuple[str, 
             )
             transcript.apply([event])
             await pilot.pause()
-            await transcript.settle()
         await pilot.pause()
-        drawn = [b for block in transcript.blocks for b in block.query_children(MarkdownBlock)]
-        whole = list(app.query_one("#whole", Markdown).query_children(MarkdownBlock))
-        return _shape(drawn), _shape(whole)
+        return _drawn(transcript), _lines(app.query_one("#whole"))
 
 
 async def test_a_chunk_first_drawn_up_to_the_middle_of_a_fence_goes_on_as_that_fence() -> None:
     inside_fence = REPLY.index("return int")
     drawn, whole = await _streamed(inside_fence)
+    assert "    return int(raw)" in "\n".join(whole)
     assert drawn == whole
 
 
-async def test_fragments_cut_anywhere_draw_the_same_blocks() -> None:
+async def test_fragments_cut_anywhere_draw_the_same_lines() -> None:
     drawn, whole = await _streamed(*range(7, len(REPLY), 23))
     assert drawn == whole
+
+
+async def test_a_reply_cut_into_chunks_reads_as_the_whole_text() -> None:
+    from tests.bench.bench_tui import reply_markdown
+
+    body = reply_markdown(4)
+    app = _Host()
+    async with app.run_test(size=(WIDTH + 10, 400)) as pilot:
+        transcript = app.query_one(Transcript)
+        whole = app.query_one("#whole", Static)
+        whole.update(MarkdownVisual(body))
+        for n in range(0, len(body), 997):
+            transcript.apply([AssistantTextEvent(session_id="s", message_id="m", text=body[:n])])
+            await pilot.pause()
+        transcript.apply([AssistantTextEvent(session_id="s", message_id="m", text=body)])
+        await pilot.pause()
+        assert len(transcript.blocks) > 1  # cut into chunks...
+        assert _drawn(transcript) == _lines(whole)  # ...that read as one text
+
+
+async def test_a_finished_chunk_is_rendered_once_however_often_the_pane_paints() -> None:
+    from tests.bench.bench_tui import reply_markdown
+
+    body = reply_markdown(8)
+    app = _Host()
+    async with app.run_test(size=(WIDTH + 10, 60)) as pilot:
+        transcript = app.query_one(Transcript)
+        half = len(body) // 2
+        transcript.apply([AssistantTextEvent(session_id="s", message_id="m", text=body[:half])])
+        await pilot.pause()
+        first = transcript.blocks[0]
+        visual = first.visual
+        assert isinstance(visual, MarkdownVisual)
+        renders = visual.renders
+        assert renders >= 1
+        transcript.apply([AssistantTextEvent(session_id="s", message_id="m", text=body)])
+        await pilot.pause()
+        transcript.scroll_home(animate=False)
+        await pilot.pause()
+        transcript.refresh(layout=True)
+        await pilot.pause()
+        assert first.visual is visual and visual.renders == renders
 
 
 async def test_a_long_reply_keeps_about_one_and_a_half_pane_heights_mounted() -> None:
@@ -67,6 +122,7 @@ async def test_a_long_reply_keeps_about_one_and_a_half_pane_heights_mounted() ->
     app = _Host()
     async with app.run_test(size=(100, 40)) as pilot:
         transcript = app.query_one(Transcript)
+        transcript.styles.height = 30
         await pilot.pause()
         rows = transcript.size.height
         assert transcript.window() == max(Transcript.MIN_WEIGHT, int(Transcript.SCREENS * rows))
@@ -76,12 +132,11 @@ async def test_a_long_reply_keeps_about_one_and_a_half_pane_heights_mounted() ->
             )
             transcript.apply([event])
             await pilot.pause()
-            await transcript.settle()
         blocks = transcript.blocks
         assert transcript.folded > 0
-        assert blocks[-1].source.endswith(END)
+        assert blocks[-1].text.endswith(END)
         # The window, and at most the chunk that crosses it and one trim step more.
-        shown = sum(1 + len(b.source) // 40 for b in blocks)
+        shown = sum(1 + len(b.text) // 40 for b in blocks)
         assert shown <= transcript.window() + Transcript.TRIM_STEP + 1 + 1500 // 40
         # What is mounted fills the pane: the end is on screen with text above it.
         assert shown >= rows

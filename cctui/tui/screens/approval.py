@@ -17,11 +17,12 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Input, Markdown, Static
+from textual.widgets import Input, Static
 
 from cctui.core import Decision, PendingInput
 from cctui.tui import render
 from cctui.tui.keymap import bindings
+from cctui.tui.markdown import MarkdownVisual
 from cctui.tui.screens.decision import DecisionModal
 from cctui.tui.widgets.questions import QuestionForm
 
@@ -98,7 +99,7 @@ class ApprovalScreen(DecisionModal):
     def _body(self) -> Widget:
         p = self.pending
         if p.kind == "plan_review":
-            return Markdown(p.plan or "_(the plan is empty)_", id="plan")
+            return Static(MarkdownVisual(p.plan or "_(the plan is empty)_"), id="plan")
         if p.kind == "user_question" and p.questions:
             return QuestionForm(p.questions, id="questions")
         # Nothing is cut: the approver scrolls through every field of what they allow.

@@ -5,14 +5,15 @@ newer ``ToolUseEvent`` for the same call replace what an older one drew, so re-r
 (after a coalesced batch, or a merge in the ring buffer) is always safe.
 
 The output is a list of *items* (what to draw); a reply is several items, chunks of a few KB
-cut between top-level markdown blocks (``chunks.Chunker``), of which only the last streams.
-Only the newest items, about one and a half pane heights of them (``Transcript.window``: a tool line
-weighs 1, a chunk of reply 1 per ``CHARS_PER_WEIGHT`` characters), have widgets while the pane
-follows the bottom: every
-layout walks every mounted widget, so a session with hundreds of tool calls or a 50 KB reply
-would otherwise make each new line slower than the last. Older items fold into one
-"▲ N earlier" line that mounts them again, a page at a time, when it is pressed or scrolled
-to.
+cut between top-level markdown blocks (``chunks.Chunker``). Each chunk is one widget, and
+only the last one of a streaming reply is drawn again as it grows: a finished chunk keeps
+its rendered lines. Only the newest items, about one and a half pane heights of them
+(``Transcript.window``: a tool line weighs 1, a chunk of reply 1 per ``CHARS_PER_WEIGHT``
+characters), have widgets while the pane follows the bottom: every layout walks every
+mounted widget and every chunk mounted is rendered, so a session with hundreds of tool calls
+or a 50 KB reply would otherwise make each new line slower than the last. Older items fold
+into one "▲ N earlier" line that mounts them again, a page at a time, when it is pressed or
+scrolled to.
 """
 
 from __future__ import annotations
@@ -54,8 +55,8 @@ CHUNK_CHARS = 1500
 """A reply is cut into chunks of about this size (between top-level markdown blocks)."""
 
 CHARS_PER_WEIGHT = 40
-"""A chunk of reply weighs one item per this many characters: markdown is about one widget
-(block, list item, fence part) per line, and a widget costs every layout the same."""
+"""A chunk of reply weighs one item per this many characters, about a line of it: what a
+chunk costs (its render, its share of each paint) grows with its lines."""
 
 
 @dataclass(eq=False)
@@ -148,16 +149,6 @@ class Transcript(VerticalScroll):
         markdown block of every reply)."""
         return [c for c in self.children if isinstance(c, AssistantBlock)]
 
-    async def settle(self) -> None:
-        """Return once every streamed reply has drawn everything it was given."""
-        for block in self.blocks:
-            await block.settle()
-
-    @property
-    def settled(self) -> bool:
-        """No streamed fragment is waiting to be drawn."""
-        return all(b.settled for b in self.blocks)
-
     # -- changes -------------------------------------------------------------------------
 
     def reset(self) -> None:
@@ -192,7 +183,7 @@ class Transcript(VerticalScroll):
                     new.append(_Item(_static(partial(user_block, m.text, m.uuid))))
                 else:
                     reply = self._replies[m.uuid] = _Reply()
-                    new += self._reply_text(reply, m.text, complete=True)
+                    new += self._reply_text(reply, m.text)
             for call in m.tool_calls:
                 preview = call.input_preview
                 item = _Item(
@@ -340,7 +331,7 @@ class Transcript(VerticalScroll):
             reply = self._replies.get(event.message_id)
             if reply is None:
                 reply = self._replies[event.message_id] = _Reply()
-            return self._reply_text(reply, event.text, complete=event.complete)
+            return self._reply_text(reply, event.text)
         if isinstance(event, ToolUseEvent):
             item = self._tools.get(event.tool_use_id)
             if item is None:
@@ -364,7 +355,7 @@ class Transcript(VerticalScroll):
         widget = event_widget(event)
         return [] if widget is None else [_Item(_static(widget))]
 
-    def _reply_text(self, reply: _Reply, text: str, *, complete: bool) -> list[_Item]:
+    def _reply_text(self, reply: _Reply, text: str) -> list[_Item]:
         """The reply is now ``text``: finished chunks are closed, new ones begin (returned,
         to be appended), the last one streams what it was given."""
         if not text.startswith(reply.text):
@@ -376,23 +367,23 @@ class Transcript(VerticalScroll):
             del reply.items[1:]
         reply.text = text
         start = reply.chunker.start
-        cuts, _ = reply.chunker.advance(text, complete=complete)
+        cuts = reply.chunker.advance(text)
         new: list[_Item] = []
         if not reply.items:
             new.append(_Item(_text, {"text": ""}))
             reply.items.append(new[-1])
         for cut in cuts:
-            self._set_text(reply.items[-1], text[start:cut], complete=True)
+            self._set_text(reply.items[-1], text[start:cut])
             start = cut
             new.append(_Item(_text, {"text": ""}))
             reply.items.append(new[-1])
-        self._set_text(reply.items[-1], text[start:], complete=complete)
+        self._set_text(reply.items[-1], text[start:])
         return new
 
-    def _set_text(self, item: _Item, text: str, *, complete: bool) -> None:
+    def _set_text(self, item: _Item, text: str) -> None:
         item.state["text"] = text
         if isinstance(item.widget, AssistantBlock):
-            item.widget.show(text, complete=complete)
+            item.widget.show(text)
 
     def _drop(self, item: _Item) -> None:
         if item.widget is not None:

@@ -1,0 +1,209 @@
+"""A reply's markdown drawn as one visual, rendered once per width.
+
+Textual's ``Markdown`` widget mounts a widget per block (paragraph, list item, fence part):
+a 50 KB reply is over a thousand of them, and every layout walks them all, so a long reply
+streamed at the CLI's pace spent most of its time in layout (issue 15). Here a chunk of
+reply is one visual: rich's markdown renderer (markdown-it underneath, like Textual's)
+draws it to lines once per width, and the lines are kept, so measuring the height and
+painting cost one render, and a chunk that no longer changes never renders again.
+
+The colours come from the app's Textual theme (the same ``$markdown-h1-color`` & co. that
+Textual's own Markdown widget uses), so a reply follows a theme change like the rest.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
+from rich.markdown import CodeBlock, Heading, Markdown
+from rich.padding import Padding
+from rich.segment import Segment
+from rich.syntax import Syntax
+from rich.theme import Theme
+from textual._context import active_app
+from textual.app import App
+from textual.color import Color, ColorParseError
+from textual.css.styles import RulesMap
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, Visual
+
+__all__ = ["MarkdownVisual", "look_of"]
+
+_CACHED_WIDTHS = 2
+"""Renders kept per visual: the width it is shown at, and one more (a scrollbar that comes
+and goes changes the width by one column and back)."""
+
+
+@dataclass(frozen=True)
+class Look:
+    """How markdown is drawn under one Textual theme."""
+
+    console: Console
+    """Renders with the theme's markdown styles (never prints anything)."""
+    code_theme: str
+    """The pygments style for fenced code."""
+    code_background: str
+    """The background of a fenced block."""
+
+
+class _Heading(Heading):
+    """Headings on the left, as Claude Code draws them (rich centres ``#``)."""
+
+    LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(
+        ("h1", "h2", "h3", "h4", "h5", "h6"), "left"
+    )
+
+
+class _Code(CodeBlock):
+    """A fenced block: highlighted text on the block's background, wrapped, one column of
+    padding each side. (rich's ``Syntax`` renderable draws the same colours at about twice
+    the cost, and a reply can hold a fence every few lines.)"""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        code = str(self.text).rstrip()
+        background = console.get_style("markdown.code_block").bgcolor
+        bg = background.name if background is not None else "default"
+        text = Syntax(code, self.lexer_name, theme=self.theme, background_color=bg).highlight(code)
+        text.rstrip()  # highlight() ends the code with a newline: no empty last line
+        text.no_wrap = False
+        yield Padding(text, (0, 1), style=f"on {bg}", expand=True)
+
+
+class _Reply(Markdown):
+    """rich's markdown with cctui's headings and fences."""
+
+    elements: ClassVar[dict[str, type]] = {
+        **Markdown.elements,
+        "heading_open": _Heading,
+        "fence": _Code,
+        "code_block": _Code,
+    }
+
+
+class MarkdownVisual(Visual):
+    """A markdown text as a Textual visual; its lines are rendered once per width."""
+
+    def __init__(self, markdown: str) -> None:
+        self.markdown = markdown
+        self._lines: dict[tuple[int, int], list[Strip]] = {}
+        self.renders = 0
+        """How many times the markdown was rendered (tests read it)."""
+
+    def lines(self, width: int) -> list[Strip]:
+        """The text drawn at ``width`` under the running app's theme (without base style)."""
+        look = look_of(active_app.get())
+        key = (width, id(look))
+        lines = self._lines.get(key)
+        if lines is None:
+            lines = self._render(look, width)
+            if len(self._lines) >= _CACHED_WIDTHS:
+                self._lines.pop(next(iter(self._lines)))
+            self._lines[key] = lines
+        return lines
+
+    def _render(self, look: Look, width: int) -> list[Strip]:
+        self.renders += 1
+        console = look.console
+        options = console.options.update(width=width, highlight=False, height=None)
+        reply = _Reply(self.markdown, code_theme=look.code_theme, hyperlinks=False)
+        rendered = console.render_lines(reply, options, pad=False, new_lines=False)
+        lines = [Strip(line) for line in rendered]
+        # rich opens a list with an empty line: a chunk that starts with one would read as
+        # two blank lines after the chunk before it. The spacing between chunks is theirs.
+        while lines and _blank(lines[0]):
+            del lines[0]
+        while lines and _blank(lines[-1]):
+            del lines[-1]
+        return lines
+
+    # -- the Visual protocol ---------------------------------------------------------------
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return container_width
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return len(self.lines(width))
+
+    def render_strips(
+        self, width: int, height: int | None, style: Style, options: RenderOptions
+    ) -> list[Strip]:
+        base = style.rich_style
+        lines = self.lines(width)[:height]
+        return [Strip(Segment.apply_style(line, base), line.cell_length) for line in lines]
+
+
+def _blank(line: Strip) -> bool:
+    return all(
+        not seg.text.strip() and (seg.style is None or not seg.style.bgcolor) for seg in line
+    )
+
+
+_LOOKS: dict[tuple[str, bool], Look] = {}
+
+
+def look_of(app: App[object]) -> Look:
+    """The look for ``app``'s current theme (made once per theme)."""
+    theme = app.current_theme
+    key = (theme.name, theme.dark)
+    look = _LOOKS.get(key)
+    if look is None:
+        look = _LOOKS[key] = _make_look(app.theme_variables, dark=theme.dark)
+    return look
+
+
+def _make_look(variables: Mapping[str, str], *, dark: bool) -> Look:
+    background = _color(variables, "background", "#000000" if dark else "#ffffff", None)
+    code_bg = _color(variables, "surface", background, background)
+    styles = {
+        "markdown.paragraph": "",
+        "markdown.text": "",
+        "markdown.em": "italic",
+        "markdown.strong": "bold",
+        "markdown.s": "strike",
+        "markdown.code": f"{_color(variables, 'text-accent', 'yellow', background)} on {code_bg}",
+        "markdown.code_block": f"on {code_bg}",
+        "markdown.block_quote": _color(variables, "text-secondary", "magenta", background),
+        "markdown.list": "",
+        "markdown.item": "",
+        "markdown.item.bullet": f"bold {_color(variables, 'text-primary', 'blue', background)}",
+        "markdown.item.number": f"bold {_color(variables, 'text-primary', 'blue', background)}",
+        "markdown.hr": _color(variables, "panel", "grey50", background),
+        "markdown.link": f"underline {_color(variables, 'text-primary', 'blue', background)}",
+        "markdown.link_url": _color(variables, "text-primary", "blue", background),
+        "markdown.table.border": _color(variables, "panel", "grey50", background),
+        "markdown.table.header": "bold",
+    }
+    for level in range(1, 7):
+        tag = f"markdown-h{level}"
+        color = _color(variables, f"{tag}-color", "", background)
+        styles[f"markdown.h{level}"] = f"{variables.get(f'{tag}-text-style', 'bold')} {color}"
+    console = Console(
+        file=io.StringIO(),
+        theme=Theme(styles, inherit=True),
+        color_system="truecolor",
+        force_terminal=True,
+        legacy_windows=False,
+        emoji=False,
+        highlight=False,
+        markup=False,
+    )
+    return Look(console, "monokai" if dark else "friendly", code_bg)
+
+
+def _color(variables: Mapping[str, str], name: str, fallback: str, background: str | None) -> str:
+    """A theme colour as ``#rrggbb`` (a translucent one blended over ``background``)."""
+    value = variables.get(name)
+    if not value:
+        return fallback
+    try:
+        color = Color.parse(value)
+    except ColorParseError:
+        return fallback  # e.g. "auto 60%": relative to what it is drawn on
+    if color.a < 1 and background is not None:
+        color = Color.parse(background).blend(color, color.a).with_alpha(1)
+    return color.hex6
