@@ -259,7 +259,7 @@ async def real_cli_runs(res: Results, *, reply: bool, tools: bool) -> None:
             manager.subscribe(on_event)
 
             def reply_drawn() -> bool:
-                return any(b.source.endswith(END) and b.settled for b in transcript.blocks[-1:])
+                return any(b.text.endswith(END) for b in transcript.blocks[-1:])
 
             if reply:
                 bare = await bare_cli(env, f"{REPLY_MARK} please")

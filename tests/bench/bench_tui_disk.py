@@ -67,7 +67,7 @@ async def _open_time(calls: int) -> float:
 
                 def shown() -> bool:
                     return app.main.pane.session_id == sid and any(
-                        "LAST-MESSAGE" in (b.source or "") for b in transcript.query(AssistantBlock)
+                        "LAST-MESSAGE" in b.text for b in transcript.query(AssistantBlock)
                     )
 
                 ok = await until(shown, 60)
