@@ -28,12 +28,12 @@ from cctui.tui.messages import InputRequested, InputResolved, SessionsActivity
 
 log = logging.getLogger(__name__)
 
-TICK_S = 1 / 20
-"""How soon a status change (a turn ended, a question came) reaches the UI: it reads as live."""
 STREAM_TICK_S = 1 / 4
-"""How soon streamed output alone does: the pane draws at most this often anyway, and every
-batch costs a pass over the list, so ten chatty sessions must not each wake the UI 20 times
-a second."""
+"""How soon streamed output alone reaches the UI: the pane draws at most this often anyway,
+and every batch costs a pass over the list, so ten chatty sessions must not each wake the UI
+20 times a second. A status change (a turn ended, a question came) goes out on the next turn
+of the loop, with whatever output came before it: the end of a reply is on screen as soon as
+the CLI says the turn is over."""
 
 _LIST_EVENTS = (
     StatusChanged,
@@ -52,7 +52,7 @@ class EventBridge:
         self._target = target
         self._dirty: set[str] = set()
         self._list_changed = False
-        self._flush_handle: asyncio.TimerHandle | None = None
+        self._flush_handle: asyncio.Handle | None = None
         self._flush_urgent = False
         self._unsubscribe: Callable[[], None] | None = None
 
@@ -94,8 +94,10 @@ class EventBridge:
             if self._flush_handle is None:
                 loop = asyncio.get_running_loop()
                 self._flush_urgent = urgent
-                self._flush_handle = loop.call_later(
-                    TICK_S if urgent else STREAM_TICK_S, self._flush
+                self._flush_handle = (
+                    loop.call_soon(self._flush)
+                    if urgent
+                    else loop.call_later(STREAM_TICK_S, self._flush)
                 )
         except Exception:
             log.exception("bridge failed on %s", type(event).__name__)

@@ -29,7 +29,7 @@ async def test_streaming_text_arrives_in_few_batches_and_whole(
         original_show(self, text)
 
     monkeypatch.setattr(AssistantBlock, "show", spy_show)
-    async with run_app({"*": [text(LONG, chunk=5)]}) as h:
+    async with run_app({"*": [text(LONG, chunk=5, delay=0.0005)]}) as h:
         seen: list[Message] = []
         original: Callable[[Message], bool] = h.app.post_message
 

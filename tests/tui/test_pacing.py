@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from cctui.core import AssistantTextEvent, StatusChanged
+from cctui.core import AssistantTextEvent, ResultEvent, StatusChanged
 from cctui.core.states import SessionStatus
 from cctui.tui import bridge as bridge_module
 from cctui.tui import gc_pause
@@ -110,9 +110,20 @@ async def test_stream_output_is_batched_slower_than_status_changes() -> None:
     EventBridge.__init__(bridge, manager=None, target=Target())  # type: ignore[arg-type]
     text = AssistantTextEvent(session_id="s1", message_id="m", text="hi")
     bridge._on_event(text)
-    await asyncio.sleep(bridge_module.TICK_S * 2)
+    await asyncio.sleep(bridge_module.STREAM_TICK_S / 5)
     assert posted == []  # output alone waits for the stream tick
     bridge._on_event(StatusChanged(session_id="s1", status=SessionStatus.IDLE))
-    await asyncio.sleep(bridge_module.TICK_S * 2)
+    bridge._on_event(
+        ResultEvent(
+            session_id="s1",
+            is_error=False,
+            result="ok",
+            num_turns=1,
+            total_cost_usd=None,
+            duration_ms=5,
+        )
+    )
+    await asyncio.sleep(0)  # a status change goes out on the next turn of the loop, with
+    await asyncio.sleep(0)  # the output before it, in one batch
     assert [(set(m.session_ids), m.list_changed) for m in posted] == [({"s1"}, True)]
     bridge.stop()
