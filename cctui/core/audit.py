@@ -1,18 +1,18 @@
 """The audit log: one JSON line per decision and per MCP tool call, secrets redacted.
 
-Lines are appended with ``O_APPEND`` in a single ``write`` so two cctui processes sharing a
-state directory (the TUI and ``serve``) never interleave half lines.
+Lines are appended whole (``fs.atomic.append_line``) so two cctui processes sharing a state
+directory (the TUI and ``serve``) never interleave half lines.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from cctui.fs.atomic import append_line
 from cctui.redact import redact
 
 log = logging.getLogger(__name__)
@@ -154,12 +154,7 @@ class AuditLog:
         record = {"at": datetime.now(UTC).isoformat(), **redact(record)}
         line = (json.dumps(record, default=str, ensure_ascii=False) + "\n").encode()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            try:
-                os.write(fd, line)
-            finally:
-                os.close(fd)
+            append_line(self.path, line)
         except OSError as exc:
             # Losing an audit line must not take a session down, but it is reported: in the
             # log, and through ``problem`` (the TUI and claude_health show it).

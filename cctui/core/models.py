@@ -158,7 +158,8 @@ class SessionRecord(BaseModel):
     base_commit: str | None = None
     """The commit HEAD pointed at when cctui started the session or first saw it live."""
     prompts: tuple[PromptMark, ...] = ()
-    """Every prompt cctui sent the session, oldest first (rewind targets)."""
+    """Prompts a registry written before the prompt log had a file of its own carried; read
+    once, moved to that file (``prompts.PromptLog``), and no longer written here."""
 
     @classmethod
     def fresh(

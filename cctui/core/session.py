@@ -27,7 +27,7 @@ from cctui.core.events import SessionEvent
 from cctui.core.host import SessionHost
 from cctui.core.models import SessionConfig, SessionInfo, SessionRecord, WorktreeInfo
 from cctui.core.process import Process, TurnTimer
-from cctui.core.prompts import PromptLog
+from cctui.core.prompts import PromptLog, prompt_log_path
 from cctui.core.session_state import SessionState
 from cctui.core.states import SessionStatus
 from cctui.core.translate import FrameTranslator
@@ -64,7 +64,10 @@ class Session:
             turns=TurnLedger(record),
             buffer=EventBuffer(host.settings.event_buffer_size),
             permission_mode=config.permission_mode or "default",
-            prompts=PromptLog(record.prompts if record else ()),
+            prompts=PromptLog(
+                record.prompts if record else (),
+                path=prompt_log_path(host.settings.state_dir, session_id),
+            ),
             model=config.model,
             last_activity=record.last_activity if record else now,
             fan_out=lambda event: self._fan_out(host, event),
@@ -238,5 +241,4 @@ class Session:
             forked_from=self.forked_from,
             worktree=self.worktree,
             base_commit=self.base_commit,
-            prompts=state.prompts.marks,
         )

@@ -82,3 +82,19 @@ def write_atomic(
             os.fsync(dfd)
         finally:
             os.close(dfd)
+
+
+def append_line(path: Path, line: bytes, *, mode: int = 0o600) -> None:
+    """Append ``line`` (ending in a newline) to ``path`` in one ``O_APPEND`` write: a reader,
+    or another process appending to the same file, sees it whole or not at all. The file
+    (``mode``) and its directory are created when missing.
+
+    Raises:
+        OSError: the file cannot be opened or written.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, mode)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)

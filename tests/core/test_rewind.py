@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from cctui.core import FilesRewoundEvent, SessionManager, SessionStatus, UserMessageEvent
+from cctui.core.prompts import prompt_log_path
 from cctui.core.registry import REGISTRY_FILE
 from cctui.errors import RewindUnavailable, SessionNotReady, ValidationFailed
 from tests.core.conftest import MakeManager
@@ -133,7 +134,76 @@ async def test_a_record_from_before_checkpoints_reads_as_without(
     del record["config"]["file_checkpointing"]
     del record["prompts"]
     path.write_text(json.dumps(data))
+    prompt_log_path(tmp_path / "state", info.session_id).unlink()
     second = make_manager()
     await second.start()
     assert second.get(info.session_id).config.file_checkpointing is False
     assert second.prompts(info.session_id) == []
+
+
+async def test_the_prompt_log_is_a_file_of_its_own_and_the_registry_does_not_grow_with_it(
+    make_manager: MakeManager, project: Path, tmp_path: Path
+) -> None:
+    """Every registry save reads and writes the file whole, on the event loop: a session's
+    prompts (thousands, for an agent driving it) live in their own append-only file."""
+    manager = make_manager()
+    info = await manager.create("first", manager.default_config(project))
+    await manager.wait(info.session_id, 2)
+    manager.flush()
+    registry = tmp_path / "state" / REGISTRY_FILE
+    size = registry.stat().st_size
+    for i in range(60):
+        await manager.send(info.session_id, f"prompt {i} " + "words " * 30)
+        await manager.wait(info.session_id, 2)
+    manager.flush()
+    assert registry.stat().st_size <= size + 20  # counters and times only
+    log = prompt_log_path(tmp_path / "state", info.session_id)
+    assert log.stat().st_mode & 0o777 == 0o600
+    await manager.shutdown()
+    again = make_manager()
+    await again.start()
+    marks = again.prompts(info.session_id)
+    assert [m.index for m in marks] == list(range(61))
+    assert marks[7].text.startswith("prompt 6 words") and all(m.accepted for m in marks)
+
+
+async def test_a_torn_line_in_the_prompt_log_loses_only_that_line(
+    make_manager: MakeManager, project: Path, tmp_path: Path
+) -> None:
+    manager = make_manager()
+    sid = await two_turns(manager, project)
+    await manager.shutdown()
+    log = prompt_log_path(tmp_path / "state", sid)
+    lines = log.read_text().splitlines()
+    log.write_text("\n".join([lines[0], '{"index": 9, "id": "cut sh', *lines[1:]]) + "\n")
+    again = make_manager()
+    await again.start()
+    assert [(m.index, m.text) for m in again.prompts(sid)] == [(0, "first"), (1, "second")]
+    await again.send(sid, "third")  # numbering goes on after the last good prompt
+    await again.wait(sid, 2)
+    assert [m.index for m in again.prompts(sid)] == [0, 1, 2]
+
+
+async def test_prompts_in_a_registry_record_from_before_the_log_are_moved_to_it(
+    make_manager: MakeManager, project: Path, tmp_path: Path
+) -> None:
+    manager = make_manager()
+    sid = await two_turns(manager, project)
+    await manager.shutdown()
+    marks = [m.model_dump(mode="json") for m in manager.prompts(sid)]
+    log = prompt_log_path(tmp_path / "state", sid)
+    log.unlink()
+    registry = tmp_path / "state" / REGISTRY_FILE
+    data = json.loads(registry.read_text())
+    data["sessions"][0]["prompts"] = marks  # as an older cctui wrote it
+    registry.write_text(json.dumps(data))
+    again = make_manager()
+    await again.start()
+    assert [m.text for m in again.prompts(sid)] == ["first", "second"]
+    assert len(log.read_text().splitlines()) == 2
+    again.flush()
+    await again.send(sid, "third")
+    await again.wait(sid, 2)
+    again.flush()
+    assert json.loads(registry.read_text())["sessions"][0]["prompts"] == []
+    assert [m.text for m in again.prompts(sid)] == ["first", "second", "third"]
