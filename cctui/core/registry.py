@@ -52,6 +52,13 @@ class Registry:
         """Records that did not validate, by id (written back unchanged: nothing is lost)."""
         self._seen: dict[str, int] = {}
         """Each record's revision when this instance last loaded or wrote it."""
+        self._cache: tuple[tuple[int, int, int], dict[str, SessionRecord], dict[str, int]] | None
+        self._cache = None
+        """The file as last read or written: its (inode, size, mtime), records, revisions.
+        A save reads the file again only when another process replaced it since: parsing
+        and validating hundreds of records on every save would stall the event loop."""
+        self._dumped: dict[str, tuple[SessionRecord, dict[str, Any]]] = {}
+        """Each record as JSON data, made once per version of it."""
 
     def _problem(self, message: str) -> None:
         log.error("%s", message)
@@ -75,8 +82,26 @@ class Registry:
             "starting without it."
         )
 
+    def _stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
     def _read(self) -> tuple[dict[str, SessionRecord], dict[str, int]]:
         """The valid records on disk and their revisions (missing means 0), by id."""
+        stamp = self._stamp()
+        if stamp is not None and self._cache is not None and self._cache[0] == stamp:
+            return dict(self._cache[1]), dict(self._cache[2])
+        records, revisions = self._parse()
+        self._cache = None
+        if stamp is not None and self._stamp() == stamp:  # not replaced while we read it
+            self._cache = (stamp, records, revisions)
+            return dict(records), dict(revisions)
+        return records, revisions
+
+    def _parse(self) -> tuple[dict[str, SessionRecord], dict[str, int]]:
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
@@ -114,6 +139,12 @@ class Registry:
                 revisions[rec.session_id] = revision
         self._invalid = invalid
         return records, revisions
+
+    def _dump(self, record: SessionRecord) -> dict[str, Any]:
+        done = self._dumped.get(record.session_id)
+        if done is None or done[0] is not record:
+            done = self._dumped[record.session_id] = (record, record.model_dump(mode="json"))
+        return done[1]
 
     def load(self) -> dict[str, SessionRecord]:
         """Every valid record on disk, by session id (empty, with a problem, on failure)."""
@@ -162,17 +193,24 @@ class Registry:
                 written[sid] = revisions[sid] = on_disk + 1
             for sid in removed:
                 merged.pop(sid, None)
-            body = {
-                "version": _VERSION,
-                "sessions": [
-                    {**r.model_dump(mode="json"), "revision": revisions.get(sid, 0)}
-                    for sid, r in merged.items()
-                ]
-                + [v for k, v in self._invalid.items() if k not in removed and k not in merged],
-            }
+            sessions = [
+                {**self._dump(r), "revision": revisions.get(sid, 0)} for sid, r in merged.items()
+            ] + [v for k, v in self._invalid.items() if k not in removed and k not in merged]
             if self.backup:
                 self._back_up()
-            write_atomic(self.path, json.dumps(body, indent=1))
+            self._cache = None
+            write_atomic(self.path, _render(sessions))
+            stamp = self._stamp()
+            if stamp is not None:
+                self._cache = (stamp, dict(merged), dict(revisions))
         self._seen.update(written)
         for sid in removed:
             self._seen.pop(sid, None)
+            self._dumped.pop(sid, None)
+
+
+def _render(sessions: list[dict[str, Any]]) -> str:
+    """The file's text: a record per line (readable and diffable; ``indent`` would make
+    ``json`` use its pure-Python encoder, four times slower, on every save)."""
+    lines = ",\n".join(json.dumps(item, ensure_ascii=False) for item in sessions)
+    return f'{{"version": {_VERSION}, "sessions": [\n{lines}\n]}}\n'
