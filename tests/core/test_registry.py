@@ -37,6 +37,34 @@ def test_round_trip_and_merge(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("*.tmp"))
 
 
+def test_saves_in_turn_with_another_writer_keep_both_and_reread_only_when_it_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A save reuses what this registry last read or wrote (no re-parse on every save),
+    unless another process replaced the file since."""
+    a, b = Registry(tmp_path), Registry(tmp_path)
+    parses: list[Registry] = []
+    original = Registry._parse
+
+    def counted(self: Registry) -> tuple[dict[str, SessionRecord], dict[str, int]]:
+        parses.append(self)
+        return original(self)
+
+    monkeypatch.setattr(Registry, "_parse", counted)
+    a.save([record("one", tmp_path, num_turns=1)])
+    b.load()
+    for turn in range(2, 6):  # b writes between a's saves
+        b.save([record("two", tmp_path, num_turns=turn)])
+        a.save([record("one", tmp_path, num_turns=turn)])
+    loaded = Registry(tmp_path).load()
+    assert (loaded["one"].num_turns, loaded["two"].num_turns) == (5, 5)
+    parses.clear()
+    for turn in range(6, 10):  # nobody else writes: nothing is parsed again
+        a.save([record("one", tmp_path, num_turns=turn)])
+    assert parses == [] and Registry(tmp_path).load()["one"].num_turns == 9
+    assert json.loads((tmp_path / "sessions.json").read_text())["version"] == 1
+
+
 def test_corrupt_file_is_set_aside(tmp_path: Path) -> None:
     (tmp_path / "sessions.json").write_text("{not json")
     registry = Registry(tmp_path)
