@@ -60,7 +60,9 @@ class SessionMetrics(BaseModel):
     chars_out: int = 0
     """Characters of assistant text received."""
     errors: int = 0
-    """Turns that ended in an error."""
+    """Turns that ended in an error (an interrupted turn is not one)."""
+    interrupted: int = 0
+    """Turns stopped because someone asked (the user, an MCP client, the turn time limit)."""
     cost_usd: float = 0.0
     """The session's total cost as last reported."""
     processes_started: int = 0
@@ -146,6 +148,7 @@ class _Session:
     chars_in: int = 0
     chars_out: int = 0
     errors: int = 0
+    interrupted: int = 0
     cost: float = 0.0
     processes: int = 0
     durations: _Samples = field(default_factory=_Samples)
@@ -192,7 +195,9 @@ class Metrics:
             s.text_seen[event.message_id] = len(event.text)
         elif isinstance(event, ResultEvent):
             s.replies += 1
-            s.errors += int(event.is_error)
+            # The CLI reports an interrupted turn as an error; it was asked for.
+            s.interrupted += int(event.interrupted)
+            s.errors += int(event.is_error and not event.interrupted)
             s.cost = event.total_cost_usd or s.cost
             s.durations.add(float(event.duration_ms))
             s.text_seen.clear()
@@ -235,6 +240,7 @@ class Metrics:
             chars_in=s.chars_in,
             chars_out=s.chars_out,
             errors=s.errors,
+            interrupted=s.interrupted,
             cost_usd=round(s.cost, 6),
             processes_started=s.processes,
             turn_duration=s.durations.summary(),

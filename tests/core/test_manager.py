@@ -355,6 +355,8 @@ async def test_interrupt_stops_the_turn(manager: SessionManager, project: Path) 
     outcome = await manager.wait(info.session_id, 2)
     assert outcome.reason == "turn_ended"
     assert outcome.session.status == S.INTERRUPTED
+    [metrics] = manager.metrics_snapshot().sessions
+    assert (metrics.interrupted, metrics.errors) == (1, 0)  # asked for: not a failure
     await manager.send(info.session_id, "hi again")
     outcome = await manager.wait(info.session_id, 2)
     assert outcome.session.status == S.IDLE
