@@ -35,8 +35,11 @@ def _profile(raw: str) -> str:
     return raw
 
 
-def _parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+def _common(*, unset: object = None) -> argparse.ArgumentParser:
+    """The options every command takes, before or after its name. A subcommand's copy
+    leaves an option it was not given unset (``argparse.SUPPRESS``): its default would
+    otherwise replace what was given before the name (``cctui --tools menu serve``)."""
+    common = argparse.ArgumentParser(add_help=False, argument_default=unset)
     common.add_argument(
         "--config", metavar="PATH", help="config file (default: $XDG_CONFIG_HOME/cctui/config.toml)"
     )
@@ -68,9 +71,14 @@ def _parser() -> argparse.ArgumentParser:
         type=str.upper,
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
     )
+    return common
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = _common(unset=argparse.SUPPRESS)
     parser = argparse.ArgumentParser(
         prog="cctui",
-        parents=[common],
+        parents=[_common()],
         description="A control room for Claude Code: every session, every approval, one MCP "
         "server.",
     )

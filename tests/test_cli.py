@@ -106,3 +106,15 @@ def test_an_unreadable_registry_is_set_aside_not_a_traceback(tmp_path: Path) -> 
     assert json.loads(out.stdout) == []
     assert list(state.glob("sessions.json.bad-*"))
     assert "unreadable" in (state / "cctui.log").read_text()
+
+
+def test_an_option_before_the_command_name_is_kept() -> None:
+    """``cctui --tools menu serve`` used to serve the full profile: the subcommand's own
+    default replaced what was given before its name."""
+    from cctui.cli import _parser
+
+    for argv in (["--tools", "menu", "serve", "--stdio"], ["serve", "--stdio", "--tools", "menu"]):
+        args = _parser().parse_args(argv)
+        assert (args.command, args.tools_profile, args.transport) == ("serve", "menu", "stdio")
+    args = _parser().parse_args(["--port", "0", "sessions", "--json"])
+    assert (args.http_port, args.json, args.config) == (0, True, None)
