@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -68,6 +69,8 @@ CONTROL_TIMEOUT_S = 15.0
 SDK alone would wait 60 s)."""
 _STDERR_TAIL = 20
 REWIND_TIMEOUT_S = 60.0
+_SPAWN_TRIES = 4
+"""Attempts to spawn the CLI when exec finds its launcher busy (``_text_file_busy``)."""
 """How long a rewind may take to answer (it copies every tracked file back)."""
 
 
@@ -147,7 +150,19 @@ class SdkDriver:
 
         guard = asyncio.create_task(watchdog())
         try:
-            await client.connect()
+            for attempt in range(1, _SPAWN_TRIES + 1):
+                try:
+                    await client.connect()
+                    break
+                except Exception as exc:
+                    if attempt == _SPAWN_TRIES or not _text_file_busy(exc):
+                        raise
+                    # Our launcher script was just written, and a process forked meanwhile
+                    # (another session's spawn, a git call) still held it open for writing:
+                    # exec refuses a file open for writing (ETXTBSY) until that child execs.
+                    log.info("claude's launcher was busy (attempt %d); starting again", attempt)
+                    await asyncio.sleep(0.05 * attempt)
+                    client = self._client = ClaudeSDKClient(options)
         except Exception as exc:
             self._client = None
             self._cleanup_wrapper()
@@ -452,6 +467,16 @@ def _models(info: dict[str, Any] | None) -> tuple[ModelOption, ...]:
                 )
             )
     return tuple(out)
+
+
+def _text_file_busy(exc: BaseException) -> bool:
+    """``exc`` (or what caused it) is exec's ETXTBSY."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno == errno.ETXTBSY:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _count(value: object) -> int:

@@ -43,3 +43,36 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+async def test_a_launcher_still_open_for_writing_elsewhere_is_retried_not_fatal(
+    claude_env: dict[str, str],
+    claude_bin: Path,
+    project_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """exec refuses a file that any process holds open for writing (ETXTBSY). A session's
+    launcher is written just before it is run, and a process forked meanwhile (another
+    session's spawn, a git call in a thread) keeps a copy of that descriptor until it execs:
+    three sessions started at once failed now and then with "Failed to start Claude Code"."""
+    import asyncio
+    import os
+
+    from cctui.claude.binary import launcher as real_launcher
+
+    held: list[int] = []
+
+    def busy_launcher(prefix: tuple[str, ...], cli: Path) -> Path:
+        script = real_launcher(prefix, cli)
+        held.append(os.open(script, os.O_WRONLY))  # as a child forked mid-write would
+        asyncio.get_running_loop().call_later(0.08, os.close, held[-1])
+        return script
+
+    monkeypatch.setattr(sdk_driver, "launcher", busy_launcher)
+    spec = frames.LaunchSpec(cwd=project_dir, cli_path=claude_bin)
+    driver = sdk_driver.SdkDriver(spec, _never_asked)
+    await driver.connect()
+    try:
+        assert held and driver.pid is not None
+    finally:
+        await driver.close()
