@@ -443,10 +443,14 @@ class DemoApp(CctuiApp):
 
 
 async def _counted(manager: SessionManager, session_id: str) -> None:
-    """Wait for the turn's change count, so the demo's own edits after it are not in it."""
-    for _ in range(250):
-        if any(e.kind == "changes" for e in manager.events(session_id).events):
-            return
+    """Wait for the turn's change count, so the demo's own edits after it are not in it
+    (and the turn's "± N files" line is on screen). git runs in threads: on a loaded machine
+    (the whole suite at once) it took over the 5 s this once waited, and the snapshot lost it."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 60
+    while not any(e.kind == "changes" for e in manager.events(session_id).events):
+        if loop.time() > deadline:
+            raise RuntimeError(f"no change count for {session_id} within 60 s")
         await asyncio.sleep(0.02)
 
 
