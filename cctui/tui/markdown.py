@@ -22,17 +22,20 @@ from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
 from rich.markdown import CodeBlock, Heading, Markdown
 from rich.padding import Padding
 from rich.segment import Segment
+from rich.style import Style as RichStyle
 from rich.syntax import Syntax
 from rich.theme import Theme
 from textual._context import active_app
 from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.css.styles import RulesMap
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RenderOptions, Visual
+from textual.widgets import Static
 
-__all__ = ["MarkdownVisual", "look_of"]
+__all__ = ["MarkdownView", "MarkdownVisual", "look_of"]
 
 _CACHED_WIDTHS = 2
 """Renders kept per visual: the width it is shown at, and one more (a scrollbar that comes
@@ -133,8 +136,66 @@ class MarkdownVisual(Visual):
         self, width: int, height: int | None, style: Style, options: RenderOptions
     ) -> list[Strip]:
         base = style.rich_style
-        lines = self.lines(width)[:height]
-        return [Strip(Segment.apply_style(line, base), line.cell_length) for line in lines]
+        selection, selected = options.selection, options.selection_style
+        strips: list[Strip] = []
+        for y, line in enumerate(self.lines(width)[:height]):
+            strip = Strip(Segment.apply_style(line, base), line.cell_length)
+            span = selection.get_span(y) if selection is not None else None
+            if span is not None and selected is not None:
+                strip = _select(strip, *span, selected.rich_style)
+            # Where each character is, so a drag can select text here as in Textual's own
+            # widgets (the compositor reads the offsets back from the segments).
+            strips.append(strip.apply_offsets(0, y))
+        return strips
+
+    def plain(self, width: int) -> str:
+        """The text as drawn at ``width`` (what a selection is cut from)."""
+        return "\n".join(line.text.rstrip() for line in self.lines(width))
+
+
+class MarkdownView(Static):
+    """Markdown drawn as one widget (a chunk of reply, a plan), its text selectable."""
+
+    def __init__(self, markdown: str, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(MarkdownVisual(markdown), id=id, classes=classes)
+        self._text = markdown
+
+    @property
+    def text(self) -> str:
+        """The markdown drawn."""
+        return self._text
+
+    def show(self, markdown: str) -> None:
+        """Draw ``markdown`` instead (nothing happens when it is the same)."""
+        if markdown != self._text:
+            self._text = markdown
+            self.update(MarkdownVisual(markdown))
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        visual = self.visual
+        if not isinstance(visual, MarkdownVisual):
+            return None
+        return selection.extract(visual.plain(self.size.width)), "\n"
+
+
+def _select(strip: Strip, start: int, end: int, style: RichStyle) -> Strip:
+    """``strip`` with characters ``start`` to ``end`` (-1: the end) drawn in ``style``."""
+    segments: list[Segment] = []
+    x = 0
+    for text, seg_style, control in strip:
+        a, b = x, x + len(text)
+        x = b
+        stop = b if end == -1 else min(b, end)
+        if control or stop <= a or start >= b:
+            segments.append(Segment(text, seg_style, control))
+            continue
+        cut1, cut2 = max(start, a) - a, stop - a
+        if cut1:
+            segments.append(Segment(text[:cut1], seg_style))
+        segments.append(Segment(text[cut1:cut2], (seg_style + style) if seg_style else style))
+        if cut2 < len(text):
+            segments.append(Segment(text[cut2:], seg_style))
+    return Strip(segments, strip.cell_length)
 
 
 def _blank(line: Strip) -> bool:

@@ -140,3 +140,33 @@ async def test_a_long_reply_keeps_about_one_and_a_half_pane_heights_mounted() ->
         assert shown <= transcript.window() + Transcript.TRIM_STEP + 1 + 1500 // 40
         # What is mounted fills the pane: the end is on screen with text above it.
         assert shown >= rows
+
+
+async def test_a_reply_s_text_can_be_selected_as_in_textual_s_own_widgets() -> None:
+    """Each character drawn carries its place (what the compositor maps a mouse position
+    to), the selected span is drawn in the selection style, and the selected text is what
+    the screen copies."""
+    from textual.geometry import Offset
+    from textual.selection import Selection
+
+    app = _Host()
+    async with app.run_test(size=(WIDTH + 10, 80)) as pilot:
+        transcript = app.query_one(Transcript)
+        transcript.apply([AssistantTextEvent(session_id="s", message_id="m", text=REPLY)])
+        await pilot.pause()
+        [block] = transcript.blocks
+        region = block.content_region
+        lines = _lines(block)
+        row = lines.index("Intro paragraph.")
+        widget, offset = app.screen.get_widget_and_offset_at(region.x + 6, region.y + row)
+        assert widget is block and offset == Offset(6, row)
+
+        def intro_style() -> object:
+            drawn = block.render_lines(Region(0, row, region.width, 1))[0]
+            return next(seg.style for seg in drawn if seg.text.startswith("Intro"))
+
+        plain = intro_style()
+        app.screen.selections = {block: Selection(Offset(0, row), Offset(5, row + 2))}
+        await pilot.pause()
+        assert app.screen.get_selected_text() == "Intro paragraph.\n\n def "
+        assert intro_style() != plain  # drawn as selected

@@ -22,7 +22,7 @@ from textual.widgets import Input, Static
 from cctui.core import Decision, PendingInput
 from cctui.tui import render
 from cctui.tui.keymap import bindings
-from cctui.tui.markdown import MarkdownVisual
+from cctui.tui.markdown import MarkdownView
 from cctui.tui.screens.decision import DecisionModal
 from cctui.tui.widgets.questions import QuestionForm
 
@@ -99,7 +99,7 @@ class ApprovalScreen(DecisionModal):
     def _body(self) -> Widget:
         p = self.pending
         if p.kind == "plan_review":
-            return Static(MarkdownVisual(p.plan or "_(the plan is empty)_"), id="plan")
+            return MarkdownView(p.plan or "_(the plan is empty)_", id="plan")
         if p.kind == "user_question" and p.questions:
             return QuestionForm(p.questions, id="questions")
         # Nothing is cut: the approver scrolls through every field of what they allow.

@@ -29,7 +29,7 @@ from cctui.history import aread_transcript
 from cctui.tui import format as fmt
 from cctui.tui import render
 from cctui.tui.keymap import bindings, key_line
-from cctui.tui.markdown import MarkdownVisual
+from cctui.tui.markdown import MarkdownView
 from cctui.tui.rows import SessionRow
 from cctui.tui.screens.approval import allow_scope
 from cctui.tui.screens.decision import DecisionModal
@@ -85,7 +85,7 @@ class PeekAsk(VerticalScroll, can_focus=True):
             classes="ask-title",
         )
         if p.kind == "plan_review":
-            yield Static(MarkdownVisual(p.plan or "_(the plan is empty)_"), classes="ask-body")
+            yield MarkdownView(p.plan or "_(the plan is empty)_", classes="ask-body")
         elif p.kind == "user_question" and p.questions:
             yield QuestionForm(p.questions, id="questions")
         else:
@@ -193,7 +193,7 @@ class PeekScreen(ModalScreen[None]):
             yield Vertical(id="waiting")
             yield Static(Content.styled("Last reply", "bold $text-muted"), id="reply-title")
             with VerticalScroll(id="reply"):
-                yield Static(id="reply-body")
+                yield MarkdownView("", id="reply-body")
             yield ReplyInput(
                 placeholder="Reply · enter sends (an ended session is resumed) · esc closes",
                 id="reply-line",
@@ -285,8 +285,8 @@ class PeekScreen(ModalScreen[None]):
         if own is not None and (said is None or _newer(own[1], said[1])):
             said = own
         self.reply_text = said[0] if said is not None else None
-        body = self.query_one("#reply-body", Static)
-        body.update(MarkdownVisual(self.reply_text or "_No reply yet._"))
+        body = self.query_one("#reply-body", MarkdownView)
+        body.show(self.reply_text or "_No reply yet._")
 
     @on(Input.Submitted, "#reply-line")
     def _send(self, event: Input.Submitted) -> None:

@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.widgets import Button, Static
 
 from cctui.tui import render
-from cctui.tui.markdown import MarkdownVisual
+from cctui.tui.markdown import MarkdownView
 
 _TOOL_STATE = {
     "running": ("◌", "$text-accent"),
@@ -41,28 +41,13 @@ class ResultBlock(Static):
     """The end of a turn: outcome, turns, cost, time."""
 
 
-class AssistantBlock(Static):
+class AssistantBlock(MarkdownView):
     """One chunk of an assistant message (``chunks.Chunker``), drawn as one widget.
 
     A newer text of the chunk replaces the visual: the last chunk of a streaming reply is
     rendered again per batch the pane draws (a few KB, at most a few times a second);
     the others never change, and their lines are kept (``markdown.MarkdownVisual``).
     """
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        super().__init__(MarkdownVisual(text))
-
-    @property
-    def text(self) -> str:
-        """The text drawn."""
-        return self._text
-
-    def show(self, text: str) -> None:
-        """The chunk is now ``text``."""
-        if text != self._text:
-            self._text = text
-            self.update(MarkdownVisual(text))
 
 
 class ToolTitle(Static, can_focus=True):
