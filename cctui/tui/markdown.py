@@ -13,6 +13,7 @@ Textual's own Markdown widget uses), so a reply follows a theme change like the 
 
 from __future__ import annotations
 
+import functools
 import io
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from rich.padding import Padding
 from rich.segment import Segment
 from rich.style import Style as RichStyle
 from rich.syntax import Syntax
+from rich.text import Text
 from rich.theme import Theme
 from textual._context import active_app
 from textual.app import App
@@ -68,13 +70,20 @@ class _Code(CodeBlock):
     the cost, and a reply can hold a fence every few lines.)"""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        code = str(self.text).rstrip()
         background = console.get_style("markdown.code_block").bgcolor
         bg = background.name if background is not None else "default"
-        text = Syntax(code, self.lexer_name, theme=self.theme, background_color=bg).highlight(code)
-        text.rstrip()  # highlight() ends the code with a newline: no empty last line
-        text.no_wrap = False
+        text = _highlighted(str(self.text).rstrip(), self.lexer_name, self.theme, bg).copy()
         yield Padding(text, (0, 1), style=f"on {bg}", expand=True)
+
+
+@functools.lru_cache(maxsize=512)
+def _highlighted(code: str, lexer: str, theme: str, background: str) -> Text:
+    """``code`` highlighted, kept: the streaming chunk is drawn again per batch with the
+    same fences in it, and pygments is most of a chunk's render."""
+    text = Syntax(code, lexer, theme=theme, background_color=background).highlight(code)
+    text.rstrip()  # highlight() ends the code with a newline: no empty last line
+    text.no_wrap = False
+    return text
 
 
 class _Reply(Markdown):
