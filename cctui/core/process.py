@@ -97,9 +97,9 @@ class Process:
         lifetime_ms: int | None = None,
         keep: Callable[[asyncio.Task[Any]], None] | None = None,
     ) -> None:
-        """``desk`` answers the process's permission asks; ``handle`` takes every frame but
-        the exit; ``kill_grace_s``: the SIGTERM -> SIGKILL grace when it is ended;
-        ``lifetime_ms``: a process alive longer is ended (seed 004's
+        """``desk`` answers the process's permission asks; ``handle`` takes every frame (the
+        exit too, before this process reads it); ``kill_grace_s``: the SIGTERM -> SIGKILL
+        grace when it is ended; ``lifetime_ms``: a process alive longer is ended (seed 004's
         ``MAX_SESSION_DURATION``), by a task ``keep`` holds."""
         self._state = state
         self._desk = desk
@@ -236,10 +236,9 @@ class Process:
         try:
             async for frame in driver.frames():
                 try:
+                    self._handle(frame)  # for the exit: what the session still had to say
                     if isinstance(frame, ProcessExited):
                         self._on_exit(frame)
-                    else:
-                        self._handle(frame)
                 except Exception:
                     log.exception("session %s: cannot handle frame %r", self._state.id, frame)
                 if isinstance(frame, ProcessExited):

@@ -1,10 +1,13 @@
 """A session's frames become its state and events: merged text, the tool table, results.
 
-The owner task (``process.py``) feeds every frame here except the process exit, whose
-meaning depends on who stopped the process.
+The owner task (``process.py``) feeds every frame here. Of the process exit only the text
+still unsaid is this module's (``TEXT_PACE_S``): what the exit means depends on who stopped
+the process, which the owner knows.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from cctui.claude.frames import (
     ApiRetry,
@@ -12,6 +15,7 @@ from cctui.claude.frames import (
     Frame,
     Init,
     ModeChanged,
+    ProcessExited,
     PromptAccepted,
     TextDelta,
     ToolCall,
@@ -35,6 +39,11 @@ S = SessionStatus
 _TOOL_RESULT_MAX = 2000
 # Tool calls remembered per session for status readers; the ring buffer holds the rest.
 _TOOLS_KEPT = 200
+TEXT_PACE_S = 0.02
+"""Streamed text is published at most this often per session, and at once before anything
+else the session says. The CLI sends a reply in deltas of a few characters (5,000 for 50 KB),
+and each published event costs its readers (the ring buffer, every subscriber, the TUI's
+bridge): no reader draws or polls faster than this."""
 
 
 class FrameTranslator:
@@ -49,10 +58,26 @@ class FrameTranslator:
         """The newest tool calls, by tool_use id, oldest first."""
         self._texts: dict[str, tuple[list[str], str]] = {}
         """Per message id: its finished text blocks, and the block still streaming."""
+        self._unsaid: set[str] = set()
+        """Message ids whose newest streamed text is not published yet (``TEXT_PACE_S``)."""
+        self._pace: asyncio.TimerHandle | None = None
 
     def handle(self, frame: Frame) -> None:
-        """Apply one frame (anything but ``ProcessExited``)."""
+        """Apply one frame; for ``ProcessExited`` only say what is still unsaid (the exit's
+        meaning is the process owner's)."""
         session = self._state
+        if isinstance(frame, TextDelta):
+            done, current = self._texts.get(frame.message_id, ([], ""))
+            self._texts[frame.message_id] = (done, current + frame.text)
+            self._unsaid.add(frame.message_id)
+            if self._pace is None:
+                self._pace = asyncio.get_running_loop().call_later(TEXT_PACE_S, self.flush_text)
+            return
+        if isinstance(frame, AssistantText):
+            self._unsaid.discard(frame.message_id)  # the whole block follows at once
+        self.flush_text()
+        if isinstance(frame, ProcessExited):
+            return
         if isinstance(frame, ModeChanged):
             session.change_mode(frame.permission_mode)
         elif isinstance(frame, Init):
@@ -62,10 +87,6 @@ class FrameTranslator:
                 session.model = frame.model
             if session.turns.init_seen():  # a turn we did not count (queued before an interrupt)
                 session.set_status(S.RUNNING)
-        elif isinstance(frame, TextDelta):
-            done, current = self._texts.get(frame.message_id, ([], ""))
-            self._texts[frame.message_id] = (done, current + frame.text)
-            self._publish_text(frame.message_id, complete=False)
         elif isinstance(frame, AssistantText):
             done, _ = self._texts.get(frame.message_id, ([], ""))
             self._texts[frame.message_id] = ([*done, frame.text], "")
@@ -108,6 +129,16 @@ class FrameTranslator:
             )
             for t in self.tools.values()
         ]
+
+    def flush_text(self) -> None:
+        """Publish the streamed text not published yet."""
+        if self._pace is not None:
+            self._pace.cancel()
+            self._pace = None
+        unsaid, self._unsaid = self._unsaid, set()
+        for message_id in unsaid:
+            if message_id in self._texts:
+                self._publish_text(message_id, complete=False)
 
     def _publish_text(self, message_id: str, complete: bool) -> None:
         # The event carries the whole message so far; readers replace the earlier one.

@@ -14,13 +14,14 @@ from tests.fakes.fake_driver import text
 from tests.tui.conftest import RunApp
 
 LONG = "word " * 2000
+DELTAS = len(LONG) // 5
 
 
 async def test_streaming_text_arrives_in_few_batches_and_whole(
     run_app: RunApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A 10 KB reply in 2,000 deltas: few batches, drawn a few times as it grows (not once
-    per delta), and all of it on screen once ``settle`` has drawn the last batch."""
+    """A 10 KB reply in 2,000 deltas: few events, fewer batches, drawn a few times as it grows
+    (not once per delta), and all of it on screen once ``settle`` has drawn the last batch."""
     shown: list[str] = []
     original_show = AssistantBlock.show
 
@@ -44,11 +45,13 @@ async def test_streaming_text_arrives_in_few_batches_and_whole(
         await h.app.settle()
         last_seq = h.manager.get(info.session_id).last_seq
         batches = [m for m in seen if isinstance(m, SessionsActivity)]
-        assert last_seq > 300
-        assert 0 < len(batches) < last_seq / 10
+        # 2,000 deltas over a second: the core publishes the text at its pace (TEXT_PACE_S),
+        # the bridge batches what the core publishes, the pane draws each batch once.
+        assert 10 < last_seq < DELTAS / 5
+        assert 0 < len(batches) < DELTAS / 100
         blocks = h.app.main.pane.query(AssistantBlock)
         assert len(blocks) == 1 and blocks.first().text == LONG
         # Drawn as it came: a growing text, each a continuation of the last, ending whole.
-        assert 1 <= len(shown) < last_seq / 10
+        assert 1 <= len(shown) <= len(batches)
         assert all(b.startswith(a) for a, b in pairwise(shown))
         assert shown[-1] == LONG
