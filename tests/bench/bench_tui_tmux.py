@@ -156,7 +156,9 @@ class Setup:
 @contextlib.contextmanager
 def setup() -> Iterator[Setup]:
     with offline() as env:
-        cctui_env = dict(os.environ)
+        # Every run leaves its session open: more than the default limit of 10 by the keys
+        # part (or with --reps above 5), and an 11th start is refused.
+        cctui_env = dict(os.environ) | {"MAX_SESSIONS": "60"}
         bare_home = env.home.parent / "bare-home"
         for sub in (".config", ".local/state", ".local/share", ".cache"):
             (bare_home / sub).mkdir(parents=True, exist_ok=True)
