@@ -69,9 +69,9 @@ CONTROL_TIMEOUT_S = 15.0
 SDK alone would wait 60 s)."""
 _STDERR_TAIL = 20
 REWIND_TIMEOUT_S = 60.0
+"""How long a rewind may take to answer (it copies every tracked file back)."""
 _SPAWN_TRIES = 4
 """Attempts to spawn the CLI when exec finds its launcher busy (``_text_file_busy``)."""
-"""How long a rewind may take to answer (it copies every tracked file back)."""
 
 
 class SdkDriver:

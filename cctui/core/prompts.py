@@ -45,16 +45,16 @@ class PromptLog:
         self._path = path
         self._legacy = tuple(marks)
         """Prompts a registry record from before the log had its own file carried."""
-        self._marks: list[PromptMark] | None = None
+        self._by_index: dict[int, PromptMark] | None = None
+        """Every prompt by index, in order (None until read); indices only grow."""
         self._by_id: dict[str, PromptMark] = {}
-        self._by_index: dict[int, PromptMark] = {}
 
-    def _loaded(self) -> list[PromptMark]:
-        if self._marks is None:
-            self._marks = []
+    def _loaded(self) -> dict[int, PromptMark]:
+        if self._by_index is None:
+            self._by_index = {}
             for mark in self._read():
                 self._keep(mark)
-        return self._marks
+        return self._by_index
 
     def _read(self) -> list[PromptMark]:
         path = self._path
@@ -97,16 +97,12 @@ class PromptLog:
             log.warning("cannot write the prompt log %s: %s", path, exc)
 
     def _keep(self, mark: PromptMark) -> None:
-        marks = self._marks
-        assert marks is not None  # loaded first
-        old = self._by_index.get(mark.index)
+        by_index = self._loaded()
+        old = by_index.get(mark.index)
         if old is not None:
-            marks[marks.index(old)] = mark
             self._by_id.pop(old.id, None)
-        else:
-            marks.append(mark)
+        by_index[mark.index] = mark  # a replaced mark keeps its place
         self._by_id[mark.id] = mark
-        self._by_index[mark.index] = mark
 
     def _append(self, record: dict[str, Any] | PromptMark) -> None:
         if self._path is None:
@@ -121,18 +117,18 @@ class PromptLog:
     @property
     def marks(self) -> tuple[PromptMark, ...]:
         """Every prompt, oldest first."""
-        return tuple(self._loaded())
+        return tuple(self._loaded().values())
 
     def __len__(self) -> int:
         return len(self._loaded())
 
     def add(self, text: str) -> PromptMark:
         """Record a prompt about to be sent; its ``id`` is the uuid to send it with."""
-        marks = self._loaded()
+        by_index = self._loaded()
         line = " ".join(text.split())
         if len(line) > PREVIEW_MAX:
             line = line[: PREVIEW_MAX - 1] + "…"
-        index = marks[-1].index + 1 if marks else 0
+        index = next(reversed(by_index)) + 1 if by_index else 0
         mark = PromptMark(index=index, id=str(uuid.uuid4()), text=line, sent_at=datetime.now(UTC))
         self._keep(mark)
         self._append(mark)
@@ -155,5 +151,4 @@ class PromptLog:
 
     def at(self, index: int) -> PromptMark | None:
         """The prompt at ``index`` (from 0), if there is one."""
-        self._loaded()
-        return self._by_index.get(index)
+        return self._loaded().get(index)

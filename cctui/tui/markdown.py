@@ -166,25 +166,22 @@ class MarkdownView(Static):
     """Markdown drawn as one widget (a chunk of reply, a plan), its text selectable."""
 
     def __init__(self, markdown: str, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(MarkdownVisual(markdown), id=id, classes=classes)
-        self._text = markdown
+        self._markdown = MarkdownVisual(markdown)
+        super().__init__(self._markdown, id=id, classes=classes)
 
     @property
     def text(self) -> str:
         """The markdown drawn."""
-        return self._text
+        return self._markdown.markdown
 
     def show(self, markdown: str) -> None:
         """Draw ``markdown`` instead (nothing happens when it is the same)."""
-        if markdown != self._text:
-            self._text = markdown
-            self.update(MarkdownVisual(markdown))
+        if markdown != self._markdown.markdown:
+            self._markdown = MarkdownVisual(markdown)
+            self.update(self._markdown)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        visual = self.visual
-        if not isinstance(visual, MarkdownVisual):
-            return None
-        return selection.extract(visual.plain(self.size.width)), "\n"
+        return selection.extract(self._markdown.plain(self.size.width)), "\n"
 
 
 def _select(strip: Strip, start: int, end: int, style: RichStyle) -> Strip:

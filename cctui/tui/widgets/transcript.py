@@ -145,8 +145,7 @@ class Transcript(VerticalScroll):
 
     @property
     def blocks(self) -> list[AssistantBlock]:
-        """The mounted replies, oldest first (children only: a query would walk every
-        markdown block of every reply)."""
+        """The mounted chunks of replies, oldest first."""
         return [c for c in self.children if isinstance(c, AssistantBlock)]
 
     # -- changes -------------------------------------------------------------------------
