@@ -40,7 +40,35 @@ SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another process's write transaction (a batch of files)."""
 
-_SCHEMA = """
+_ADD_REPLY = """\
+    INSERT INTO usage_q VALUES (CAST(new.ts / 900 AS INTEGER), new.session_id, new.model,
+        new.input, new.output, new.cw5m, new.cw1h, new.cr, 1, coalesce(new.cost, 0),
+        new.cost IS NULL)
+    ON CONFLICT (q, session_id, model) DO UPDATE SET input = input + excluded.input,
+        output = output + excluded.output, cw5m = cw5m + excluded.cw5m,
+        cw1h = cw1h + excluded.cw1h, cr = cr + excluded.cr, n = n + 1,
+        cost = cost + excluded.cost, unpriced = unpriced + excluded.unpriced;
+"""
+"""A reply's usage added to its quarter-hour rollup (``usage_q``)."""
+_TAKE_REPLY = """\
+    UPDATE usage_q SET input = input - old.input, output = output - old.output,
+        cw5m = cw5m - old.cw5m, cw1h = cw1h - old.cw1h, cr = cr - old.cr, n = n - 1,
+        cost = cost - coalesce(old.cost, 0), unpriced = unpriced - (old.cost IS NULL)
+    WHERE q = CAST(old.ts / 900 AS INTEGER) AND session_id = old.session_id
+        AND model = old.model;
+    DELETE FROM usage_q WHERE q = CAST(old.ts / 900 AS INTEGER)
+        AND session_id = old.session_id AND model = old.model AND n <= 0;
+"""
+"""...and taken out again (a row emptied goes)."""
+_ROLLUP_TRIGGERS = (
+    f"CREATE TRIGGER usage_q_ai AFTER INSERT ON usage BEGIN\n{_ADD_REPLY}END;\n"
+    f"CREATE TRIGGER usage_q_ad AFTER DELETE ON usage BEGIN\n{_TAKE_REPLY}END;\n"
+    f"CREATE TRIGGER usage_q_au AFTER UPDATE ON usage BEGIN\n{_TAKE_REPLY}{_ADD_REPLY}END;\n"
+)
+"""The rollup kept in step with ``usage`` (an update is a take and an add)."""
+
+_SCHEMA = (
+    """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
 CREATE TABLE source (
     id INTEGER PRIMARY KEY,
@@ -141,43 +169,12 @@ CREATE TABLE usage_q (
     unpriced INTEGER NOT NULL,
     PRIMARY KEY (q, session_id, model)
 ) WITHOUT ROWID;
-CREATE TRIGGER usage_q_ai AFTER INSERT ON usage BEGIN
-    INSERT INTO usage_q VALUES (CAST(new.ts / 900 AS INTEGER), new.session_id, new.model,
-        new.input, new.output, new.cw5m, new.cw1h, new.cr, 1, coalesce(new.cost, 0),
-        new.cost IS NULL)
-    ON CONFLICT (q, session_id, model) DO UPDATE SET input = input + excluded.input,
-        output = output + excluded.output, cw5m = cw5m + excluded.cw5m,
-        cw1h = cw1h + excluded.cw1h, cr = cr + excluded.cr, n = n + 1,
-        cost = cost + excluded.cost, unpriced = unpriced + excluded.unpriced;
-END;
-CREATE TRIGGER usage_q_ad AFTER DELETE ON usage BEGIN
-    UPDATE usage_q SET input = input - old.input, output = output - old.output,
-        cw5m = cw5m - old.cw5m, cw1h = cw1h - old.cw1h, cr = cr - old.cr, n = n - 1,
-        cost = cost - coalesce(old.cost, 0), unpriced = unpriced - (old.cost IS NULL)
-    WHERE q = CAST(old.ts / 900 AS INTEGER) AND session_id = old.session_id
-        AND model = old.model;
-    DELETE FROM usage_q WHERE q = CAST(old.ts / 900 AS INTEGER)
-        AND session_id = old.session_id AND model = old.model AND n <= 0;
-END;
-CREATE TRIGGER usage_q_au AFTER UPDATE ON usage BEGIN
-    UPDATE usage_q SET input = input - old.input, output = output - old.output,
-        cw5m = cw5m - old.cw5m, cw1h = cw1h - old.cw1h, cr = cr - old.cr, n = n - 1,
-        cost = cost - coalesce(old.cost, 0), unpriced = unpriced - (old.cost IS NULL)
-    WHERE q = CAST(old.ts / 900 AS INTEGER) AND session_id = old.session_id
-        AND model = old.model;
-    DELETE FROM usage_q WHERE q = CAST(old.ts / 900 AS INTEGER)
-        AND session_id = old.session_id AND model = old.model AND n <= 0;
-    INSERT INTO usage_q VALUES (CAST(new.ts / 900 AS INTEGER), new.session_id, new.model,
-        new.input, new.output, new.cw5m, new.cw1h, new.cr, 1, coalesce(new.cost, 0),
-        new.cost IS NULL)
-    ON CONFLICT (q, session_id, model) DO UPDATE SET input = input + excluded.input,
-        output = output + excluded.output, cw5m = cw5m + excluded.cw5m,
-        cw1h = cw1h + excluded.cw1h, cr = cr + excluded.cr, n = n + 1,
-        cost = cost + excluded.cost, unpriced = unpriced + excluded.unpriced;
-END;
-CREATE INDEX usage_session ON usage(session_id);
+"""
+    + _ROLLUP_TRIGGERS
+    + """CREATE INDEX usage_session ON usage(session_id);
 CREATE INDEX usage_source ON usage(source_id);
 """
+)
 
 
 class IndexStore:
