@@ -139,6 +139,11 @@ def _pending(w: WaitOut) -> list[PendingInputOut] | None:
     return w.pending_inputs or None
 
 
+def _note(w: WaitOut) -> str | None:
+    """A wait that ran out with nothing to decide says how to go on."""
+    return _GO_ON if w.timed_out and not w.pending_inputs else w.note
+
+
 class _Chunks:
     """New output of one session as text chunks (the growth of each streamed message)."""
 
@@ -465,7 +470,7 @@ def register(
             timed_out=w.timed_out,
             state=w.state,
             pending_inputs=_pending(w),
-            note=_GO_ON if w.timed_out and not w.pending_inputs else w.note,
+            note=_note(w),
         )
 
     @server.tool(annotations=ACT)
@@ -535,7 +540,7 @@ def register(
             response=w.response,
             state=w.state,
             pending_inputs=_pending(w),
-            note=_GO_ON if w.timed_out and not w.pending_inputs else w.note,
+            note=_note(w),
         )
 
     @server.tool(annotations=READ)
