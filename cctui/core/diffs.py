@@ -11,6 +11,7 @@ edit tools wrote (from its transcript) against their text before the first edit.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +29,8 @@ log = logging.getLogger(__name__)
 
 MAX_FILE_BYTES = 2_000_000
 """A file outside git larger than this is counted but not diffed."""
+_IN_PLACE_S = 30.0
+"""How long a turn's count waits for its session to settle into its new worktree."""
 
 
 class DiffFile(BaseModel):
@@ -280,6 +283,10 @@ class TurnChanges:
         try:
             was, task = start
             before = await task
+            # A turn that ended before the session was seen in its new worktree is counted
+            # there, against the worktree's base, not in the checkout it left.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(session.in_place.wait(), _IN_PLACE_S)
             cwd = session.config.cwd
             if cwd != was:  # it moved into its new worktree, which began at its base
                 before = session.base_commit

@@ -631,6 +631,7 @@ class SessionManager:
         if worktree:
             made = await worktrees.plan(session.config, worktree, session.id)
             spec["worktree"] = made.name
+            session.in_place.clear()
         else:
             session.base_commit = await asyncio.to_thread(git.head, session.config.cwd)
         self._sessions.add(session)
@@ -657,6 +658,8 @@ class SessionManager:
                 # Started, but not where it was asked to be: end it, and say so.
                 self.keep(asyncio.create_task(session.process.stop(S.ERROR)))
                 raise
+            finally:
+                session.in_place.set()
             self.save(session.id)
 
     def _sharing(self, session: Session) -> builtins.list[str]:

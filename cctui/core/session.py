@@ -57,6 +57,10 @@ class Session:
         """The session's own worktree (its directory is ``config.cwd``)."""
         self.base_commit: str | None = record.base_commit if record else None
         """The commit its diff is taken against (see ``SessionInfo.base_commit``)."""
+        self.in_place = asyncio.Event()
+        """Clear while the session moves into the worktree the CLI makes for it: its first
+        turn can end before cctui has seen the worktree (``worktrees.adopt``)."""
+        self.in_place.set()
         self._decisions = host.decisions
         self.state = SessionState(
             session_id,
