@@ -269,7 +269,8 @@ class TurnChanges:
         if isinstance(event, UserMessageEvent):
             if event.session_id not in self._start:
                 session = self._find(event.session_id)
-                if session is not None:
+                # Outside git there is nothing to count: known without a thread.
+                if session is not None and git.maybe_repository(session.config.cwd):
                     cwd = session.config.cwd
                     task = asyncio.create_task(asyncio.to_thread(gitdiff.snapshot, cwd))
                     self._start[event.session_id] = (cwd, task)

@@ -77,11 +77,59 @@ def _git(root: Path, *args: str, timeout: float = GIT_TIMEOUT_S) -> bytes | None
     return done.out if done.ok else None
 
 
+_DISCOVERY_ENV = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+)
+"""Variables that change where git looks for a repository; with any set, git is asked."""
+
+_TOPS: dict[Path, tuple[tuple[str, int], Path | None]] = {}
+"""``toplevel`` answers by directory, with the ``.git`` they were found under."""
+
+
+def _marker(root: Path) -> tuple[str, int] | None:
+    """The nearest ``.git`` (directory, or a worktree's file) at or above ``root``, as its
+    path and inode: where git's own discovery starts."""
+    for where in (root, *root.parents):
+        try:
+            found = os.stat(where / ".git")
+        except OSError:
+            continue
+        return str(where / ".git"), found.st_ino
+    return None
+
+
+def maybe_repository(root: Path) -> bool:
+    """False when ``root`` is surely outside any repository (no ``.git`` above it, git's
+    discovery not steered by the environment): a check of a few ``stat`` calls."""
+    return any(k in os.environ for k in _DISCOVERY_ENV) or _marker(root.absolute()) is not None
+
+
 def toplevel(root: Path) -> Path | None:
     """The top of the work tree ``root`` is in (a linked worktree's own top); None outside
-    a repository."""
+    a repository.
+
+    Asked once per turn and per diff, so git is only run when it has to be: with no ``.git``
+    above ``root`` there is no repository (a few ``stat`` calls), and git's answer is kept
+    while the ``.git`` it was found under stays the same one.
+    """
+    root = root.absolute()
+    steered = any(k in os.environ for k in _DISCOVERY_ENV)
+    marker = None if steered else _marker(root)
+    if marker is None and not steered:
+        return None
+    known = _TOPS.get(root)
+    if marker is not None and known is not None and known[0] == marker:
+        return known[1]
     done = run(root, "rev-parse", "--show-toplevel")
-    return Path(done.text) if done.ok and done.text else None
+    top = Path(done.text) if done.ok and done.text else None
+    if marker is not None and done.code != -1:  # a timeout or a missing git is not an answer
+        if len(_TOPS) >= 512:
+            _TOPS.clear()
+        _TOPS[root] = (marker, top)
+    return top
 
 
 def main_worktree(root: Path) -> Path | None:
