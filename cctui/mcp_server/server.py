@@ -23,6 +23,7 @@ from cctui.mcp_server import compat, errors, tools
 from cctui.mcp_server.asking.decisions import client_label
 from cctui.mcp_server.history_view import HistoryView
 from cctui.mcp_server.schemas import seed004
+from cctui.mcp_server.schemas.flat import flatten
 from cctui.mcp_server.tools.health import SERVER_VERSION
 from cctui.redact import redact_text
 from cctui.services import Services
@@ -68,6 +69,13 @@ class CctuiMCPServer(MCPServer):
     async def list_tools(self) -> list[MCPTool]:
         """The tools, less the hidden aliases."""
         return [t for t in await super().list_tools() if t.name not in self.hidden]
+
+    def flatten_output_schemas(self) -> None:
+        """Every registered tool's ``outputSchema`` as ``schemas.flat.flatten`` writes it (the
+        same rules, quicker for a client to check on every call)."""
+        for tool in self._tool_manager.list_tools():
+            if tool.fn_metadata.output_schema is not None:  # the SDK reads it live
+                tool.fn_metadata.output_schema = flatten(tool.fn_metadata.output_schema)
 
     def client_count(self) -> int:
         """Distinct clients that called a tool in the last ten minutes."""
@@ -269,4 +277,5 @@ def build_server(
         tools.prompts.register(server, services.projects)
     if "review" in groups:
         tools.review.register(server, services.review)
+    server.flatten_output_schemas()
     return server
