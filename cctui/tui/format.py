@@ -28,14 +28,18 @@ def badge(status: str) -> tuple[str, str, str]:
 
 
 def age(when: datetime | None) -> str:
-    """A compact relative time: ``now``, ``42s``, ``5m``, ``3h``, ``2d``, else ``Nov 02``."""
+    """A compact relative time: ``now`` (within the minute), ``5m``, ``3h``, ``2d``, else
+    ``Nov 02``.
+
+    No seconds: the session list shows this for every row, and Textual's ``DataTable``
+    redraws all its cells when one changes, so a column counting seconds redrew the whole
+    list every second while anything had been active in the last minute.
+    """
     if when is None:
         return ""
     seconds = (clock.now() - when).total_seconds()
-    if seconds < 10:
-        return "now"
     if seconds < 60:
-        return f"{int(seconds)}s"
+        return "now"
     if seconds < 3600:
         return f"{int(seconds // 60)}m"
     if seconds < 86400:
