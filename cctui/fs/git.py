@@ -101,10 +101,14 @@ def _marker(root: Path) -> tuple[str, int] | None:
     return None
 
 
+def _steered() -> bool:
+    return any(k in os.environ for k in _DISCOVERY_ENV)
+
+
 def maybe_repository(root: Path) -> bool:
     """False when ``root`` is surely outside any repository (no ``.git`` above it, git's
     discovery not steered by the environment): a check of a few ``stat`` calls."""
-    return any(k in os.environ for k in _DISCOVERY_ENV) or _marker(root.absolute()) is not None
+    return _steered() or _marker(root.absolute()) is not None
 
 
 def toplevel(root: Path) -> Path | None:
@@ -116,7 +120,7 @@ def toplevel(root: Path) -> Path | None:
     while the ``.git`` it was found under stays the same one.
     """
     root = root.absolute()
-    steered = any(k in os.environ for k in _DISCOVERY_ENV)
+    steered = _steered()
     marker = None if steered else _marker(root)
     if marker is None and not steered:
         return None
