@@ -83,12 +83,17 @@ def fake_api() -> Iterator[str]:
             raise RuntimeError(f"fake API did not start: {line!r}")
         yield f"http://127.0.0.1:{line[1]}"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc, 5)
+
+
+def stop(proc: subprocess.Popen[Any], grace_s: float) -> None:
+    """SIGTERM, then SIGKILL if it is still there after ``grace_s``."""
+    proc.terminate()
+    try:
+        proc.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 @contextlib.contextmanager
@@ -427,15 +432,12 @@ async def http_child(env: Offline) -> AsyncIterator[tuple[str, str]]:
             if server_file.exists() or proc.poll() is not None:
                 break
             await asyncio.sleep(0.05)
+        if not server_file.exists():
+            raise RuntimeError(f"cctui serve --http did not start (exit code {proc.poll()})")
         info = json.loads(server_file.read_text())
         yield info["url"], info["token"]
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc, 10)
 
 
 class TsClient:
