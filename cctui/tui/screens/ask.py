@@ -12,13 +12,13 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from cctui.tui.keymap import bindings, key_line
+from cctui.tui.modal import Modal
 
 
-class AskScreen(ModalScreen[bool]):
+class AskScreen(Modal[bool]):
     """Asks one question; dismisses with True (yes) or False (no)."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("AskScreen")

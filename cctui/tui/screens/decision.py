@@ -12,14 +12,14 @@ from typing import ClassVar
 
 from textual.binding import BindingType
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from cctui.core import Decision, PendingInput
 from cctui.tui.keymap import bindings, key_line
+from cctui.tui.modal import Modal
 
 
-class DecisionModal(ModalScreen[Decision | None]):
+class DecisionModal(Modal[Decision | None]):
     """Asks the human about one pending input; dismisses with a ``Decision``, or ``None`` for
     "later" (it stays in the inbox) and when withdrawn."""
 

@@ -13,19 +13,19 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from cctui.core import FinishPreview
 from cctui.core.worktrees import Action
 from cctui.tui.keymap import key_line
+from cctui.tui.modal import Modal
 
 Choice = tuple[Action, bool]
 """(action, force)."""
 _SHOWN = 12
 
 
-class FinishScreen(ModalScreen[Choice | None]):
+class FinishScreen(Modal[Choice | None]):
     """What the worktree holds, and the three ways to finish it."""
 
     def __init__(self, preview: FinishPreview, title: str) -> None:

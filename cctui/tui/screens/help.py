@@ -8,13 +8,13 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from cctui.tui.keymap import SECTIONS, bindings
+from cctui.tui.modal import Modal
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Modal[None]):
     """Every key, grouped."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("HelpScreen")

@@ -13,13 +13,13 @@ from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from cctui.core import Decision, PendingInput
 from cctui.tui import format as fmt
 from cctui.tui import render
 from cctui.tui.keymap import bindings, key_line
+from cctui.tui.modal import Modal
 from cctui.tui.screens.decision import DecisionModal
 
 _KIND = {"permission": "permission", "plan_review": "plan", "user_question": "question"}
@@ -28,7 +28,7 @@ _COLUMN_LABELS = ("waiting", "session", "request", "what", "asks")
 _KEYS = [("enter", "open"), ("y", "allow"), ("n", "deny"), ("esc", "close")]
 
 
-class InboxScreen(ModalScreen[None]):
+class InboxScreen(Modal[None]):
     """Lists pending inputs; ``enter`` opens one, ``y``/``n`` answer a permission in place.
 
     ``y``/``n`` are ignored for the modal's arm delay after the inbox opens and whenever a

@@ -10,17 +10,17 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from cctui.core.metrics import MetricsSnapshot
 from cctui.tui import format as fmt
 from cctui.tui.keymap import bindings
+from cctui.tui.modal import Modal
 
 REFRESH_S = 2.0
 
 
-class MetricsScreen(ModalScreen[None]):
+class MetricsScreen(Modal[None]):
     """Totals, then one row per MCP tool and per session; refreshed while open."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("MetricsScreen")

@@ -14,15 +14,15 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from cctui.core import ModelOption
 from cctui.tui.keymap import bindings, key_line
+from cctui.tui.modal import Modal
 
 
-class ModelScreen(ModalScreen[str | None]):
+class ModelScreen(Modal[str | None]):
     """Pick a model for one session."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("ModelScreen")

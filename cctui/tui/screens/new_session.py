@@ -12,12 +12,12 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from cctui.config import SessionTemplate
 from cctui.core import PermissionModeName, SessionConfig
 from cctui.tui.keymap import bindings
+from cctui.tui.modal import Modal
 
 MODELS = ("sonnet", "opus", "haiku")
 """Aliases the CLI resolves to the current model of each family."""
@@ -44,7 +44,7 @@ class NewSessionRequest:
     """Start in a new git worktree: True (a name from the prompt) or the name typed."""
 
 
-class NewSessionScreen(ModalScreen[NewSessionRequest | None]):
+class NewSessionScreen(Modal[NewSessionRequest | None]):
     """Collects a prompt and settings; ``enter`` in the prompt or ``ctrl+s`` starts."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("NewSessionScreen")

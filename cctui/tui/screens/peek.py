@@ -20,7 +20,6 @@ from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from cctui.core import Decision, PendingInput
@@ -30,6 +29,7 @@ from cctui.tui import format as fmt
 from cctui.tui import render
 from cctui.tui.keymap import bindings, key_line
 from cctui.tui.markdown import MarkdownView
+from cctui.tui.modal import Modal
 from cctui.tui.rows import SessionRow
 from cctui.tui.screens.approval import allow_scope
 from cctui.tui.screens.decision import DecisionModal
@@ -149,7 +149,7 @@ class ReplyInput(Input):
     """The line to reply into; ``enter`` sends."""
 
 
-class PeekScreen(ModalScreen[None]):
+class PeekScreen(Modal[None]):
     """One session at a glance: what it waits for, its last reply, a line to reply into."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("PeekScreen")

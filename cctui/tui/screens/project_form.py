@@ -16,18 +16,18 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from cctui.errors import CctuiError
 from cctui.projects import Project
 from cctui.tui.keymap import bindings, key_line
+from cctui.tui.modal import Modal
 
 Save = Callable[[str, str], Project]
 """(name, root directory) -> the project written; raises ``CctuiError`` when refused."""
 
 
-class ProjectForm(ModalScreen[Project | None]):
+class ProjectForm(Modal[Project | None]):
     """A name and (when registering) a root directory; dismisses with the saved project."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("ProjectForm")

@@ -17,13 +17,13 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from cctui.errors import CctuiError, ValidationFailed
 from cctui.projects import Project, ProjectRegistry, ago
 from cctui.projects.registry import check_root
 from cctui.tui.keymap import bindings, key_line
+from cctui.tui.modal import Modal
 from cctui.tui.rows import SessionRow
 from cctui.tui.screens.ask import AskScreen
 from cctui.tui.screens.project_form import ProjectForm
@@ -38,7 +38,7 @@ def sessions_in(project: Project, rows: Sequence[SessionRow]) -> int:
 _KEYS = [("enter", "show sessions"), ("n", "register"), ("r", "rename"), ("x", "remove")]
 
 
-class ProjectsScreen(ModalScreen[str | None]):
+class ProjectsScreen(Modal[str | None]):
     """Registered projects; returns the id to filter by, or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("ProjectsScreen")

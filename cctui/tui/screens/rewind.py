@@ -14,12 +14,12 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from cctui.core import RewindResult
 from cctui.tui import format as fmt
 from cctui.tui.keymap import bindings, key_line
+from cctui.tui.modal import Modal
 
 WARNING = (
     "Only files Claude wrote with its edit tools go back, whole: later edits to them are "
@@ -37,7 +37,7 @@ def shown_path(path: str, cwd: Path | None) -> str:
     return path
 
 
-class RewindScreen(ModalScreen[bool]):
+class RewindScreen(Modal[bool]):
     """Shows what a rewind would change; dismisses with True to go ahead."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("RewindScreen")

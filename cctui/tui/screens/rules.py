@@ -17,13 +17,13 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from cctui.core import SessionManager
 from cctui.core.rules import Rule, RulesInForce
 from cctui.errors import CctuiError
 from cctui.tui.keymap import bindings, key_line
+from cctui.tui.modal import Modal
 
 _STYLE = {"allow": "green", "deny": "red", "ask": "yellow"}
 
@@ -36,7 +36,7 @@ def _home(path: Path) -> str:
         return str(path)
 
 
-class RemoveRuleScreen(ModalScreen[bool]):
+class RemoveRuleScreen(Modal[bool]):
     """Asks before a rule is removed."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("RemoveRuleScreen")
@@ -72,7 +72,7 @@ class RemoveRuleScreen(ModalScreen[bool]):
         self.dismiss(False)
 
 
-class RulesScreen(ModalScreen[None]):
+class RulesScreen(Modal[None]):
     """The allow, deny and ask rules in force for one directory."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("RulesScreen")

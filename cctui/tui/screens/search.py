@@ -16,7 +16,6 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Static
 
@@ -25,6 +24,7 @@ from cctui.history import HistoryIndex
 from cctui.history.models import SearchHit, SearchResult
 from cctui.tui import format as fmt
 from cctui.tui.keymap import bindings
+from cctui.tui.modal import Modal
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ def snippet_text(hit: SearchHit) -> Text:
     return text
 
 
-class SearchScreen(ModalScreen[SearchHit | None]):
+class SearchScreen(Modal[SearchHit | None]):
     """A query line over a table of hits (one per session); returns the chosen hit."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("SearchScreen")

@@ -17,7 +17,6 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Sparkline, Static
 
 from cctui.errors import CctuiError
@@ -25,6 +24,7 @@ from cctui.history import HistoryIndex
 from cctui.history.models import UsageReport, UsageRow
 from cctui.tui import format as fmt
 from cctui.tui.keymap import bindings
+from cctui.tui.modal import Modal
 
 DAYS = 30
 TOP_SESSIONS = 10
@@ -64,7 +64,7 @@ def daily_costs(report: UsageReport, today: date, days: int = DAYS) -> list[floa
     return [by_day.get((first + timedelta(days=i)).isoformat(), 0.0) for i in range(days)]
 
 
-class UsageScreen(ModalScreen[None]):
+class UsageScreen(Modal[None]):
     """Cost per day, then days, models, sessions and 5-hour blocks."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("UsageScreen")

@@ -1,0 +1,69 @@
+"""A dialog closes once: two closing keys queued together neither call back twice nor pop
+the screen under it (before, Enter then Escape on a busy machine crashed the app)."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.widgets import Input
+
+from cctui.tui.screens.ask import AskScreen
+from cctui.tui.screens.main import MainScreen
+from cctui.tui.screens.new_session import NewSessionScreen
+from tests.tui.conftest import RunApp
+
+
+def _queue_key(app: object, key: str, character: str | None) -> None:
+    """A key into the driver's queue, as a terminal delivers it (not handled yet)."""
+    event = events.Key(key, character)
+    event.set_sender(app)  # type: ignore[arg-type]
+    app._driver.send_message(event)  # type: ignore[attr-defined]
+
+
+def _top(app: object) -> object:
+    """The screen on top, read afresh (not narrowed by an earlier assert)."""
+    return app.screen  # type: ignore[attr-defined]
+
+
+async def test_enter_and_escape_queued_together_leave_the_app_running(run_app: RunApp) -> None:
+    """Whichever key is handled first closes the form; the other finds it gone."""
+    async with run_app() as h:
+        await h.pilot.press("n")
+        form = h.app.screen
+        assert isinstance(form, NewSessionScreen)
+        form.query_one("#prompt", Input).value = "only once"
+        form.query_one("#prompt", Input).focus()
+        _queue_key(h.app, "enter", "\r")
+        _queue_key(h.app, "escape", None)
+        _queue_key(h.app, "enter", "\r")
+        await h.pilot.pause(0.5)
+        assert h.app.is_running
+        assert isinstance(h.app.screen, MainScreen)
+        assert len(h.manager.list()) <= 1
+        assert [d.sent for d in h.factory.drivers] in ([], [["only once"]])
+
+
+async def test_a_second_close_after_cancel_neither_calls_back_nor_pops(run_app: RunApp) -> None:
+    async with run_app() as h:
+        results: list[object] = []
+        form = NewSessionScreen(cwd=h.project)
+        await h.app.push_screen(form, callback=results.append)
+        form.query_one("#prompt", Input).value = "never sent"
+        form.action_cancel()
+        form.action_submit()  # the Enter that was queued behind the Escape
+        await h.pilot.pause()
+        assert results == [None]
+        assert isinstance(h.app.screen, MainScreen) and h.app.is_running
+
+        # A stale close of a dialog that is gone leaves the one now on top alone.
+        answers: list[bool | None] = []
+        ask = AskScreen("End it?", "The process ends.")
+        await h.app.push_screen(ask, callback=answers.append)
+        form.dismiss(None)
+        await h.pilot.pause()
+        assert _top(h.app) is ask
+        assert answers == [] and results == [None]
+        assert h.manager.list() == []
+        ask.dismiss(True)
+        ask.dismiss(False)
+        await h.pilot.pause()
+        assert answers == [True] and isinstance(h.app.screen, MainScreen)
