@@ -212,6 +212,8 @@ class Cctui:
         await self.term.until(prompt, 30)
         start = time.perf_counter()
         self.term.keys("Enter")
+        # The next key (the next start's Escape) must not reach the form before Enter has.
+        await self.term.until(FORM_NEEDLE, 30, gone=True)
         return start
 
     def quit(self) -> None:
