@@ -116,17 +116,19 @@ async def test_index_progress_shows_in_the_status_bar(run_app: RunApp, tmp_path:
     _seed(tmp_path)
     async with run_app() as h:
         await h.app.history_loaded.wait()
+        # The watcher's next sweep (in a thread) or the 1 Hz status tick would otherwise
+        # replace the progress set here before it is read.
+        h.app._stop_watching.set()
+        await h.until(lambda: not any(w.group == "history" and w.is_running for w in h.app.workers))
         index = h.app.source.index
         index.progress = IndexProgress(
             active=True, files_total=2000, files_done=1234, bytes_total=850_000_000,
             bytes_done=420_000_000,
         )  # fmt: skip
         h.app.main.refresh_status()
-        await h.pilot.pause()
         bar = str(h.app.main.query_one(StatusBar).render())
         assert "indexing 1,234 of 2,000 · 420 MB" in bar
         index.progress = IndexProgress()
         h.app.main.refresh_status()
-        await h.pilot.pause()
         assert "indexing" not in str(h.app.main.query_one(StatusBar).render())
         assert h.app.main.sessions.row(INTERACTIVE_ID) is not None
