@@ -3,7 +3,9 @@
     python -m tests.bench.bare_floor
 
 The same stylesheets, a screen laid out like cctui's main one (a session table on the left,
-a pane of output on the right, a footer) and ``n`` pushing cctui's own new-session form.
+a pane of output on the right, a footer showing cctui's keys) and ``n`` pushing cctui's own
+new-session form. The footer matters: Textual rebuilds it, a widget per key, each time a
+screen comes or goes, so a footer of one key made the floor cheaper than the same screen.
 Nothing else runs: no core, no sessions, no timers. ``bench_tui_tmux`` runs it in tmux beside
 cctui and times ``n`` -> the form on screen in both, so what cctui adds is measured against
 what Textual itself needs for that screen on this machine, in the same minute.
@@ -15,11 +17,12 @@ from pathlib import Path, PurePath
 from typing import ClassVar
 
 from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Static
 
 from cctui.tui.app import stylesheet_paths
+from cctui.tui.keymap import bindings
 from cctui.tui.screens.new_session import NewSessionScreen
 
 FORM_NEEDLE = "What should Claude do?"
@@ -30,7 +33,8 @@ class BareFloor(App[None]):
     """cctui's look and form, none of its work."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = list(stylesheet_paths())
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("n", "new_session", "New")]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("CctuiApp")
+    """cctui's own keys, so the footer is the same; only ``n`` does anything here."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
