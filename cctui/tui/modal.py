@@ -19,10 +19,16 @@ ResultT = TypeVar("ResultT")
 
 
 class Modal(ModalScreen[ResultT]):
-    """A ``ModalScreen`` whose ``dismiss`` acts only while it is the screen on top (the
-    first ``dismiss`` takes it off the stack at once, so a second one finds it gone)."""
+    """A ``ModalScreen`` whose ``dismiss`` acts once: the first takes it off the stack at
+    once, so a second finds it gone and does nothing."""
 
     def dismiss(self, result: ResultT | None = None) -> AwaitComplete:
+        if self not in self.app.screen_stack:
+            return AwaitComplete()  # already closed: nothing to wait for
         if self.app.screen is not self:
-            return AwaitComplete()  # nothing to wait for
+            # Closed from outside (answered elsewhere) while something covers it, such as
+            # the command palette: what covers it goes first, then it closes.
+            self.pop_until_active()
+            self.app.call_later(self.dismiss, result)
+            return AwaitComplete()
         return super().dismiss(result)

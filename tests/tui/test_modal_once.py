@@ -67,3 +67,21 @@ async def test_a_second_close_after_cancel_neither_calls_back_nor_pops(run_app: 
         ask.dismiss(False)
         await h.pilot.pause()
         assert answers == [True] and isinstance(h.app.screen, MainScreen)
+
+
+async def test_a_dialog_closed_from_outside_under_another_screen_closes_once(
+    run_app: RunApp,
+) -> None:
+    """An answer from elsewhere withdraws a dialog that something else covers: the cover
+    goes, the dialog closes, and its callback runs once."""
+    async with run_app() as h:
+        answers: list[bool | None] = []
+        ask = AskScreen("Allow it?", "Something asks.")
+        await h.app.push_screen(ask, callback=answers.append)
+        await h.app.push_screen(AskScreen("Over it", "A page on top."))
+        ask.dismiss(False)
+        ask.dismiss(True)  # a second close before the first is done: ignored
+        await h.until(lambda: isinstance(_top(h.app), MainScreen))
+        await h.pilot.pause()
+        assert answers == [False]
+        assert len(h.app.screen_stack) == 1 and h.app.is_running

@@ -15,7 +15,7 @@ from typing import Any
 
 _DEFS = "#/$defs/"
 _COMPOSITE = frozenset({"anyOf", "oneOf", "allOf", "not", "$ref", "if"})
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs")
+_SCHEMA_MAPS = ("properties", "patternProperties")
 """Keywords whose value maps names to schemas."""
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 """Keywords whose value is a list of schemas."""
@@ -24,7 +24,7 @@ _SCHEMA_ONE = ("items", "additionalProperties", "not", "contains", "propertyName
 
 
 class _Recursive(Exception):
-    """A definition refers to itself: it cannot be written in place."""
+    """A definition refers to itself (or is missing): it cannot be written in place."""
 
 
 def flatten(schema: dict[str, Any]) -> dict[str, Any]:
