@@ -16,13 +16,14 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from cctui.core import SessionDiff
 from cctui.errors import CctuiError
 from cctui.tui import diff_render
 from cctui.tui.keymap import bindings
+from cctui.tui.widgets.footer import KeyFooter
 
 SPLIT_MIN_WIDTH = 150
 """From this many columns the diff is drawn side by side (until ``s`` says otherwise)."""
@@ -52,7 +53,7 @@ class DiffScreen(Screen[None]):
             with Horizontal(id="diff-body"):
                 yield OptionList(id="diff-files")
                 yield VerticalScroll(id="diff-text")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.reload()

@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from cctui.config import Settings
 from cctui.core import SessionManager
@@ -25,6 +25,7 @@ from cctui.tui.keymap import bindings
 from cctui.tui.messages import SessionsActivity
 from cctui.tui.projects_filter import with_registered_project
 from cctui.tui.sources import SessionSource
+from cctui.tui.widgets.footer import KeyFooter
 from cctui.tui.widgets.session_list import SessionList
 from cctui.tui.widgets.session_pane import MessageInput, SessionPane
 from cctui.tui.widgets.status_bar import StatusBar
@@ -100,7 +101,7 @@ class MainScreen(Screen[None]):
                 yield Static(Content.from_markup(EMPTY_LIST), id="list-empty")
             yield SessionPane(self._manager, self._settings, id="pane")
         yield StatusBar(id="status")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#left").border_title = "Sessions"

@@ -1,0 +1,43 @@
+"""The key footer, rebuilt only when the keys it shows change.
+
+Textual's ``Footer`` composes itself again (a widget per key, each with its data binding,
+its styles and a restyle of the bar) whenever its screen *may* have new bindings: on every
+focus change and every time the screen comes back from under a dialog. The keys are almost
+always the same ones. With cctui's dozen keys that rebuild was the largest single cost of
+closing a dialog, paid again by the session that opens behind the new-session form (issue
+15).
+"""
+
+from __future__ import annotations
+
+from textual.widgets import Footer
+
+__all__ = ["KeyFooter"]
+
+
+class KeyFooter(Footer):
+    """``Footer`` that skips a rebuild when it would show what it shows already."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._shown: tuple[object, ...] | None = None
+        """What the last compose drew from: every input of ``Footer.compose``."""
+        self.rebuilds = 0
+        """How many times the keys were composed (tests read it)."""
+
+    def _keys(self) -> tuple[object, ...]:
+        bindings = tuple(
+            (binding, enabled, tooltip)
+            for _node, binding, enabled, tooltip in self.screen.active_bindings.values()
+        )
+        return (self._bindings_ready, self.show_command_palette, self.compact, bindings)
+
+    async def recompose(self) -> None:
+        if not self.is_attached:
+            return
+        shown = self._keys()
+        if shown == self._shown:
+            return
+        self._shown = shown
+        self.rebuilds += 1
+        await super().recompose()

@@ -1,0 +1,89 @@
+"""The footer is built again only when its keys change: a dialog opening and closing over
+the main screen leaves the same key widgets in place, a key that appears or is disabled
+is drawn."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Label
+from textual.widgets._footer import FooterKey
+
+from cctui.tui.screens.main import MainScreen
+from cctui.tui.screens.new_session import NewSessionScreen
+from cctui.tui.widgets.footer import KeyFooter
+from tests.tui.conftest import RunApp
+
+
+async def test_a_dialog_over_the_main_screen_leaves_its_footer_alone(run_app: RunApp) -> None:
+    async with run_app() as h:
+        await h.pilot.pause()
+        footer = h.app.screen.query_one(KeyFooter)
+        keys = list(footer.query(FooterKey))
+        assert len(keys) >= 10  # cctui's keys are drawn
+        rebuilds = footer.rebuilds
+        for _ in range(3):
+            await h.pilot.press("n")
+            assert isinstance(h.app.screen, NewSessionScreen)
+            await h.pilot.press("escape")
+            await h.pilot.pause()
+            assert isinstance(h.app.screen, MainScreen)
+        assert footer.rebuilds == rebuilds
+        assert list(footer.query(FooterKey)) == keys
+
+
+class _Keys(App[None]):
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "alpha", "Alpha"),
+        Binding("b", "beta", "Beta"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.beta: bool | None = False
+        """``check_action`` for beta: shown and enabled (True), disabled (None), hidden."""
+
+    def compose(self) -> ComposeResult:
+        yield Label("keys")
+        yield KeyFooter()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.beta if action == "beta" else True
+
+    def action_alpha(self) -> None:
+        pass
+
+    def action_beta(self) -> None:
+        pass
+
+
+def _drawn(app: App[None]) -> dict[str, bool]:
+    """Each key the footer draws, and whether it is disabled."""
+    return {key.key: key.has_class("-disabled") for key in app.query(FooterKey)}
+
+
+async def test_the_footer_follows_keys_that_appear_and_are_disabled() -> None:
+    app = _Keys()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert _drawn(app) == {"a": False}
+        footer = app.query_one(KeyFooter)
+
+        app.beta = True
+        app.refresh_bindings()
+        await pilot.pause()
+        assert _drawn(app) == {"a": False, "b": False}
+
+        app.beta = None
+        app.refresh_bindings()
+        await pilot.pause()
+        assert _drawn(app) == {"a": False, "b": True}
+
+        rebuilds = footer.rebuilds
+        app.refresh_bindings()  # nothing changed
+        await pilot.pause()
+        assert footer.rebuilds == rebuilds
+        assert _drawn(app) == {"a": False, "b": True}
