@@ -26,9 +26,13 @@ class KeyFooter(Footer):
         """How many times the keys were composed (tests read it)."""
 
     def _keys(self) -> tuple[object, ...]:
+        # What ``Footer.compose`` draws from: the shown bindings and the palette's. Hidden
+        # ones are left out: a focused list or button brings its own, with nothing to draw.
+        palette = self.app.COMMAND_PALETTE_BINDING
         bindings = tuple(
-            (binding, enabled, tooltip)
-            for _node, binding, enabled, tooltip in self.screen.active_bindings.values()
+            (key, binding, enabled, tooltip)
+            for key, (_node, binding, enabled, tooltip) in self.screen.active_bindings.items()
+            if binding.show or key == palette
         )
         return (self._bindings_ready, self.show_command_palette, self.compact, bindings)
 
