@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import fcntl
 import os
 import signal
 import subprocess
@@ -100,22 +99,6 @@ def _sweep(grace_s: float) -> None:
     _reap()
 
 
-def widen_output(fd: int = 1) -> None:
-    """Let the pipe to cctui hold as much as the kernel allows an unprivileged process
-    (``pipe-max-size``, 1 MiB by default; a pipe starts at 64 KiB).
-
-    The CLI writes a line per streamed delta (about 250 bytes each, 5,000 for a 50 KB
-    reply); 64 KiB is some 250 of them, filled in a few milliseconds. Whenever cctui was
-    busy drawing for longer than that the CLI stopped on its write, so the two took turns
-    instead of running side by side on two cores (issue 15). Pages are only taken as they
-    are filled. Not a pipe, or over the user's pipe quota: left as it is."""
-    try:
-        limit = int(Path("/proc/sys/fs/pipe-max-size").read_text())
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, min(limit, 1 << 20))
-    except (OSError, ValueError):
-        pass
-
-
 def main(argv: list[str]) -> int:
     """Run ``argv`` under the reaper; returns its exit status."""
     parent = os.getppid()
@@ -129,7 +112,6 @@ def main(argv: list[str]) -> int:
     _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != parent:  # cctui died before the death signal was armed
         return 1
-    widen_output()
     stop = {"sig": 0}
 
     def on_signal(signum: int, _frame: object) -> None:
