@@ -151,9 +151,9 @@ class CctuiApp(App[None]):
     @work(group="history", exit_on_error=False)
     async def watch_history(self) -> None:
         """Keep the list in step with Claude Code's files (new sessions, new activity)."""
-        async for _change in self.source.watch(self._stop_watching):
+        async for change in self.source.watch(self._stop_watching):
             if self.is_running and self.main.is_mounted:
-                self.main.reload()
+                self.main.history_changed(change)
             # Not mounted yet: the main screen reads the rows when it mounts.
             if not self.history_loaded.is_set() and self._gc_paced:
                 self.gc.start()  # the heap is mostly built now: the list is filled
@@ -191,7 +191,7 @@ class CctuiApp(App[None]):
         if self._gc_paced:
             self.gc.tick()
         if self.is_running and self.main.is_mounted and self.main.on_top:
-            self.main.refresh_status()
+            self.main.tick()
 
     async def settle(self) -> None:
         """Draw everything the core has published so far, now. For tests, snapshots and the

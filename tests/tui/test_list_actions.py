@@ -170,7 +170,7 @@ async def test_a_waiting_row_says_for_how_long(run_app: RunApp) -> None:
         await _later_all(h)
         asked_at = h.manager.pending(session_id)[0].created_at
         clock.freeze(asked_at + timedelta(minutes=3, seconds=5))
-        h.app.main.refresh_status()
+        h.app.main.tick()
         await h.pilot.pause(0.05)
         table = h.app.main.sessions
         cell = table.get_cell(session_id, "status")

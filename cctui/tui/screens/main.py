@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Input, Static
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.core.catalog import parse_filter
+from cctui.history import IndexChange
 from cctui.projects import ProjectRegistry
 from cctui.tui.keymap import bindings
 from cctui.tui.messages import SessionsActivity
@@ -128,8 +129,15 @@ class MainScreen(Screen[None]):
         return self.pane.session_id or self.sessions.selected_id
 
     def reload(self) -> None:
-        """Re-read every row (history changed) and redraw what changed."""
+        """Re-read every row and redraw what changed."""
         self.sessions.set_rows(self._source.rows())
+        self._after_rows()
+
+    def history_changed(self, change: IndexChange) -> None:
+        """Redraw the rows of the sessions whose history changed (a running session's
+        transcript grows on every tool call: the other rows are not read again)."""
+        rows, gone = self._source.rows_of([*change.changed, *change.removed])
+        self.sessions.update_rows(rows, gone)
         self._after_rows()
 
     def _after_rows(self) -> None:
@@ -148,9 +156,13 @@ class MainScreen(Screen[None]):
             self._preview_now()
         self.refresh_status()
 
-    def refresh_status(self) -> None:
-        """Redraw the status bar (counts, services) and the list's ages."""
+    def tick(self) -> None:
+        """Once a second: the list's ages ("now", "3m") and the status bar's services."""
         self.sessions.refresh_ages()
+        self.refresh_status()
+
+    def refresh_status(self) -> None:
+        """Redraw the status bar (counts, services)."""
         self.query_one(StatusBar).show(
             pending=len(self._manager.pending()),
             live=self.sessions.live_count,

@@ -7,7 +7,7 @@ sessions cost nothing while a few live ones stream.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from rich.text import Text
 from textual.color import Color
@@ -115,11 +115,13 @@ class SessionList(DataTable[Text]):
         self._rows = {r.session_id: r for r in rows}
         self._sync()
 
-    def update_rows(self, rows: Sequence[SessionRow]) -> None:
-        """New data for some sessions (the others are unchanged)."""
+    def update_rows(self, rows: Sequence[SessionRow], gone: Iterable[str] = ()) -> None:
+        """New data for some sessions, and sessions no longer known (the others are
+        unchanged)."""
         for r in rows:
             self._rows[r.session_id] = r
-        self._sync([r.session_id for r in rows])
+        removed = [sid for sid in gone if self._rows.pop(sid, None) is not None]
+        self._sync([*(r.session_id for r in rows), *removed])
 
     def set_query(self, query: CatalogQuery | None) -> None:
         """Filter rows with the core's catalog filter (``None``: every row)."""

@@ -1,0 +1,83 @@
+"""The list follows Claude Code's files as they change, row by row: a transcript that grows
+(a running session appends on every tool call) redraws its own row only; one that is deleted
+leaves the list. Real files, the real watcher."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from cctui.config import load_settings
+from cctui.core import SessionManager
+from cctui.tui.app import CctuiApp
+from tests.snapshot_apps.history import write_transcript
+
+IDS = [f"0a1b2c3d-0000-4000-8000-00000000{n:04d}" for n in range(3)]
+
+
+async def _until(pilot: Pilot[None], check: Callable[[], bool], wait_s: float = 10) -> None:
+    for _ in range(int(wait_s / 0.05)):
+        if check():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("condition not met in time")
+
+
+async def test_a_growing_transcript_redraws_its_row_only_and_a_deleted_one_leaves(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "proj").mkdir()
+    settings = load_settings(
+        env={"HOME": str(tmp_path / "home")},
+        config_path=tmp_path / "none.toml",
+        overrides={"default_cwd": tmp_path / "proj"},
+    )
+    cwd, start = str(tmp_path / "proj"), datetime.now(UTC) - timedelta(hours=3)
+    paths = [
+        write_transcript(
+            settings.claude_config_dir,
+            sid,
+            cwd,
+            start + timedelta(minutes=n),
+            [(f"task {n}", [{"type": "text", "text": "Done."}])],
+        )
+        for n, sid in enumerate(IDS)
+    ]
+    manager = SessionManager(settings)
+    await manager.start()
+    app = CctuiApp(settings, manager)
+    try:
+        async with app.run_test() as pilot:
+            await app.history_loaded.wait()
+            table = app.main.sessions
+            await _until(pilot, lambda: all(table.row(sid) is not None for sid in IDS))
+            before = {sid: table.row(sid) for sid in IDS}
+
+            write_transcript(
+                settings.claude_config_dir,
+                IDS[0],
+                cwd,
+                start,
+                [("task 0", [{"type": "text", "text": "Done."}]), ("and more", [])],
+            )
+            row = before[IDS[0]]
+            assert row is not None
+            await _until(pilot, lambda: table.row(IDS[0]) != row)
+            grown = table.row(IDS[0])
+            assert grown is not None and grown.last_activity is not None
+            assert row.last_activity is not None and grown.last_activity > row.last_activity
+            # The others were not read again: the very same rows.
+            assert table.row(IDS[1]) is before[IDS[1]]
+            assert table.row(IDS[2]) is before[IDS[2]]
+
+            # (The cursor's session is previewed, so cctui holds it: delete another.)
+            paths[1].unlink()
+            await _until(pilot, lambda: table.row(IDS[1]) is None)
+            await app.settle()
+            assert IDS[1] not in table.shown
+            assert table.row(IDS[0]) is grown
+    finally:
+        await manager.shutdown()
