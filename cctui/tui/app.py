@@ -199,6 +199,7 @@ class CctuiApp(App[None]):
         how loaded the machine is."""
         self._bridge.flush()
         self.main.catch_up(full=True)
+        self.main.tick()  # ages too: what the one-second tick would draw next
 
     async def action_quit(self) -> None:
         """Sessions first (no claude child may outlive cctui), then services, then exit."""
