@@ -188,7 +188,7 @@ class MainScreen(Screen[None]):
             # stream that the gap protects is over.
             self._pull_pane(now=full or list_changed)
         if full or ids or list_changed:
-            self.sessions.update_rows(self._source.own_rows(None if full else ids))
+            self.sessions.update_rows(self._source.own_rows(None if full else ids), now=full)
             self._after_rows()
 
     def _pull_pane(self, *, now: bool = False) -> None:

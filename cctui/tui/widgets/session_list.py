@@ -7,6 +7,8 @@ sessions cost nothing while a few live ones stream.
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Iterable, Sequence
 
 from rich.text import Text
@@ -25,6 +27,12 @@ _COLUMNS = (
     ("cost", "cost", 6),
 )
 _KEYS = tuple(key for key, _, _ in _COLUMNS)
+_COST = _KEYS.index("cost")
+_COST_EVERY_S = 5.0
+"""A running session's cost rises with every model call; when nothing else in its row
+changed, the cost cell is drawn again at most this often (the one-second tick draws what
+was held back). Textual's DataTable draws every row again when one cell changes: a turn of
+a hundred tool calls spent about a seventh of cctui's CPU redrawing the list for its cost."""
 # Every column has one cell of padding each side; one more column for the scrollbar.
 _FIXED = sum(w for key, _, w in _COLUMNS if key != "title") + 2 * len(_COLUMNS) + 1
 
@@ -78,6 +86,10 @@ class SessionList(DataTable[Text]):
         """Text and style of each listed row's cells (and its order), to update only those."""
         self._title_width = 30
         self._order = _Ordering()
+        self._cost_at: dict[str, float] = {}
+        """When each row's cost cell was last drawn (by ``clock``)."""
+        self.clock = time.monotonic
+        """Seconds, for holding back the cost cell (tests set their own)."""
 
     def on_mount(self) -> None:
         for key, label, width in _COLUMNS:
@@ -115,13 +127,15 @@ class SessionList(DataTable[Text]):
         self._rows = {r.session_id: r for r in rows}
         self._sync()
 
-    def update_rows(self, rows: Sequence[SessionRow], gone: Iterable[str] = ()) -> None:
+    def update_rows(
+        self, rows: Sequence[SessionRow], gone: Iterable[str] = (), *, now: bool = False
+    ) -> None:
         """New data for some sessions, and sessions no longer known (the others are
-        unchanged)."""
+        unchanged); ``now``: a rising cost is drawn too, not held back."""
         for r in rows:
             self._rows[r.session_id] = r
         removed = [sid for sid in gone if self._rows.pop(sid, None) is not None]
-        self._sync([*(r.session_id for r in rows), *removed])
+        self._sync([*(r.session_id for r in rows), *removed], now=now)
 
     def set_query(self, query: CatalogQuery | None) -> None:
         """Filter rows with the core's catalog filter (``None``: every row)."""
@@ -149,8 +163,9 @@ class SessionList(DataTable[Text]):
         self._plain = dict.fromkeys(self._plain, ())
         self._sync()
 
-    def _sync(self, only: Sequence[str] | None = None) -> None:
-        """Diff ``only`` these sessions (default: all) against what is drawn."""
+    def _sync(self, only: Sequence[str] | None = None, *, now: bool = False) -> None:
+        """Diff ``only`` these sessions (default: all) against what is drawn (``now``:
+        without holding back a rising cost)."""
         selected = self.selected_id
         ids = list(self._rows) if only is None else only
         reorder = False
@@ -160,6 +175,7 @@ class SessionList(DataTable[Text]):
                 if sid in self._drawn:
                     self.remove_row(sid)
                     del self._drawn[sid], self._plain[sid]
+                    self._cost_at.pop(sid, None)
                     self._order.forget(sid)
                     reorder = True
                 continue
@@ -174,18 +190,29 @@ class SessionList(DataTable[Text]):
                 reorder = True
             else:
                 old = self._plain[sid]
-                for column, key in enumerate(_KEYS):
+                changed = [
+                    column
+                    for column in range(len(_KEYS))
                     # The status cell also carries the order: update it when either changed.
-                    if old[column : column + 1] != plain[column : column + 1] or (
-                        column == 0 and old[-1:] != plain[-1:]
-                    ):
-                        self.update_cell(sid, key, cells[column])
+                    if old[column : column + 1] != plain[column : column + 1]
+                    or (column == 0 and old[-1:] != plain[-1:])
+                ]
+                at = self.clock()
+                last_cost = self._cost_at.get(sid, -math.inf)
+                if not now and changed == [_COST] and at - last_cost < _COST_EVERY_S:
+                    self._drawn[sid] = (None, "")  # held back: compared again on the tick
+                    continue
+                for column in changed:
+                    self.update_cell(sid, _KEYS[column], cells[column])
+                if _COST in changed:
+                    self._cost_at[sid] = at
                 reorder = reorder or old[-1:] != plain[-1:]
             self._drawn[sid], self._plain[sid] = seen, plain
         if only is None:
             for gone in [sid for sid in self._drawn if sid not in self._rows]:
                 self.remove_row(gone)
                 del self._drawn[gone], self._plain[gone]
+                self._cost_at.pop(gone, None)
                 self._order.forget(gone)
                 reorder = True
         if reorder:
