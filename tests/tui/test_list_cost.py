@@ -41,13 +41,16 @@ async def test_the_cost_of_a_running_session_is_drawn_every_few_seconds() -> Non
     async with app.run_test() as pilot:
         table = app.query_one(SessionList)
         table.clock = lambda: clock[0]
-        table.update_rows([_row(0.10)])
+        table.update_rows([_row(0)])
         await pilot.pause()
 
         def cost() -> str:
             return table.get_cell(SID, "cost").plain
 
+        assert cost() == ""
+        table.update_rows([_row(0.10)])  # the first cost is drawn at once
         assert cost() == "$0.100"
+        clock[0] += session_list._COST_EVERY_S
         table.update_rows([_row(0.20)])  # the first rise is drawn
         assert cost() == "$0.200"
         clock[0] += 1

@@ -28,11 +28,12 @@ _COLUMNS = (
 )
 _KEYS = tuple(key for key, _, _ in _COLUMNS)
 _COST = _KEYS.index("cost")
-_COST_EVERY_S = 5.0
+_COST_EVERY_S = 2.0
 """A running session's cost rises with every model call; when nothing else in its row
-changed, the cost cell is drawn again at most this often (the one-second tick draws what
-was held back). Textual's DataTable draws every row again when one cell changes: a turn of
-a hundred tool calls spent about a seventh of cctui's CPU redrawing the list for its cost."""
+changed, a cost already shown is drawn again at most this often (the one-second tick draws
+what was held back; the first cost is drawn at once). Textual's DataTable draws every row
+again when one cell changes: a turn of a hundred tool calls spent about a seventh of cctui's
+CPU redrawing the list for its cost."""
 # Every column has one cell of padding each side; one more column for the scrollbar.
 _FIXED = sum(w for key, _, w in _COLUMNS if key != "title") + 2 * len(_COLUMNS) + 1
 
@@ -198,8 +199,9 @@ class SessionList(DataTable[Text]):
                     or (column == 0 and old[-1:] != plain[-1:])
                 ]
                 at = self.clock()
-                last_cost = self._cost_at.get(sid, -math.inf)
-                if not now and changed == [_COST] and at - last_cost < _COST_EVERY_S:
+                shown_cost = old[_COST].partition("\x00")[0] if len(old) > _COST else ""
+                recent = at - self._cost_at.get(sid, -math.inf) < _COST_EVERY_S
+                if not now and changed == [_COST] and shown_cost and recent:
                     self._drawn[sid] = (None, "")  # held back: compared again on the tick
                     continue
                 for column in changed:
