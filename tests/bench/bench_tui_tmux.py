@@ -1,6 +1,6 @@
 """cctui in a real terminal (tmux, 160x45) against the fake API, beside its baselines.
 
-    python -m tests.bench.bench_tui_tmux [--reps 5] [--skip reply,tools,keys]
+    python -m tests.bench.bench_tui_tmux [--reps 5] [--skip reply,tools,keys] [--history 2000]
 
 Everything is a ratio or a difference against a baseline run in the same minute, the two
 interleaved (their order swapped every repetition), because on a shared machine absolute
@@ -13,8 +13,11 @@ times drift by several times within a run:
   Enter in the form to the final line on screen. Target <= 1.2x, every repetition.
 - *keys*: ``n`` -> the new-session form on screen (``Escape`` closes it), in cctui and in
   ``bare_floor`` (a bare Textual app with cctui's stylesheets pushing the same form),
-  alternating, idle and while 1 and 10 of cctui's sessions stream a reply (each ~5,000
-  deltas over ``STREAM_S``). Target: cctui <= 1.2x the floor's median and <= 2x its worst.
+  alternating, idle, while one session calls tools (its transcript, watched by the history
+  index, changes on every call) and while 1 and 10 of cctui's sessions stream a reply (each
+  ~5,000 deltas over ``STREAM_S``). Target: cctui <= 1.2x the floor's median and <= 2x its
+  worst. ``--history N`` writes N past sessions into cctui's home first (a real user has
+  thousands).
 
 The screen is read with ``capture-pane`` every ``POLL_S``; that and ``send-keys`` cost both
 sides the same. Each side has its own HOME (the bare CLI's transcripts would otherwise show
@@ -37,6 +40,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from tests.bench.bare_floor import FORM_NEEDLE
@@ -153,9 +157,27 @@ class Setup:
     bare_env: dict[str, str]
 
 
+def write_past(claude_dir: Path, count: int, root: Path) -> None:
+    """``count`` finished sessions in ``claude_dir`` (a transcript and a prompt each, spread
+    over forty projects, minutes apart): what a user's history looks like to the index."""
+    from tests.snapshot_apps.history import write_history, write_transcript
+
+    now = datetime.now(UTC).replace(microsecond=0)
+    prompts: list[tuple[str, datetime, str, str | None]] = []
+    for i in range(count):
+        sid = f"1a1b2c3d-0000-4000-8000-{i:012d}"
+        cwd, when = str(root / f"past{i % 40}"), now - timedelta(minutes=10 + i)
+        turn = (f"task {i}", [{"type": "text", "text": "Done."}])
+        write_transcript(claude_dir, sid, cwd, when, [turn])
+        prompts.append((f"task {i}", when, cwd, sid))
+    if prompts:
+        write_history(claude_dir, prompts)
+
+
 @contextlib.contextmanager
-def setup() -> Iterator[Setup]:
+def setup(history: int = 0) -> Iterator[Setup]:
     with offline() as env:
+        write_past(env.home / ".claude", history, env.home.parent)
         # Every run leaves its session open: more than the default limit of 10 by the keys
         # part (or with --reps above 5), and an 11th start is refused.
         cctui_env = dict(os.environ) | {"MAX_SESSIONS": "60"}
@@ -307,13 +329,15 @@ def _uptime() -> str:
         return "?"
 
 
-async def run(reps: int, skip: frozenset[str]) -> Results:
+async def run(reps: int, skip: frozenset[str], history: int = 0) -> Results:
     res = Results()
     if shutil.which("tmux") is None:
         print("  tmux not installed: skipped")
         return res
     print(f"  tmux {SIZE[0]}x{SIZE[1]}, {os.cpu_count()} CPUs, load {_uptime()} at start")
-    with setup() as s:
+    if history:
+        print(f"  {history:,} past sessions in cctui's home")
+    with setup(history) as s:
         app = Cctui(s)
         floor = Term(
             f"cd {s.project} && PYTHONPATH={REPO} {sys.executable} -m tests.bench.bare_floor",
@@ -341,6 +365,12 @@ async def run(reps: int, skip: frozenset[str]) -> Results:
 
 async def _keys(res: Results, floor: Term, app: Cctui, reps: int) -> None:
     _report_keys(res, "idle", await keys(floor, app, max(reps, KEY_REPS)))
+    # A session calling tools appends to its transcript on every call: the history watcher
+    # sees its file change several times a second (the list's cost of that grows with the
+    # history: --history).
+    await app.start(f"{TOOLS_MARK}-keys go")
+    await asyncio.sleep(1)  # its CLI up and calling
+    _report_keys(res, "1 calling tools", await keys(floor, app, KEY_REPS))
     started = 0
     for n in STREAM_SESSIONS:
         while started < n:
@@ -417,9 +447,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5, help="interleaved repetitions of each")
     parser.add_argument("--skip", default="", help="comma-separated: reply,tools,keys")
+    parser.add_argument(
+        "--history",
+        type=int,
+        default=0,
+        help="past sessions written into cctui's home first (e.g. 2000: a real user's)",
+    )
     args = parser.parse_args(argv)
     skip = frozenset(s.strip() for s in args.skip.split(",") if s.strip())
-    res = asyncio.run(run(args.reps, skip))
+    res = asyncio.run(run(args.reps, skip, args.history))
     print("\n| what | measured | target | |\n|---|---|---|---|")
     for what, measured, against, verdict in res.table:
         print(f"| {what} | {measured} | {against} | {verdict} |")
