@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,28 @@ def age(when: datetime | None) -> str:
     if seconds < 30 * 86400:
         return f"{int(seconds // 86400)}d"
     return when.astimezone(clock.now().tzinfo).strftime("%b %d")
+
+
+def age_changes_at(when: datetime | None) -> datetime | None:
+    """When ``age(when)`` will next read differently (None: never; a date stays a date)."""
+    if when is None:
+        return None
+    seconds = (clock.now() - when).total_seconds()
+    if seconds < 60:
+        return when + timedelta(seconds=60)
+    for size, below in ((60, 3600), (3600, 86400), (86400, 30 * 86400)):
+        if seconds < below:
+            return when + timedelta(seconds=(seconds // size + 1) * size)
+    return None
+
+
+def waited_changes_at(since: datetime | None) -> datetime | None:
+    """When ``waited(since)`` will next read differently."""
+    if since is None:
+        return None
+    seconds = max(0.0, (clock.now() - since).total_seconds())
+    size = next((s for s, below in ((1, 60), (60, 3600), (3600, 86400)) if seconds < below), 86400)
+    return since + timedelta(seconds=(seconds // size + 1) * size)
 
 
 def waited(since: datetime | None) -> str:

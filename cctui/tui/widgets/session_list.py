@@ -7,15 +7,18 @@ sessions cost nothing while a few live ones stream.
 
 from __future__ import annotations
 
+import heapq
 import math
 import time
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 
 from rich.text import Text
 from textual.color import Color
 from textual.widgets import DataTable
 
 from cctui.core.catalog import CatalogQuery
+from cctui.tui import clock as wall
 from cctui.tui import format as fmt
 from cctui.tui.rows import SessionRow
 
@@ -91,6 +94,14 @@ class SessionList(DataTable[Text]):
         """When each row's cost cell was last drawn (by ``clock``)."""
         self.clock = time.monotonic
         """Seconds, for holding back the cost cell (tests set their own)."""
+        self._held: set[str] = set()
+        """Rows whose cost was held back (the tick looks at them again)."""
+        self._due: list[tuple[datetime, str]] = []
+        """(when its age or wait text next changes, session id), soonest first: the tick
+        redraws those rows only (a row seen last week changes its text once a day)."""
+        self._due_at: dict[str, datetime | None] = {}
+        """Each listed row's entry in ``_due`` (older entries there are stale; None: its
+        text never changes)."""
 
     def on_mount(self) -> None:
         for key, label, width in _COLUMNS:
@@ -149,8 +160,25 @@ class SessionList(DataTable[Text]):
             self.move_cursor(row=self._shown.index(session_id))
 
     def refresh_ages(self) -> None:
-        """Redraw the "active" column where the age text changed (called once a second)."""
-        self._sync()
+        """Redraw the rows whose age or wait text changed, and costs held back (called once
+        a second)."""
+        now, due = wall.now(), set(self._held)
+        while self._due and self._due[0][0] <= now:
+            at, sid = heapq.heappop(self._due)
+            if self._due_at.get(sid) == at:
+                del self._due_at[sid]
+                due.add(sid)
+        if due:
+            self._sync(list(due))
+
+    def _schedule(self, row: SessionRow) -> None:
+        """Note when ``row``'s age or wait text will next read differently."""
+        times = [fmt.age_changes_at(row.last_activity), fmt.waited_changes_at(row.waiting_since)]
+        at = min((t for t in times if t is not None), default=None)
+        sid = row.session_id
+        if at is not None and self._due_at.get(sid) != at:
+            heapq.heappush(self._due, (at, sid))
+        self._due_at[sid] = at
 
     def on_resize(self) -> None:
         width = max(12, self.size.width - _FIXED)
@@ -176,14 +204,17 @@ class SessionList(DataTable[Text]):
                 if sid in self._drawn:
                     self.remove_row(sid)
                     del self._drawn[sid], self._plain[sid]
-                    self._cost_at.pop(sid, None)
-                    self._order.forget(sid)
+                    self._forget(sid)
                     reorder = True
                 continue
             seen = (r, fmt.age(r.last_activity) + " " + fmt.waited(r.waiting_since))
+            self._held.discard(sid)
             before = self._drawn.get(sid)
             if before == seen:
+                if sid not in self._due_at:  # its time came (popped by the tick)
+                    self._schedule(r)
                 continue
+            self._schedule(r)
             cells = self._cells(r)
             plain = (*tuple(f"{c.plain}\x00{c.style}" for c in cells), str(self._order(r)))
             if before is None:
@@ -203,6 +234,7 @@ class SessionList(DataTable[Text]):
                 recent = at - self._cost_at.get(sid, -math.inf) < _COST_EVERY_S
                 if not now and changed == [_COST] and shown_cost and recent:
                     self._drawn[sid] = (None, "")  # held back: compared again on the tick
+                    self._held.add(sid)
                     continue
                 for column in changed:
                     self.update_cell(sid, _KEYS[column], cells[column])
@@ -214,8 +246,7 @@ class SessionList(DataTable[Text]):
             for gone in [sid for sid in self._drawn if sid not in self._rows]:
                 self.remove_row(gone)
                 del self._drawn[gone], self._plain[gone]
-                self._cost_at.pop(gone, None)
-                self._order.forget(gone)
+                self._forget(gone)
                 reorder = True
         if reorder:
             keys = sorted(self._drawn, key=lambda sid: self._order(self._rows[sid]))
@@ -224,6 +255,13 @@ class SessionList(DataTable[Text]):
             self._shown = keys
         if selected is not None and selected in self._drawn and self.selected_id != selected:
             self.move_cursor(row=self._shown.index(selected), animate=False)
+
+    def _forget(self, sid: str) -> None:
+        """A row left the list: drop what was kept for it."""
+        self._order.forget(sid)
+        self._cost_at.pop(sid, None)
+        self._held.discard(sid)
+        self._due_at.pop(sid, None)  # its entry in _due is stale now
 
     def _cells(self, r: SessionRow) -> tuple[Text, Text, Text, Text, Text]:
         glyph, label, var = fmt.badge(r.status)
