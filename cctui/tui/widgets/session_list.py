@@ -1,8 +1,9 @@
 """The session list: every session, newest first, one row each, filterable.
 
 Rows are diffed, never rebuilt: a batch of activity updates the cells that changed, a new
-session is one ``add_row``, and a new order is one in-place ``sort``. Thousands of past
-sessions cost nothing while a few live ones stream.
+session is one ``add_row``, and a new order is one in-place ``sort``. The one-second tick
+redraws only the rows whose age text changes, and a rising cost is redrawn every couple of
+seconds. Thousands of past sessions cost nothing while a few live ones stream.
 """
 
 from __future__ import annotations
@@ -229,17 +230,14 @@ class SessionList(DataTable[Text]):
                     if old[column : column + 1] != plain[column : column + 1]
                     or (column == 0 and old[-1:] != plain[-1:])
                 ]
-                at = self.clock()
-                shown_cost = old[_COST].partition("\x00")[0] if len(old) > _COST else ""
-                recent = at - self._cost_at.get(sid, -math.inf) < _COST_EVERY_S
-                if not now and changed == [_COST] and shown_cost and recent:
-                    self._drawn[sid] = (None, "")  # held back: compared again on the tick
+                if not now and self._holds_cost(sid, old, changed):
+                    self._drawn[sid] = (None, "")  # compared again on the tick
                     self._held.add(sid)
                     continue
                 for column in changed:
                     self.update_cell(sid, _KEYS[column], cells[column])
                 if _COST in changed:
-                    self._cost_at[sid] = at
+                    self._cost_at[sid] = self.clock()
                 reorder = reorder or old[-1:] != plain[-1:]
             self._drawn[sid], self._plain[sid] = seen, plain
         if only is None:
@@ -255,6 +253,13 @@ class SessionList(DataTable[Text]):
             self._shown = keys
         if selected is not None and selected in self._drawn and self.selected_id != selected:
             self.move_cursor(row=self._shown.index(selected), animate=False)
+
+    def _holds_cost(self, sid: str, old: tuple[str, ...], changed: list[int]) -> bool:
+        """Only the cost changed, a cost is shown already, and it was drawn less than
+        ``_COST_EVERY_S`` ago: leave it for now."""
+        if changed != [_COST] or not old[_COST].partition("\x00")[0]:
+            return False
+        return self.clock() - self._cost_at.get(sid, -math.inf) < _COST_EVERY_S
 
     def _forget(self, sid: str) -> None:
         """A row left the list: drop what was kept for it."""
