@@ -12,6 +12,7 @@ import json
 import logging
 import os
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -24,6 +25,8 @@ class TranscriptInfo:
     session_id: str
     cwd: Path
     title: str | None = None
+    last_activity: datetime | None = None
+    """When the transcript was last written (what "active" shows for it)."""
 
 
 def find_session(session_id: str, config_dir: Path) -> TranscriptInfo | None:
@@ -38,7 +41,8 @@ def find_session(session_id: str, config_dir: Path) -> TranscriptInfo | None:
             log.exception("get_session_info(%s) failed", session_id)
             info = None
         if info is not None and info.cwd:
-            return TranscriptInfo(session_id, Path(info.cwd), info.summary or None)
+            written = datetime.fromtimestamp(info.last_modified / 1000, UTC)
+            return TranscriptInfo(session_id, Path(info.cwd), info.summary or None, written)
     return _scan(session_id, config_dir)
 
 
@@ -60,7 +64,8 @@ def _scan(session_id: str, config_dir: Path) -> TranscriptInfo | None:
                     except ValueError:
                         continue
                     if isinstance(entry, dict) and isinstance(entry.get("cwd"), str):
-                        return TranscriptInfo(session_id, Path(entry["cwd"]))
+                        written = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+                        return TranscriptInfo(session_id, Path(entry["cwd"]), None, written)
         except OSError:
             continue
     return None

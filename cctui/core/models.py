@@ -170,14 +170,16 @@ class SessionRecord(BaseModel):
         title: str | None,
         status: SessionStatus,
         forked_from: str | None = None,
+        last_activity: datetime | None = None,
     ) -> SessionRecord:
-        """A record for a session cctui takes on now (created, forked or adopted)."""
+        """A record for a session cctui takes on now (created, forked or adopted; an
+        adopted one keeps its transcript's ``last_activity``)."""
         now = datetime.now(UTC)
         return cls(
             session_id=session_id,
             config=config,
             created_at=now,
-            last_activity=now,
+            last_activity=last_activity or now,
             title=title,
             status=status,
             forked_from=forked_from,

@@ -114,7 +114,15 @@ class SessionTable:
                 suggestion="claude_list_sessions lists the known ids.",
             )
         config = default_config(settings, found.cwd, title=found.title)
-        record = SessionRecord.fresh(session_id, config, title=found.title, status=S.COMPLETED)
+        # Looking at a past session (the TUI's preview reads its events) must not make it
+        # look active now: it keeps the time its transcript was last written.
+        record = SessionRecord.fresh(
+            session_id,
+            config,
+            title=found.title,
+            status=S.COMPLETED,
+            last_activity=found.last_activity,
+        )
         session = Session(self.host, session_id, config, record=record)
         self._sessions[session_id] = session
         return session

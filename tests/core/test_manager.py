@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import uuid
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -718,3 +719,22 @@ async def test_a_reachable_owner_is_asked_between_calls_and_falls_back_when_it_c
             await asyncio.sleep(0.02)
         [item] = manager.pending(sid)
         assert item.route == "nobody", (asker, item)
+
+
+async def test_a_past_session_looked_at_keeps_its_last_activity(
+    make_manager: MakeManager, project: Path, tmp_path: Path
+) -> None:
+    """Reading a past session's events (the TUI's preview does) joins it as completed with
+    the time its transcript was written, not now: it must not jump to the top as "now"."""
+    sid = "0c5e2f8e-1111-4222-8333-444455557777"
+    transcripts = tmp_path / "claude" / "projects" / "-proj"
+    transcripts.mkdir(parents=True)
+    path = transcripts / f"{sid}.jsonl"
+    path.write_text(json.dumps({"type": "user", "cwd": str(project), "sessionId": sid}) + "\n")
+    written = datetime.now(UTC) - timedelta(days=3)
+    os.utime(path, (written.timestamp(), written.timestamp()))
+    manager = make_manager()
+    manager.events(sid, since=0)
+    info = manager.get(sid)
+    assert info.status == S.COMPLETED
+    assert abs((info.last_activity - written).total_seconds()) < 1
