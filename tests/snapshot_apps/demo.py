@@ -523,7 +523,11 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             form = app.screen
             # The default is the directory cctui runs in: pin it so the snapshot is portable.
             form.query_one("#root", Input).value = "/home/you/src/cctui"
+            # The form names the project after its directory when the root changes: let that
+            # land first, or it can move the name's cursor after the value below is set.
+            await pilot.pause()
             form.query_one("#name", Input).value = "cctui"
+            await pilot.pause()
         if scenario == "project_remove":
             await pilot.press("down", "x")
         if scenario == "peek":
