@@ -523,10 +523,11 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             form = app.screen
             # The default is the directory cctui runs in: pin it so the snapshot is portable.
             form.query_one("#root", Input).value = "/home/you/src/cctui"
-            # The form names the project after its directory when the root changes: let that
-            # land first, or it can move the name's cursor after the value below is set.
-            await pilot.pause()
-            form.query_one("#name", Input).value = "cctui"
+            name = form.query_one("#name", Input)
+            name.value = "cctui"
+            # The form's name starts as the checkout's directory name, and a shorter value
+            # keeps the cursor where it was: put it at the end, wherever the checkout is.
+            name.cursor_position = len(name.value)
             await pilot.pause()
         if scenario == "project_remove":
             await pilot.press("down", "x")
