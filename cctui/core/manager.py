@@ -113,7 +113,7 @@ class SessionManager:
         self.decisions.withdraw_all()
         for task in list(self._tasks):
             task.cancel()
-        self._sessions.save_all()
+        await self._sessions.close()
 
     # ------------------------------------------------------------------ SessionHost
 

@@ -1,15 +1,17 @@
 """The sessions cctui knows, by id, kept in step with the registry.
 
 Loaded from the registry once, joined on demand by sessions Claude Code has a transcript
-of but cctui never ran (so they can be resumed or forked), and saved back in batches. Only
-records that changed since this process last read or wrote them are written: another cctui
-on the same state directory may have moved a session on since (see ``registry``).
+of but cctui never ran (so they can be resumed or forked), and saved back in batches by a
+worker thread. Only records that changed since this process last read or wrote them are
+written: another cctui on the same state directory may have moved a session on since (see
+``registry``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Iterator
 
 from cctui.claude.transcripts import find_session
@@ -44,6 +46,10 @@ class SessionTable:
         """Each session's record as this process last read or wrote it (an unchanged one is
         not written again: its copy may be stale)."""
         self._flush_handle: asyncio.TimerHandle | None = None
+        self._writing: asyncio.Task[None] | None = None
+        """The batch a worker thread is writing, if any (the next waits for it)."""
+        self._write_lock = threading.Lock()
+        """Held through each registry save, the worker's or a synchronous ``flush``."""
 
     def __iter__(self) -> Iterator[Session]:
         return iter(list(self._sessions.values()))
@@ -131,28 +137,68 @@ class SessionTable:
         """Persist one session's record soon (writes are coalesced off the turn's path)."""
         self._dirty.add(session_id)
         self._touched.add(session_id)
-        if self._flush_handle is None:
-            self._flush_handle = asyncio.get_running_loop().call_later(_SAVE_DELAY_S, self.flush)
+        self._schedule()
 
     def save_all(self) -> None:
         """Write every record this process touched and changed, now."""
         self._dirty.update(self._touched)
         self.flush()
 
+    async def close(self) -> None:
+        """Let a write in flight finish, then write every touched and changed record."""
+        if self._writing is not None:
+            await asyncio.wait({self._writing})
+        self.save_all()
+
     def flush(self) -> None:
-        """Write every changed record now."""
+        """Write every changed record now, on this thread (after a write in flight)."""
         if self._flush_handle is not None:
             self._flush_handle.cancel()
             self._flush_handle = None
+        records = self._changed()
+        if records and self._write(records):
+            self._kept(records)
+
+    def _schedule(self) -> None:
+        if self._flush_handle is None and self._writing is None:
+            loop = asyncio.get_running_loop()
+            self._flush_handle = loop.call_later(_SAVE_DELAY_S, self._flush_in_thread)
+
+    def _flush_in_thread(self) -> None:
+        """The batched save: the records are taken here, on the loop, and the file is written
+        in a worker thread. A save fsyncs the file, milliseconds on a real disk, and a loop
+        that waited on it held up every session's output and the TUI's keys meanwhile."""
+        self._flush_handle = None
+        records = self._changed()
+        if records:
+            self._writing = asyncio.get_running_loop().create_task(self._write_in_thread(records))
+
+    async def _write_in_thread(self, records: list[SessionRecord]) -> None:
+        try:
+            if await asyncio.to_thread(self._write, records):
+                self._kept(records)
+        finally:
+            self._writing = None
+            if self._dirty:
+                self._schedule()
+
+    def _changed(self) -> list[SessionRecord]:
+        """The dirty sessions' records that differ from what this process last wrote."""
         dirty, self._dirty = self._dirty, set()
         records = [self._sessions[sid].record() for sid in dirty if sid in self._sessions]
-        records = [r for r in records if r != self._written.get(r.session_id)]
-        if records:
+        return [r for r in records if r != self._written.get(r.session_id)]
+
+    def _write(self, records: list[SessionRecord]) -> bool:
+        """Save ``records`` (from any thread, one save at a time); False if it failed."""
+        with self._write_lock:
             try:
                 self.registry.save(records)
             except OSError:
                 log.exception("cannot save the session registry")
-                return  # still differs from the file: the next save_all retries it
-            # Also a record the registry kept another process's newer copy of: ours is
-            # stale, and writing it again later (unchanged) would bring it back.
-            self._written.update((r.session_id, r) for r in records)
+                return False  # still differs from the file: the next save_all retries it
+        return True
+
+    def _kept(self, records: list[SessionRecord]) -> None:
+        # Also a record the registry kept another process's newer copy of: ours is
+        # stale, and writing it again later (unchanged) would bring it back.
+        self._written.update((r.session_id, r) for r in records)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,6 +24,7 @@ from cctui.core import (
     StatusChanged,
     ToolUseEvent,
 )
+from cctui.core.registry import Registry
 from cctui.errors import (
     CliNotFound,
     InputAlreadyAnswered,
@@ -462,6 +464,37 @@ async def test_registry_survives_a_restart(
     assert outcome.session.status == S.IDLE
     assert factory.specs[-1].resume == info.session_id
     assert factory.specs[-1].cwd == project
+
+
+async def test_batched_saves_are_written_off_the_loop(
+    make_manager: MakeManager, project: Path
+) -> None:
+    """A save fsyncs the registry, milliseconds on a real disk: the batched one is written
+    in a worker thread while sessions go on, and shutdown waits for it, then writes last."""
+    manager = make_manager()
+    await manager.start()
+    entered, release = threading.Event(), threading.Event()
+    saved_on: list[int] = []
+    save = manager.registry.save
+
+    def slow_save(records: Any, removed: Any = ()) -> None:
+        saved_on.append(threading.get_ident())
+        entered.set()
+        release.wait(5)
+        save(records, removed)
+
+    manager.registry.save = slow_save  # type: ignore[method-assign]
+    info = await manager.create("remember me", manager.default_config(project))
+    await manager.wait(info.session_id, 2)
+    await asyncio.wait_for(asyncio.to_thread(entered.wait), 5)
+    # The batched write is held in its thread; the loop runs on: another turn completes.
+    await manager.send(info.session_id, "and again")
+    assert (await manager.wait(info.session_id, 2)).reason == "turn_ended"
+    release.set()
+    await manager.shutdown()
+    assert saved_on and saved_on[0] != threading.get_ident()
+    [record] = Registry(manager.settings.state_dir).load().values()
+    assert record.total_cost_usd == pytest.approx(0.02)  # both turns reached the file
 
 
 async def test_resume_unknown_session_from_transcript(
