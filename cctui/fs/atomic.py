@@ -92,8 +92,12 @@ def append_line(path: Path, line: bytes, *, mode: int = 0o600) -> None:
     Raises:
         OSError: the file cannot be opened or written.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, mode)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, mode)
+    except FileNotFoundError:  # the directory, made on the first line (not checked on each)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, flags, mode)
     try:
         os.write(fd, line)
     finally:
