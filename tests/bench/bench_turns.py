@@ -30,6 +30,8 @@ import contextlib
 import json
 import os
 import shutil
+import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -174,14 +176,18 @@ async def sdk_session(env: Offline) -> AsyncIterator[tuple[Any, float]]:
     """A connected client that has answered one prompt; yields it and spawn-to-result time."""
     from claude_agent_sdk import ClaudeSDKClient
 
-    client = ClaudeSDKClient(sdk_options(env))
+    options = sdk_options(env)
+    client = ClaudeSDKClient(options)
     start = time.perf_counter()
-    await client.connect()
     try:
-        await sdk_turn(client, "Warm up, please.")
-        yield client, time.perf_counter() - start
-    finally:
-        await client.disconnect()
+        await client.connect()
+        try:
+            await sdk_turn(client, "Warm up, please.")
+            yield client, time.perf_counter() - start
+        finally:
+            await client.disconnect()
+    finally:  # the launcher cctui's driver wrote for it (the driver removes its own on close)
+        shutil.rmtree(Path(options.cli_path).parent, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------- cctui
@@ -282,7 +288,11 @@ LABELS = {
     "http-child": "(e) MCP HTTP, cctui serve --http",
     "ts-http": "(e') (e), TypeScript SDK client",
     "ts-stdio": "(d') (d), TypeScript SDK client",
+    "floor-stdio": "(f) bare mcp SDK server, stdio",
+    "floor-http": "(f') bare mcp SDK server, HTTP",
 }
+FLOORS = {"stdio": "floor-stdio", "http-child": "floor-http"}
+"""Each deployed variant beside the bare mcp SDK server over the same transport."""
 
 
 @dataclass
@@ -440,6 +450,61 @@ async def http_child(env: Offline) -> AsyncIterator[tuple[str, str]]:
         stop(proc, 10)
 
 
+def floor_argv(env: Offline, how: list[str]) -> list[str]:
+    """``mcp_floor``'s command line: the SDK baseline's session behind a bare mcp server."""
+    paths = (env.cli, env.home, env.project, env.state / "floor")
+    return [sys.executable, "-m", "tests.bench.mcp_floor", *how, *map(str, paths)]
+
+
+def floor_stdio(env: Offline) -> Any:
+    from mcp import StdioServerParameters
+
+    command, *args = floor_argv(env, ["--stdio"])
+    return StdioServerParameters(command=command, args=args, env=dict(os.environ), cwd=REPO)
+
+
+@contextlib.asynccontextmanager
+async def floor_http(env: Offline) -> AsyncIterator[str]:
+    """``mcp_floor --http`` in a child process; yields its URL once it accepts connections."""
+    with socket.socket() as probe:  # a free port (the bare server cannot report one it chose)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen(
+        floor_argv(env, ["--http", str(port)]),
+        cwd=REPO,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(600):
+            with contextlib.suppress(OSError):
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+                writer.close()
+                break
+            if proc.poll() is not None:
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise RuntimeError("mcp_floor --http did not start")
+        if proc.poll() is not None:
+            raise RuntimeError(f"mcp_floor --http exited with {proc.returncode}")
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        # uvicorn shuts down on SIGINT, so the floor's CLI and its launcher go too.
+        proc.send_signal(signal.SIGINT)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(10)
+        stop(proc, 5)
+
+
+def floor_turn(client: Any) -> Turn:
+    async def turn(prompt: str) -> None:
+        check_turn((await call(client, "turn", {"prompt": prompt}))["reason"], "bare mcp server")
+
+    return turn
+
+
 class TsClient:
     """The TypeScript SDK's MCP client (``mcp_client.mjs`` in node), one call per line."""
 
@@ -511,6 +576,7 @@ async def run(
     quiet: bool = False,
     stdio: bool = True,
     ts_modules: Path | None = None,
+    floor: bool = True,
 ) -> Results:
     from cctui.core import SessionManager
     from cctui.mcp_server.server import build_server
@@ -565,6 +631,17 @@ async def run(
                             TsClient.run(ts_modules, "stdio", json.dumps(child))
                         )
                         variants.append(Variant("ts-stdio", await ts.turn()))
+                if floor:
+                    from mcp.client.streamable_http import streamable_http_client
+
+                    if stdio:
+                        remote = await stack.enter_async_context(mcp_client(floor_stdio(env)))
+                        variants.append(Variant("floor-stdio", floor_turn(remote)))
+                    if http:
+                        url = await stack.enter_async_context(floor_http(env))
+                        target = streamable_http_client(url)
+                        remote = await stack.enter_async_context(mcp_client(target))
+                        variants.append(Variant("floor-http", floor_turn(remote)))
                 await interleaved(variants, turns)
                 spawn = await spawn_rounds(env, manager, inmem, spawns) if spawns else {}
         finally:
@@ -611,6 +688,13 @@ def report(results: Results, turns: int, variants: list[Variant]) -> None:
         print("\ncctui's own cost per turn, FakeDriver instead of the CLI (median ms):")
         for name, t in results.fake.items():
             print(f"  {LABELS[name]:34} {t * 1e3:7.2f}            x (a) {t / mbase:7.1f}")
+    floors = [(k, f) for k, f in FLOORS.items() if k in results.turns and f in results.turns]
+    if floors:
+        print("\ncctui in its own process over the bare mcp SDK server, same transport and client:")
+        for k, f in floors:
+            over = results.turns[k] / results.turns[f]
+            floor = results.turns[f] / base
+            print(f"  {LABELS[k]:34} x floor {over:5.2f}   (the floor itself: x SDK {floor:5.2f})")
     for what, keys in (
         ("MCP to cctui in its own process", DEPLOYED),
         ("MCP in the caller's process", ("mcp", "http")),
@@ -636,6 +720,7 @@ def main(argv: list[str] | None = None) -> Results:
     )
     parser.add_argument("--no-http", action="store_true", help="skip (c), Streamable HTTP")
     parser.add_argument("--no-stdio", action="store_true", help="skip (d), cctui serve --stdio")
+    parser.add_argument("--no-floor", action="store_true", help="skip (f), the bare mcp SDK server")
     parser.add_argument(
         "--ts-client",
         type=Path,
@@ -652,6 +737,7 @@ def main(argv: list[str] | None = None) -> Results:
             args.fake_calls,
             stdio=not args.no_stdio,
             ts_modules=args.ts_client.resolve() if args.ts_client else None,
+            floor=not args.no_floor,
         )
     )
 
