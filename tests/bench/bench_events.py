@@ -45,10 +45,16 @@ MESSAGE_DELTAS = 100
 
 @dataclass
 class Workload:
-    """One turn's steps and how many events the session publishes for it."""
+    """One turn's steps, the frames the driver emits for it, the messages it completes."""
 
     steps: list[Step]
     events: int
+    """Frames: each delta, each whole message, each tool call and outcome."""
+    texts: int = 0
+    """Assistant messages the turn completes (each published whole once at its end; the
+    deltas before it are published at most every ``TEXT_PACE_S``, not one event each)."""
+    chars: int = 0
+    """The characters of those messages together."""
 
 
 def many_messages(deltas: int) -> Workload:
@@ -56,19 +62,24 @@ def many_messages(deltas: int) -> Workload:
     messages = max(1, deltas // MESSAGE_DELTAS)
     body = DELTA * MESSAGE_DELTAS
     return Workload(
-        [text(body, chunk=len(DELTA)) for _ in range(messages)], messages * (MESSAGE_DELTAS + 1)
+        [text(body, chunk=len(DELTA)) for _ in range(messages)],
+        messages * (MESSAGE_DELTAS + 1),
+        messages,
+        messages * len(body),
     )
 
 
 def one_message(deltas: int) -> Workload:
     """One message of ``deltas`` deltas."""
-    return Workload([text(DELTA * deltas, chunk=len(DELTA))], deltas + 1)
+    return Workload([text(DELTA * deltas, chunk=len(DELTA))], deltas + 1, 1, len(DELTA) * deltas)
 
 
 def short_messages(count: int) -> Workload:
     """``count`` complete messages (no deltas): one event and one ring slot each."""
     return Workload(
-        [emit(AssistantText(f"msg_bench_{i}", f"hello there {i}")) for i in range(count)], count
+        [emit(AssistantText(f"msg_bench_{i}", f"hello there {i}")) for i in range(count)],
+        count,
+        count,
     )
 
 
@@ -111,14 +122,20 @@ async def idle_session(steps: Sequence[Step]) -> AsyncIterator[tuple[Any, str]]:
 
 
 class Counter:
-    """The one subscriber: counts events, resolves a future on each turn's result."""
+    """The one subscriber: counts events and whole messages (and their characters), resolves
+    a future on each turn's result."""
 
     def __init__(self) -> None:
         self.events = 0
+        self.texts = 0
+        self.chars = 0
         self.done: asyncio.Future[None] | None = None
 
     def __call__(self, event: Any) -> None:
         self.events += 1
+        if event.kind == "text" and event.complete:
+            self.texts += 1
+            self.chars += len(event.text)
         if event.kind == "result" and self.done is not None and not self.done.done():
             self.done.set_result(None)
 
@@ -144,12 +161,13 @@ async def session_runner(work: Workload, waiter: bool = False) -> AsyncIterator[
         await counter.turn(manager, sid, waiter)
 
         async def timed() -> float:
-            before = counter.events
+            texts, chars = counter.texts, counter.chars
             start = time.perf_counter()
             await counter.turn(manager, sid, waiter)
             elapsed = time.perf_counter() - start
-            # Init publishes nothing; the turn adds status changes and the result.
-            assert counter.events - before >= work.events, (counter.events - before, work.events)
+            # Every message arrived whole: all the deltas went through.
+            assert counter.texts - texts == work.texts, (counter.texts - texts, work.texts)
+            assert counter.chars - chars == work.chars, (counter.chars - chars, work.chars)
             return elapsed
 
         yield timed
@@ -279,7 +297,7 @@ async def run(deltas: int, big: int, small: int, repeat: int = 7, quiet: bool = 
         f"  baseline deque.append + no-op callback  {base * 1e3:8.1f} ms "
         f"({many.events / base / 1e6:.1f} M/s)"
     )
-    say(f"{'':42} {'ms':>8} {'events/s':>10} {'x deque':>8} {'x driver':>9}")
+    say(f"{'':42} {'ms':>8} {'frames/s':>10} {'x deque':>8} {'x driver':>9}")
     rows: list[tuple[str, float]] = []
     for name, t, drv, events in (
         ("FakeDriver frames alone", driver, None, many.events),
