@@ -8,11 +8,12 @@ the pane shows does not change from run to run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
 import subprocess
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from textual.widgets import Input
 from cctui.claude.frames import RewindAnswer
 from cctui.config import load_settings
 from cctui.core import SessionConfig, SessionManager
+from cctui.fs.atomic import locked
 from cctui.tui import clock
 from cctui.tui.app import CctuiApp
 from cctui.tui.screens.approval import ApprovalScreen
@@ -35,6 +37,9 @@ from tests.fakes.fake_driver import fake_driver_factory, plan, text, tool
 from tests.snapshot_apps.history import write_history, write_transcript
 
 ROOT = Path("/tmp/cctui-demo")
+LOCK = Path("/tmp/cctui-demo.lock")
+"""Held while a demo app runs (``demo_root``): the roots are fixed, so two test runs on one
+machine take turns instead of rebuilding each other's files mid-run."""
 NOW = datetime.now(UTC).replace(microsecond=0)
 """Frozen for the app; the fake core stamps real times, which all read as "now"."""
 SIZE = (130, 36)
@@ -452,6 +457,13 @@ async def _counted(manager: SessionManager, session_id: str) -> None:
         if loop.time() > deadline:
             raise RuntimeError(f"no change count for {session_id} within 60 s")
         await asyncio.sleep(0.02)
+
+
+@contextlib.contextmanager
+def demo_root() -> Iterator[None]:
+    """The demo's directories for one app's run, waiting for another run's app to finish."""
+    with locked(LOCK):
+        yield
 
 
 def demo_app(scenario: str) -> DemoApp:

@@ -9,7 +9,7 @@ from pathlib import Path
 from textual.widgets import Input
 
 from cctui.tui.screens.decision import DecisionModal
-from tests.snapshot_apps.demo import SIZE, demo_app, ready
+from tests.snapshot_apps.demo import SIZE, demo_app, demo_root, ready
 
 OUT = Path(__file__).resolve().parents[2] / "screenshots"
 SHOTS = {
@@ -34,9 +34,10 @@ SHOTS = {
 async def shoot(scenario: str, name: str) -> Path:
     """Run one scenario and save its screen as ``screenshots/<name>.svg``."""
     app = demo_app(scenario)
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(scenario)(pilot)
-        path = app.save_screenshot(filename=f"{name}.svg", path=str(OUT))
+    with demo_root():
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(scenario)(pilot)
+            path = app.save_screenshot(filename=f"{name}.svg", path=str(OUT))
     return Path(path)
 
 

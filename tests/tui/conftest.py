@@ -21,8 +21,16 @@ from cctui.tui import clock
 from cctui.tui.app import CctuiApp
 from cctui.tui.screens.decision import DecisionModal
 from tests.fakes.fake_driver import FakeDriverFactory, Script, fake_driver_factory
+from tests.snapshot_apps import demo
 
 SIZE = (130, 36)
+
+
+@pytest.fixture
+def demo_root() -> Iterator[None]:
+    """The snapshot demo's fixed directories, held for the test (``demo.demo_root``)."""
+    with demo.demo_root():
+        yield
 
 
 @pytest.fixture(autouse=True)

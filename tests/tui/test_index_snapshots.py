@@ -23,6 +23,8 @@ from tests.history import make_lines as mk
 from tests.snapshot_apps import demo
 from tests.snapshot_apps.demo import SIZE, DemoApp, settle
 
+pytestmark = pytest.mark.usefixtures("demo_root")
+
 ROOT = Path("/tmp/cctui-demo-index")
 
 

@@ -8,6 +8,8 @@ import pytest
 
 from tests.snapshot_apps.demo import SIZE, demo_app, ready
 
+pytestmark = pytest.mark.usefixtures("demo_root")
+
 SCENARIOS = {
     "main": "the main screen: history and live sessions, a finished turn in the pane",
     "empty": "no sessions anywhere and no ~/.claude: what to do next",
