@@ -52,7 +52,7 @@ DEPLOYED = ("stdio", "http-child", "ts-stdio", "ts-http")
 """The variants as cctui is used: its server in a process of its own, the caller in another
 (the target is judged on these; the in-process ones show what each layer costs)."""
 
-Turn = Callable[[str], Awaitable[None]]
+Turn = Callable[[str], Awaitable[object]]
 
 
 @dataclass
@@ -159,7 +159,12 @@ def sdk_options(env: Offline) -> Any:
     return replace(options, can_use_tool=allow, stderr=lambda _line: None)
 
 
-async def sdk_turn(client: Any, prompt: str) -> None:
+async def sdk_turn(client: Any, prompt: str) -> str | None:
+    """One turn on a connected ``ClaudeSDKClient``; its result text.
+
+    Raises:
+        RuntimeError: the turn ended without a result, or with an error.
+    """
     from claude_agent_sdk import ResultMessage
 
     await client.query(prompt)
@@ -169,6 +174,8 @@ async def sdk_turn(client: Any, prompt: str) -> None:
             result = message
     if result is None or result.is_error:
         raise RuntimeError(f"SDK turn failed: {result!r}")
+    text: str | None = result.result
+    return text
 
 
 @contextlib.asynccontextmanager

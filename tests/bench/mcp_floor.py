@@ -29,10 +29,9 @@ class TurnOut(BaseModel):
 
 
 async def serve(args: argparse.Namespace) -> None:
-    from claude_agent_sdk import ResultMessage
     from mcp.server.mcpserver import MCPServer
 
-    from tests.bench.bench_turns import Offline, sdk_session
+    from tests.bench.bench_turns import Offline, sdk_session, sdk_turn
 
     env = Offline(args.home, args.project, args.state, args.cli)
     server = MCPServer("floor")
@@ -41,14 +40,10 @@ async def serve(args: argparse.Namespace) -> None:
         @server.tool()
         async def turn(prompt: str) -> TurnOut:
             """Send ``prompt`` to the warm session and wait for its result."""
-            await client.query(prompt)
-            result = None
-            async for message in client.receive_response():
-                if isinstance(message, ResultMessage):
-                    result = message
-            if result is None or result.is_error:
+            try:
+                return TurnOut(reason="turn_ended", reply=await sdk_turn(client, prompt))
+            except RuntimeError:
                 return TurnOut(reason="error", reply=None)
-            return TurnOut(reason="turn_ended", reply=result.result)
 
         if args.http is not None:
             await server.run_streamable_http_async(host="127.0.0.1", port=args.http)
