@@ -275,19 +275,19 @@ class SessionPane(Vertical):
         if row is None:
             return
         glyph, label, var = fmt.badge(row.status)
-        bits = [row.project or "", str(row.cwd or ""), row.session_id[:8]]
+        # One line, cut at the pane's width: what changes and matters first, the path last.
+        bits = [row.project or ""]
         if row.worktree_label is not None:
             hint = {"active": "f: finish", "gone": "removed by hand · f: finish"}.get(
                 row.worktree or ""
             )
-            bits.insert(1, row.worktree_label + (f" · {hint}" if hint else ""))
-        steer = self._mode_and_model(row)
-        if steer:
-            bits.append(steer)
-        if row.cost_usd:
-            bits.append(fmt.cost(row.cost_usd))
+            bits.append(row.worktree_label + (f" · {hint}" if hint else ""))
         if row.pending:
             bits.append(f"{row.pending} waiting for you")
+        bits.append(self._mode_and_model(row))
+        if row.cost_usd:
+            bits.append(fmt.cost(row.cost_usd))
+        bits += [row.session_id[:8], str(row.cwd or "")]
         header = Content.assemble(
             (f"{glyph} {label}", f"bold ${var}"),
             "  ",
@@ -297,7 +297,8 @@ class SessionPane(Vertical):
         )
         if header != self._header:  # called on every batch: unchanged must not cost a layout
             self._header = header
-            self.query_one(SessionHeader).update(header)
+            # Its height is fixed (main.tcss): a repaint, not a layout of the screen.
+            self.query_one(SessionHeader).update(header, layout=False)
 
     def _mode_and_model(self, row: SessionRow) -> str:
         """``plan mode · sonnet``: the mode and model of a session cctui knows (shift+tab, M)."""
