@@ -27,6 +27,8 @@ class TranscriptInfo:
     title: str | None = None
     last_activity: datetime | None = None
     """When the transcript was last written (what "active" shows for it)."""
+    created_at: datetime | None = None
+    """When the session began (its first entry's time), if the transcript says."""
 
 
 def find_session(session_id: str, config_dir: Path) -> TranscriptInfo | None:
@@ -42,7 +44,10 @@ def find_session(session_id: str, config_dir: Path) -> TranscriptInfo | None:
             info = None
         if info is not None and info.cwd:
             written = datetime.fromtimestamp(info.last_modified / 1000, UTC)
-            return TranscriptInfo(session_id, Path(info.cwd), info.summary or None, written)
+            began = datetime.fromtimestamp(info.created_at / 1000, UTC) if info.created_at else None
+            return TranscriptInfo(
+                session_id, Path(info.cwd), info.summary or None, written, created_at=began
+            )
     return _scan(session_id, config_dir)
 
 
@@ -58,17 +63,34 @@ def _scan(session_id: str, config_dir: Path) -> TranscriptInfo | None:
         try:
             # errors="replace": a transcript with bytes that are not UTF-8 is still resumable.
             with path.open(encoding="utf-8", errors="replace") as fh:
+                began: datetime | None = None
                 for _, line in zip(range(200), fh, strict=False):
                     try:
                         entry = json.loads(line)
                     except ValueError:
                         continue
-                    if isinstance(entry, dict) and isinstance(entry.get("cwd"), str):
+                    if not isinstance(entry, dict):
+                        continue
+                    began = began or _timestamp(entry.get("timestamp"))
+                    if isinstance(entry.get("cwd"), str):
                         written = datetime.fromtimestamp(path.stat().st_mtime, UTC)
-                        return TranscriptInfo(session_id, Path(entry["cwd"]), None, written)
+                        return TranscriptInfo(
+                            session_id, Path(entry["cwd"]), None, written, created_at=began
+                        )
         except OSError:
             continue
     return None
+
+
+def _timestamp(value: object) -> datetime | None:
+    """An entry's ISO ``timestamp`` (``...Z``) as an aware time; None if it is not one."""
+    if not isinstance(value, str):
+        return None
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 PLAN_WRITERS = ("Write", "Edit", "MultiEdit")

@@ -171,14 +171,15 @@ class SessionRecord(BaseModel):
         status: SessionStatus,
         forked_from: str | None = None,
         last_activity: datetime | None = None,
+        created_at: datetime | None = None,
     ) -> SessionRecord:
         """A record for a session cctui takes on now (created, forked or adopted; an
-        adopted one keeps its transcript's ``last_activity``)."""
+        adopted one keeps its transcript's ``created_at`` and ``last_activity``)."""
         now = datetime.now(UTC)
         return cls(
             session_id=session_id,
             config=config,
-            created_at=now,
+            created_at=created_at or now,
             last_activity=last_activity or now,
             title=title,
             status=status,

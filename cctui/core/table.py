@@ -121,13 +121,15 @@ class SessionTable:
             )
         config = default_config(settings, found.cwd, title=found.title)
         # Looking at a past session (the TUI's preview reads its events) must not make it
-        # look active now: it keeps the time its transcript was last written.
+        # look new or active now: it keeps the times its transcript says it began and was
+        # last written.
         record = SessionRecord.fresh(
             session_id,
             config,
             title=found.title,
             status=S.COMPLETED,
             last_activity=found.last_activity,
+            created_at=found.created_at,
         )
         session = Session(self.host, session_id, config, record=record)
         self._sessions[session_id] = session

@@ -754,16 +754,22 @@ async def test_a_reachable_owner_is_asked_between_calls_and_falls_back_when_it_c
         assert item.route == "nobody", (asker, item)
 
 
-async def test_a_past_session_looked_at_keeps_its_last_activity(
+async def test_a_past_session_looked_at_keeps_its_times(
     make_manager: MakeManager, project: Path, tmp_path: Path
 ) -> None:
     """Reading a past session's events (the TUI's preview does) joins it as completed with
-    the time its transcript was written, not now: it must not jump to the top as "now"."""
+    the times its transcript began and was written, not now: it must not jump to the top
+    as "now", nor be taken for a session started now."""
     sid = "0c5e2f8e-1111-4222-8333-444455557777"
     transcripts = tmp_path / "claude" / "projects" / "-proj"
     transcripts.mkdir(parents=True)
     path = transcripts / f"{sid}.jsonl"
-    path.write_text(json.dumps({"type": "user", "cwd": str(project), "sessionId": sid}) + "\n")
+    began = "2026-11-20T08:15:30.250Z"
+    entries = [
+        {"type": "summary", "summary": "an old chat", "leafUuid": "x"},
+        {"type": "user", "cwd": str(project), "sessionId": sid, "timestamp": began},
+    ]
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
     written = datetime.now(UTC) - timedelta(days=3)
     os.utime(path, (written.timestamp(), written.timestamp()))
     manager = make_manager()
@@ -771,3 +777,4 @@ async def test_a_past_session_looked_at_keeps_its_last_activity(
     info = manager.get(sid)
     assert info.status == S.COMPLETED
     assert abs((info.last_activity - written).total_seconds()) < 1
+    assert info.created_at == datetime(2026, 11, 20, 8, 15, 30, 250000, tzinfo=UTC)
