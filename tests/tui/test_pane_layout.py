@@ -1,14 +1,19 @@
-"""The session pane stays the same size while output streams: its header is two lines
+"""The session pane: it stays the same size while output streams (its header is two lines
 whatever they hold, and the transcript keeps its scrollbar's column, so a batch of output
-repaints what changed instead of measuring and rendering the reply again."""
+repaints what changed instead of measuring and rendering the reply again), and a session
+with a past before cctui offers that past."""
 
 from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
 
 from textual.geometry import Region
 from textual.widget import Widget
 
 from cctui.core import SessionConfig
 from cctui.tui.markdown import MarkdownView
+from cctui.tui.widgets.session_pane import LoadEarlier
 from cctui.tui.widgets.transcript import Transcript
 from tests.fakes.fake_driver import text
 from tests.tui.conftest import Harness, RunApp
@@ -59,3 +64,34 @@ async def test_the_header_keeps_two_lines_and_puts_what_changes_before_the_path(
         assert len(rows) == 2 and header.outer_size.height == 3  # two lines and the rule
         assert "$0." in rows[1]  # the cost, before the path that runs out of room
         assert rows[1].endswith("…") and str(deep)[:3] in rows[1]
+
+
+async def test_a_past_session_resumed_from_cctui_offers_its_earlier_conversation(
+    run_app: RunApp,
+) -> None:
+    """A session known only from its transcript, resumed by a message: the pane shows the
+    new output and a line that loads the conversation from before it (the session began
+    days ago, not when cctui took it on)."""
+    async with run_app({"*": [text("picked up where we left off")]}) as h:
+        sid = "6a0b3c2d-1111-4222-8333-444455556666"
+        began = datetime.now(UTC) - timedelta(days=2)
+        folder = h.app.settings.claude_config_dir / "projects" / "-proj"
+        folder.mkdir(parents=True)
+        entries = [
+            {
+                "type": "user",
+                "uuid": "u1",
+                "sessionId": sid,
+                "cwd": str(h.project),
+                "timestamp": began.isoformat(),
+                "message": {"role": "user", "content": "the first question"},
+            },
+        ]
+        (folder / f"{sid}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries))
+        await h.manager.send(sid, "go on")
+        await h.settle(sid)
+        h.app.main.open_session(sid)
+        await h.app.settle()
+        pane = h.app.main.pane
+        await h.until(lambda: bool(pane.query(LoadEarlier)))
+        assert [view.text for view in pane.query(MarkdownView)] == ["picked up where we left off"]
