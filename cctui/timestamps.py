@@ -10,6 +10,19 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 
+def parse_iso(value: object) -> datetime | None:
+    """An ISO 8601 stamp as Claude Code writes them (``...Z``) as an aware time; a stamp
+    without a zone is UTC. None when ``value`` is not such a string."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    # Naive datetimes would not compare with the aware ones everywhere else.
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
 def iso_z(when: datetime, timespec: str = "milliseconds") -> str:
     """``when`` in UTC as ``2026-02-05T12:00:00.123Z`` (a naive datetime is taken as UTC)."""
     if when.tzinfo is None:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from cctui.timestamps import parse_iso
+
 log = logging.getLogger(__name__)
 
 
@@ -71,7 +73,7 @@ def _scan(session_id: str, config_dir: Path) -> TranscriptInfo | None:
                         continue
                     if not isinstance(entry, dict):
                         continue
-                    began = began or _timestamp(entry.get("timestamp"))
+                    began = began or parse_iso(entry.get("timestamp"))
                     if isinstance(entry.get("cwd"), str):
                         written = datetime.fromtimestamp(path.stat().st_mtime, UTC)
                         return TranscriptInfo(
@@ -80,17 +82,6 @@ def _scan(session_id: str, config_dir: Path) -> TranscriptInfo | None:
         except OSError:
             continue
     return None
-
-
-def _timestamp(value: object) -> datetime | None:
-    """An entry's ISO ``timestamp`` (``...Z``) as an aware time; None if it is not one."""
-    if not isinstance(value, str):
-        return None
-    try:
-        when = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 PLAN_WRITERS = ("Write", "Edit", "MultiEdit")

@@ -18,8 +18,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
+
+from cctui.timestamps import parse_iso
 
 TEXT_LIMIT = 64 * 1024
 """Characters of a prompt or an assistant text block that are indexed."""
@@ -248,14 +249,5 @@ def _str(value: Any) -> str | None:
 
 def timestamp(value: Any) -> float | None:
     """Epoch seconds of an ISO-8601 stamp (UTC when it has no zone); ``None`` if unreadable."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if when.tzinfo is None:
-        from datetime import UTC
-
-        when = when.replace(tzinfo=UTC)
-    return when.timestamp()
+    when = parse_iso(value)
+    return None if when is None else when.timestamp()

@@ -13,7 +13,6 @@ import json
 import logging
 import threading
 from collections import OrderedDict
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ import anyio.to_thread
 from cctui.errors import CctuiError, SessionNotFound
 from cctui.history import _sdk
 from cctui.history.models import ToolCall, ToolResult, TranscriptMessage, TranscriptPage
+from cctui.timestamps import parse_iso
 
 logger = logging.getLogger(__name__)
 
@@ -262,21 +262,9 @@ def _simplify(
         tool_calls=tuple(calls),
         tool_results=tuple(results),
         thinking=thinking,
-        timestamp=_when(stamp),
+        timestamp=parse_iso(stamp),
         model=model if isinstance(model, str) else None,
     )
-
-
-def _when(stamp: Any) -> datetime | None:
-    if not isinstance(stamp, str):
-        return None
-    try:
-        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    # A stamp without a zone is UTC (what the CLI writes); naive datetimes would not compare
-    # with the aware ones everywhere else.
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def _cut(text: str, n: int) -> str:

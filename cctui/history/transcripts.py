@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from cctui.history import _sdk
+from cctui.timestamps import parse_iso
 
 logger = logging.getLogger(__name__)
 
@@ -55,16 +56,6 @@ def _ms_to_dt(ms: int | None) -> datetime | None:
     return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=UTC)
 
 
-def _iso(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
-
-
 def _last_timestamp(tail: bytes) -> datetime | None:
     """The last ISO ``"timestamp"`` in the tail (one rfind; the SDK's scan visits every one)."""
     key = b'"timestamp":"'
@@ -73,7 +64,7 @@ def _last_timestamp(tail: bytes) -> datetime | None:
         return None
     start = pos + len(key)
     end = tail.find(b'"', start, start + 40)
-    return _iso(tail[start:end].decode("ascii", "replace")) if end > start else None
+    return parse_iso(tail[start:end].decode("ascii", "replace")) if end > start else None
 
 
 def _cost_from_tail(tail: bytes) -> float | None:
