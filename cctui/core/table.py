@@ -44,12 +44,14 @@ class SessionTable:
         cctui on the same state directory owns the rest)."""
         self._written: dict[str, SessionRecord] = {}
         """Each session's record as this process last read or wrote it (an unchanged one is
-        not written again: its copy may be stale)."""
+        not written again: its copy may be stale). Updated under ``_write_lock`` by whichever
+        thread wrote; the loop only reads single entries."""
         self._flush_handle: asyncio.TimerHandle | None = None
         self._writing: asyncio.Task[None] | None = None
         """The batch a worker thread is writing, if any (the next waits for it)."""
         self._write_lock = threading.Lock()
-        """Held through each registry save, the worker's or a synchronous ``flush``."""
+        """Held through each registry save and its note in ``_written``, the worker's or a
+        synchronous ``flush``'s: the notes follow the order of the writes."""
 
     def __iter__(self) -> Iterator[Session]:
         return iter(list(self._sessions.values()))
@@ -158,8 +160,8 @@ class SessionTable:
             self._flush_handle.cancel()
             self._flush_handle = None
         records = self._changed()
-        if records and self._write(records):
-            self._kept(records)
+        if records:
+            self._write(records)
 
     def _schedule(self) -> None:
         if self._flush_handle is None and self._writing is None:
@@ -177,8 +179,7 @@ class SessionTable:
 
     async def _write_in_thread(self, records: list[SessionRecord]) -> None:
         try:
-            if await asyncio.to_thread(self._write, records):
-                self._kept(records)
+            await asyncio.to_thread(self._write, records)
         finally:
             self._writing = None
             if self._dirty:
@@ -190,17 +191,14 @@ class SessionTable:
         records = [self._sessions[sid].record() for sid in dirty if sid in self._sessions]
         return [r for r in records if r != self._written.get(r.session_id)]
 
-    def _write(self, records: list[SessionRecord]) -> bool:
-        """Save ``records`` (from any thread, one save at a time); False if it failed."""
+    def _write(self, records: list[SessionRecord]) -> None:
+        """Save ``records`` and note them as written (from any thread, one save at a time)."""
         with self._write_lock:
             try:
                 self.registry.save(records)
             except OSError:
                 log.exception("cannot save the session registry")
-                return False  # still differs from the file: the next save_all retries it
-        return True
-
-    def _kept(self, records: list[SessionRecord]) -> None:
-        # Also a record the registry kept another process's newer copy of: ours is
-        # stale, and writing it again later (unchanged) would bring it back.
-        self._written.update((r.session_id, r) for r in records)
+                return  # still differs from the file: the next save_all retries it
+            # Also a record the registry kept another process's newer copy of: ours is
+            # stale, and writing it again later (unchanged) would bring it back.
+            self._written.update((r.session_id, r) for r in records)
