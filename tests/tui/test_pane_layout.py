@@ -14,7 +14,7 @@ from textual.widget import Widget
 from cctui.core import SessionConfig
 from cctui.tui.markdown import MarkdownView
 from cctui.tui.widgets.session_pane import LoadEarlier
-from cctui.tui.widgets.transcript import Transcript
+from cctui.tui.widgets.transcript import Note, Transcript
 from tests.fakes.fake_driver import text
 from tests.tui.conftest import Harness, RunApp
 
@@ -95,3 +95,45 @@ async def test_a_past_session_resumed_from_cctui_offers_its_earlier_conversation
         pane = h.app.main.pane
         await h.until(lambda: bool(pane.query(LoadEarlier)))
         assert [view.text for view in pane.query(MarkdownView)] == ["picked up where we left off"]
+
+
+async def test_output_that_grows_the_transcript_is_laid_out_once(run_app: RunApp) -> None:
+    """New output changes the transcript's scrollable height: the layout that places it also
+    scrolls to it, and no second pass follows because that height changed."""
+    async with run_app({"*": [text(PARAGRAPHS, chunk=400)]}) as h:
+        await _opened(h, "write a lot")
+        transcript = h.app.main.pane.query_one(Transcript)
+        await h.until(lambda: transcript.max_scroll_y > 0)
+        await h.app.settle()
+        screen = h.app.screen
+        layouts = 0
+        refresh_layout = screen._refresh_layout
+
+        def counted(*args: object, **kwargs: object) -> None:
+            nonlocal layouts
+            layouts += 1
+            refresh_layout(*args, **kwargs)
+
+        screen._refresh_layout = counted
+        transcript.note("one more line")
+        await h.until(lambda: bool(transcript.query(Note)) and transcript.query_one(Note).region)
+        await h.app.settle()
+        note = transcript.query_one(Note)
+        assert transcript.children[-1] is note
+        assert note.region.bottom == transcript.region.bottom  # followed: the note is last
+        assert layouts == 1
+
+
+async def test_a_resized_transcript_still_shows_the_end(run_app: RunApp) -> None:
+    """The transcript's own new size does lay it out again: an anchored view is scrolled to
+    the end of the new height, taller or shorter."""
+    async with run_app({"*": [text(PARAGRAPHS, chunk=400)]}) as h:
+        await _opened(h, "write a lot")
+        transcript = h.app.main.pane.query_one(Transcript)
+        await h.until(lambda: transcript.max_scroll_y > 0)
+        for size in ((100, 20), (140, 44), (90, 30)):
+            await h.pilot.resize_terminal(*size)
+            await h.app.settle()
+            await h.until(lambda: transcript.outer_size.height > 0)
+            assert transcript.max_scroll_y > 0
+            assert transcript.scroll_y == transcript.max_scroll_y, size

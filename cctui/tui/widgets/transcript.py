@@ -26,6 +26,7 @@ from typing import Any
 from textual import on
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Button
 
@@ -312,6 +313,17 @@ class Transcript(VerticalScroll):
     def _earlier_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.show_earlier()
+
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        # Textual calls this right after a layout has placed the new output (and scrolled an
+        # anchored view to it). When only the scrollable height grew, its reactive would ask
+        # for a second layout of the whole screen, which repaints the pane for nothing: 10-25
+        # ms a batch of streamed output on a small machine. A new size of the transcript
+        # itself (a resize, rare) keeps Textual's own second pass.
+        layout = layout and size != self.outer_size
+        return super()._size_updated(size, virtual_size, container_size, layout)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
