@@ -11,10 +11,10 @@ from datetime import UTC, datetime, timedelta
 from textual.geometry import Region
 from textual.widget import Widget
 
-from cctui.core import SessionConfig
+from cctui.core import AssistantTextEvent, SessionConfig
 from cctui.tui.markdown import MarkdownView
 from cctui.tui.widgets.session_pane import LoadEarlier
-from cctui.tui.widgets.transcript import Note, Transcript
+from cctui.tui.widgets.transcript import Transcript
 from tests.fakes.fake_driver import text
 from tests.tui.conftest import Harness, RunApp
 
@@ -97,14 +97,21 @@ async def test_a_past_session_resumed_from_cctui_offers_its_earlier_conversation
         assert [view.text for view in pane.query(MarkdownView)] == ["picked up where we left off"]
 
 
-async def test_output_that_grows_the_transcript_is_laid_out_once(run_app: RunApp) -> None:
-    """New output changes the transcript's scrollable height: the layout that places it also
-    scrolls to it, and no second pass follows because that height changed."""
-    async with run_app({"*": [text(PARAGRAPHS, chunk=400)]}) as h:
-        await _opened(h, "write a lot")
+async def test_a_reply_that_grows_is_laid_out_once(run_app: RunApp) -> None:
+    """A batch that lengthens the reply on screen: the layout that places the longer text
+    also scrolls to it, and no second pass follows because the chunk and the transcript
+    grew (Textual's own reaction to a new size)."""
+    async with run_app({"*": [text("a first reply")]}) as h:
+        sid = await _opened(h, "hi")
         transcript = h.app.main.pane.query_one(Transcript)
-        await h.until(lambda: transcript.max_scroll_y > 0)
+
+        def grown_to(n: int) -> AssistantTextEvent:
+            return AssistantTextEvent(session_id=sid, message_id="later", text=PARAGRAPHS[:n])
+
+        transcript.apply([grown_to(1000)])  # more than the pane shows
+        await h.until(lambda: bool(transcript.vertical_scrollbar.outer_size))
         await h.app.settle()
+        block = transcript.blocks[-1]
         screen = h.app.screen
         layouts = 0
         refresh_layout = screen._refresh_layout
@@ -115,12 +122,12 @@ async def test_output_that_grows_the_transcript_is_laid_out_once(run_app: RunApp
             refresh_layout(*args, **kwargs)
 
         screen._refresh_layout = counted
-        transcript.note("one more line")
-        await h.until(lambda: bool(transcript.query(Note)) and transcript.query_one(Note).region)
+        scrolled = transcript.max_scroll_y
+        transcript.apply([grown_to(1400)])  # under a chunk: the same widget, taller
+        await h.until(lambda: transcript.max_scroll_y > scrolled)
         await h.app.settle()
-        note = transcript.query_one(Note)
-        assert transcript.children[-1] is note
-        assert note.region.bottom == transcript.region.bottom  # followed: the note is last
+        assert transcript.blocks[-1] is block and block.text == PARAGRAPHS[:1400]
+        assert transcript.scroll_y == transcript.max_scroll_y  # followed to the end
         assert layouts == 1
 
 

@@ -94,7 +94,7 @@ async def test_a_reply_cut_into_chunks_reads_as_the_whole_text() -> None:
 async def test_a_finished_chunk_is_rendered_once_however_often_the_pane_paints() -> None:
     from tests.bench.bench_tui import reply_markdown
 
-    body = reply_markdown(8)
+    body = reply_markdown(4)  # a few chunks, none folded away
     app = _Host()
     async with app.run_test(size=(WIDTH + 10, 60)) as pilot:
         transcript = app.query_one(Transcript)
@@ -112,6 +112,7 @@ async def test_a_finished_chunk_is_rendered_once_however_often_the_pane_paints()
         await pilot.pause()
         transcript.refresh(layout=True)
         await pilot.pause()
+        assert transcript.folded == 0 and first in transcript.blocks[:-1]
         assert first.visual is visual and visual.renders == renders
 
 
@@ -140,6 +141,39 @@ async def test_a_long_reply_keeps_about_one_and_a_half_pane_heights_mounted() ->
         assert shown <= transcript.window() + Transcript.TRIM_STEP + 1 + 1500 // 40
         # What is mounted fills the pane: the end is on screen with text above it.
         assert shown >= rows
+
+
+async def test_a_long_reply_followed_batch_by_batch_reuses_the_chunk_widgets_it_folds() -> None:
+    """Following a long reply, each batch folds chunks at the top and adds chunks at the
+    end: the folded chunk widgets are moved down and given the new text (a mount per chunk
+    would take turns of the loop, with a paint between them), and what is mounted reads, in
+    order, as the end of the reply."""
+    from tests.bench.bench_tui import END, reply_markdown
+
+    body = reply_markdown(60)
+    app = _Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        transcript = app.query_one(Transcript)
+        transcript.styles.height = 30
+        await pilot.pause()
+        made: set[Widget] = set()
+        steps = 15
+        for k in range(1, steps + 1):
+            n = len(body) * k // steps
+            event = AssistantTextEvent(
+                session_id="s", message_id="m", text=body[:n], complete=n == len(body)
+            )
+            transcript.apply([event])
+            await pilot.pause()
+            made |= set(transcript.blocks)
+        blocks = transcript.blocks
+        chunks = transcript.folded + len(blocks)
+        assert chunks > 3 * len(blocks)  # most of the reply was folded on the way
+        assert len(made) <= len(blocks) + 2  # ...by widgets that took the newer text
+        drawn = "".join(block.text for block in blocks)
+        assert drawn.endswith(END) and body.endswith(drawn)
+        assert transcript.text_of("m") == body
+        assert _drawn(transcript)[-1].endswith(END.rstrip())
 
 
 async def test_a_reply_s_text_can_be_selected_as_in_textual_s_own_widgets() -> None:

@@ -15,7 +15,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.events import Click
+from textual.geometry import Size
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from cctui.tui import render
@@ -29,19 +31,40 @@ _TOOL_STATE = {
 }
 
 
-class UserBlock(Static):
+class OneLayout(Widget):
+    """A widget whose growth does not ask for a second layout of the screen.
+
+    Textual sets a widget's size right after the layout that placed it, and its
+    ``virtual_size`` reactive then asks for another layout: the whole screen arranged and the
+    widget painted again. A transcript grows with every batch of output (a longer last chunk,
+    a taller scrollable height), and the layout that placed the growth already measured it:
+    the second pass cost 10-25 ms of a small machine per batch for nothing. A widget's first
+    size keeps it: a new widget can be measured before it has its final width, and without
+    that pass a new chunk of reply was rendered at two widths.
+
+    Listed after the Textual base (``class Note(Static, OneLayout)``): Textual takes a
+    widget's default CSS and type selectors from its first base only."""
+
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        placed = bool(self.outer_size)
+        return super()._size_updated(size, virtual_size, container_size, layout and not placed)
+
+
+class UserBlock(Static, OneLayout):
     """A message sent to the session."""
 
 
-class Note(Static):
+class Note(Static, OneLayout):
     """A one-line status change, approval note or error."""
 
 
-class ResultBlock(Static):
+class ResultBlock(Static, OneLayout):
     """The end of a turn: outcome, turns, cost, time."""
 
 
-class AssistantBlock(MarkdownView):
+class AssistantBlock(MarkdownView, OneLayout):
     """One chunk of an assistant message (``chunks.Chunker``), drawn as one widget.
 
     A newer text of the chunk replaces the visual: the last chunk of a streaming reply is
@@ -66,7 +89,7 @@ class ToolTitle(Static, can_focus=True):
         self.post_message(self.Toggle())
 
 
-class ToolCall(Vertical):
+class ToolCall(Vertical, OneLayout):
     """One tool call: a title line; the body (input, result) is built only when expanded."""
 
     def __init__(
@@ -128,7 +151,7 @@ class ToolCall(Vertical):
         self._title.update(self._title_text())
 
 
-class Earlier(Button):
+class Earlier(Button, OneLayout):
     """Stands for output items that are not mounted; pressing it mounts a page of them."""
 
     def __init__(self) -> None:

@@ -26,7 +26,6 @@ from typing import Any
 from textual import on
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Button
 
@@ -44,6 +43,7 @@ from cctui.tui.widgets.blocks import (
     AssistantBlock,
     Earlier,
     Note,
+    OneLayout,
     ResultBlock,
     ToolCall,
     UserBlock,
@@ -96,7 +96,7 @@ def _static(factory: Callable[[], Widget]) -> Callable[[_Item], Widget]:
     return lambda _item: factory()
 
 
-class Transcript(VerticalScroll):
+class Transcript(VerticalScroll, OneLayout):
     """Scrolling output of one session; sticks to the bottom while the user has not scrolled up."""
 
     MAX_WEIGHT = 120
@@ -214,6 +214,7 @@ class Transcript(VerticalScroll):
         if not new:
             return
         self._items.extend(new)
+        spare: list[AssistantBlock] = []
         if self.following():
             budget = self.window()
             weights = [i.weight for i in self._items[self._folded :]]
@@ -226,11 +227,35 @@ class Transcript(VerticalScroll):
                         break
                     keep += w
                     index -= 1
-                self._fold_to(index)
+                spare = self._fold_to(index)
         first_new = max(self._folded, len(self._items) - len(new))
-        widgets = [self._make(i) for i in self._items[first_new:]]
-        if widgets:
-            self.mount_all(widgets)
+        self._place(self._items[first_new:], spare)
+
+    def _place(self, items: list[_Item], spare: list[AssistantBlock]) -> None:
+        """Give ``items`` widgets at the end. A chunk of reply takes over a chunk widget just
+        folded away when there is one: moving it and drawing the new text happen at once,
+        where a mount takes a few turns of the loop (its styles, its own message pump) and
+        the screen is painted between them; a long reply folds and adds chunks every batch."""
+        takers = sum(1 for item in items if item.make is _text)
+        if len(spare) > takers:
+            # Removed first, like a fold without takers: the removal and the mount then
+            # finish together and the screen is laid out once for both.
+            self.remove_children(spare[takers:])
+            del spare[takers:]
+        mount: list[Widget] = []
+        for item in items:
+            if spare and item.make is _text:
+                if mount:
+                    self.mount_all(mount)
+                    mount = []
+                block = spare.pop()
+                block.show(item.state["text"])
+                item.widget = block
+                self.move_child(block, after=self.children[-1])
+            else:
+                mount.append(self._make(item))
+        if mount:
+            self.mount_all(mount)
 
     def window(self) -> int:
         """The weight kept mounted while following the bottom."""
@@ -266,15 +291,22 @@ class Transcript(VerticalScroll):
         behind the content while output streams in, so it cannot tell."""
         return self.is_anchored and not getattr(self, "_anchor_released", False)
 
-    def _fold_to(self, index: int) -> None:
-        """Drop the widgets of ``_items[:index]``."""
+    def _fold_to(self, index: int) -> list[AssistantBlock]:
+        """Drop the widgets of ``_items[:index]``; the chunks of reply among them are
+        returned, still mounted, for new chunks to take over (``_place``)."""
         gone = [i.widget for i in self._items[self._folded : index] if i.widget is not None]
         for item in self._items[self._folded : index]:
             item.widget = None
         self._folded = max(self._folded, index)
+        spare = [w for w in gone if isinstance(w, AssistantBlock)]
+        if spare and (selections := self.screen.selections).keys() & set(spare):
+            # A selection belongs to the text it was made on, not to the widget.
+            self.screen.selections = {w: s for w, s in selections.items() if w not in spare}
+        gone = [w for w in gone if not isinstance(w, AssistantBlock)]
         if gone:
             self.remove_children(gone)
         self._update_earlier()
+        return spare
 
     def _update_earlier(self) -> None:
         if self._folded and self._earlier is None:
@@ -313,17 +345,6 @@ class Transcript(VerticalScroll):
     def _earlier_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.show_earlier()
-
-    def _size_updated(
-        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
-    ) -> bool:
-        # Textual calls this right after a layout has placed the new output (and scrolled an
-        # anchored view to it). When only the scrollable height grew, its reactive would ask
-        # for a second layout of the whole screen, which repaints the pane for nothing: 10-25
-        # ms a batch of streamed output on a small machine. A new size of the transcript
-        # itself (a resize, rare) keeps Textual's own second pass.
-        layout = layout and size != self.outer_size
-        return super()._size_updated(size, virtual_size, container_size, layout)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
