@@ -144,3 +144,27 @@ async def test_a_resized_transcript_still_shows_the_end(run_app: RunApp) -> None
             await h.until(lambda: transcript.outer_size.height > 0)
             assert transcript.max_scroll_y > 0
             assert transcript.scroll_y == transcript.max_scroll_y, size
+
+
+async def test_streamed_output_does_not_repaint_the_list_column(run_app: RunApp) -> None:
+    """Each batch of output notes the sessions that changed; the list column's title (how
+    many sessions) is set again only when it reads differently, since setting it repaints
+    the whole column."""
+    async with run_app({"*": [text(PARAGRAPHS, chunk=300, delay=0.02)]}) as h:
+        sid = await _opened(h, "write a lot")
+        left = h.app.main.query_one("#left")
+        title = left.border_title
+        repaints = 0
+        refresh = left.refresh
+
+        def counted(*args: Region, **kwargs: bool) -> None:
+            nonlocal repaints
+            repaints += 1
+            refresh(*args, **kwargs)
+
+        left.refresh = counted
+        await h.settle(sid)
+        await h.app.settle()
+        transcript = h.app.main.pane.query_one(Transcript)
+        assert "Paragraph 39" in transcript.blocks[-1].text  # it streamed meanwhile
+        assert left.border_title == title and repaints == 0
