@@ -27,6 +27,20 @@ def _rows(widget: Widget) -> list[str]:
     return [strip.text.strip() for strip in widget.render_lines(Region(0, 0, width, height))]
 
 
+class _Calls:
+    """Counts the calls of one method of one object (the method still runs)."""
+
+    def __init__(self, owner: object, name: str) -> None:
+        self.count = 0
+        method = getattr(owner, name)
+
+        def counted(*args: object, **kwargs: object) -> object:
+            self.count += 1
+            return method(*args, **kwargs)
+
+        setattr(owner, name, counted)
+
+
 async def _opened(h: Harness, prompt: str) -> str:
     session_id = await h.create(prompt)
     h.app.main.open_session(session_id)
@@ -112,28 +126,19 @@ async def test_a_reply_that_grows_is_laid_out_once(run_app: RunApp) -> None:
         await h.until(lambda: bool(transcript.vertical_scrollbar.outer_size))
         await h.app.settle()
         block = transcript.blocks[-1]
-        screen = h.app.screen
-        layouts = 0
-        refresh_layout = screen._refresh_layout
-
-        def counted(*args: object, **kwargs: object) -> None:
-            nonlocal layouts
-            layouts += 1
-            refresh_layout(*args, **kwargs)
-
-        screen._refresh_layout = counted
+        layouts = _Calls(h.app.screen, "_refresh_layout")
         scrolled = transcript.max_scroll_y
         transcript.apply([grown_to(1400)])  # under a chunk: the same widget, taller
         await h.until(lambda: transcript.max_scroll_y > scrolled)
         await h.app.settle()
         assert transcript.blocks[-1] is block and block.text == PARAGRAPHS[:1400]
         assert transcript.scroll_y == transcript.max_scroll_y  # followed to the end
-        assert layouts == 1
+        assert layouts.count == 1
 
 
 async def test_a_resized_transcript_still_shows_the_end(run_app: RunApp) -> None:
-    """The transcript's own new size does lay it out again: an anchored view is scrolled to
-    the end of the new height, taller or shorter."""
+    """A new size of the transcript itself, taller or shorter: the one layout that sizes it
+    also scrolls an anchored view to the end of the new height."""
     async with run_app({"*": [text(PARAGRAPHS, chunk=400)]}) as h:
         await _opened(h, "write a lot")
         transcript = h.app.main.pane.query_one(Transcript)
@@ -154,17 +159,9 @@ async def test_streamed_output_does_not_repaint_the_list_column(run_app: RunApp)
         sid = await _opened(h, "write a lot")
         left = h.app.main.query_one("#left")
         title = left.border_title
-        repaints = 0
-        refresh = left.refresh
-
-        def counted(*args: Region, **kwargs: bool) -> None:
-            nonlocal repaints
-            repaints += 1
-            refresh(*args, **kwargs)
-
-        left.refresh = counted
+        repaints = _Calls(left, "refresh")
         await h.settle(sid)
         await h.app.settle()
         transcript = h.app.main.pane.query_one(Transcript)
         assert "Paragraph 39" in transcript.blocks[-1].text  # it streamed meanwhile
-        assert left.border_title == title and repaints == 0
+        assert left.border_title == title and repaints.count == 0

@@ -4,8 +4,12 @@ Transcript alone, beside the whole reply drawn at once)."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
 from textual.app import App, ComposeResult
 from textual.geometry import Region
+from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -47,15 +51,30 @@ def _drawn(transcript: Transcript) -> list[str]:
     return lines
 
 
+@contextlib.asynccontextmanager
+async def _pane_of_30_rows() -> AsyncIterator[tuple[Transcript, Pilot[None]]]:
+    """A transcript 30 rows high, as in a session pane, following its bottom."""
+    app = _Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        transcript = app.query_one(Transcript)
+        transcript.styles.height = 30
+        await pilot.pause()
+        yield transcript, pilot
+
+
+def _reply_so_far(body: str, n: int) -> AssistantTextEvent:
+    """Message ``m`` as streamed up to character ``n`` of ``body``."""
+    return AssistantTextEvent(
+        session_id="s", message_id="m", text=body[:n], complete=n == len(body)
+    )
+
+
 async def _streamed(*cuts: int, chunk_chars: int | None = None) -> tuple[list[str], list[str]]:
     app = _Host()
     async with app.run_test(size=(WIDTH + 10, 80)) as pilot:
         transcript = app.query_one(Transcript)
         for n in (*cuts, len(REPLY)):
-            event = AssistantTextEvent(
-                session_id="s", message_id="m", text=REPLY[:n], complete=n == len(REPLY)
-            )
-            transcript.apply([event])
+            transcript.apply([_reply_so_far(REPLY, n)])
             await pilot.pause()
         await pilot.pause()
         return _drawn(transcript), _lines(app.query_one("#whole"))
@@ -120,18 +139,11 @@ async def test_a_long_reply_keeps_about_one_and_a_half_pane_heights_mounted() ->
     from tests.bench.bench_tui import END, reply_markdown
 
     body = reply_markdown(20)
-    app = _Host()
-    async with app.run_test(size=(100, 40)) as pilot:
-        transcript = app.query_one(Transcript)
-        transcript.styles.height = 30
-        await pilot.pause()
+    async with _pane_of_30_rows() as (transcript, pilot):
         rows = transcript.size.height
         assert transcript.window() == max(Transcript.MIN_WEIGHT, int(Transcript.SCREENS * rows))
         for n in (len(body) // 3, 2 * len(body) // 3, len(body)):
-            event = AssistantTextEvent(
-                session_id="s", message_id="m", text=body[:n], complete=n == len(body)
-            )
-            transcript.apply([event])
+            transcript.apply([_reply_so_far(body, n)])
             await pilot.pause()
         blocks = transcript.blocks
         assert transcript.folded > 0
@@ -151,19 +163,11 @@ async def test_a_long_reply_followed_batch_by_batch_reuses_the_chunk_widgets_it_
     from tests.bench.bench_tui import END, reply_markdown
 
     body = reply_markdown(60)
-    app = _Host()
-    async with app.run_test(size=(100, 40)) as pilot:
-        transcript = app.query_one(Transcript)
-        transcript.styles.height = 30
-        await pilot.pause()
+    async with _pane_of_30_rows() as (transcript, pilot):
         made: set[Widget] = set()
         steps = 15
         for k in range(1, steps + 1):
-            n = len(body) * k // steps
-            event = AssistantTextEvent(
-                session_id="s", message_id="m", text=body[:n], complete=n == len(body)
-            )
-            transcript.apply([event])
+            transcript.apply([_reply_so_far(body, len(body) * k // steps)])
             await pilot.pause()
             made |= set(transcript.blocks)
         blocks = transcript.blocks
