@@ -13,7 +13,8 @@ characters), have widgets while the pane follows the bottom: every layout walks 
 mounted widget and every chunk mounted is rendered, so a session with hundreds of tool calls
 or a 50 KB reply would otherwise make each new line slower than the last. Older items fold
 into one "▲ N earlier" line that mounts them again, a page at a time, when it is pressed or
-scrolled to.
+scrolled to. While a long reply is followed, the chunk widgets folded at the top take the
+new chunks at the end (``_place``), so a batch of output mounts nothing.
 """
 
 from __future__ import annotations
