@@ -239,8 +239,7 @@ class Transcript(VerticalScroll, OneLayout):
         the screen is painted between them; a long reply folds and adds chunks every batch."""
         takers = sum(1 for item in items if item.make is _text)
         if len(spare) > takers:
-            # Removed first, like a fold without takers: the removal and the mount then
-            # finish together and the screen is laid out once for both.
+            # Removed before anything is mounted, in the order a fold always took.
             self.remove_children(spare[takers:])
             del spare[takers:]
         mount: list[Widget] = []
