@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from textual.geometry import Region
 from textual.widget import Widget
 
 from cctui.core import AssistantTextEvent, SessionConfig
 from cctui.tui.markdown import MarkdownView
 from cctui.tui.widgets.session_pane import LoadEarlier
-from cctui.tui.widgets.transcript import Transcript
+from cctui.tui.widgets.transcript import Note, Transcript
 from tests.fakes.fake_driver import text
 from tests.tui.conftest import Harness, RunApp
 
@@ -134,6 +135,34 @@ async def test_a_reply_that_grows_is_laid_out_once(run_app: RunApp) -> None:
         assert transcript.blocks[-1] is block and block.text == PARAGRAPHS[:1400]
         assert transcript.scroll_y == transcript.max_scroll_y  # followed to the end
         assert layouts.count == 1
+
+
+async def test_a_new_line_asks_for_no_layout_of_its_own(
+    run_app: RunApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-line note (a status change, an error; a turn's result line is the same kind):
+    the layout that places it is enough, where Textual would ask for another one for the
+    line's first size."""
+    asked: list[Widget] = []
+    refresh = Widget.refresh
+
+    def noted(self: Widget, *regions: Region, **kwargs: bool) -> Widget:
+        if kwargs.get("layout") and isinstance(self, Note):
+            asked.append(self)
+        return refresh(self, *regions, **kwargs)
+
+    async with run_app({"*": [text(PARAGRAPHS[:1000])]}) as h:
+        await _opened(h, "hi")
+        transcript = h.app.main.pane.query_one(Transcript)
+        await h.app.settle()
+        monkeypatch.setattr(Widget, "refresh", noted)
+        transcript.note("mode: plan")
+        await h.until(lambda: bool(transcript.query(Note)) and transcript.query_one(Note).region)
+        await h.app.settle()
+        note = transcript.query_one(Note)
+        assert transcript.children[-1] is note and note.outer_size.height == 1
+        assert note.region.bottom == transcript.content_region.bottom  # followed
+        assert asked == []
 
 
 async def test_a_resized_transcript_still_shows_the_end(run_app: RunApp) -> None:

@@ -32,24 +32,26 @@ _TOOL_STATE = {
 
 
 class OneLayout(Widget):
-    """A widget whose growth does not ask for a second layout of the screen.
+    """A widget whose new size does not ask for a second layout of the screen.
 
     Textual sets a widget's size right after the layout that placed it, and its
     ``virtual_size`` reactive then asks for another layout: the whole screen arranged and the
     widget painted again. A transcript grows with every batch of output (a longer last chunk,
     a taller scrollable height), and the layout that placed the growth already measured it:
-    the second pass cost 10-25 ms of a small machine per batch for nothing. A widget's first
-    size keeps it: a new widget can be measured before it has its final width, and without
-    that pass a new chunk of reply was rendered at two widths.
+    the second pass cost 10-25 ms of a small machine per batch for nothing; new lines (a
+    note, a turn's result, a tool call's title) were each laid out twice too.
 
     Listed after the Textual base (``class Note(Static, OneLayout)``): Textual takes a
     widget's default CSS and type selectors from its first base only."""
 
+    MEASURED_AGAIN_WHEN_NEW: ClassVar[bool] = False
+    """Keep Textual's second pass for the widget's first size."""
+
     def _size_updated(
         self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
     ) -> bool:
-        placed = bool(self.outer_size)
-        return super()._size_updated(size, virtual_size, container_size, layout and not placed)
+        again = self.MEASURED_AGAIN_WHEN_NEW and not self.outer_size
+        return super()._size_updated(size, virtual_size, container_size, layout and again)
 
 
 class UserBlock(Static, OneLayout):
@@ -72,8 +74,10 @@ class AssistantBlock(MarkdownView, OneLayout):
     the others never change, and their lines are kept (``markdown.MarkdownVisual``).
     """
 
+    MEASURED_AGAIN_WHEN_NEW = True  # without it a new chunk was sometimes rendered twice
 
-class ToolTitle(Static, can_focus=True):
+
+class ToolTitle(Static, OneLayout, can_focus=True):
     """The one line of a tool call; ``enter`` or a click shows its input and result."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "toggle_call", "Details", show=False)]
