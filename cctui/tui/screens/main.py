@@ -92,7 +92,6 @@ class MainScreen(Screen[None]):
         self._pull_timer: Timer | None = None
         self._draw_cost = 0.0
         """How long the last drawing of new output took, until the screen was refreshed."""
-        self._left_title = ""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -146,10 +145,10 @@ class MainScreen(Screen[None]):
         count = len(self.sessions.shown)
         left = self.query_one("#left")
         title = f"Sessions · {count}" if count == total else f"Sessions · {count} of {total}"
-        if title != self._left_title:
+        if left.border_title != title:
             # Setting a border title repaints the whole column, the same title or not:
             # this runs for every batch of output.
-            self._left_title = left.border_title = title
+            left.border_title = title
         left.set_class(not total, "-empty")
         if self.pane.session_id is not None:
             row = self.sessions.row(self.pane.session_id)

@@ -295,7 +295,7 @@ class SessionPane(Vertical):
             "\n",
             (" · ".join(b for b in bits if b), "$text-muted"),
         )
-        if header != self._header:  # called on every batch: unchanged must not cost a layout
+        if header != self._header:  # called on every batch: unchanged costs nothing
             self._header = header
             # Its height is fixed (main.tcss): a repaint, not a layout of the screen.
             self.query_one(SessionHeader).update(header, layout=False)
