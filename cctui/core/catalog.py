@@ -17,7 +17,7 @@ Status of an entry, first rule that applies:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
@@ -201,15 +201,21 @@ def _worktree_state(
 
 
 def build_catalog(
-    history: HistoryIndex | Iterable[SessionSummary], own: Iterable[Own] = ()
+    history: HistoryIndex | Iterable[SessionSummary],
+    own: Iterable[Own] = (),
+    hidden: Collection[str] = (),
 ) -> list[CatalogEntry]:
     """Every session once, newest activity first.
 
     ``own`` is what cctui knows of the sessions it started: ``SessionManager.list()`` (live
     status) or the registry's records (``cctui sessions`` without a running manager).
+    ``hidden``: ids left out of the history (``SessionManager.spare_ids``: a process cctui
+    started ahead of its first prompt has its ``sessions/<pid>.json`` like any other).
     """
     summaries = history.sessions() if isinstance(history, HistoryIndex) else history
-    by_id: dict[str, SessionSummary] = {s.session_id: s for s in summaries}
+    by_id: dict[str, SessionSummary] = {
+        s.session_id: s for s in summaries if s.session_id not in hidden
+    }
     mine: dict[str, Own] = {o.session_id: o for o in own}
     entries = [_merge_one(sid, by_id.get(sid), mine.get(sid)) for sid in by_id.keys() | mine]
     entries.sort(key=lambda e: (e.last_activity, e.session_id), reverse=True)

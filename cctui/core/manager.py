@@ -40,6 +40,7 @@ from cctui.core.models import (
 from cctui.core.registry import Registry
 from cctui.core.rewind import RewindResult
 from cctui.core.session import Session
+from cctui.core.spare import Spare
 from cctui.core.states import SessionStatus
 from cctui.core.table import SessionTable
 from cctui.core.watch import Fanout, Listener, WaitOutcome, wait_for
@@ -68,6 +69,7 @@ class SessionManager:
         self.kill_grace_s = 2.0
         """SIGTERM -> SIGKILL grace when ending a process."""
         self._sessions = SessionTable(self, self.registry)
+        self._spare = Spare(self)
         self._fanout = Fanout()
         self.metrics = Metrics()
         """This run's counters; fed every event (the one place they are counted)."""
@@ -107,6 +109,7 @@ class SessionManager:
         grace); an idle session ends ``completed``, a busy one ``interrupted``.
         """
         self._shutting_down = True
+        await self._spare.discard()
         busy = [s for s in self._sessions if s.process.busy]
         if busy:
             await asyncio.gather(*(s.process.stop() for s in busy), return_exceptions=True)
@@ -184,9 +187,32 @@ class SessionManager:
             config = config.model_copy(update={"teammate": launch.default_teammate(sid)})
         if config.title is None and prompt:
             config = config.model_copy(update={"title": launch.title_of(prompt)})
+        if session_id is None and not worktree:
+            spare = await self._spare.take(config)
+            if spare is not None and await self._take_spare(spare, prompt):
+                return spare.info()
         session = Session(self, sid, config)
         await self._start(session, prompt, worktree, session_id=sid)
         return session.info()
+
+    def prewarm(self, config: SessionConfig) -> None:
+        """Start a process for a session about to be created with ``config``, unlisted, so
+        ``create`` with the same launch needs no spawn (``spare.py``). Does nothing at the
+        session limit or when ``config`` cannot start."""
+        try:
+            self._check_limit()
+        except CctuiError:
+            return
+        self._spare.warm(config)
+
+    async def discard_spare(self) -> None:
+        """End the process ``prewarm`` started, if ``create`` did not take it."""
+        await self._spare.discard()
+
+    @property
+    def spare_ids(self) -> frozenset[str]:
+        """The session id of a prewarmed process: lists leave it out until it is taken."""
+        return self._spare.ids
 
     async def send(self, session_id: str, text: str) -> SessionInfo:
         """Send a message; an ended or unknown-but-on-disk session is resumed first.
@@ -661,6 +687,20 @@ class SessionManager:
             finally:
                 session.in_place.set()
             self.save(session.id)
+
+    async def _take_spare(self, session: Session, prompt: str | None) -> bool:
+        """Track a prewarmed session and send its first prompt; False when its process
+        ended in the meantime (the caller starts afresh)."""
+        session.base_commit = await asyncio.to_thread(git.head, session.config.cwd)
+        if not session.process.alive:
+            self.keep(asyncio.create_task(session.process.stop()))
+            return False
+        self._sessions.add(session)
+        session.set_status(session.status, force=True)  # how lists learn of a new session
+        if prompt is not None:
+            await session.process.send(prompt)
+        self.save(session.id)
+        return True
 
     def _sharing(self, session: Session) -> builtins.list[str]:
         """Other sessions working inside ``session``'s worktree."""

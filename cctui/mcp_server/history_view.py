@@ -80,7 +80,7 @@ class HistoryView:
         sessions' model (seed 004's list_sessions filters and counts these itself)."""
         index = await self._index_ready()
         own = self._manager.list()
-        entries = build_catalog(index if index is not None else [], own)
+        entries = build_catalog(index if index is not None else [], own, self._manager.spare_ids)
         return list(entries), {s.session_id: s.config.model for s in own}
 
     @staticmethod
@@ -191,7 +191,7 @@ class HistoryView:
         """Merged, filtered, newest first: the same catalog the TUI and `cctui sessions` show."""
         index = await self._index_ready()
         own = self._manager.list()
-        entries = build_catalog(index if index is not None else [], own)
+        entries = build_catalog(index if index is not None else [], own, self._manager.spare_ids)
         try:
             query = CatalogQuery(
                 project=project, status=status, team=team, text=text, limit=limit, offset=offset

@@ -21,7 +21,7 @@ from textual.binding import BindingType
 from textual.screen import Screen
 
 from cctui.config import Settings
-from cctui.core import AssistantTextEvent, PendingInput, SessionManager
+from cctui.core import AssistantTextEvent, PendingInput, SessionConfig, SessionManager
 from cctui.core.services import Service
 from cctui.errors import CctuiError
 from cctui.history import HistoryIndex
@@ -394,30 +394,32 @@ class CctuiApp(App[None]):
             with contextlib.suppress(CctuiError):
                 worktree = self.manager.get(row.session_id).worktree
                 cwd = worktree.repo if worktree is not None else cwd
-        screen = NewSessionScreen(
-            cwd=cwd,
-            permission_mode=self.settings.default_permission_mode or "default",
-            templates=self.settings.templates,
-        )
+        mode = self.settings.default_permission_mode or "default"
+        screen = NewSessionScreen(cwd=cwd, permission_mode=mode, templates=self.settings.templates)
         self.push_screen(screen, callback=self._create)
+        # The session most likely starts as the form opens: its process spawns while the
+        # prompt is written (``SessionManager.prewarm``; another choice starts afresh).
+        with contextlib.suppress(CctuiError, OSError):
+            self.manager.prewarm(self._config_of(screen.initial))
+
+    def _config_of(self, request: NewSessionRequest) -> SessionConfig:
+        """The config a form's answer starts: the settings' defaults, the project's launch
+        prefix and the template, under what the form shows (model, mode)."""
+        shown = request.config.model_dump(include={"model", "permission_mode"}, exclude_none=True)
+        return self.manager.default_config(request.config.cwd, template=request.template, **shown)
 
     def _create(self, request: NewSessionRequest | None) -> None:
         if request is not None:
             self.create_session(request)
+        else:
+            self.run_worker(self.manager.discard_spare(), group="sessions", exit_on_error=False)
         self.call_later(self.approvals.pump)
 
     @work(group="sessions", exit_on_error=False)
     async def create_session(self, request: NewSessionRequest) -> None:
         """Start a session and show it."""
         try:
-            # The config's defaults, the project's launch prefix and the template, under
-            # what the form shows.
-            shown = request.config.model_dump(
-                include={"model", "permission_mode"}, exclude_none=True
-            )
-            config = self.manager.default_config(
-                request.config.cwd, template=request.template, **shown
-            )
+            config = self._config_of(request)
             info = await self.manager.create(
                 request.prompt, config, worktree=request.worktree or None
             )

@@ -83,11 +83,12 @@ class SessionSource:
         """Rebuild the history rows from the index after it changed: those of ``change``'s
         sessions, or (None) every one."""
         if change is None:
-            entries = build_catalog(self.index, ())
+            entries = build_catalog(self.index, (), self._manager.spare_ids)
             self._history_rows = {e.session_id: SessionRow.from_entry(e) for e in entries}
         else:
             summaries = (self.index.get(sid) for sid in change.changed)
-            for e in build_catalog([s for s in summaries if s is not None], ()):
+            found = [s for s in summaries if s is not None]
+            for e in build_catalog(found, (), self._manager.spare_ids):
                 self._history_rows[e.session_id] = SessionRow.from_entry(e)
             for sid in change.removed:
                 self._history_rows.pop(sid, None)

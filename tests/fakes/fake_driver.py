@@ -596,6 +596,13 @@ class FakeDriverFactory:
         """The launch specs, one per process started."""
         return [d.spec for d in self.drivers]
 
+    def of(self, session_id: str) -> FakeDriver:
+        """The newest driver started for ``session_id`` (the TUI's form also starts one
+        ahead of the prompt, which a session takes only when it launches the same way)."""
+        return next(
+            d for d in reversed(self.drivers) if session_id in (d.spec.session_id, d.spec.resume)
+        )
+
 
 def fake_driver_factory(script: Script | None = None, **kwargs: Any) -> FakeDriverFactory:
     """A factory for ``SessionManager(settings, driver_factory=...)``; see the module doc."""

@@ -63,8 +63,9 @@ async def test_the_form_starts_a_session_from_a_template(run_app: RunApp) -> Non
         await h.pilot.press("ctrl+s")
         await h.until(lambda: bool(h.manager.list()))
         info = h.manager.list()[0]
-        spec = h.factory.drivers[0].spec
-        assert h.factory.drivers[0].sent == ["Review the diff"]
+        driver = h.factory.of(info.session_id)
+        spec = driver.spec
+        assert driver.sent == ["Review the diff"]
         assert info.config.template == "review" and spec.model == "haiku"
         assert spec.permission_mode == "plan" and spec.max_turns == 4
         assert spec.allowed_tools == ("Read",) and spec.append_system_prompt == "Be terse."

@@ -39,7 +39,8 @@ async def test_enter_and_escape_queued_together_leave_the_app_running(run_app: R
         assert h.app.is_running
         assert isinstance(h.app.screen, MainScreen)
         assert len(h.manager.list()) <= 1
-        assert [d.sent for d in h.factory.drivers] in ([], [["only once"]])
+        # (the form's spare process sent nothing: it is taken, or ended with the form)
+        assert [d.sent for d in h.factory.drivers if d.sent] in ([], [["only once"]])
 
 
 async def test_a_second_close_after_cancel_neither_calls_back_nor_pops(run_app: RunApp) -> None:

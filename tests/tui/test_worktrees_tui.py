@@ -56,7 +56,7 @@ async def test_a_worktree_session_from_the_form_is_diffed_and_merged(run_app: Ru
         sid = await start_in_worktree(h, "tidy")
         wt = h.manager.get(sid).worktree
         assert wt is not None and wt.branch == "worktree-tidy"
-        assert h.factory.drivers[0].spec.worktree == "tidy"
+        assert h.factory.of(sid).spec.worktree == "tidy"
         shown = h.app.main.sessions.row
         await h.until(lambda: (row := shown(sid)) is not None and row.worktree == "active")
         row = h.app.main.sessions.row(sid)

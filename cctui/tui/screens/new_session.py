@@ -113,6 +113,16 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
     def on_mount(self) -> None:
         self.query_one("#prompt", Input).focus()
 
+    @property
+    def initial(self) -> NewSessionRequest:
+        """The answer the form gives when only a prompt is written (no template, model or
+        worktree; the directory and mode it opened with), prompt left empty."""
+        modes: tuple[str, ...] = get_args(PermissionModeName)
+        mode = self._mode if self._mode in modes else "default"
+        return NewSessionRequest(
+            "", SessionConfig(cwd=self._cwd.expanduser().resolve(), permission_mode=mode)
+        )
+
     @on(Select.Changed, "#template")
     def _template_chosen(self, event: Select.Changed) -> None:
         """Fill the form from the template; the user can still change every field."""

@@ -1,0 +1,166 @@
+"""A ``claude`` process started before its first prompt, while someone fills in the form.
+
+Spawning the CLI and the SDK's initialize take about half a second before the first prompt
+can go out (issue 15: most of what a new session's reply trails bare ``claude -p`` by). The
+TUI's new-session form knows where and how the session will most likely start the moment it
+opens; a person then takes seconds to write the prompt. So ``warm`` starts that process at
+once, unlisted, and ``create`` takes it when the form's answer launches the same way (same
+directory, model, mode, tools, environment: the launch spec but for the session id). Anything
+else (another directory, a template, a worktree) ends it and starts afresh, as before.
+
+A spare is a real session whose events and registry saves are held back (``_Held``) until it
+is taken, so nothing shows it in a list; the CLI writes no transcript before a prompt, and its
+``sessions/<pid>.json`` is hidden by id (``ids``) until then. It is ended when the form is
+cancelled, when it is not the one asked for, and at shutdown: no child outlives cctui.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from cctui.claude.driver import DriverFactory
+from cctui.claude.frames import LaunchSpec
+from cctui.config import Settings
+from cctui.core import launch
+from cctui.core.audit import AuditLog
+from cctui.core.decisions.service import Decisions
+from cctui.core.events import SessionEvent
+from cctui.core.host import SessionHost
+from cctui.core.models import SessionConfig
+from cctui.core.session import Session
+from cctui.errors import CctuiError
+
+log = logging.getLogger(__name__)
+
+
+class _Held:
+    """The manager as a spare sees it: its events and saves go nowhere until it is taken.
+
+    (The session's own buffer still keeps its events; only the fan-out waits.)"""
+
+    def __init__(self, host: SessionHost) -> None:
+        self._host = host
+        self.settings: Settings = host.settings
+        self.decisions: Decisions = host.decisions
+        self.audit: AuditLog = host.audit
+        self.driver_factory: DriverFactory = host.driver_factory
+        self.kill_grace_s: float = host.kill_grace_s
+        self.released = False
+
+    def publish(self, event: SessionEvent) -> None:
+        if self.released:
+            self._host.publish(event)
+
+    def save(self, session_id: str) -> None:
+        if self.released:
+            self._host.save(session_id)
+
+    def keep(self, task: asyncio.Task[Any]) -> None:
+        self._host.keep(task)
+
+
+@dataclass
+class _Warm:
+    session: Session
+    spec: LaunchSpec
+    host: _Held
+    started: asyncio.Task[None]
+    """Spawning and connecting; done once the process can take a prompt (or failed)."""
+
+
+class Spare:
+    """At most one warm, unlisted process, for the next ``create``."""
+
+    def __init__(self, host: SessionHost) -> None:
+        self._host = host
+        self._warm: _Warm | None = None
+
+    @property
+    def ids(self) -> frozenset[str]:
+        """The session id of the warm process (hidden from every list until it is taken)."""
+        return frozenset() if self._warm is None else frozenset({self._warm.session.id})
+
+    def warm(self, config: SessionConfig) -> None:
+        """Start a process for ``config`` in the background unless one launching the same
+        way is warm already (one launching otherwise is ended). Nothing happens when it
+        cannot start (a missing directory or launch prefix): ``create`` says why then."""
+        settings = self._host.settings
+        current = self._warm
+        try:
+            launch.check_cwd(config.cwd)
+            if current is not None:
+                same = launch.launch_spec(settings, config, session_id=current.session.id)
+                if same == current.spec:
+                    return
+                self._detach()
+                self._end(current)
+            sid = str(uuid.uuid4())
+            spec = launch.launch_spec(settings, config, session_id=sid)
+        except CctuiError:
+            return
+        held = _Held(self._host)
+        session = Session(held, sid, config)
+        started = asyncio.create_task(session.process.start(spec, None), name=f"spare-{sid}")
+        # A failed spawn is not an error anyone waits for: create() starts afresh then.
+        started.add_done_callback(_swallow)
+        self._warm = _Warm(session, spec, held, started)
+
+    async def take(self, config: SessionConfig) -> Session | None:
+        """The warm session, if it launches as ``config`` would and its process is up: its
+        config becomes ``config`` and its events flow from now on. Otherwise it is ended and
+        the caller starts afresh (``None``)."""
+        warm = self._detach()
+        if warm is None:
+            return None
+        try:
+            spec = launch.launch_spec(self._host.settings, config, session_id=warm.session.id)
+        except CctuiError:
+            spec = None
+        if spec == warm.spec:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(warm.started)
+            session = warm.session
+            if session.process.alive:
+                session.config = config
+                session.title = config.title
+                session.created_at = datetime.now(UTC)
+                warm.host.released = True
+                return session
+        self._end(warm)
+        return None
+
+    async def discard(self) -> None:
+        """End the warm process, if any, and wait for it to go."""
+        warm = self._detach()
+        if warm is not None:
+            await _stop(warm)
+
+    def _detach(self) -> _Warm | None:
+        warm, self._warm = self._warm, None
+        return warm
+
+    def _end(self, warm: _Warm) -> None:
+        self._host.keep(asyncio.create_task(_stop(warm)))
+
+
+async def _stop(warm: _Warm) -> None:
+    if not warm.started.done():
+        # Still spawning: let the connect finish (or fail) so the process is closed by the
+        # task that opened it, then end it.
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await asyncio.shield(warm.started)
+    try:
+        await warm.session.process.stop()
+    except Exception:
+        log.exception("ending the spare claude process failed")
+
+
+def _swallow(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.info("a spare claude process did not start: %s", task.exception())

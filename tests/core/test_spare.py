@@ -1,0 +1,126 @@
+"""``SessionManager.prewarm``: a process started before its prompt is taken by the ``create``
+that launches the same way, and ended by any other, by ``discard_spare`` and by shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from cctui.core import SessionManager
+from cctui.core.catalog import build_catalog
+from cctui.core.events import SessionEvent
+from tests.core.conftest import MakeManager
+from tests.fakes.fake_driver import FakeDriverFactory
+
+
+async def _warm(manager: SessionManager, factory: FakeDriverFactory, project: Path) -> str:
+    manager.prewarm(manager.default_config(project))
+    (sid,) = manager.spare_ids
+    for _ in range(100):
+        if factory.drivers and factory.drivers[-1].connected:
+            return sid
+        await asyncio.sleep(0.01)
+    raise AssertionError("the spare never connected")
+
+
+async def test_create_takes_the_spare_that_launches_the_same_way(
+    manager: SessionManager, factory: FakeDriverFactory, project: Path
+) -> None:
+    seen: list[SessionEvent] = []
+    manager.subscribe(seen.append)
+    sid = await _warm(manager, factory, project)
+    assert seen == [] and manager.list() == []  # nobody hears of it before its prompt
+
+    info = await manager.create("go", manager.default_config(project))
+    assert info.session_id == sid and info.title == "go"
+    assert len(factory.drivers) == 1 and factory.drivers[0].sent == ["go"]
+    assert manager.spare_ids == frozenset()
+    assert (await manager.wait(sid, 5)).reason == "turn_ended"
+    assert {e.session_id for e in seen} == {sid}
+    assert [i.session_id for i in manager.list()] == [sid]
+
+
+async def test_another_launch_ends_the_spare_and_starts_its_own(
+    manager: SessionManager, factory: FakeDriverFactory, project: Path
+) -> None:
+    sid = await _warm(manager, factory, project)
+    spare = factory.drivers[0]
+    info = await manager.create("go", manager.default_config(project, model="haiku"))
+    assert info.session_id != sid
+    assert factory.of(info.session_id).spec.model == "haiku"
+    for _ in range(100):
+        if spare.closed:
+            break
+        await asyncio.sleep(0.01)
+    assert spare.closed and spare.sent == []
+    # A new session with an id of its own starts its own process and leaves the spare be.
+    kept = await _warm(manager, factory, project)
+    chosen = "00000000-0000-4000-8000-0000000000aa"
+    taken = await manager.create("mine", manager.default_config(project), session_id=chosen)
+    assert taken.session_id == chosen and manager.spare_ids == {kept}
+
+
+async def test_warming_again_the_same_way_keeps_the_process_another_way_replaces_it(
+    manager: SessionManager, factory: FakeDriverFactory, project: Path
+) -> None:
+    sid = await _warm(manager, factory, project)
+    manager.prewarm(manager.default_config(project))
+    assert manager.spare_ids == {sid} and len(factory.drivers) == 1
+    manager.prewarm(manager.default_config(project, permission_mode="plan"))
+    assert manager.spare_ids != {sid}
+    await manager.discard_spare()
+    assert manager.spare_ids == frozenset()
+    for _ in range(100):
+        if all(d.closed for d in factory.drivers):
+            break
+        await asyncio.sleep(0.01)
+    assert all(d.closed for d in factory.drivers)
+
+
+async def test_shutdown_ends_a_spare_still_connecting(
+    make_manager: MakeManager, project: Path
+) -> None:
+    slow = FakeDriverFactory(connect_delay=0.3)
+    manager = make_manager(driver_factory=slow)
+    await manager.start()
+    manager.prewarm(manager.default_config(project))
+    await asyncio.sleep(0.05)
+    await manager.shutdown()
+    assert len(slow.drivers) == 1 and slow.drivers[0].closed
+    assert manager.spare_ids == frozenset()
+
+
+async def test_a_spare_that_failed_to_start_is_replaced_by_a_fresh_process(
+    manager: SessionManager, factory: FakeDriverFactory, project: Path
+) -> None:
+    factory.connect_error = RuntimeError("no claude today")
+    manager.prewarm(manager.default_config(project))
+    await asyncio.sleep(0.05)
+    factory.connect_error = None
+    info = await manager.create("go", manager.default_config(project))
+    assert (await manager.wait(info.session_id, 5)).reason == "turn_ended"
+    assert len(factory.drivers) == 2 and factory.drivers[1].sent == ["go"]
+
+
+async def test_no_spare_at_the_session_limit_or_for_a_missing_directory(
+    make_manager: MakeManager, factory: FakeDriverFactory, project: Path, tmp_path: Path
+) -> None:
+    manager = make_manager(max_sessions=1)
+    await manager.start()
+    await manager.create("first", manager.default_config(project))
+    manager.prewarm(manager.default_config(project))
+    assert manager.spare_ids == frozenset() and len(factory.drivers) == 1
+    manager.prewarm(manager.default_config(tmp_path / "nowhere"))
+    assert manager.spare_ids == frozenset()
+
+
+def test_the_catalog_leaves_hidden_ids_out_of_the_history() -> None:
+    from datetime import UTC, datetime
+
+    from cctui.history import SessionSummary
+
+    now = datetime.now(UTC)
+    summaries = [
+        SessionSummary(session_id=sid, last_activity=now, source="process") for sid in ("a", "b")
+    ]
+    assert [e.session_id for e in build_catalog(summaries, (), {"a"})] == ["b"]

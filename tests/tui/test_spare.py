@@ -1,0 +1,134 @@
+"""The new-session form starts its ``claude`` process as it opens (``core/spare.py``): the
+session the form starts runs on that process, nothing lists it before its prompt, and a
+cancelled form leaves no process behind. The real CLI against the fake API, the real
+history watcher."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from cctui.config import load_settings
+from cctui.core import SessionManager
+from cctui.tui.app import CctuiApp
+from cctui.tui.screens.new_session import NewSessionScreen
+
+pytestmark = pytest.mark.e2e
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is dead for our purposes
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+async def _until(pilot: Pilot[None], check: Callable[[], bool], wait_s: float = 30) -> None:
+    for _ in range(int(wait_s / 0.05)):
+        if check():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("condition not met in time")
+
+
+def _app(claude_env: dict[str, str], tmp_path: Path, claude_bin: Path, project: Path) -> CctuiApp:
+    settings = load_settings(env=claude_env, config_path=tmp_path / "none.toml")
+    settings = settings.model_copy(update={"claude_code_path": claude_bin, "default_cwd": project})
+    return CctuiApp(settings, SessionManager(settings))
+
+
+def _process_file(claude_home: Path, session_id: str) -> dict[str, object] | None:
+    """The CLI's ``sessions/<pid>.json`` for ``session_id`` (how any list finds it)."""
+    for path in (claude_home / ".claude" / "sessions").glob("*.json"):
+        data: dict[str, object] = json.loads(path.read_text())
+        if data.get("sessionId") == session_id:
+            return data
+    return None
+
+
+async def test_the_session_the_form_starts_runs_on_the_process_it_opened_and_is_listed_then(
+    claude_env: dict[str, str], claude_home: Path, claude_bin: Path, project_dir: Path,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    app = _app(claude_env, tmp_path, claude_bin, project_dir)
+    manager = app.manager
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await app.history_loaded.wait()
+            await pilot.press("n")
+            form = app.screen
+            assert isinstance(form, NewSessionScreen)
+            (spare,) = manager.spare_ids
+            # The CLI announces itself in sessions/<pid>.json like any running claude; the
+            # index reads it, the list leaves it out.
+            await _until(pilot, lambda: _process_file(claude_home, spare) is not None)
+            index = app.source.index
+            await _until(pilot, lambda: spare in index.processes.by_session)
+            await pilot.pause(0.3)
+            assert app.main.sessions.row(spare) is None
+            assert manager.list() == []
+            pid = _process_file(claude_home, spare)["pid"]  # type: ignore[index]
+
+            form.query_one("#prompt", Input).value = "hello from the form"
+            await pilot.press("enter")
+            await _until(pilot, lambda: bool(manager.list()))
+            (info,) = manager.list()
+            assert info.session_id == spare and info.pid == pid
+            assert manager.spare_ids == frozenset()
+            outcome = await manager.wait(spare, 30)
+            assert outcome.reason == "turn_ended"
+            assert manager.get(spare).last_result == "OK: hello from the form"
+            await _until(pilot, lambda: app.main.sessions.row(spare) is not None)
+            row = app.main.sessions.row(spare)
+            assert row is not None and row.title == "hello from the form"
+    finally:
+        await manager.shutdown()
+
+
+async def test_a_cancelled_form_ends_its_process_and_another_choice_starts_afresh(
+    claude_env: dict[str, str], claude_home: Path, claude_bin: Path, project_dir: Path,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    app = _app(claude_env, tmp_path, claude_bin, project_dir)
+    manager = app.manager
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await pilot.press("n")
+            (first,) = manager.spare_ids
+            await _until(pilot, lambda: _process_file(claude_home, first) is not None)
+            pid = _process_file(claude_home, first)["pid"]  # type: ignore[index]
+            assert isinstance(pid, int) and _alive(pid)
+            await pilot.press("escape")
+            await _until(pilot, lambda: not _alive(pid))
+            assert manager.spare_ids == frozenset() and manager.list() == []
+
+            # The form again, then a model it was not opened with: a process of its own.
+            await pilot.press("n")
+            (second,) = manager.spare_ids
+            await _until(pilot, lambda: _process_file(claude_home, second) is not None)
+            warm_pid = _process_file(claude_home, second)["pid"]  # type: ignore[index]
+            form = app.screen
+            assert isinstance(form, NewSessionScreen)
+            form.query_one("#model").value = "haiku"  # type: ignore[attr-defined]
+            form.query_one("#prompt", Input).value = "on haiku"
+            form.query_one("#prompt", Input).focus()
+            await pilot.press("enter")
+            await _until(pilot, lambda: bool(manager.list()))
+            (info,) = manager.list()
+            assert info.session_id != second and info.config.model == "haiku"
+            assert isinstance(warm_pid, int)
+            await _until(pilot, lambda: not _alive(warm_pid))
+            assert (await manager.wait(info.session_id, 30)).reason == "turn_ended"
+            assert info.pid != warm_pid
+    finally:
+        await manager.shutdown()
