@@ -66,6 +66,13 @@ def stylesheet_paths() -> list[str | PurePath]:
     return [*sorted(sheets, key=lambda path: (path.name != "app.tcss", path.name))]
 
 
+SPARE_AFTER_S = 0.3
+"""How long the new-session form is on screen before its process is started. The CLI's
+start takes a core for ~0.5 s: begun with the form, it made the form appear ~80 ms later on a
+two-core machine, and a form closed at once (a look, a change of mind) need not cost one.
+Writing any prompt takes longer."""
+
+
 class CctuiApp(App[None]):
     """The control room: a session list, live panes, approval modals and one inbox."""
 
@@ -399,8 +406,12 @@ class CctuiApp(App[None]):
         self.push_screen(screen, callback=self._create)
         # The session most likely starts as the form opens: its process spawns while the
         # prompt is written (``SessionManager.prewarm``; another choice starts afresh).
-        with contextlib.suppress(CctuiError, OSError):
-            self.manager.prewarm(self._config_of(screen.initial))
+        screen.call_after_refresh(self.set_timer, SPARE_AFTER_S, partial(self._prewarm, screen))
+
+    def _prewarm(self, form: NewSessionScreen) -> None:
+        if form.is_attached and self.screen is form:
+            with contextlib.suppress(CctuiError, OSError):
+                self.manager.prewarm(self._config_of(form.initial))
 
     def _config_of(self, request: NewSessionRequest) -> SessionConfig:
         """The config a form's answer starts: the settings' defaults, the project's launch

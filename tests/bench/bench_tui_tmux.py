@@ -1,6 +1,7 @@
 """cctui in a real terminal (tmux, 160x45) against the fake API, beside its baselines.
 
-    python -m tests.bench.bench_tui_tmux [--reps 5] [--skip reply,tools,keys] [--history 2000]
+    python -m tests.bench.bench_tui_tmux [--reps 5] [--skip reply,written,tools,keys]
+        [--history 2000]
 
 Everything is a ratio or a difference against a baseline run in the same minute, the two
 interleaved (their order swapped every repetition), because on a shared machine absolute
@@ -9,6 +10,9 @@ times drift by several times within a run:
 - *reply*: a 50 KB markdown reply in ~5,000 deltas. Bare ``claude -p`` (launch to its output
   on screen) vs cctui from Enter in the new-session form to the reply's last line on screen;
   session start is inside both. Target: cctui <= 0.5 s after the bare CLI.
+- *reply written in 2 s*: the same, with cctui's form open ``WRITE_S`` before the prompt is
+  typed (a person writes it): the process the form starts meanwhile runs the session. The
+  bare CLI's clock also starts at its Enter (what a person types at the shell is not counted).
 - *tools*: one turn of 100 Read calls (one model call each), bare ``claude -p`` vs cctui from
   Enter in the form to the final line on screen. Target <= 1.2x, every repetition.
 - *keys*: ``n`` -> the new-session form on screen (``Escape`` closes it), in cctui and in
@@ -52,6 +56,10 @@ SIZE = ("160", "45")
 POLL_S = 0.005
 KEY_REPS = 5
 STREAM_SESSIONS = (1, 10)
+WRITE_S = 2.0
+"""*written*: how long cctui's form is open before the prompt is typed into it. cctui starts
+the session's process while a person writes (``SPARE_AFTER_S`` after the form opens); the
+plain *reply* types at once, so it shows a start with no head start at all."""
 TARGET_REPLY_LAG_S = 0.5
 TARGET_TOOLS = 1.2
 TARGET_KEY_MEDIAN = 1.2
@@ -222,14 +230,16 @@ class Cctui:
         self.term.keys("Escape")
         await self.term.until(FORM_NEEDLE, 30, gone=True)
 
-    async def start(self, prompt: str) -> float:
-        """Open the form, type ``prompt``; returns the moment Enter was sent."""
+    async def start(self, prompt: str, write_s: float = 0.0) -> float:
+        """Open the form, wait ``write_s`` (a person writing), type ``prompt``; returns the
+        moment Enter was sent."""
         for _ in range(5):
             await self.to_list()
             if await self.open_form(3) is not None:
                 break
         else:
             raise RuntimeError(f"no form:\n{self.term.screen()}")
+        await asyncio.sleep(write_s)
         self.term.keys(prompt, literal=True)
         await self.term.until(prompt, 30)
         start = time.perf_counter()
@@ -260,17 +270,22 @@ async def bare_cli(s: Setup, prompt: str, needle: str) -> float:
         term.kill()
 
 
-async def cctui_turn(app: Cctui, prompt: str, needle: str) -> tuple[float, float]:
+async def cctui_turn(
+    app: Cctui, prompt: str, needle: str, write_s: float = 0.0
+) -> tuple[float, float]:
     """Seconds from Enter in the form to ``needle`` on screen, and cctui's CPU seconds."""
-    start = await app.start(prompt)
+    start = await app.start(prompt, write_s)
     cpu = cpu_s(app.pid)
     if await app.term.until(needle, 90) is None:
         raise RuntimeError(f"cctui never showed {needle!r}:\n{app.term.screen()}")
     return time.perf_counter() - start, cpu_s(app.pid) - cpu
 
 
-async def turns(s: Setup, app: Cctui, reps: int, mark: str, needle: str) -> Pairs:
-    """``reps`` interleaved turns of ``mark``: bare CLI and cctui, order swapped each time."""
+async def turns(
+    s: Setup, app: Cctui, reps: int, mark: str, needle: str, write_s: float = 0.0
+) -> Pairs:
+    """``reps`` interleaved turns of ``mark``: bare CLI and cctui, order swapped each time
+    (cctui's form open ``write_s`` before the prompt is typed into it)."""
     pairs = Pairs()
     for r in range(reps):
 
@@ -278,7 +293,7 @@ async def turns(s: Setup, app: Cctui, reps: int, mark: str, needle: str) -> Pair
             pairs.base.append(await bare_cli(s, f"{mark}-b{r} please", f"{needle}-b{r}"))
 
         async def ours(r: int = r) -> None:
-            wall, cpu = await cctui_turn(app, f"{mark}-c{r} please", f"{needle}-c{r}")
+            wall, cpu = await cctui_turn(app, f"{mark}-c{r} please", f"{needle}-c{r}", write_s)
             pairs.cctui.append(wall)
             pairs.cpu.append(cpu)
 
@@ -350,6 +365,9 @@ async def run(reps: int, skip: frozenset[str], history: int = 0) -> Results:
             if "reply" not in skip:
                 pairs = await turns(s, app, reps, REPLY_MARK, "END-OF-REPLY")
                 _report_turns(res, "reply", pairs, lag=True)
+            if "written" not in skip:
+                pairs = await turns(s, app, reps, REPLY_MARK, "END-OF-REPLY", WRITE_S)
+                _report_turns(res, f"reply written in {WRITE_S:.0f} s", pairs, lag=True)
             if "tools" not in skip:
                 pairs = await turns(s, app, reps, TOOLS_MARK, "TOOLS-DONE")
                 _report_turns(res, "tools", pairs, lag=False)
@@ -446,7 +464,7 @@ async def tmux(res: Results) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5, help="interleaved repetitions of each")
-    parser.add_argument("--skip", default="", help="comma-separated: reply,tools,keys")
+    parser.add_argument("--skip", default="", help="comma-separated: reply,written,tools,keys")
     parser.add_argument(
         "--history",
         type=int,

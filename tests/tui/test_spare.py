@@ -1,6 +1,7 @@
-"""The new-session form starts its ``claude`` process as it opens (``core/spare.py``): the
-session the form starts runs on that process, nothing lists it before its prompt, and a
-cancelled form leaves no process behind. The real CLI against the fake API, the real
+"""The new-session form starts its ``claude`` process once it has been open a moment
+(``core/spare.py``): the session the form starts runs on that process, nothing lists it
+before its prompt, and a cancelled form leaves no process behind (one closed at once starts
+none). The real CLI against the fake API, the real
 history watcher."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from textual.widgets import Input
 
 from cctui.config import load_settings
 from cctui.core import SessionManager
-from cctui.tui.app import CctuiApp
+from cctui.tui.app import SPARE_AFTER_S, CctuiApp
 from cctui.tui.screens.new_session import NewSessionScreen
 
 pytestmark = pytest.mark.e2e
@@ -47,9 +48,13 @@ def _app(claude_env: dict[str, str], tmp_path: Path, claude_bin: Path, project: 
     return CctuiApp(settings, SessionManager(settings))
 
 
+def _process_files(claude_home: Path) -> list[Path]:
+    return list((claude_home / ".claude" / "sessions").glob("*.json"))
+
+
 def _process_file(claude_home: Path, session_id: str) -> dict[str, object] | None:
     """The CLI's ``sessions/<pid>.json`` for ``session_id`` (how any list finds it)."""
-    for path in (claude_home / ".claude" / "sessions").glob("*.json"):
+    for path in _process_files(claude_home):
         data: dict[str, object] = json.loads(path.read_text())
         if data.get("sessionId") == session_id:
             return data
@@ -68,6 +73,7 @@ async def test_the_session_the_form_starts_runs_on_the_process_it_opened_and_is_
             await pilot.press("n")
             form = app.screen
             assert isinstance(form, NewSessionScreen)
+            await _until(pilot, lambda: bool(manager.spare_ids))
             (spare,) = manager.spare_ids
             # The CLI announces itself in sessions/<pid>.json like any running claude; the
             # index reads it, the list leaves it out.
@@ -104,6 +110,11 @@ async def test_a_cancelled_form_ends_its_process_and_another_choice_starts_afres
     try:
         async with app.run_test(size=(160, 45)) as pilot:
             await pilot.press("n")
+            await pilot.press("escape")  # at once: no process started
+            await pilot.pause(SPARE_AFTER_S + 0.2)
+            assert manager.spare_ids == frozenset() and not _process_files(claude_home)
+            await pilot.press("n")
+            await _until(pilot, lambda: bool(manager.spare_ids))
             (first,) = manager.spare_ids
             await _until(pilot, lambda: _process_file(claude_home, first) is not None)
             pid = _process_file(claude_home, first)["pid"]  # type: ignore[index]
@@ -114,6 +125,7 @@ async def test_a_cancelled_form_ends_its_process_and_another_choice_starts_afres
 
             # The form again, then a model it was not opened with: a process of its own.
             await pilot.press("n")
+            await _until(pilot, lambda: bool(manager.spare_ids))
             (second,) = manager.spare_ids
             await _until(pilot, lambda: _process_file(claude_home, second) is not None)
             warm_pid = _process_file(claude_home, second)["pid"]  # type: ignore[index]
