@@ -189,8 +189,8 @@ class SessionManager:
             config = config.model_copy(update={"title": launch.title_of(prompt)})
         if session_id is None and not worktree:
             spare = await self._spare.take(config)
-            if spare is not None and await self._take_spare(spare, prompt):
-                return spare.info()
+            if spare is not None and await self._take_spare(*spare, prompt):
+                return spare[0].info()
         session = Session(self, sid, config)
         await self._start(session, prompt, worktree, session_id=sid)
         return session.info()
@@ -688,15 +688,17 @@ class SessionManager:
                 session.in_place.set()
             self.save(session.id)
 
-    async def _take_spare(self, session: Session, prompt: str | None) -> bool:
-        """Track a prewarmed session and send its first prompt; False when its process
-        ended in the meantime (the caller starts afresh)."""
+    async def _take_spare(
+        self, session: Session, release: Callable[[], None], prompt: str | None
+    ) -> bool:
+        """Track a prewarmed session, publish its start, and send its first prompt; False
+        when its process ended in the meantime (the caller starts afresh)."""
         session.base_commit = await asyncio.to_thread(git.head, session.config.cwd)
         if not session.process.alive:
             self.keep(asyncio.create_task(session.process.stop()))
             return False
         self._sessions.add(session)
-        session.set_status(session.status, force=True)  # how lists learn of a new session
+        release()
         if prompt is not None:
             await session.process.send(prompt)
         self.save(session.id)

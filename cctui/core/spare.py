@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -40,9 +41,9 @@ log = logging.getLogger(__name__)
 
 
 class _Held:
-    """The manager as a spare sees it: its events and saves go nowhere until it is taken.
-
-    (The session's own buffer still keeps its events; only the fan-out waits.)"""
+    """The manager as a spare sees it: its events are held back and its saves dropped until
+    it is taken, then the events go out in order (a list, the metrics and an MCP watcher see
+    the session start as any other does)."""
 
     def __init__(self, host: SessionHost) -> None:
         self._host = host
@@ -51,14 +52,23 @@ class _Held:
         self.audit: AuditLog = host.audit
         self.driver_factory: DriverFactory = host.driver_factory
         self.kill_grace_s: float = host.kill_grace_s
-        self.released = False
+        self._held: list[SessionEvent] | None = []
+        """Events not yet published (a spawn's few status changes); None once released."""
 
-    def publish(self, event: SessionEvent) -> None:
-        if self.released:
+    def release(self) -> None:
+        """Publish what was held, and everything from now on."""
+        held, self._held = self._held or [], None
+        for event in held:
             self._host.publish(event)
 
+    def publish(self, event: SessionEvent) -> None:
+        if self._held is None:
+            self._host.publish(event)
+        else:
+            self._held.append(event)
+
     def save(self, session_id: str) -> None:
-        if self.released:
+        if self._held is None:
             self._host.save(session_id)
 
     def keep(self, task: asyncio.Task[Any]) -> None:
@@ -111,10 +121,11 @@ class Spare:
         started.add_done_callback(_swallow)
         self._warm = _Warm(session, spec, held, started)
 
-    async def take(self, config: SessionConfig) -> Session | None:
-        """The warm session, if it launches as ``config`` would and its process is up: its
-        config becomes ``config`` and its events flow from now on. Otherwise it is ended and
-        the caller starts afresh (``None``)."""
+    async def take(self, config: SessionConfig) -> tuple[Session, Callable[[], None]] | None:
+        """The warm session, if it launches as ``config`` would and its process is up (its
+        config becomes ``config``), and what publishes its events, held until then: call it
+        once the session is tracked. Otherwise the spare is ended and the caller starts
+        afresh (``None``)."""
         warm = self._detach()
         if warm is None:
             return None
@@ -130,8 +141,7 @@ class Spare:
                 session.config = config
                 session.title = config.title
                 session.created_at = datetime.now(UTC)
-                warm.host.released = True
-                return session
+                return session, warm.host.release
         self._end(warm)
         return None
 

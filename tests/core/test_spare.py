@@ -8,7 +8,8 @@ from pathlib import Path
 
 from cctui.core import SessionManager
 from cctui.core.catalog import build_catalog
-from cctui.core.events import SessionEvent
+from cctui.core.events import SessionEvent, StatusChanged
+from cctui.core.states import SessionStatus
 from tests.core.conftest import MakeManager
 from tests.fakes.fake_driver import FakeDriverFactory
 
@@ -37,6 +38,10 @@ async def test_create_takes_the_spare_that_launches_the_same_way(
     assert manager.spare_ids == frozenset()
     assert (await manager.wait(sid, 5)).reason == "turn_ended"
     assert {e.session_id for e in seen} == {sid}
+    # Its start is heard as any session's is: from "starting", counted once.
+    first = seen[0]
+    assert isinstance(first, StatusChanged) and first.status == SessionStatus.STARTING
+    assert first.previous is None and manager.metrics.sessions_started == 1
     assert [i.session_id for i in manager.list()] == [sid]
 
 
