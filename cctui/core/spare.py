@@ -160,13 +160,14 @@ class Spare:
 
 
 async def _stop(warm: _Warm) -> None:
-    if not warm.started.done():
-        # Still spawning: let the connect finish (or fail) so the process is closed by the
-        # task that opened it, then end it.
-        with contextlib.suppress(Exception, asyncio.CancelledError):
-            await asyncio.shield(warm.started)
+    process = warm.session.process
+    if not process.busy:
+        # Its start has not begun (or is over): cancelled now, it never spawns anything.
+        warm.started.cancel()
     try:
-        await warm.session.process.stop()
+        # A process still connecting is ended by its owner task once connected (or the
+        # owner is cancelled when it hangs there: Process.stop).
+        await process.stop()
     except Exception:
         log.exception("ending the spare claude process failed")
 

@@ -95,6 +95,15 @@ async def test_shutdown_ends_a_spare_still_connecting(
     assert manager.spare_ids == frozenset()
 
 
+async def test_a_spare_discarded_before_its_start_began_spawns_nothing(
+    manager: SessionManager, factory: FakeDriverFactory, project: Path
+) -> None:
+    manager.prewarm(manager.default_config(project))
+    await manager.discard_spare()
+    await asyncio.sleep(0.05)
+    assert factory.drivers == [] and manager.spare_ids == frozenset()
+
+
 async def test_a_spare_that_failed_to_start_is_replaced_by_a_fresh_process(
     manager: SessionManager, factory: FakeDriverFactory, project: Path
 ) -> None:
