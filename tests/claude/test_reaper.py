@@ -14,25 +14,18 @@ from pathlib import Path
 import pytest
 
 from cctui.claude import reaper
+from tests.fakes.procs import alive
 
 REAPER = str(Path(reaper.__file__))
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
 
 
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 def _gone(pid: int, timeout: float = 10) -> bool:
     deadline = time.monotonic() + timeout
-    while _alive(pid) and time.monotonic() < deadline:
+    while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
-    return not _alive(pid)
+    return not alive(pid)
 
 
 def _read_pid(path: Path, timeout: float = 10) -> int:
@@ -76,7 +69,7 @@ def test_everything_dies_when_cctui_is_killed(tmp_path: Path) -> None:
     )
     try:
         grandchild = _read_pid(pid_file)
-        assert _alive(grandchild)
+        assert alive(grandchild)
         parent.kill()
         parent.wait(10)
         assert _gone(grandchild), "the CLI's child outlived cctui"

@@ -9,6 +9,7 @@ import pytest
 
 from cctui.claude import frames, sdk_driver
 from cctui.errors import CliNotFound
+from tests.fakes.procs import alive
 
 
 async def _never_asked(ask: frames.PermissionAsk) -> frames.PermissionAnswer:
@@ -31,18 +32,9 @@ async def test_a_cli_that_hangs_at_start_fails_fast_and_is_killed(
     assert time.monotonic() - started < 5  # not the SDK's 60 s + 5 s
     pid = int(pid_file.read_text())
     deadline = time.monotonic() + 5
-    while _alive(pid) and time.monotonic() < deadline:
+    while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert not _alive(pid)
-
-
-def _alive(pid: int) -> bool:
-    """Running (a zombie waiting for its new parent to reap it counts as gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    assert not alive(pid)
 
 
 async def test_a_launcher_still_open_for_writing_elsewhere_is_retried_not_fatal(

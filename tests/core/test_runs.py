@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -18,6 +17,7 @@ from cctui.core.runs import Run
 from cctui.errors import CliNotFound
 from tests.core.conftest import MakeManager
 from tests.fakes.fake_driver import FakeDriver, fake_driver_factory, sleep, text, tool
+from tests.fakes.procs import alive
 
 S = SessionStatus
 
@@ -182,18 +182,6 @@ async def real_manager(
     await manager.shutdown()
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie is as good as dead
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 @pytest.mark.e2e
 async def test_the_real_cli_is_stopped_at_the_deadline_and_its_process_ends(
     real_manager: SessionManager, project_dir: Path
@@ -202,14 +190,14 @@ async def test_the_real_cli_is_stopped_at_the_deadline_and_its_process_ends(
     info = await run.start(
         "[[slow seconds=30 chunks=60]]", real_manager.default_config(project_dir)
     )
-    assert info.pid is not None and _alive(info.pid)
+    assert info.pid is not None and alive(info.pid)
     outcome = await asyncio.wait_for(run.supervise(), 30)
     assert outcome.stopped == "timeout"
     assert outcome.session is not None and outcome.session.status == S.INTERRUPTED
     assert run.elapsed_s < 4 + run.grace_s + 10
     assert any(e.kind == "text" for e in run.log)  # what it said before the stop
     for _ in range(50):
-        if not _alive(info.pid):
+        if not alive(info.pid):
             break
         await asyncio.sleep(0.1)
-    assert not _alive(info.pid)
+    assert not alive(info.pid)

@@ -16,21 +16,10 @@ import pytest
 from cctui.config import Settings, load_settings
 from cctui.core import Decision, SessionManager, SessionStatus, WaitOutcome
 from tests.fakes.anthropic_api import FakeAnthropicAPI
+from tests.fakes.procs import alive
 
 pytestmark = pytest.mark.e2e
 S = SessionStatus
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie is as good as dead
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 @pytest.fixture

@@ -16,21 +16,9 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.fakes.procs import alive
+
 pytestmark = pytest.mark.e2e
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie is dead for our purposes (its parent just has not reaped it yet); so is one
-    # that was reaped between the two checks.
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.split(")")[-1].split()[0] != "Z"
 
 
 def _wait_for(predicate: object, timeout: float) -> bool:
@@ -71,10 +59,10 @@ async def test_signal_to_serve_http_ends_every_claude_process(
             status = await client.call_tool("claude_get_status", {"sessionId": sid})
             assert status.structured_content is not None
         pid = _session_pid(claude_home, sid)
-        assert _alive(pid)
+        assert alive(pid)
         server.send_signal(sig)
         assert server.wait(timeout=15) == 0
-        assert _wait_for(lambda: not _alive(pid), 5), f"claude pid {pid} outlived cctui"
+        assert _wait_for(lambda: not alive(pid), 5), f"claude pid {pid} outlived cctui"
         assert not server_file.exists()
     finally:
         if server.poll() is None:
@@ -114,7 +102,7 @@ def _descendants(root: int) -> set[int]:
     while frontier:
         frontier = {pid for pid, ppid in parents.items() if ppid in frontier} - found
         found |= frontier
-    return {pid for pid in found if _alive(pid)}
+    return {pid for pid in found if alive(pid)}
 
 
 def _cmdline(pid: int) -> str:
@@ -166,8 +154,8 @@ async def test_sigkill_of_serve_leaves_no_claude_and_no_tool_command(
         assert claude_pid in spawned
         server.kill()
         server.wait(timeout=10)
-        assert _wait_for(lambda: not any(_alive(p) for p in spawned), 15), [
-            _cmdline(p) for p in spawned if _alive(p)
+        assert _wait_for(lambda: not any(alive(p) for p in spawned), 15), [
+            _cmdline(p) for p in spawned if alive(p)
         ]
     finally:
         if server.poll() is None:

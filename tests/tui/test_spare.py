@@ -7,8 +7,7 @@ history watcher."""
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -19,19 +18,9 @@ from cctui.config import load_settings
 from cctui.core import SessionManager
 from cctui.tui.app import SPARE_AFTER_S, CctuiApp
 from cctui.tui.screens.new_session import NewSessionScreen
+from tests.fakes.procs import alive
 
 pytestmark = pytest.mark.e2e
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie is dead for our purposes
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 async def _until(pilot: Pilot[None], check: Callable[[], bool], wait_s: float = 30) -> None:
@@ -42,10 +31,18 @@ async def _until(pilot: Pilot[None], check: Callable[[], bool], wait_s: float = 
     raise AssertionError("condition not met in time")
 
 
-def _app(claude_env: dict[str, str], tmp_path: Path, claude_bin: Path, project: Path) -> CctuiApp:
+@pytest.fixture
+async def app(
+    claude_env: dict[str, str], tmp_path: Path, claude_bin: Path, project_dir: Path
+) -> AsyncIterator[CctuiApp]:
+    """The app over a real manager driving the real CLI; every process ended afterwards."""
     settings = load_settings(env=claude_env, config_path=tmp_path / "none.toml")
-    settings = settings.model_copy(update={"claude_code_path": claude_bin, "default_cwd": project})
-    return CctuiApp(settings, SessionManager(settings))
+    settings = settings.model_copy(
+        update={"claude_code_path": claude_bin, "default_cwd": project_dir}
+    )
+    app = CctuiApp(settings, SessionManager(settings))
+    yield app
+    await app.manager.shutdown()
 
 
 def _process_files(claude_home: Path) -> list[Path]:
@@ -62,85 +59,75 @@ def _process_file(claude_home: Path, session_id: str) -> dict[str, object] | Non
 
 
 async def test_the_session_the_form_starts_runs_on_the_process_it_opened_and_is_listed_then(
-    claude_env: dict[str, str], claude_home: Path, claude_bin: Path, project_dir: Path,
-    tmp_path: Path,
-) -> None:  # fmt: skip
-    app = _app(claude_env, tmp_path, claude_bin, project_dir)
+    app: CctuiApp, claude_home: Path
+) -> None:
     manager = app.manager
-    try:
-        async with app.run_test(size=(160, 45)) as pilot:
-            await app.history_loaded.wait()
-            await pilot.press("n")
-            form = app.screen
-            assert isinstance(form, NewSessionScreen)
-            await _until(pilot, lambda: bool(manager.spare_ids))
-            (spare,) = manager.spare_ids
-            # The CLI announces itself in sessions/<pid>.json like any running claude; the
-            # index reads it, the list leaves it out.
-            await _until(pilot, lambda: _process_file(claude_home, spare) is not None)
-            index = app.source.index
-            await _until(pilot, lambda: spare in index.processes.by_session)
-            await pilot.pause(0.3)
-            assert app.main.sessions.row(spare) is None
-            assert manager.list() == []
-            pid = _process_file(claude_home, spare)["pid"]  # type: ignore[index]
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.history_loaded.wait()
+        await pilot.press("n")
+        form = app.screen
+        assert isinstance(form, NewSessionScreen)
+        await _until(pilot, lambda: bool(manager.spare_ids))
+        (spare,) = manager.spare_ids
+        # The CLI announces itself in sessions/<pid>.json like any running claude; the
+        # index reads it, the list leaves it out.
+        await _until(pilot, lambda: _process_file(claude_home, spare) is not None)
+        index = app.source.index
+        await _until(pilot, lambda: spare in index.processes.by_session)
+        await pilot.pause(0.3)
+        assert app.main.sessions.row(spare) is None
+        assert manager.list() == []
+        pid = _process_file(claude_home, spare)["pid"]  # type: ignore[index]
 
-            form.query_one("#prompt", Input).value = "hello from the form"
-            await pilot.press("enter")
-            await _until(pilot, lambda: bool(manager.list()))
-            (info,) = manager.list()
-            assert info.session_id == spare and info.pid == pid
-            assert manager.spare_ids == frozenset()
-            outcome = await manager.wait(spare, 30)
-            assert outcome.reason == "turn_ended"
-            assert manager.get(spare).last_result == "OK: hello from the form"
-            await _until(pilot, lambda: app.main.sessions.row(spare) is not None)
-            row = app.main.sessions.row(spare)
-            assert row is not None and row.title == "hello from the form"
-    finally:
-        await manager.shutdown()
+        form.query_one("#prompt", Input).value = "hello from the form"
+        await pilot.press("enter")
+        await _until(pilot, lambda: bool(manager.list()))
+        (info,) = manager.list()
+        assert info.session_id == spare and info.pid == pid
+        assert manager.spare_ids == frozenset()
+        outcome = await manager.wait(spare, 30)
+        assert outcome.reason == "turn_ended"
+        assert manager.get(spare).last_result == "OK: hello from the form"
+        await _until(pilot, lambda: app.main.sessions.row(spare) is not None)
+        row = app.main.sessions.row(spare)
+        assert row is not None and row.title == "hello from the form"
 
 
 async def test_a_cancelled_form_ends_its_process_and_another_choice_starts_afresh(
-    claude_env: dict[str, str], claude_home: Path, claude_bin: Path, project_dir: Path,
-    tmp_path: Path,
-) -> None:  # fmt: skip
-    app = _app(claude_env, tmp_path, claude_bin, project_dir)
+    app: CctuiApp, claude_home: Path
+) -> None:
     manager = app.manager
-    try:
-        async with app.run_test(size=(160, 45)) as pilot:
-            await pilot.press("n")
-            await pilot.press("escape")  # at once: no process started
-            await pilot.pause(SPARE_AFTER_S + 0.2)
-            assert manager.spare_ids == frozenset() and not _process_files(claude_home)
-            await pilot.press("n")
-            await _until(pilot, lambda: bool(manager.spare_ids))
-            (first,) = manager.spare_ids
-            await _until(pilot, lambda: _process_file(claude_home, first) is not None)
-            pid = _process_file(claude_home, first)["pid"]  # type: ignore[index]
-            assert isinstance(pid, int) and _alive(pid)
-            await pilot.press("escape")
-            await _until(pilot, lambda: not _alive(pid))
-            assert manager.spare_ids == frozenset() and manager.list() == []
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.press("n")
+        await pilot.press("escape")  # at once: no process started
+        await pilot.pause(SPARE_AFTER_S + 0.2)
+        assert manager.spare_ids == frozenset() and not _process_files(claude_home)
+        await pilot.press("n")
+        await _until(pilot, lambda: bool(manager.spare_ids))
+        (first,) = manager.spare_ids
+        await _until(pilot, lambda: _process_file(claude_home, first) is not None)
+        pid = _process_file(claude_home, first)["pid"]  # type: ignore[index]
+        assert isinstance(pid, int) and alive(pid)
+        await pilot.press("escape")
+        await _until(pilot, lambda: not alive(pid))
+        assert manager.spare_ids == frozenset() and manager.list() == []
 
-            # The form again, then a model it was not opened with: a process of its own.
-            await pilot.press("n")
-            await _until(pilot, lambda: bool(manager.spare_ids))
-            (second,) = manager.spare_ids
-            await _until(pilot, lambda: _process_file(claude_home, second) is not None)
-            warm_pid = _process_file(claude_home, second)["pid"]  # type: ignore[index]
-            form = app.screen
-            assert isinstance(form, NewSessionScreen)
-            form.query_one("#model").value = "haiku"  # type: ignore[attr-defined]
-            form.query_one("#prompt", Input).value = "on haiku"
-            form.query_one("#prompt", Input).focus()
-            await pilot.press("enter")
-            await _until(pilot, lambda: bool(manager.list()))
-            (info,) = manager.list()
-            assert info.session_id != second and info.config.model == "haiku"
-            assert isinstance(warm_pid, int)
-            await _until(pilot, lambda: not _alive(warm_pid))
-            assert (await manager.wait(info.session_id, 30)).reason == "turn_ended"
-            assert info.pid != warm_pid
-    finally:
-        await manager.shutdown()
+        # The form again, then a model it was not opened with: a process of its own.
+        await pilot.press("n")
+        await _until(pilot, lambda: bool(manager.spare_ids))
+        (second,) = manager.spare_ids
+        await _until(pilot, lambda: _process_file(claude_home, second) is not None)
+        warm_pid = _process_file(claude_home, second)["pid"]  # type: ignore[index]
+        form = app.screen
+        assert isinstance(form, NewSessionScreen)
+        form.query_one("#model").value = "haiku"  # type: ignore[attr-defined]
+        form.query_one("#prompt", Input).value = "on haiku"
+        form.query_one("#prompt", Input).focus()
+        await pilot.press("enter")
+        await _until(pilot, lambda: bool(manager.list()))
+        (info,) = manager.list()
+        assert info.session_id != second and info.config.model == "haiku"
+        assert isinstance(warm_pid, int)
+        await _until(pilot, lambda: not alive(warm_pid))
+        assert (await manager.wait(info.session_id, 30)).reason == "turn_ended"
+        assert info.pid != warm_pid
