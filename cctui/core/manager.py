@@ -158,7 +158,8 @@ class SessionManager:
         """Start a process; returns once it is connected, with the (pre-assigned) session id.
 
         The first prompt is queued at once; the turn runs in the background. ``worktree``
-        (True, or a name) starts it in a new git worktree of its own (``worktrees``).
+        (True, or a name) starts it in a new git worktree of its own (``worktrees``). A
+        process ``prewarm`` started for the same launch is taken instead of spawning one.
 
         Raises:
             SessionLimitReached, CliNotFound, ValidationFailed (e.g. cwd missing),

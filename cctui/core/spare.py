@@ -90,11 +90,15 @@ class Spare:
     def __init__(self, host: SessionHost) -> None:
         self._host = host
         self._warm: _Warm | None = None
+        self._ending: set[str] = set()
+        """Ids of spares being ended: hidden until their process is gone."""
 
     @property
     def ids(self) -> frozenset[str]:
-        """The session id of the warm process (hidden from every list until it is taken)."""
-        return frozenset() if self._warm is None else frozenset({self._warm.session.id})
+        """The session ids of the warm process and of those being ended: no list shows them
+        (a spare is taken, or its process ends, before its id leaves this set)."""
+        warm = self._warm
+        return frozenset(self._ending if warm is None else {*self._ending, warm.session.id})
 
     def warm(self, config: SessionConfig) -> None:
         """Start a process for ``config`` in the background unless one launching the same
@@ -149,27 +153,31 @@ class Spare:
         """End the warm process, if any, and wait for it to go."""
         warm = self._detach()
         if warm is not None:
-            await _stop(warm)
+            self._ending.add(warm.session.id)
+            await self._stop(warm)
 
     def _detach(self) -> _Warm | None:
         warm, self._warm = self._warm, None
         return warm
 
     def _end(self, warm: _Warm) -> None:
-        self._host.keep(asyncio.create_task(_stop(warm)))
+        self._ending.add(warm.session.id)
+        self._host.keep(asyncio.create_task(self._stop(warm)))
 
-
-async def _stop(warm: _Warm) -> None:
-    process = warm.session.process
-    if not process.busy:
-        # Its start has not begun (or is over): cancelled now, it never spawns anything.
-        warm.started.cancel()
-    try:
-        # A process still connecting is ended by its owner task once connected (or the
-        # owner is cancelled when it hangs there: Process.stop).
-        await process.stop()
-    except Exception:
-        log.exception("ending the spare claude process failed")
+    async def _stop(self, warm: _Warm) -> None:
+        """End ``warm``'s process (its id is in ``_ending`` until then)."""
+        sid, process = warm.session.id, warm.session.process
+        if not process.busy:
+            # Its start has not begun (or is over): cancelled now, it never spawns anything.
+            warm.started.cancel()
+        try:
+            # A process still connecting is ended by its owner task once connected (or the
+            # owner is cancelled when it hangs there: Process.stop).
+            await process.stop()
+        except Exception:
+            log.exception("ending the spare claude process failed")
+        finally:
+            self._ending.discard(sid)
 
 
 def _swallow(task: asyncio.Task[None]) -> None:

@@ -109,8 +109,9 @@ async def test_a_cancelled_form_ends_its_process_and_another_choice_starts_afres
         pid = _process_file(claude_home, first)["pid"]  # type: ignore[index]
         assert isinstance(pid, int) and alive(pid)
         await pilot.press("escape")
-        await _until(pilot, lambda: not alive(pid))
-        assert manager.spare_ids == frozenset() and manager.list() == []
+        # Hidden from every list until its process is gone, then forgotten.
+        await _until(pilot, lambda: not alive(pid) and not manager.spare_ids)
+        assert manager.list() == []
 
         # The form again, then a model it was not opened with: a process of its own.
         await pilot.press("n")
