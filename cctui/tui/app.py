@@ -409,7 +409,7 @@ class CctuiApp(App[None]):
         screen.call_after_refresh(self.set_timer, SPARE_AFTER_S, partial(self._prewarm, screen))
 
     def _prewarm(self, form: NewSessionScreen) -> None:
-        if form.is_attached and self.screen is form:
+        if self.screen is form:  # still open, not covered
             with contextlib.suppress(CctuiError, OSError):
                 self.manager.prewarm(self._config_of(form.initial))
 

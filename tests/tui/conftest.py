@@ -81,11 +81,16 @@ class Harness:
 
     async def until(self, check: Callable[[], bool], wait_s: float = 6.0) -> None:
         """Pause until ``check()`` holds (fails the test after ``wait_s``)."""
-        for _ in range(int(wait_s / 0.02)):
-            if check():
-                return
-            await self.pilot.pause(0.02)
-        raise AssertionError("condition not met in time")
+        await until(self.pilot, check, wait_s)
+
+
+async def until(pilot: Pilot[None], check: Callable[[], bool], wait_s: float = 6.0) -> None:
+    """Let ``pilot``'s app run until ``check()`` holds (fails the test after ``wait_s``)."""
+    for _ in range(int(wait_s / 0.02)):
+        if check():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("condition not met in time")
 
 
 RunApp = Callable[..., Any]

@@ -4,26 +4,19 @@ leaves the list. Real files, the real watcher."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-
-from textual.pilot import Pilot
 
 from cctui.config import load_settings
 from cctui.core import SessionManager
 from cctui.tui.app import CctuiApp
 from tests.snapshot_apps.history import write_transcript
+from tests.tui.conftest import until
+
+WAIT_S = 10.0
+"""How long a condition may take (the real watcher)."""
 
 IDS = [f"0a1b2c3d-0000-4000-8000-00000000{n:04d}" for n in range(3)]
-
-
-async def _until(pilot: Pilot[None], check: Callable[[], bool], wait_s: float = 10) -> None:
-    for _ in range(int(wait_s / 0.05)):
-        if check():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not met in time")
 
 
 async def test_a_growing_transcript_redraws_its_row_only_and_a_deleted_one_leaves(
@@ -53,7 +46,7 @@ async def test_a_growing_transcript_redraws_its_row_only_and_a_deleted_one_leave
         async with app.run_test() as pilot:
             await app.history_loaded.wait()
             table = app.main.sessions
-            await _until(pilot, lambda: all(table.row(sid) is not None for sid in IDS))
+            await until(pilot, lambda: all(table.row(sid) is not None for sid in IDS), WAIT_S)
             before = {sid: table.row(sid) for sid in IDS}
 
             write_transcript(
@@ -65,7 +58,7 @@ async def test_a_growing_transcript_redraws_its_row_only_and_a_deleted_one_leave
             )
             row = before[IDS[0]]
             assert row is not None
-            await _until(pilot, lambda: table.row(IDS[0]) != row)
+            await until(pilot, lambda: table.row(IDS[0]) != row, WAIT_S)
             grown = table.row(IDS[0])
             assert grown is not None and grown.last_activity is not None
             assert row.last_activity is not None and grown.last_activity > row.last_activity
@@ -75,7 +68,7 @@ async def test_a_growing_transcript_redraws_its_row_only_and_a_deleted_one_leave
 
             # (The cursor's session is previewed, so cctui holds it: delete another.)
             paths[1].unlink()
-            await _until(pilot, lambda: table.row(IDS[1]) is None)
+            await until(pilot, lambda: table.row(IDS[1]) is None, WAIT_S)
             await app.settle()
             assert IDS[1] not in table.shown
             assert table.row(IDS[0]) is grown

@@ -7,11 +7,10 @@ history watcher."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
 from textual.widgets import Input
 
 from cctui.config import load_settings
@@ -19,16 +18,12 @@ from cctui.core import SessionManager
 from cctui.tui.app import SPARE_AFTER_S, CctuiApp
 from cctui.tui.screens.new_session import NewSessionScreen
 from tests.fakes.procs import alive
+from tests.tui.conftest import until
+
+WAIT_S = 30.0
+"""How long a condition may take (a real CLI starting on a loaded machine)."""
 
 pytestmark = pytest.mark.e2e
-
-
-async def _until(pilot: Pilot[None], check: Callable[[], bool], wait_s: float = 30) -> None:
-    for _ in range(int(wait_s / 0.05)):
-        if check():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not met in time")
 
 
 @pytest.fixture
@@ -67,13 +62,13 @@ async def test_the_session_the_form_starts_runs_on_the_process_it_opened_and_is_
         await pilot.press("n")
         form = app.screen
         assert isinstance(form, NewSessionScreen)
-        await _until(pilot, lambda: bool(manager.spare_ids))
+        await until(pilot, lambda: bool(manager.spare_ids), WAIT_S)
         (spare,) = manager.spare_ids
         # The CLI announces itself in sessions/<pid>.json like any running claude; the
         # index reads it, the list leaves it out.
-        await _until(pilot, lambda: _process_file(claude_home, spare) is not None)
+        await until(pilot, lambda: _process_file(claude_home, spare) is not None, WAIT_S)
         index = app.source.index
-        await _until(pilot, lambda: spare in index.processes.by_session)
+        await until(pilot, lambda: spare in index.processes.by_session, WAIT_S)
         await pilot.pause(0.3)
         assert app.main.sessions.row(spare) is None
         assert manager.list() == []
@@ -81,14 +76,14 @@ async def test_the_session_the_form_starts_runs_on_the_process_it_opened_and_is_
 
         form.query_one("#prompt", Input).value = "hello from the form"
         await pilot.press("enter")
-        await _until(pilot, lambda: bool(manager.list()))
+        await until(pilot, lambda: bool(manager.list()), WAIT_S)
         (info,) = manager.list()
         assert info.session_id == spare and info.pid == pid
         assert manager.spare_ids == frozenset()
         outcome = await manager.wait(spare, 30)
         assert outcome.reason == "turn_ended"
         assert manager.get(spare).last_result == "OK: hello from the form"
-        await _until(pilot, lambda: app.main.sessions.row(spare) is not None)
+        await until(pilot, lambda: app.main.sessions.row(spare) is not None, WAIT_S)
         row = app.main.sessions.row(spare)
         assert row is not None and row.title == "hello from the form"
 
@@ -103,21 +98,21 @@ async def test_a_cancelled_form_ends_its_process_and_another_choice_starts_afres
         await pilot.pause(SPARE_AFTER_S + 0.2)
         assert manager.spare_ids == frozenset() and not _process_files(claude_home)
         await pilot.press("n")
-        await _until(pilot, lambda: bool(manager.spare_ids))
+        await until(pilot, lambda: bool(manager.spare_ids), WAIT_S)
         (first,) = manager.spare_ids
-        await _until(pilot, lambda: _process_file(claude_home, first) is not None)
+        await until(pilot, lambda: _process_file(claude_home, first) is not None, WAIT_S)
         pid = _process_file(claude_home, first)["pid"]  # type: ignore[index]
         assert isinstance(pid, int) and alive(pid)
         await pilot.press("escape")
         # Hidden from every list until its process is gone, then forgotten.
-        await _until(pilot, lambda: not alive(pid) and not manager.spare_ids)
+        await until(pilot, lambda: not alive(pid) and not manager.spare_ids, WAIT_S)
         assert manager.list() == []
 
         # The form again, then a model it was not opened with: a process of its own.
         await pilot.press("n")
-        await _until(pilot, lambda: bool(manager.spare_ids))
+        await until(pilot, lambda: bool(manager.spare_ids), WAIT_S)
         (second,) = manager.spare_ids
-        await _until(pilot, lambda: _process_file(claude_home, second) is not None)
+        await until(pilot, lambda: _process_file(claude_home, second) is not None, WAIT_S)
         warm_pid = _process_file(claude_home, second)["pid"]  # type: ignore[index]
         form = app.screen
         assert isinstance(form, NewSessionScreen)
@@ -125,10 +120,10 @@ async def test_a_cancelled_form_ends_its_process_and_another_choice_starts_afres
         form.query_one("#prompt", Input).value = "on haiku"
         form.query_one("#prompt", Input).focus()
         await pilot.press("enter")
-        await _until(pilot, lambda: bool(manager.list()))
+        await until(pilot, lambda: bool(manager.list()), WAIT_S)
         (info,) = manager.list()
         assert info.session_id != second and info.config.model == "haiku"
         assert isinstance(warm_pid, int)
-        await _until(pilot, lambda: not alive(warm_pid))
+        await until(pilot, lambda: not alive(warm_pid), WAIT_S)
         assert (await manager.wait(info.session_id, 30)).reason == "turn_ended"
         assert info.pid != warm_pid

@@ -58,7 +58,9 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
     ) -> None:
         super().__init__()
         self._cwd = cwd
-        self._mode = permission_mode
+        modes: tuple[str, ...] = get_args(PermissionModeName)
+        self._mode = permission_mode if permission_mode in modes else "default"
+        """The mode the form opens with (one it offers)."""
         self._templates = dict(templates or {})
         self._template_prompt = ""
         """The prompt the chosen template filled in (replaced when another is chosen)."""
@@ -101,7 +103,7 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
                     yield Label("Permission mode")
                     yield Select(
                         [(f"{m}  ({_MODE_HELP.get(m, '')})", m) for m in modes],
-                        value=self._mode if self._mode in modes else "default",
+                        value=self._mode,
                         allow_blank=False,
                         id="mode",
                     )
@@ -117,10 +119,8 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
     def initial(self) -> NewSessionRequest:
         """The answer the form gives when only a prompt is written (no template, model or
         worktree; the directory and mode it opened with), prompt left empty."""
-        modes: tuple[str, ...] = get_args(PermissionModeName)
-        mode = self._mode if self._mode in modes else "default"
         return NewSessionRequest(
-            "", SessionConfig(cwd=self._cwd.expanduser().resolve(), permission_mode=mode)
+            "", SessionConfig(cwd=self._cwd.expanduser().resolve(), permission_mode=self._mode)
         )
 
     @on(Select.Changed, "#template")
