@@ -406,10 +406,12 @@ class CctuiApp(App[None]):
         self.push_screen(screen, callback=self._create)
         # The session most likely starts as the form opens: its process spawns while the
         # prompt is written (``SessionManager.prewarm``; another choice starts afresh).
-        screen.call_after_refresh(self.set_timer, SPARE_AFTER_S, partial(self._prewarm, screen))
+        # The form's own timer: it goes with the form.
+        screen.call_after_refresh(screen.set_timer, SPARE_AFTER_S, partial(self._prewarm, screen))
 
     def _prewarm(self, form: NewSessionScreen) -> None:
-        if self.screen is form:  # still open, not covered
+        # Attached first: while the app shuts down its screen stack can be empty already.
+        if form.is_attached and self.screen is form:  # still open, not covered
             with contextlib.suppress(CctuiError, OSError):
                 self.manager.prewarm(self._config_of(form.initial))
 
