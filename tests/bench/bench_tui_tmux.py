@@ -35,6 +35,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import re
 import shlex
 import shutil
 import statistics
@@ -77,24 +78,107 @@ def _tmux(*args: str) -> str:
     ).stdout
 
 
+_TOKEN = re.compile(r"[\w.:%/#{}@=+-]+")
+
+
+class Control:
+    """One tmux control-mode client (``tmux -C``) on the bench's server: screens are read and
+    keys sent through it. A ``tmux`` process per poll (every ``POLL_S``) kept about a third of
+    a core busy on a 2-core machine, load the programs being timed then shared."""
+
+    def __init__(self) -> None:
+        # Its own idle session to attach to: the timed ones come and go.
+        subprocess.run(
+            ["tmux", "-L", SOCKET, "new", "-d", "-s", "bench-control", "sleep 86400"], check=True
+        )
+        self._proc = subprocess.Popen(
+            ["tmux", "-L", SOCKET, "-C", "attach", "-t", "bench-control", "-f", "no-output"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        self._reply()  # attach's own (empty) reply
+
+    def run(self, *args: str) -> str:
+        """Run one tmux command; its output. Arguments are plain tokens (no quoting needed)."""
+        assert self._proc.stdin is not None
+        for arg in args:
+            if not _TOKEN.fullmatch(arg):
+                raise ValueError(f"not a plain tmux token: {arg!r}")
+        self._proc.stdin.write(" ".join(args).encode() + b"\n")
+        self._proc.stdin.flush()
+        return self._reply()
+
+    def _reply(self) -> str:
+        """The lines between ``%begin`` and its ``%end`` (notifications around it skipped)."""
+        assert self._proc.stdout is not None
+        block: list[bytes] | None = None
+        tag = b""
+        for line in self._proc.stdout:
+            if block is None:
+                if line.startswith(b"%begin "):
+                    block, tag = [], b" ".join(line.split()[1:3])
+                continue
+            head = line.split()
+            if head[:1] in ([b"%end"], [b"%error"]) and b" ".join(head[1:3]) == tag:
+                text = b"".join(block).decode(errors="replace")
+                if head[0] == b"%error":
+                    raise RuntimeError(f"tmux: {text.strip()}")
+                return text
+            block.append(line)
+        raise RuntimeError("the tmux control client exited")
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._proc.kill()
+        self._proc.wait()
+
+
+_control: Control | None = None
+
+
+def control() -> Control:
+    """The bench's control client, started with its tmux server."""
+    global _control
+    if _control is None:
+        _control = Control()
+    return _control
+
+
+def close_control() -> None:
+    global _control
+    if _control is not None:
+        _control.close()
+        _control = None
+
+
 class Term:
-    """One detached tmux session running ``command``."""
+    """One detached tmux session running ``command`` with ``env``."""
 
     def __init__(self, command: str, env: dict[str, str]) -> None:
         self.name = f"cctui-bench-{uuid.uuid4().hex[:8]}"
+        ctl = control()
         self.started = time.perf_counter()
         size = ["-x", SIZE[0], "-y", SIZE[1]]
+        # Every session's command would otherwise see the environment of the client that
+        # started the server (the first session's), not its own: the bare CLI ran in cctui's
+        # HOME then, its transcripts indexed by cctui while it was being timed.
+        given = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
         subprocess.run(
-            ["tmux", "-L", SOCKET, "new", "-d", "-s", self.name, *size, command],
-            env=env,
+            ["tmux", "-L", SOCKET, "new", "-d", "-s", self.name, *size, *given, command],
             check=True,
         )
+        self._ctl = ctl
 
     def screen(self) -> str:
-        return _tmux("capture-pane", "-p", "-t", self.name)
+        return self._ctl.run("capture-pane", "-p", "-t", self.name)
 
     def keys(self, *keys: str, literal: bool = False) -> None:
-        _tmux("send-keys", "-t", self.name, *(["-l"] if literal else []), *keys)
+        if literal:
+            # As hex: the text needs no quoting for tmux's command parser.
+            hexed = [f"{byte:02x}" for byte in "".join(keys).encode()]
+            self._ctl.run("send-keys", "-t", self.name, "-H", *hexed)
+        else:
+            self._ctl.run("send-keys", "-t", self.name, *keys)
 
     async def until(self, needle: str, wait_s: float, *, gone: bool = False) -> float | None:
         """Seconds until ``needle`` is on screen (``gone``: off it); None on timeout."""
@@ -376,6 +460,7 @@ async def run(reps: int, skip: frozenset[str], history: int = 0) -> Results:
         finally:
             app.quit()
             floor.kill()
+            close_control()
             _tmux("kill-server")
     print(f"  load {_uptime()} at end")
     return res
