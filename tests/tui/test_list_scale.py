@@ -1,0 +1,99 @@
+"""The session list with a user's history in it: what start-up and a resize cost.
+
+Every column has a fixed width, so Textual's measure of each new cell (for auto-width
+columns) is skipped; a new width redraws only the titles it cuts differently.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import DataTable
+
+from cctui.tui.rows import SessionRow
+from cctui.tui.widgets.session_list import _FIXED, SessionList
+
+NOW = datetime.now(UTC)
+LONG = "refactor the payment module so that every retry is idempotent and logged " * 2
+
+
+class _ListApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield SessionList(id="sessions")
+
+
+def _row(i: int, title: str) -> SessionRow:
+    return SessionRow(
+        session_id=f"0a1b2c3d-0000-4000-8000-{i:012d}",
+        status="completed",
+        project="proj",
+        title=title,
+        last_activity=NOW - timedelta(minutes=i),
+        cost_usd=None,
+        cwd=Path("/tmp"),
+        live=False,
+    )
+
+
+def _title_shown(table: SessionList, row: SessionRow) -> str:
+    return str(table.get_cell(row.session_id, "title"))
+
+
+async def test_new_rows_are_not_measured_and_the_table_is_as_tall_as_its_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    passed: list[list[Any]] = []
+    measured = DataTable._update_dimensions
+
+    def spy(self: DataTable[Any], new_rows: Any) -> None:
+        passed.append(list(new_rows))
+        measured(self, new_rows)
+
+    monkeypatch.setattr(DataTable, "_update_dimensions", spy)
+    app = _ListApp()
+    async with app.run_test(size=(120, 30)) as pilot:
+        table = app.query_one(SessionList)
+        table.set_rows([_row(i, f"task {i}") for i in range(300)])
+        await pilot.pause()
+        # Textual still calls its hook once the table is idle (a renamed hook would leave
+        # our override unused and this list empty), with no row to measure.
+        assert passed
+        assert all(rows == [] for rows in passed)
+        assert table.row_count == 300
+        assert table.virtual_size.height == 300 + 1  # the rows and the header
+        widths = {key.value: column.width for key, column in table.columns.items()}
+        assert widths["status"] == 13 and widths["cost"] == 6
+        assert widths["title"] == 120 - _FIXED  # the width left by the fixed columns
+
+
+async def test_a_new_width_redraws_only_the_titles_it_cuts_differently(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = _ListApp()
+    async with app.run_test(size=(160, 30)) as pilot:
+        table = app.query_one(SessionList)
+        short, long = _row(1, "fix the login test"), _row(2, LONG)
+        table.set_rows([short, long])
+        await pilot.pause()
+        wide = _title_shown(table, long)
+        assert wide.endswith("…") and len(wide) == 160 - _FIXED
+
+        updated: list[tuple[str, str]] = []
+        update = SessionList.update_cell
+
+        def spy(self: SessionList, row_key: Any, column_key: Any, value: Any, **kw: Any) -> None:
+            updated.append((str(row_key), str(column_key)))
+            update(self, row_key, column_key, value, **kw)
+
+        monkeypatch.setattr(SessionList, "update_cell", spy)
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        narrow = _title_shown(table, long)
+        assert narrow.endswith("…") and len(narrow) == 100 - _FIXED
+        assert LONG.startswith(narrow[:-1])
+        assert _title_shown(table, short) == "fix the login test"
+        assert updated == [(long.session_id, "title")]
