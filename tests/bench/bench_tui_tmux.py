@@ -23,8 +23,9 @@ times drift by several times within a run:
   worst. ``--history N`` writes N past sessions into cctui's home first (a real user has
   thousands).
 
-The screen is read with ``capture-pane`` every ``POLL_S``; that and ``send-keys`` cost both
-sides the same. Each side has its own HOME (the bare CLI's transcripts would otherwise show
+The screen is read with ``capture-pane`` every ``POLL_S`` and keys sent with ``send-keys``,
+both through one tmux control client, the same for both sides. cctui is timed once its CPU
+rests after start (its first start on a new home builds the history index). Each side has its own HOME (the bare CLI's transcripts would otherwise show
 up in cctui's list and be indexed while it is being timed). ``CCTUI_BENCH_EXE`` runs another
 build's ``cctui`` (e.g. a worktree of main, for a before/after).
 """
@@ -61,6 +62,8 @@ WRITE_S = 2.0
 """*written*: how long cctui's form is open before the prompt is typed into it. cctui starts
 the session's process while a person writes (``SPARE_AFTER_S`` after the form opens); the
 plain *reply* types at once, so it shows a start with no head start at all."""
+IDLE_S, IDLE_CPU_S = 0.5, 0.05
+"""cctui rests when it used less than ``IDLE_CPU_S`` of CPU in ``IDLE_S``."""
 TARGET_REPLY_LAG_S = 0.5
 TARGET_TOOLS = 1.2
 TARGET_KEY_MEDIAN = 1.2
@@ -296,6 +299,20 @@ class Cctui:
         if await self.term.until("Sessions", 60) is None:
             raise RuntimeError(f"cctui did not start:\n{self.term.screen()}")
         self.pid = self.term.pid("cctui")
+        await self.idle()
+
+    async def idle(self, wait_s: float = 60) -> None:
+        """Until cctui's CPU rests: its first start on a new home builds the history index
+        (``--history 2000``: about 1.5 s of a core after the list is up), which a user's
+        later starts find built; the first runs would otherwise time that."""
+        start = time.perf_counter()
+        before = cpu_s(self.pid)
+        while time.perf_counter() - start < wait_s:
+            await asyncio.sleep(IDLE_S)
+            now = cpu_s(self.pid)
+            if now - before < IDLE_CPU_S:
+                return
+            before = now
 
     async def open_form(self, wait_s: float = 10) -> float | None:
         """``n`` until the form is drawn: the key-to-screen latency."""
