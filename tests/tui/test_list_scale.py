@@ -81,6 +81,7 @@ async def test_a_new_width_redraws_only_the_titles_it_cuts_differently(
         await pilot.pause()
         wide = _title_shown(table, long)
         assert wide.endswith("…") and len(wide) == 160 - _FIXED
+        wide_table = table.virtual_size.width
 
         updated: list[tuple[str, str]] = []
         update = SessionList.update_cell
@@ -97,3 +98,6 @@ async def test_a_new_width_redraws_only_the_titles_it_cuts_differently(
         assert LONG.startswith(narrow[:-1])
         assert _title_shown(table, short) == "fix the login test"
         assert updated == [(long.session_id, "title")]
+        # The table is as wide as its columns now (no stale width to scroll across).
+        columns = sum(column.get_render_width(table) for column in table.columns.values())
+        assert table.virtual_size.width == columns < wide_table

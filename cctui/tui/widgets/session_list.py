@@ -199,6 +199,8 @@ class SessionList(DataTable[Text]):
         if width != self._title_width:
             self._title_width = width
             self.columns["title"].width = width  # type: ignore[index]
+            # The table's width follows its columns' (Textual works it out when idle).
+            self._require_update_dimensions = True
             self._redraw_titles()
 
     def _redraw_titles(self) -> None:
