@@ -25,9 +25,10 @@ times drift by several times within a run:
 
 The screen is read with ``capture-pane`` every ``POLL_S`` and keys sent with ``send-keys``,
 both through one tmux control client, the same for both sides. cctui is timed once its CPU
-rests after start (its first start on a new home builds the history index). Each side has its own HOME (the bare CLI's transcripts would otherwise show
-up in cctui's list and be indexed while it is being timed). ``CCTUI_BENCH_EXE`` runs another
-build's ``cctui`` (e.g. a worktree of main, for a before/after).
+rests after start (its first start on a new home builds the history index). Each side has
+its own HOME (the bare CLI's transcripts would otherwise show up in cctui's list and be
+indexed while it is being timed). ``CCTUI_BENCH_EXE`` runs another build's ``cctui`` (e.g. a
+worktree of main, for a before/after).
 """
 
 from __future__ import annotations
