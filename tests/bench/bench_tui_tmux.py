@@ -160,7 +160,7 @@ class Term:
 
     def __init__(self, command: str, env: dict[str, str]) -> None:
         self.name = f"cctui-bench-{uuid.uuid4().hex[:8]}"
-        ctl = control()
+        self._ctl = control()  # before the clock: the first Term starts the tmux server
         self.started = time.perf_counter()
         size = ["-x", SIZE[0], "-y", SIZE[1]]
         # Every session's command would otherwise see the environment of the client that
@@ -171,7 +171,6 @@ class Term:
             ["tmux", "-L", SOCKET, "new", "-d", "-s", self.name, *size, *given, command],
             check=True,
         )
-        self._ctl = ctl
 
     def screen(self) -> str:
         return self._ctl.run("capture-pane", "-p", "-t", self.name)
