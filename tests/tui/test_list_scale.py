@@ -1,11 +1,13 @@
-"""The session list with a user's history in it: what start-up and a resize cost.
+"""The session list with a user's history in it: what start-up, a resize and a change cost.
 
 Every column has a fixed width, so Textual's measure of each new cell (for auto-width
-columns) is skipped; a new width redraws only the titles it cuts differently.
+columns) is skipped; a new width redraws only the titles it cuts differently; a changed cell
+repaints its row, and Rich draws that cell alone again.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -101,3 +103,51 @@ async def test_a_new_width_redraws_only_the_titles_it_cuts_differently(
         # The table is as wide as its columns now (no stale width to scroll across).
         columns = sum(column.get_render_width(table) for column in table.columns.values())
         assert table.virtual_size.width == columns < wide_table
+
+
+def _line(table: SessionList, y: int) -> str:
+    return "".join(segment.text for segment in table.render_line(y))
+
+
+async def test_a_changed_cell_is_the_only_one_drawn_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = _ListApp()
+    async with app.run_test(size=(120, 30)) as pilot:
+        table = app.query_one(SessionList)
+        rows = [_row(i, f"task {i}") for i in range(300)]
+        table.set_rows(rows)
+        await pilot.pause()
+
+        drawn: list[tuple[int, int]] = []
+        render_cell = DataTable._render_cell
+
+        def spy(self: DataTable[Any], row: int, column: int, *args: Any, **kw: Any) -> Any:
+            drawn.append((row, column))
+            return render_cell(self, row, column, *args, **kw)
+
+        monkeypatch.setattr(DataTable, "_render_cell", spy)
+        lines: list[int] = []
+        render_line = SessionList.render_line
+
+        def spy_line(self: SessionList, y: int) -> Any:
+            lines.append(y)
+            return render_line(self, y)
+
+        monkeypatch.setattr(SessionList, "render_line", spy_line)
+        third = dataclasses.replace(rows[2], cost_usd=1.5)
+        table.update_rows([third], now=True)
+        await pilot.pause()
+        # Textual drew every visible cell again (5 columns x 29 rows) and repainted the
+        # whole table; the new cost is the one cell Rich draws now, in the one row repainted.
+        cost = table.get_column_index("cost")
+        assert drawn == [(2, cost)]
+        assert lines == [3]
+        assert "$1.50" in _line(table, 3)  # the header, then rows 0, 1, 2
+        assert "task 2" in _line(table, 3) and "task 1" in _line(table, 2)
+
+        drawn.clear()
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        # A new theme draws every visible cell with its colours.
+        assert len({(row, column) for row, column in drawn if row >= 0}) == 5 * 29

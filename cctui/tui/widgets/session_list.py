@@ -1,7 +1,8 @@
 """The session list: every session, newest first, one row each, filterable.
 
-Rows are diffed, never rebuilt: a batch of activity updates the cells that changed, a new
-session is one ``add_row``, and a new order is one in-place ``sort``. The one-second tick
+Rows are diffed, never rebuilt: a batch of activity updates the cells that changed (its row
+is repainted, and those cells are the only ones Rich draws again), a new session is one
+``add_row``, and a new order is one in-place ``sort``. The one-second tick
 redraws only the rows whose age text changes, and a rising cost is redrawn every couple of
 seconds; a new width redraws only the titles it cuts differently. Thousands of past sessions
 cost nothing while a few live ones stream.
@@ -14,10 +15,13 @@ import math
 import time
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Self
 
+from rich.style import Style
 from rich.text import Text
+from textual.cache import LRUCache
 from textual.color import Color
+from textual.geometry import Region
 from textual.widgets import DataTable
 
 from cctui.core.catalog import CatalogQuery
@@ -38,11 +42,13 @@ _TITLE = _KEYS.index("title")
 _COST_EVERY_S = 2.0
 """A running session's cost rises with every model call; when nothing else in its row
 changed, a cost already shown is drawn again at most this often (the one-second tick draws
-what was held back; the first cost is drawn at once). Textual's DataTable draws every row
-again when one cell changes: a turn of a hundred tool calls spent about a seventh of cctui's
-CPU redrawing the list for its cost."""
+what was held back; the first cost is drawn at once). Each change re-orders Textual's whole
+table on its next draw (a few ms with thousands of past sessions), once per model call of
+every running session otherwise."""
 # Every column has one cell of padding each side; one more column for the scrollbar.
 _FIXED = sum(w for key, _, w in _COLUMNS if key != "title") + 2 * len(_COLUMNS) + 1
+_DRAWN_CELLS = 4096
+"""Drawn cells kept (a screen of the list is a few hundred; the cursor's row twice)."""
 
 
 class _StatusCell(Text):
@@ -83,6 +89,10 @@ class _Ordering:
 class SessionList(DataTable[Text]):
     """A DataTable keyed by session id; the highlighted row is the selected session."""
 
+    _one_row = False
+    """Set while ``_update_cells`` changes cells: their repaint is of one row (a class
+    default: DataTable's constructor refreshes before ours runs)."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False, show_cursor=True)
         self._rows: dict[str, SessionRow] = {}
@@ -108,6 +118,8 @@ class SessionList(DataTable[Text]):
         text never changes)."""
         self._colours: dict[str, str] = {}
         """Theme colours as Rich hex, by variable (cleared when the theme changes)."""
+        self._drawn_cells: LRUCache[tuple[object, ...], Any] = LRUCache(_DRAWN_CELLS)
+        """Each drawn cell by what decides its look (see ``_render_cell``)."""
 
     def on_mount(self) -> None:
         for key, label, width in _COLUMNS:
@@ -121,6 +133,50 @@ class SessionList(DataTable[Text]):
         # size (what else this computes) does not depend on the rows passed.
         # tests/tui/test_list_scale.py fails if Textual's hook changes.
         super()._update_dimensions(())
+
+    def _render_cell(
+        self,
+        row_index: int,
+        column_index: int,
+        base_style: Style,
+        width: int,
+        cursor: bool = False,
+        hover: bool = False,
+    ) -> Any:
+        # Textual keys its drawn cells by a count that every changed cell bumps: one new
+        # cost drew every visible cell of the list again through Rich (64 ms for a 160x45
+        # screen of it, several times a second while sessions stream). A cell looks as its
+        # text and style (``_plain``), its place (the click target Textual puts in its style)
+        # and the table's state say; keyed by those, only the changed cell is drawn again.
+        # tests/tui/test_list_scale.py fails if Textual's hook changes.
+        row_key = self._row_locations.get_key(row_index) if column_index >= 0 else None
+        plain = self._plain.get(row_key.value or "", ()) if row_key is not None else ()
+        if not plain:  # the header, or a row not drawn through ``_sync``
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        key = (
+            plain[column_index],
+            row_index,
+            column_index,
+            base_style,
+            width,
+            cursor,
+            hover,
+            self._show_hover_cursor,
+            self._pseudo_class_state,
+        )
+        lines = self._drawn_cells.get(key)
+        if lines is None:
+            lines = super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+            self._drawn_cells[key] = lines
+        return lines
+
+    def _clear_caches(self) -> None:
+        super()._clear_caches()
+        self._drawn_cells.clear()
+
+    def notify_style_update(self) -> None:
+        self._drawn_cells.clear()
+        super().notify_style_update()
 
     @property
     def selected_id(self) -> str | None:
@@ -210,11 +266,12 @@ class SessionList(DataTable[Text]):
             title = self._title(self._rows[sid])
             text = _plain(title)
             if plain[_TITLE] != text:
-                self.update_cell(sid, "title", title)
+                self._update_cells(sid, {_TITLE: title})
                 self._plain[sid] = (*plain[:_TITLE], text, *plain[_TITLE + 1 :])
 
     def _redraw_all(self) -> None:
         self._colours.clear()
+        self._drawn_cells.clear()
         self._drawn = dict.fromkeys(self._drawn, (None, ""))
         self._plain = dict.fromkeys(self._plain, ())
         self._sync()
@@ -260,8 +317,7 @@ class SessionList(DataTable[Text]):
                     self._drawn[sid] = (None, "")  # compared again on the tick
                     self._held.add(sid)
                     continue
-                for column in changed:
-                    self.update_cell(sid, _KEYS[column], cells[column])
+                self._update_cells(sid, {column: cells[column] for column in changed})
                 if _COST in changed:
                     self._cost_at[sid] = self.clock()
                 reorder = reorder or old[-1:] != plain[-1:]
@@ -279,6 +335,26 @@ class SessionList(DataTable[Text]):
             self._shown = keys
         if selected is not None and selected in self._drawn and self.selected_id != selected:
             self.move_cursor(row=self._shown.index(selected), animate=False)
+
+    def _update_cells(self, sid: str, cells: dict[int, Text]) -> None:
+        """Put new cells in ``sid``'s row and draw that row again, not the whole table."""
+        if not cells:
+            return
+        # DataTable.update_cell repaints every visible row; here only one row changed.
+        self._one_row = True
+        try:
+            for column, cell in cells.items():
+                self.update_cell(sid, _KEYS[column], cell)
+        finally:
+            self._one_row = False
+        self.refresh_row(self.get_row_index(sid))
+
+    def refresh(
+        self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
+    ) -> Self:
+        if self._one_row and not regions and repaint and not (layout or recompose):
+            return self  # ``_update_cells`` refreshes the row itself
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def _holds_cost(self, sid: str, old: tuple[str, ...], changed: list[int]) -> bool:
         """Only the cost changed, a cost is shown already, and it was drawn less than
@@ -340,5 +416,5 @@ class SessionList(DataTable[Text]):
 
 
 def _plain(cell: Text) -> str:
-    """A cell's text and style: what decides whether it is drawn again."""
-    return f"{cell.plain}\x00{cell.style}"
+    """A cell's text and styles: what decides whether it is drawn again."""
+    return f"{cell.plain}\x00{cell.style}\x00{cell.spans}"
