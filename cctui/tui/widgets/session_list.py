@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from typing import Any, Self
 
@@ -90,7 +90,7 @@ class SessionList(DataTable[Text]):
     """A DataTable keyed by session id; the highlighted row is the selected session."""
 
     _one_row = False
-    """Set while ``_update_cells`` changes cells: their repaint is of one row (a class
+    """Set while ``_set_cells`` changes cells: ``_repaint`` repaints their rows (a class
     default: DataTable's constructor refreshes before ours runs)."""
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -262,12 +262,15 @@ class SessionList(DataTable[Text]):
     def _redraw_titles(self) -> None:
         """Draw again the titles the new width cuts differently (most past sessions' titles
         fit either way)."""
+        changed: list[str] = []
         for sid, plain in self._plain.items():
             title = self._title(self._rows[sid])
             text = _plain(title)
             if plain[_TITLE] != text:
-                self._update_cells(sid, {_TITLE: title})
+                self._set_cells(sid, {_TITLE: title})
                 self._plain[sid] = (*plain[:_TITLE], text, *plain[_TITLE + 1 :])
+                changed.append(sid)
+        self._repaint(changed)
 
     def _redraw_all(self) -> None:
         self._colours.clear()
@@ -282,6 +285,7 @@ class SessionList(DataTable[Text]):
         selected = self.selected_id
         ids = list(self._rows) if only is None else only
         reorder = False
+        changed_rows: list[str] = []
         for sid in ids:
             r = self._rows.get(sid)
             if r is None or not r.matches(self._query):
@@ -317,7 +321,8 @@ class SessionList(DataTable[Text]):
                     self._drawn[sid] = (None, "")  # compared again on the tick
                     self._held.add(sid)
                     continue
-                self._update_cells(sid, {column: cells[column] for column in changed})
+                self._set_cells(sid, {column: cells[column] for column in changed})
+                changed_rows.append(sid)
                 if _COST in changed:
                     self._cost_at[sid] = self.clock()
                 reorder = reorder or old[-1:] != plain[-1:]
@@ -333,27 +338,38 @@ class SessionList(DataTable[Text]):
             if keys != self._shown:
                 self.sort("status", key=lambda cell: cell.order)
             self._shown = keys
+        self._repaint(changed_rows)
         if selected is not None and selected in self._drawn and self.selected_id != selected:
             self.move_cursor(row=self._shown.index(selected), animate=False)
 
-    def _update_cells(self, sid: str, cells: dict[int, Text]) -> None:
-        """Put new cells in ``sid``'s row and draw that row again, not the whole table."""
-        if not cells:
-            return
-        # DataTable.update_cell repaints every visible row; here only one row changed.
+    def _set_cells(self, sid: str, cells: dict[int, Text]) -> None:
+        """Put new cells in ``sid``'s row without repainting (``_repaint`` does)."""
+        # DataTable.update_cell repaints every visible row, for one changed cell.
         self._one_row = True
         try:
             for column, cell in cells.items():
                 self.update_cell(sid, _KEYS[column], cell)
         finally:
             self._one_row = False
-        self.refresh_row(self.get_row_index(sid))
+
+    def _repaint(self, sids: Collection[str]) -> None:
+        """Repaint the lines of these rows (all of them when that is as many)."""
+        height = self.size.height
+        if len(sids) >= height:
+            self.refresh()
+            return
+        # Every row is one line, below the header; the header stays when the rows scroll.
+        top = self.header_height if self.show_header else 0
+        for sid in sids:
+            y = top + self.get_row_index(sid) - self.scroll_offset.y
+            if top <= y < height:
+                self.refresh(Region(0, y, self.size.width, 1))
 
     def refresh(
         self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
     ) -> Self:
         if self._one_row and not regions and repaint and not (layout or recompose):
-            return self  # ``_update_cells`` refreshes the row itself
+            return self  # ``_sync`` repaints the rows it changed
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def _holds_cost(self, sid: str, old: tuple[str, ...], changed: list[int]) -> bool:
