@@ -31,9 +31,8 @@ def age(when: datetime | None) -> str:
     """A compact relative time: ``now`` (within the minute), ``5m``, ``3h``, ``2d``, else
     ``Nov 02``.
 
-    No seconds: the session list shows this for every row, and Textual's ``DataTable``
-    redraws all its cells when one changes, so a column counting seconds redrew the whole
-    list every second while anything had been active in the last minute.
+    No seconds: the session list shows this for every row, and a column counting seconds
+    would repaint every row active in the last minute, every second.
     """
     if when is None:
         return ""
