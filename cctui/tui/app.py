@@ -70,7 +70,7 @@ SPARE_AFTER_S = 0.3
 """How long the new-session form is on screen before its process is started. The CLI's
 start takes a core for ~0.5 s: begun with the form, it made the form appear ~80 ms later on a
 two-core machine, and a form closed at once (a look, a change of mind) need not cost one.
-Writing any prompt takes longer."""
+The first character of a prompt starts it at once (a pasted prompt may be sent sooner)."""
 
 
 class CctuiApp(App[None]):
@@ -408,6 +408,12 @@ class CctuiApp(App[None]):
         # prompt is written (``SessionManager.prewarm``; another choice starts afresh).
         # The form's own timer: it goes with the form.
         screen.call_after_refresh(screen.set_timer, SPARE_AFTER_S, partial(self._prewarm, screen))
+
+    @on(NewSessionScreen.Writing)
+    def _writing(self, message: NewSessionScreen.Writing) -> None:
+        # Someone writing a prompt means to start it: no need to wait for the timer (which
+        # then finds the process already starting the same way).
+        self._prewarm(message.form)
 
     def _prewarm(self, form: NewSessionScreen) -> None:
         # Attached first: while the app shuts down its screen stack can be empty already.

@@ -1,5 +1,5 @@
-"""The new-session form starts its ``claude`` process once it has been open a moment
-(``core/spare.py``): the session the form starts runs on that process, nothing lists it
+"""The new-session form starts its ``claude`` process once it has been open a moment, or
+as soon as its prompt is written in (``core/spare.py``): the session the form starts runs on that process, nothing lists it
 before its prompt, and a cancelled form leaves no process behind (one closed at once starts
 none). The real CLI against the fake API, the real
 history watcher."""
@@ -127,3 +127,25 @@ async def test_a_cancelled_form_ends_its_process_and_another_choice_starts_afres
         await until(pilot, lambda: not alive(warm_pid), WAIT_S)
         assert (await manager.wait(info.session_id, 30)).reason == "turn_ended"
         assert info.pid != warm_pid
+
+
+async def test_a_prompt_written_at_once_starts_the_process_before_the_timer_would(
+    app: CctuiApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import cctui.tui.app as app_module
+
+    monkeypatch.setattr(app_module, "SPARE_AFTER_S", 600.0)  # only the prompt can start it
+    manager = app.manager
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        assert manager.spare_ids == frozenset()
+        await pilot.press(*"paste")
+        await until(pilot, lambda: bool(manager.spare_ids), WAIT_S)
+        (spare,) = manager.spare_ids
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(manager.list()), WAIT_S)
+        (info,) = manager.list()
+        assert info.session_id == spare
+        assert (await manager.wait(spare, 30)).reason == "turn_ended"
+        assert manager.get(spare).last_result == "OK: paste"

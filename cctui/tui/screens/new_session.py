@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from cctui.config import SessionTemplate
@@ -49,6 +50,15 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("NewSessionScreen")
 
+    class Writing(Message):
+        """The prompt got its first characters: the session is about to be started (a
+        prompt pasted and sent at once need not wait for the form's start timer)."""
+
+        def __init__(self, form: NewSessionScreen) -> None:
+            super().__init__()
+            self.form = form
+            """The form being written in."""
+
     def __init__(
         self,
         *,
@@ -64,6 +74,8 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
         self._templates = dict(templates or {})
         self._template_prompt = ""
         """The prompt the chosen template filled in (replaced when another is chosen)."""
+        self._written = False
+        """``Writing`` was posted."""
 
     def compose(self) -> ComposeResult:
         modes: tuple[str, ...] = get_args(PermissionModeName)
@@ -114,6 +126,12 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
 
     def on_mount(self) -> None:
         self.query_one("#prompt", Input).focus()
+
+    @on(Input.Changed, "#prompt")
+    def _writing(self, event: Input.Changed) -> None:
+        if event.value and not self._written:
+            self._written = True
+            self.post_message(self.Writing(self))
 
     @property
     def initial(self) -> NewSessionRequest:
