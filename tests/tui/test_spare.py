@@ -1,7 +1,7 @@
 """The new-session form starts its ``claude`` process once it has been open a moment, or
-as soon as its prompt is written in (``core/spare.py``): the session the form starts runs on that process, nothing lists it
-before its prompt, and a cancelled form leaves no process behind (one closed at once starts
-none). The real CLI against the fake API, the real
+as soon as its prompt is written in (``core/spare.py``): the session the form starts runs on
+that process, nothing lists it before its prompt, and a cancelled form leaves no process
+behind (one closed at once starts none). The real CLI against the fake API, the real
 history watcher."""
 
 from __future__ import annotations
