@@ -48,7 +48,8 @@ every running session otherwise."""
 # Every column has one cell of padding each side; one more column for the scrollbar.
 _FIXED = sum(w for key, _, w in _COLUMNS if key != "title") + 2 * len(_COLUMNS) + 1
 _DRAWN_CELLS = 4096
-"""Drawn cells kept (a screen of the list is a few hundred; the cursor's row twice)."""
+"""Drawn cells kept: a screen of the list is a few hundred, each also drawn unfocused (under a
+dialog, say) and under the cursor."""
 
 
 class _StatusCell(Text):
@@ -355,6 +356,8 @@ class SessionList(DataTable[Text]):
     def _repaint(self, sids: Collection[str]) -> None:
         """Repaint the lines of these rows (all of them when that is as many)."""
         height = self.size.height
+        if not sids:
+            return
         if len(sids) >= height:
             self.refresh()
             return
