@@ -8,6 +8,7 @@ repaints its row, and Rich draws that cell alone again.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,19 @@ def _row(i: int, title: str) -> SessionRow:
     )
 
 
+def _note_calls(
+    monkeypatch: pytest.MonkeyPatch, owner: type, name: str, note: Callable[..., object]
+) -> None:
+    """``note(*args)`` on every call of ``owner.name`` (which still runs)."""
+    original = getattr(owner, name)
+
+    def spy(self: object, *args: Any, **kw: Any) -> Any:
+        note(*args)
+        return original(self, *args, **kw)
+
+    monkeypatch.setattr(owner, name, spy)
+
+
 def _title_shown(table: SessionList, row: SessionRow) -> str:
     return str(table.get_cell(row.session_id, "title"))
 
@@ -49,13 +63,7 @@ async def test_new_rows_are_not_measured_and_the_table_is_as_tall_as_its_rows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     passed: list[list[Any]] = []
-    measured = DataTable._update_dimensions
-
-    def spy(self: DataTable[Any], new_rows: Any) -> None:
-        passed.append(list(new_rows))
-        measured(self, new_rows)
-
-    monkeypatch.setattr(DataTable, "_update_dimensions", spy)
+    _note_calls(monkeypatch, DataTable, "_update_dimensions", lambda rows: passed.append([*rows]))
     app = _ListApp()
     async with app.run_test(size=(120, 30)) as pilot:
         table = app.query_one(SessionList)
@@ -86,13 +94,12 @@ async def test_a_new_width_redraws_only_the_titles_it_cuts_differently(
         wide_table = table.virtual_size.width
 
         updated: list[tuple[str, str]] = []
-        update = SessionList.update_cell
-
-        def spy(self: SessionList, row_key: Any, column_key: Any, value: Any, **kw: Any) -> None:
-            updated.append((str(row_key), str(column_key)))
-            update(self, row_key, column_key, value, **kw)
-
-        monkeypatch.setattr(SessionList, "update_cell", spy)
+        _note_calls(
+            monkeypatch,
+            SessionList,
+            "update_cell",
+            lambda row, column, *_: updated.append((str(row), str(column))),
+        )
         await pilot.resize_terminal(100, 30)
         await pilot.pause()
         narrow = _title_shown(table, long)
@@ -120,21 +127,14 @@ async def test_a_changed_cell_is_the_only_one_drawn_again(
         await pilot.pause()
 
         drawn: list[tuple[int, int]] = []
-        render_cell = DataTable._render_cell
-
-        def spy(self: DataTable[Any], row: int, column: int, *args: Any, **kw: Any) -> Any:
-            drawn.append((row, column))
-            return render_cell(self, row, column, *args, **kw)
-
-        monkeypatch.setattr(DataTable, "_render_cell", spy)
         lines: list[int] = []
-        render_line = SessionList.render_line
-
-        def spy_line(self: SessionList, y: int) -> Any:
-            lines.append(y)
-            return render_line(self, y)
-
-        monkeypatch.setattr(SessionList, "render_line", spy_line)
+        _note_calls(
+            monkeypatch,
+            DataTable,
+            "_render_cell",
+            lambda row, column, *_: drawn.append((row, column)),
+        )
+        _note_calls(monkeypatch, SessionList, "render_line", lines.append)
         third = dataclasses.replace(rows[2], cost_usd=1.5)
         table.update_rows([third], now=True)
         await pilot.pause()
