@@ -7,10 +7,13 @@ ran one every couple of seconds and each stopped the loop for 0.3-1 s on a small
 
 So survivors are frozen (``gc.freeze``, which only splices lists) once the app is up and then
 once a second: automatic passes walk only the last second's objects, a few milliseconds. Every
-``REFREEZE_S``, at a moment when no key or click has come in for ``QUIET_S`` (or after
-``FORCE_S`` whatever the keys do), everything is unfrozen, collected and frozen again: one
-pause while nobody is typing instead of many while someone is, and cyclic garbage that was
-frozen young (closed panes, removed widgets) is still freed.
+``REFREEZE_S``, at a moment when no key or click has come in for ``QUIET_S``, everything is
+unfrozen, collected and frozen again: one pause while nobody is typing instead of many while
+someone is, and cyclic garbage that was frozen young (closed panes, removed widgets) is still
+freed. Keys that never pause that long delay it until the frozen heap has doubled
+(``FORCE_GROWTH``) or ``FORCE_S`` has passed: the pass costs a second of wall time on a busy
+two-core machine with ten sessions streaming (the terminal bench), so it is forced only when
+memory asks for it.
 """
 
 from __future__ import annotations
@@ -25,9 +28,12 @@ walks the whole heap, ~165,000 objects before any session is open (imports, styl
 QUIET_S = 3.0
 """No input for this long before a full collection may run: a person who paused for a
 second is often about to press the next key."""
-FORCE_S = 60.0
-"""A full collection runs after this long even while keys keep coming (memory stays bounded:
-only cyclic garbage waits for it, and little is made while nothing is opened or closed)."""
+FORCE_S = 600.0
+"""A full collection runs after this long even while keys keep coming: only cyclic garbage
+frozen young waits for it, and little is made while nothing is opened or closed."""
+FORCE_GROWTH = 2.0
+"""... or sooner (after ``REFREEZE_S``) once the frozen heap is this many times what the last
+full collection left: whatever garbage waits is then at most what was there."""
 
 
 class GcPacer:
@@ -37,6 +43,8 @@ class GcPacer:
         self._now = time.monotonic
         self._last_input = self._now()
         self._last_full = self._now()
+        self._frozen_after_full = 0
+        """Objects frozen when the last full collection was done."""
         self.full_collections = 0
         """How many full collections ran (tests read it)."""
 
@@ -45,6 +53,7 @@ class GcPacer:
         gc.collect()
         gc.freeze()
         self._last_full = self._now()
+        self._frozen_after_full = gc.get_freeze_count()
 
     def stop(self) -> None:
         """Hand everything back to the collector (the app is going away)."""
@@ -57,15 +66,18 @@ class GcPacer:
     def tick(self) -> bool:
         """Freeze the last second's survivors, or run the full collection if it is due and
         the user is quiet; True when the full collection ran."""
+        gc.collect(1)  # young garbage first: only what is still in use gets frozen
+        gc.freeze()
         now = self._now()
         since = now - self._last_full
-        if since < FORCE_S and (since < REFREEZE_S or now - self._last_input < QUIET_S):
-            gc.collect(1)  # young garbage first: only what is still in use gets frozen
-            gc.freeze()
+        quiet = now - self._last_input >= QUIET_S
+        grown = gc.get_freeze_count() >= FORCE_GROWTH * self._frozen_after_full
+        if since < FORCE_S and (since < REFREEZE_S or not (quiet or grown)):
             return False
         gc.unfreeze()
         gc.collect()
         gc.freeze()
         self._last_full = self._now()
+        self._frozen_after_full = gc.get_freeze_count()
         self.full_collections += 1
         return True
