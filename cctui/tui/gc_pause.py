@@ -10,15 +10,17 @@ once a second: automatic passes walk only the last second's objects, a few milli
 ``REFREEZE_S``, at a moment when no key or click has come in for ``QUIET_S``, everything is
 unfrozen, collected and frozen again: one pause while nobody is typing instead of many while
 someone is, and cyclic garbage that was frozen young (closed panes, removed widgets) is still
-freed. Keys that never pause that long delay it until the frozen heap has doubled
-(``FORCE_GROWTH``) or ``FORCE_S`` has passed: the pass costs a second of wall time on a busy
-two-core machine with ten sessions streaming (the terminal bench), so it is forced only when
-memory asks for it.
+freed. Keys that never pause that long delay it until the process's peak memory has grown
+by half (``FORCE_GROWTH``) or ``FORCE_S`` has passed: the pass costs a second of wall time on
+a busy two-core machine with ten sessions streaming (the terminal bench), so it is forced
+only when memory asks for it. (Counting the frozen objects instead walks them all: tens of
+milliseconds a second.)
 """
 
 from __future__ import annotations
 
 import gc
+import resource
 import time
 
 REFREEZE_S = 30.0
@@ -31,9 +33,14 @@ second is often about to press the next key."""
 FORCE_S = 600.0
 """A full collection runs after this long even while keys keep coming: only cyclic garbage
 frozen young waits for it, and little is made while nothing is opened or closed."""
-FORCE_GROWTH = 2.0
-"""... or sooner (after ``REFREEZE_S``) once the frozen heap is this many times what the last
-full collection left: whatever garbage waits is then at most what was there."""
+FORCE_GROWTH = 1.5
+"""... or sooner (after ``REFREEZE_S``) once the process's peak memory is this many times what
+it was at the last full collection."""
+
+
+def _peak_memory() -> int:
+    """The process's peak resident memory (in the platform's unit: only ratios are used)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 class GcPacer:
@@ -43,8 +50,8 @@ class GcPacer:
         self._now = time.monotonic
         self._last_input = self._now()
         self._last_full = self._now()
-        self._frozen_after_full = 0
-        """Objects frozen when the last full collection was done."""
+        self._memory_at_full = _peak_memory()
+        """Peak memory when the last full collection was done."""
         self.full_collections = 0
         """How many full collections ran (tests read it)."""
 
@@ -53,7 +60,7 @@ class GcPacer:
         gc.collect()
         gc.freeze()
         self._last_full = self._now()
-        self._frozen_after_full = gc.get_freeze_count()
+        self._memory_at_full = _peak_memory()
 
     def stop(self) -> None:
         """Hand everything back to the collector (the app is going away)."""
@@ -66,18 +73,18 @@ class GcPacer:
     def tick(self) -> bool:
         """Freeze the last second's survivors, or run the full collection if it is due and
         the user is quiet; True when the full collection ran."""
-        gc.collect(1)  # young garbage first: only what is still in use gets frozen
-        gc.freeze()
         now = self._now()
         since = now - self._last_full
         quiet = now - self._last_input >= QUIET_S
-        grown = gc.get_freeze_count() >= FORCE_GROWTH * self._frozen_after_full
+        grown = _peak_memory() >= FORCE_GROWTH * self._memory_at_full
         if since < FORCE_S and (since < REFREEZE_S or not (quiet or grown)):
+            gc.collect(1)  # young garbage first: only what is still in use gets frozen
+            gc.freeze()
             return False
         gc.unfreeze()
         gc.collect()
         gc.freeze()
         self._last_full = self._now()
-        self._frozen_after_full = gc.get_freeze_count()
+        self._memory_at_full = _peak_memory()
         self.full_collections += 1
         return True
