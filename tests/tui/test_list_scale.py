@@ -151,3 +151,24 @@ async def test_a_changed_cell_is_the_only_one_drawn_again(
         await pilot.pause()
         # A new theme draws every visible cell with its colours.
         assert len({(row, column) for row, column in drawn if row >= 0}) == 5 * 29
+
+
+async def test_a_click_selects_the_row_drawn_there_after_the_order_changed() -> None:
+    app = _ListApp()
+    async with app.run_test(size=(120, 30)) as pilot:
+        table = app.query_one(SessionList)
+        rows = [_row(i, f"task {i}") for i in range(5)]
+        table.set_rows(rows)
+        await pilot.pause()
+        # The last row becomes the newest: it moves to the top and every row above it shifts
+        # down one. Each drawn cell carries its row for a click: one drawn before the move
+        # must not be reused at its new place.
+        newest = dataclasses.replace(
+            rows[4], last_activity=NOW + timedelta(minutes=1), status="running", live=True
+        )
+        table.update_rows([newest])
+        await pilot.pause()
+        assert table.shown[:3] == [newest.session_id, rows[0].session_id, rows[1].session_id]
+        await pilot.click(SessionList, offset=(20, 3))  # the header, then rows 0, 1, 2
+        assert table.selected_id == rows[1].session_id
+        assert "task 1" in _line(table, 3)
