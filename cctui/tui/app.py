@@ -66,13 +66,6 @@ def stylesheet_paths() -> list[str | PurePath]:
     return [*sorted(sheets, key=lambda path: (path.name != "app.tcss", path.name))]
 
 
-SPARE_AFTER_S = 0.3
-"""How long the new-session form is on screen before its process is started. The CLI's
-start takes a core for ~0.5 s: begun with the form, it made the form appear ~80 ms later on a
-two-core machine, and a form closed at once (a look, a change of mind) need not cost one.
-The first character of a prompt starts it at once (a pasted prompt may be sent sooner)."""
-
-
 class CctuiApp(App[None]):
     """The control room: a session list, live panes, approval modals and one inbox."""
 
@@ -404,19 +397,13 @@ class CctuiApp(App[None]):
         mode = self.settings.default_permission_mode or "default"
         screen = NewSessionScreen(cwd=cwd, permission_mode=mode, templates=self.settings.templates)
         self.push_screen(screen, callback=self._create)
-        # The session most likely starts as the form opens: its process spawns while the
-        # prompt is written (``SessionManager.prewarm``; another choice starts afresh).
-        # The form's own timer: it goes with the form.
-        screen.call_after_refresh(screen.set_timer, SPARE_AFTER_S, partial(self._prewarm, screen))
 
-    @on(NewSessionScreen.Writing)
-    def _writing(self, message: NewSessionScreen.Writing) -> None:
-        # Someone writing a prompt means to start it: no need to wait for the timer (which
-        # then finds the process already starting the same way).
-        self._prewarm(message.form)
-
-    def _prewarm(self, form: NewSessionScreen) -> None:
+    @on(NewSessionScreen.Likely)
+    def _prewarm(self, message: NewSessionScreen.Likely) -> None:
+        # The session most likely starts: its process spawns while the prompt is written
+        # (``SessionManager.prewarm``; another choice in the form starts afresh).
         # Attached first: while the app shuts down its screen stack can be empty already.
+        form = message.form
         if form.is_attached and self.screen is form:  # still open, not covered
             with contextlib.suppress(CctuiError, OSError):
                 self.manager.prewarm(self._config_of(form.initial))

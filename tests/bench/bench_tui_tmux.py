@@ -61,8 +61,9 @@ KEY_REPS = 5
 STREAM_SESSIONS = (1, 10)
 WRITE_S = 2.0
 """*written*: how long cctui's form is open before the prompt is typed into it. cctui starts
-the session's process while a person writes (``SPARE_AFTER_S`` after the form opens); the
-plain *reply* types at once, so it shows a start with no head start at all."""
+the session's process while a person writes (``SPARE_AFTER_S`` after the form opens, or at
+the prompt's first character); the plain *reply* pastes the prompt and sends it at once, so
+its process starts a moment before Enter."""
 IDLE_S, IDLE_CPU_S = 0.5, 0.05
 """cctui rests when it used less than ``IDLE_CPU_S`` of CPU in ``IDLE_S``."""
 TARGET_REPLY_LAG_S = 0.5

@@ -15,8 +15,8 @@ from textual.widgets import Input
 
 from cctui.config import load_settings
 from cctui.core import SessionManager
-from cctui.tui.app import SPARE_AFTER_S, CctuiApp
-from cctui.tui.screens.new_session import NewSessionScreen
+from cctui.tui.app import CctuiApp
+from cctui.tui.screens.new_session import SPARE_AFTER_S, NewSessionScreen
 from tests.fakes.procs import alive
 from tests.tui.conftest import until
 
@@ -132,9 +132,9 @@ async def test_a_cancelled_form_ends_its_process_and_another_choice_starts_afres
 async def test_a_prompt_written_at_once_starts_the_process_before_the_timer_would(
     app: CctuiApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import cctui.tui.app as app_module
+    import cctui.tui.screens.new_session as form_module
 
-    monkeypatch.setattr(app_module, "SPARE_AFTER_S", 600.0)  # only the prompt can start it
+    monkeypatch.setattr(form_module, "SPARE_AFTER_S", 600.0)  # only the prompt can start it
     manager = app.manager
     async with app.run_test(size=(160, 45)) as pilot:
         await pilot.press("n")

@@ -20,6 +20,13 @@ from cctui.core import PermissionModeName, SessionConfig
 from cctui.tui.keymap import bindings
 from cctui.tui.modal import Modal
 
+SPARE_AFTER_S = 0.3
+"""How long the form is on screen before it says its session is likely (``Likely``: the app
+starts its process then). The CLI's start takes a core for ~0.5 s: begun with the form, it
+made the form appear ~80 ms later on a two-core machine, and a form closed at once (a look, a
+change of mind) need not cost one. The prompt's first character says it at once (a pasted
+prompt may be sent sooner)."""
+
 MODELS = ("sonnet", "opus", "haiku")
 """Aliases the CLI resolves to the current model of each family."""
 
@@ -50,14 +57,14 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("NewSessionScreen")
 
-    class Writing(Message):
-        """The prompt got its first characters: the session is about to be started (a
-        prompt pasted and sent at once need not wait for the form's start timer)."""
+    class Likely(Message):
+        """The session is likely to be started: the form has been open ``SPARE_AFTER_S`` or
+        its prompt is being written (posted once per form)."""
 
         def __init__(self, form: NewSessionScreen) -> None:
             super().__init__()
             self.form = form
-            """The form being written in."""
+            """The form that will start it."""
 
     def __init__(
         self,
@@ -74,8 +81,8 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
         self._templates = dict(templates or {})
         self._template_prompt = ""
         """The prompt the chosen template filled in (replaced when another is chosen)."""
-        self._written = False
-        """``Writing`` was posted."""
+        self._likely = False
+        """``Likely`` was posted."""
 
     def compose(self) -> ComposeResult:
         modes: tuple[str, ...] = get_args(PermissionModeName)
@@ -126,12 +133,18 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
 
     def on_mount(self) -> None:
         self.query_one("#prompt", Input).focus()
+        # Timed from the first paint: the form is drawn before anything starts.
+        self.call_after_refresh(self.set_timer, SPARE_AFTER_S, self._likely_now)
 
     @on(Input.Changed, "#prompt")
     def _writing(self, event: Input.Changed) -> None:
-        if event.value and not self._written:
-            self._written = True
-            self.post_message(self.Writing(self))
+        if event.value:
+            self._likely_now()
+
+    def _likely_now(self) -> None:
+        if not self._likely:
+            self._likely = True
+            self.post_message(self.Likely(self))
 
     @property
     def initial(self) -> NewSessionRequest:
