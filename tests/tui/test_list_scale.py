@@ -149,8 +149,13 @@ async def test_a_changed_cell_is_the_only_one_drawn_again(
         drawn.clear()
         app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
         await pilot.pause()
-        # A new theme draws every visible cell with its colours.
-        assert len({(row, column) for row, column in drawn if row >= 0}) == 5 * 29
+        # A new theme draws every visible cell with its colours: each look once through
+        # Rich (a cell that looks the same in another row takes that drawing): every
+        # title (no two alike) and the whole header, fewer than all 5 x 29 cells.
+        title = table.get_column_index("title")
+        assert {row for row, column in drawn if column == title} == set(range(-1, 29))
+        assert {column for row, column in drawn if row == -1} == set(range(5))
+        assert len(drawn) < 5 * 29
 
 
 async def test_a_click_selects_the_row_drawn_there_after_the_order_changed() -> None:
@@ -172,3 +177,36 @@ async def test_a_click_selects_the_row_drawn_there_after_the_order_changed() -> 
         await pilot.click(SessionList, offset=(20, 3))  # the header, then rows 0, 1, 2
         assert table.selected_id == rows[1].session_id
         assert "task 1" in _line(table, 3)
+
+
+async def test_rows_shifted_by_a_new_top_row_are_not_drawn_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = _ListApp()
+    async with app.run_test(size=(120, 30)) as pilot:
+        table = app.query_one(SessionList)
+        rows = [_row(i, f"task {i}") for i in range(300)]
+        table.set_rows(rows)
+        await pilot.pause()
+
+        drawn: list[tuple[int, int]] = []
+        _note_calls(
+            monkeypatch,
+            DataTable,
+            "_render_cell",
+            lambda row, column, *_: drawn.append((row, column)),
+        )
+        # Row 20 starts a turn: it moves to the top, the 20 rows above it shift down one.
+        newest = dataclasses.replace(
+            rows[20], last_activity=NOW + timedelta(minutes=1), status="running", live=True
+        )
+        table.update_rows([newest], now=True)
+        await pilot.pause()
+        # Rich draws the cells whose text changed (its status, its age), at the top; the
+        # shifted rows keep their drawing, with their new place for a click.
+        assert {row for row, _ in drawn} == {0}
+        assert len(drawn) <= 2
+        assert "task 20" in _line(table, 1) and "task 0" in _line(table, 2)
+        assert "task 19" in _line(table, 21) and "task 21" in _line(table, 22)
+        await pilot.click(SessionList, offset=(20, 10))  # the header, then rows 0..8, 9
+        assert table.selected_id == rows[8].session_id
