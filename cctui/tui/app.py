@@ -22,6 +22,7 @@ from textual.screen import Screen
 
 from cctui.config import Settings
 from cctui.core import AssistantTextEvent, PendingInput, SessionConfig, SessionManager
+from cctui.core.launch import title_of
 from cctui.core.services import Service
 from cctui.errors import CctuiError
 from cctui.history import HistoryIndex
@@ -415,24 +416,39 @@ class CctuiApp(App[None]):
         return self.manager.default_config(request.config.cwd, template=request.template, **shown)
 
     def _create(self, request: NewSessionRequest | None) -> None:
-        if request is not None:
-            self.create_session(request)
-        else:
+        if request is None:
             self.run_worker(self.manager.discard_spare(), group="sessions", exit_on_error=False)
+        else:
+            self._start(request)
         self.call_later(self.approvals.pump)
 
-    @work(group="sessions", exit_on_error=False)
-    async def create_session(self, request: NewSessionRequest) -> None:
-        """Start a session and show it."""
+    def _start(self, request: NewSessionRequest) -> None:
         try:
             config = self._config_of(request)
+        except CctuiError as exc:
+            self._not_started(exc)
+            return
+        # Drawn with the form's closing: the pane has the new session's prompt at once, not
+        # the last session for the half second its process takes to start.
+        title = config.title or title_of(request.prompt)
+        self.main.show_starting(title, request.prompt, config.cwd, worktree=bool(request.worktree))
+        self.create_session(request, config)
+
+    @work(group="sessions", exit_on_error=False)
+    async def create_session(self, request: NewSessionRequest, config: SessionConfig) -> None:
+        """Start a session and show it."""
+        try:
             info = await self.manager.create(
                 request.prompt, config, worktree=request.worktree or None
             )
         except CctuiError as exc:
-            self.notify(exc.message, title="Could not start the session", severity="error")
+            self._not_started(exc)
             return
         self.post_message(OpenSession(info.session_id))
+
+    def _not_started(self, exc: CctuiError) -> None:
+        self.main.not_started()
+        self.notify(exc.message, title="Could not start the session", severity="error")
 
     @work(group="sessions", exit_on_error=False)
     async def send_message(self, session_id: str, text: str) -> None:

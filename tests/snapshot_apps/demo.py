@@ -369,6 +369,7 @@ class DemoApp(CctuiApp):
             "rules": ["readme", "flaky"],
             "steer": ["readme", "flaky"],
             "rewind": ["readme", "flaky"],
+            "starting": ["readme", "flaky"],
         }[self.scenario]
         if self.scenario in ("diff", "finish"):
             _repo(ROOT / "api")
@@ -412,6 +413,7 @@ class DemoApp(CctuiApp):
             "rules": "flaky",
             "steer": "flaky",
             "rewind": "flaky",
+            "starting": "flaky",
         }.get(self.scenario)
         if shown is not None:
             self.main.open_session(_IDS[shown])
@@ -513,7 +515,7 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
         if scenario in (
             *("main", "inbox", "help", "new", "metrics", "projects", "waiting", "peek"),
             *("project_form", "project_remove", "diff", "finish", "rewind"),
-            *("model", "rules", "steer"),
+            *("model", "rules", "steer", "starting"),
         ):
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
             await app.settle()
@@ -527,6 +529,15 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             form.query_one("#prompt", Input).value = "Add a --json flag to cctui sessions"
             # The default directory is the checkout's path: pin it so the snapshot is portable.
             form.query_one("#cwd", Input).value = "/home/you/src/cctui"
+        if scenario == "starting":
+            # The new session's process takes a minute to start: the pane shows it starting.
+            app.factory.connect_delay = 60.0
+            await pilot.press("n")
+            form = app.screen
+            form.query_one("#cwd", Input).value = str(ROOT / "cctui")
+            form.query_one("#prompt", Input).value = "Add a --json flag to cctui sessions"
+            await pilot.press("enter")
+            await _until(pilot, lambda: app.main.pane.starting)
         if scenario in ("projects", "project_form", "project_remove"):
             await pilot.press("p")
         if scenario == "project_form":

@@ -33,6 +33,7 @@ SCENARIOS = {
     "rules": "the rules page (R): user, project and local rules with their files",
     "steer": "a session switched to plan mode and opus: the pane's lines and header",
     "rewind": "r on a prompt: the files a rewind would put back (the dry run), y or esc",
+    "starting": "enter in the new-session form: the new session's prompt while claude starts",
 }
 
 

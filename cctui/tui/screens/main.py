@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 from typing import ClassVar
 
 from pydantic import ValidationError
@@ -22,9 +23,11 @@ from cctui.core import SessionManager
 from cctui.core.catalog import parse_filter
 from cctui.history import IndexChange
 from cctui.projects import ProjectRegistry
+from cctui.tui import format as fmt
 from cctui.tui.keymap import bindings
 from cctui.tui.messages import SessionsActivity
 from cctui.tui.projects_filter import with_registered_project
+from cctui.tui.rows import SessionRow
 from cctui.tui.sources import SessionSource
 from cctui.tui.widgets.footer import KeyFooter
 from cctui.tui.widgets.session_list import SessionList
@@ -86,6 +89,9 @@ class MainScreen(Screen[None]):
         """The app's registry: ``project:NAME`` in the filter also means a registered one."""
         self._service_lines = service_lines
         self._preview_timer: Timer | None = None
+        self._behind: str | None = None
+        """The list's selection when the pane began showing a session starting: the list
+        keeps its cursor on it as rows come and go, which must not preview it again."""
         self._stale: set[str] = set()
         self._stale_list = False
         self._pulled_at = 0.0
@@ -125,7 +131,10 @@ class MainScreen(Screen[None]):
 
     @property
     def current_session_id(self) -> str | None:
-        """The session the user is looking at: the pane's, else the list cursor's."""
+        """The session the user is looking at: the pane's, else the list cursor's (none
+        while the pane shows a session still starting)."""
+        if self.pane.starting:
+            return None
         return self.pane.session_id or self.sessions.selected_id
 
     def reload(self) -> None:
@@ -245,6 +254,31 @@ class MainScreen(Screen[None]):
         if focus_input:
             self.query_one(MessageInput).focus()
 
+    def show_starting(
+        self, title: str, prompt: str | None, cwd: Path, *, worktree: bool = False
+    ) -> None:
+        """Show the session the form just sent in the pane while its process starts
+        (``open_session`` shows the session itself once it has)."""
+        row = SessionRow(
+            session_id="",
+            status="starting",
+            project=fmt.project_name(cwd),
+            title=title,
+            last_activity=None,
+            cost_usd=None,
+            cwd=cwd,
+            live=True,
+            ours=False,
+        )
+        what = "a worktree and claude" if worktree else "claude"
+        self._behind = self.sessions.selected_id
+        self.pane.show_starting(row, prompt, f"◌ starting {what} in {cwd}…")
+
+    def not_started(self) -> None:
+        """The session shown starting did not start: show the list's selection again."""
+        if self.pane.starting:
+            self.pane.show(self.sessions.row(self.sessions.selected_id or ""))
+
     # -- list <-> pane -------------------------------------------------------------------
 
     @on(DataTable.RowHighlighted, "#sessions")
@@ -255,6 +289,8 @@ class MainScreen(Screen[None]):
 
     def _preview_now(self) -> None:
         selected = self.sessions.selected_id
+        if self.pane.starting and selected == self._behind:
+            return  # the cursor stayed where it was: the starting session stays in view
         if selected is not None and selected != self.pane.session_id:
             self.pane.show(self.sessions.row(selected))
 

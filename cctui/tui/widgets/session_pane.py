@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.widgets import Button, Input, Static
 
 from cctui.config import Settings
-from cctui.core import SessionManager
+from cctui.core import SessionManager, UserMessageEvent
 from cctui.errors import CctuiError
 from cctui.history import TranscriptMessage, TranscriptPage, aread_transcript
 from cctui.tui import format as fmt
@@ -93,6 +93,8 @@ class SessionPane(Vertical):
         self._at: tuple[str | None, datetime | None] | None = None
         """A message to open the history at (a search hit's uuid and time), once."""
         self._header: Content | None = None
+        self.starting = False
+        """A session the form just sent is shown before it exists (``show_starting``)."""
 
     def compose(self) -> ComposeResult:
         yield SessionHeader(id="pane-header")
@@ -122,6 +124,7 @@ class SessionPane(Vertical):
         said (after Claude Code itself wrote to it: the transcript holds both); only events
         after this point are pulled from the core."""
         transcript = self.query_one(Transcript)
+        self.starting = False
         if row is None:
             self.session_id, self._row = None, None
             transcript.reset()
@@ -154,6 +157,21 @@ class SessionPane(Vertical):
             self.load_history(row.session_id)
         elif self._resumed(row):
             transcript.mount(LoadEarlier("▲ earlier conversation (from the transcript)"), before=0)
+
+    def show_starting(self, row: SessionRow, prompt: str | None, note: str) -> None:
+        """Show a session the form just sent, before it exists: its header (``row``, with
+        no id yet), its prompt as it will be drawn, and ``note`` (what it waits for), until
+        ``show`` draws the session itself. Its process takes half a second to start (a new
+        worktree longer); the pane must not show the last session meanwhile."""
+        self.show(None)
+        self.starting = True
+        self._row = row
+        self._update_header()
+        self._show_empty(False)
+        transcript = self.query_one(Transcript)
+        if prompt:
+            transcript.apply([UserMessageEvent(session_id=row.session_id, text=prompt)])
+        transcript.note(note, classes="muted")
 
     def update_row(self, row: SessionRow) -> None:
         """New list data for the shown session (status, cost) without re-reading output."""

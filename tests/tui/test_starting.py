@@ -1,0 +1,84 @@
+"""Enter in the new-session form shows the new session in the pane at once: its prompt and
+that claude is starting, while its process starts (half a second, a new worktree longer);
+then the session itself; and, when it never starts, the session shown before."""
+
+from __future__ import annotations
+
+from textual.geometry import Region
+from textual.widget import Widget
+from textual.widgets import Input
+
+from cctui.errors import CliNotFound
+from cctui.tui.screens.new_session import NewSessionScreen
+from cctui.tui.widgets.transcript import Note, UserBlock
+from tests.fakes.fake_driver import text
+from tests.tui.conftest import Harness, RunApp
+
+PROMPT = "Add a --json flag to cctui sessions"
+
+
+def _shown(widget: Widget) -> str:
+    """What ``widget`` draws, its lines joined."""
+    width, height = widget.outer_size.width, widget.size.height
+    lines = widget.render_lines(Region(0, 0, width, height))
+    return "\n".join(strip.text.rstrip() for strip in lines)
+
+
+async def _send_form(h: Harness) -> None:
+    await h.pilot.press("n")
+    form = h.app.screen
+    assert isinstance(form, NewSessionScreen)
+    form.query_one("#prompt", Input).value = PROMPT
+    await h.pilot.press("enter")
+    await h.pilot.pause()
+
+
+async def test_the_pane_shows_the_new_session_while_its_process_starts(
+    run_app: RunApp,
+) -> None:
+    async with run_app({"*": [text("done")]}) as h:
+        earlier = await h.create("the earlier session")
+        h.app.main.open_session(earlier)
+        await h.app.settle()
+        h.factory.connect_delay = 1.0
+
+        await _send_form(h)
+        pane = h.app.main.pane
+        assert pane.starting and pane.session_id is None
+        header = _shown(pane.query_one("#pane-header"))
+        assert "starting" in header and PROMPT in header and f"{h.project.name} · " in header
+        (prompt,) = pane.query(UserBlock)
+        assert PROMPT in _shown(prompt)
+        assert any("starting claude in" in _shown(n) for n in pane.query(Note))
+        assert "the earlier session" not in _shown(pane)
+        # A key for "this session" (kill, interrupt) acts on none until it exists, not on
+        # the session still under the list's cursor.
+        assert h.app.main.current_session_id is None
+
+        await h.until(lambda: pane.session_id is not None)
+        started = pane.session_id
+        assert started != earlier and not pane.starting
+        assert h.app.main.sessions.selected_id == started
+        await h.settle(started)
+        (prompt,) = pane.query(UserBlock)  # drawn again from the session, once
+        assert PROMPT in _shown(prompt)
+        assert "starting claude" not in _shown(pane)
+
+
+async def test_a_session_that_does_not_start_gives_the_pane_back(run_app: RunApp) -> None:
+    async with run_app({"*": [text("done")]}) as h:
+        earlier = await h.create("the earlier session")
+        h.app.main.open_session(earlier)
+        await h.app.settle()
+        h.factory.connect_delay = 0.3
+        h.factory.connect_error = CliNotFound("claude did not start: it exited with 1")
+
+        await _send_form(h)
+        pane = h.app.main.pane
+        assert pane.starting
+        await h.until(lambda: not pane.starting)
+        assert pane.session_id == earlier
+        assert "the earlier session" in _shown(pane.query_one("#pane-header"))
+        (note,) = h.app._notifications
+        assert note.title == "Could not start the session"
+        assert "it exited with 1" in note.message
