@@ -112,6 +112,18 @@ async def test_a_new_width_redraws_only_the_titles_it_cuts_differently(
         assert table.virtual_size.width == columns < wide_table
 
 
+def _rich_draws(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """(row, column) of every cell Textual draws through Rich from now on."""
+    drawn: list[tuple[int, int]] = []
+    _note_calls(
+        monkeypatch,
+        DataTable,
+        "_render_cell",
+        lambda row, column, *_: drawn.append((row, column)),
+    )
+    return drawn
+
+
 def _line(table: SessionList, y: int) -> str:
     return "".join(segment.text for segment in table.render_line(y))
 
@@ -126,14 +138,8 @@ async def test_a_changed_cell_is_the_only_one_drawn_again(
         table.set_rows(rows)
         await pilot.pause()
 
-        drawn: list[tuple[int, int]] = []
+        drawn = _rich_draws(monkeypatch)
         lines: list[int] = []
-        _note_calls(
-            monkeypatch,
-            DataTable,
-            "_render_cell",
-            lambda row, column, *_: drawn.append((row, column)),
-        )
         _note_calls(monkeypatch, SessionList, "render_line", lines.append)
         third = dataclasses.replace(rows[2], cost_usd=1.5)
         table.update_rows([third], now=True)
@@ -189,13 +195,7 @@ async def test_rows_shifted_by_a_new_top_row_are_not_drawn_again(
         table.set_rows(rows)
         await pilot.pause()
 
-        drawn: list[tuple[int, int]] = []
-        _note_calls(
-            monkeypatch,
-            DataTable,
-            "_render_cell",
-            lambda row, column, *_: drawn.append((row, column)),
-        )
+        drawn = _rich_draws(monkeypatch)
         # Row 20 starts a turn: it moves to the top, the 20 rows above it shift down one.
         newest = dataclasses.replace(
             rows[20], last_activity=NOW + timedelta(minutes=1), status="running", live=True
