@@ -8,13 +8,15 @@ repaints its row, and Rich draws that cell alone again.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from cctui.tui.rows import SessionRow
@@ -27,6 +29,30 @@ LONG = "refactor the payment module so that every retry is idempotent and logged
 class _ListApp(App[None]):
     def compose(self) -> ComposeResult:
         yield SessionList(id="sessions")
+
+
+@asynccontextmanager
+async def _listed(
+    rows: list[SessionRow], size: tuple[int, int] = (120, 30)
+) -> AsyncIterator[tuple[Pilot[None], SessionList]]:
+    """An app whose list shows ``rows``, drawn."""
+    app = _ListApp()
+    async with app.run_test(size=size) as pilot:
+        table = app.query_one(SessionList)
+        table.set_rows(rows)
+        await pilot.pause()
+        yield pilot, table
+
+
+def _rows(count: int) -> list[SessionRow]:
+    return [_row(i, f"task {i}") for i in range(count)]
+
+
+def _newest(row: SessionRow) -> SessionRow:
+    """``row`` starting a turn now: it moves to the top of the list."""
+    return dataclasses.replace(
+        row, last_activity=NOW + timedelta(minutes=1), status="running", live=True
+    )
 
 
 def _row(i: int, title: str) -> SessionRow:
@@ -64,11 +90,7 @@ async def test_new_rows_are_not_measured_and_the_table_is_as_tall_as_its_rows(
 ) -> None:
     passed: list[list[Any]] = []
     _note_calls(monkeypatch, DataTable, "_update_dimensions", lambda rows: passed.append([*rows]))
-    app = _ListApp()
-    async with app.run_test(size=(120, 30)) as pilot:
-        table = app.query_one(SessionList)
-        table.set_rows([_row(i, f"task {i}") for i in range(300)])
-        await pilot.pause()
+    async with _listed(_rows(300)) as (_pilot, table):
         # Textual still calls its hook once the table is idle (a renamed hook would leave
         # our override unused and this list empty), with no row to measure.
         assert passed
@@ -83,12 +105,8 @@ async def test_new_rows_are_not_measured_and_the_table_is_as_tall_as_its_rows(
 async def test_a_new_width_redraws_only_the_titles_it_cuts_differently(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    app = _ListApp()
-    async with app.run_test(size=(160, 30)) as pilot:
-        table = app.query_one(SessionList)
-        short, long = _row(1, "fix the login test"), _row(2, LONG)
-        table.set_rows([short, long])
-        await pilot.pause()
+    short, long = _row(1, "fix the login test"), _row(2, LONG)
+    async with _listed([short, long], size=(160, 30)) as (pilot, table):
         wide = _title_shown(table, long)
         assert wide.endswith("…") and len(wide) == 160 - _FIXED
         wide_table = table.virtual_size.width
@@ -131,13 +149,8 @@ def _line(table: SessionList, y: int) -> str:
 async def test_a_changed_cell_is_the_only_one_drawn_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    app = _ListApp()
-    async with app.run_test(size=(120, 30)) as pilot:
-        table = app.query_one(SessionList)
-        rows = [_row(i, f"task {i}") for i in range(300)]
-        table.set_rows(rows)
-        await pilot.pause()
-
+    rows = _rows(300)
+    async with _listed(rows) as (pilot, table):
         drawn = _rich_draws(monkeypatch)
         lines: list[int] = []
         _note_calls(monkeypatch, SessionList, "render_line", lines.append)
@@ -153,6 +166,7 @@ async def test_a_changed_cell_is_the_only_one_drawn_again(
         assert "task 2" in _line(table, 3) and "task 1" in _line(table, 2)
 
         drawn.clear()
+        app = pilot.app
         app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
         await pilot.pause()
         # A new theme draws every visible cell with its colours: each look once through
@@ -165,18 +179,12 @@ async def test_a_changed_cell_is_the_only_one_drawn_again(
 
 
 async def test_a_click_selects_the_row_drawn_there_after_the_order_changed() -> None:
-    app = _ListApp()
-    async with app.run_test(size=(120, 30)) as pilot:
-        table = app.query_one(SessionList)
-        rows = [_row(i, f"task {i}") for i in range(5)]
-        table.set_rows(rows)
-        await pilot.pause()
+    rows = _rows(5)
+    async with _listed(rows) as (pilot, table):
         # The last row becomes the newest: it moves to the top and every row above it shifts
         # down one. Each drawn cell carries its row for a click: one drawn before the move
         # must not be reused at its new place.
-        newest = dataclasses.replace(
-            rows[4], last_activity=NOW + timedelta(minutes=1), status="running", live=True
-        )
+        newest = _newest(rows[4])
         table.update_rows([newest])
         await pilot.pause()
         assert table.shown[:3] == [newest.session_id, rows[0].session_id, rows[1].session_id]
@@ -188,18 +196,11 @@ async def test_a_click_selects_the_row_drawn_there_after_the_order_changed() -> 
 async def test_rows_shifted_by_a_new_top_row_are_not_drawn_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    app = _ListApp()
-    async with app.run_test(size=(120, 30)) as pilot:
-        table = app.query_one(SessionList)
-        rows = [_row(i, f"task {i}") for i in range(300)]
-        table.set_rows(rows)
-        await pilot.pause()
-
+    rows = _rows(300)
+    async with _listed(rows) as (pilot, table):
         drawn = _rich_draws(monkeypatch)
         # Row 20 starts a turn: it moves to the top, the 20 rows above it shift down one.
-        newest = dataclasses.replace(
-            rows[20], last_activity=NOW + timedelta(minutes=1), status="running", live=True
-        )
+        newest = _newest(rows[20])
         table.update_rows([newest], now=True)
         await pilot.pause()
         # Rich draws the cells whose text changed (its status, its age), at the top; the

@@ -152,10 +152,10 @@ class SessionList(DataTable[Text]):
         # and the table's state say; keyed by those, only the changed cell is drawn again.
         # Each is kept twice: by its look and place, and by its look alone (the latest).
         # tests/tui/test_list_scale.py fails if Textual's hook changes.
-        if row_index < 0 <= column_index:  # the header: labels that never change
+        if row_index < 0:  # the header: labels that never change
             text = f"\x01{self.ordered_columns[column_index].label}"
         else:
-            row_key = self._row_locations.get_key(row_index) if column_index >= 0 else None
+            row_key = self._row_locations.get_key(row_index)
             plain = self._plain.get(row_key.value or "", ()) if row_key is not None else ()
             if not plain:  # a row not drawn through ``_sync``
                 return super()._render_cell(
