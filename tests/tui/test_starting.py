@@ -40,7 +40,7 @@ async def test_the_pane_shows_the_new_session_while_its_process_starts(
         earlier = await h.create("the earlier session")
         h.app.main.open_session(earlier)
         await h.app.settle()
-        h.factory.connect_delay = 1.0
+        h.factory.connect_delay = 2.0  # long enough to look at it on a loaded machine
 
         await _send_form(h)
         pane = h.app.main.pane
@@ -70,7 +70,7 @@ async def test_a_session_that_does_not_start_gives_the_pane_back(run_app: RunApp
         earlier = await h.create("the earlier session")
         h.app.main.open_session(earlier)
         await h.app.settle()
-        h.factory.connect_delay = 0.3
+        h.factory.connect_delay = 1.0
         h.factory.connect_error = CliNotFound("claude did not start: it exited with 1")
 
         await _send_form(h)
@@ -79,6 +79,7 @@ async def test_a_session_that_does_not_start_gives_the_pane_back(run_app: RunApp
         await h.until(lambda: not pane.starting)
         assert pane.session_id == earlier
         assert "the earlier session" in _shown(pane.query_one("#pane-header"))
+        await h.until(lambda: bool(h.app._notifications))  # posted: drawn on the next frame
         (note,) = h.app._notifications
         assert note.title == "Could not start the session"
         assert "it exited with 1" in note.message
