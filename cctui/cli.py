@@ -11,17 +11,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib
 import json
 import signal
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cctui import __version__, cli_index
 from cctui.config import Settings, load_settings
 from cctui.errors import CctuiError
 from cctui.logs import configure_logging
 from cctui.redact import redact_text
+
+if TYPE_CHECKING:
+    from cctui.core.services import Service
+    from cctui.services import Services
 
 
 def _profile(raw: str) -> str:
@@ -185,8 +190,6 @@ async def _serve(settings: Settings, transport: str) -> int:
 async def _tui(settings: Settings) -> int:
     from cctui.core import SessionManager
     from cctui.history import HistoryIndex
-    from cctui.mcp_server.server import build_server
-    from cctui.mcp_server.transport.http import HttpService
     from cctui.services import Services
     from cctui.tui.app import CctuiApp
 
@@ -194,7 +197,7 @@ async def _tui(settings: Settings) -> int:
     await manager.start()
     # One history index: the TUI's watcher keeps it live, the MCP list tool reads it too.
     services = Services.build(settings, manager, history=HistoryIndex.from_settings(settings))
-    http = HttpService(build_server(manager, settings, services=services), settings)
+    http = _LaterHttp(settings, services)
     app = CctuiApp(
         settings,
         manager,
@@ -214,6 +217,53 @@ async def _tui(settings: Settings) -> int:
             await services.close()
         await manager.shutdown()
     return 0
+
+
+class _LaterHttp:
+    """The MCP server over HTTP as the TUI's service, imported and built when the app starts
+    it, once its first frame is drawn: the mcp SDK and the tools' schemas take about a second
+    that a person should spend reading the list, not looking at a blank terminal."""
+
+    def __init__(self, settings: Settings, services: Services) -> None:
+        self._settings = settings
+        self._services = services
+        self._http: Service | None = None
+        self._stopped = False
+
+    async def start(self) -> None:
+        # In a thread, so keys are still read meanwhile (the GIL is shared, the loop is not).
+        await asyncio.to_thread(_import_mcp_server)
+        if self._stopped:
+            return  # cctui quit meanwhile
+        from cctui.mcp_server.server import build_server
+        from cctui.mcp_server.transport.http import HttpService
+
+        server = build_server(self._services.manager, self._settings, services=self._services)
+        self._http = HttpService(server, self._settings)
+        await self._http.start()
+
+    async def stop(self) -> None:
+        self._stopped = True
+        if self._http is not None:
+            await self._http.stop()
+
+    def status_line(self) -> str:
+        if self._http is None:
+            return "MCP off" if self._stopped else "MCP starting…"
+        return self._http.status_line()
+
+
+def _import_mcp_server() -> None:
+    # The claude adapter first: it imports claude-agent-sdk, which imports mcp, and a transcript
+    # read in another thread imports the SDK too (two threads must take the import locks in the
+    # same order). A new session's first start needs the adapter anyway.
+    modules = (
+        "cctui.claude.sdk_driver",
+        "cctui.mcp_server.server",
+        "cctui.mcp_server.transport.http",
+    )
+    for name in modules:
+        importlib.import_module(name)
 
 
 def _print_sessions(settings: Settings, args: argparse.Namespace) -> int:

@@ -31,3 +31,35 @@ def test_the_mcp_server_does_not_load_textual() -> None:
     code = "import sys, cctui.mcp_server.server\nprint('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_tui_draws_before_the_sdks_are_imported() -> None:
+    """What cctui imports before its first frame leaves out claude-agent-sdk and mcp (about a
+    second: ``cli._LaterHttp`` imports them once the list is on screen)."""
+    code = (
+        "import sys, cctui.cli, cctui.services, cctui.history, cctui.tui.app\n"
+        "print(','.join(m for m in ('claude_agent_sdk', 'mcp') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_session_ids_are_told_apart_as_the_sdk_does() -> None:
+    """``history._sdk.validate_uuid`` is cctui's (no SDK import to scan a directory); it
+    must agree with the SDK's on what names a transcript."""
+    from claude_agent_sdk._internal import sessions
+
+    from cctui.history import _sdk
+
+    names = [
+        "0b7e5c1a-3f2d-4c8e-9a1b-2c3d4e5f6a7b",
+        "0B7E5C1A-3F2D-4C8E-9A1B-2C3D4E5F6A7B",
+        "0b7e5c1a3f2d4c8e9a1b2c3d4e5f6a7b",
+        "0b7e5c1a-3f2d-4c8e-9a1b-2c3d4e5f6a7",
+        "0b7e5c1a-3f2d-4c8e-9a1b-2c3d4e5f6a7b-x",
+        "agent-0b7e5c1a",
+        "",
+        "memory",
+    ]
+    for name in names:
+        assert _sdk.validate_uuid(name) == sessions._validate_uuid(name), name

@@ -474,6 +474,12 @@ class SessionManager:
         infos = [s.info() for s in self._sessions if s.active or not active_only]
         return sorted(infos, key=lambda i: i.last_activity, reverse=True)
 
+    def knows(self, session_id: str) -> bool:
+        """Whether cctui runs or registered this session (a past one only on disk: not
+        until something adopts it)."""
+        self._sessions.load()
+        return session_id in self._sessions
+
     def events(
         self, session_id: str, since: int = 0, limit: int | None = None
     ) -> Page[SessionEvent]:

@@ -8,29 +8,51 @@ metadata extraction and the conversation-chain builder, which are the hard parts
 I/O ourselves. These helpers are private: the dependency is pinned ``<0.3`` and the tests in
 ``tests/history`` exercise every helper used here, so an SDK change that breaks them fails CI
 rather than a user's session list.
+
+The SDK is imported on first use, not with this module: its package imports the whole mcp SDK
+(about a second), and the TUI's list is drawn from the index file without parsing a
+transcript. Telling a session id from another file name needs no SDK either.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+import re
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, cast
 
-from claude_agent_sdk import SDKSessionInfo, SessionMessage
-from claude_agent_sdk._internal import sessions as _sessions
+if TYPE_CHECKING:
+    from claude_agent_sdk import SDKSessionInfo, SessionMessage
 
-LITE_READ_BUF_SIZE: int = _sessions.LITE_READ_BUF_SIZE
-"""Bytes the SDK reads from each end of a transcript for list metadata."""
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+"""A session id, as the CLI names transcripts (the SDK's ``_UUID_RE``)."""
 
-TRANSCRIPT_ENTRY_TYPES: frozenset[str] = _sessions._TRANSCRIPT_ENTRY_TYPES
+
+@functools.cache
+def _sessions() -> ModuleType:
+    from claude_agent_sdk._internal import sessions
+
+    return sessions
+
+
+def lite_read_size() -> int:
+    """Bytes the SDK reads from each end of a transcript for list metadata."""
+    return cast(int, _sessions().LITE_READ_BUF_SIZE)
+
+
+def entry_types() -> frozenset[str]:
+    """The transcript entry types that carry conversation (the rest are metadata)."""
+    return cast(frozenset[str], _sessions()._TRANSCRIPT_ENTRY_TYPES)
 
 
 def validate_uuid(value: str) -> str | None:
     """The value if it is a session UUID, else ``None``."""
-    return _sessions._validate_uuid(value)
+    return value if _UUID.match(value) else None
 
 
 def sanitize_path(cwd: str) -> str:
     """The CLI's directory name under ``projects/`` for a working directory."""
-    return _sessions._sanitize_path(cwd)
+    return cast(str, _sessions()._sanitize_path(cwd))
 
 
 def parse_lite(
@@ -40,12 +62,15 @@ def parse_lite(
 
     ``None`` for sidechain transcripts and metadata-only files (no prompt, title or summary).
     """
-    lite = _sessions._LiteSessionFile(mtime=mtime_ms, size=size, head=head, tail=tail)
-    return _sessions._parse_session_info_from_lite(session_id, lite)
+    sessions = _sessions()
+    lite = sessions._LiteSessionFile(mtime=mtime_ms, size=size, head=head, tail=tail)
+    return cast("SDKSessionInfo | None", sessions._parse_session_info_from_lite(session_id, lite))
 
 
 def entries_to_messages(
     entries: list[dict[str, Any]], limit: int | None = None, offset: int = 0
 ) -> list[SessionMessage]:
     """The SDK's ``get_session_messages`` minus the file read: chain, filter, page."""
-    return _sessions._entries_to_session_messages(entries, limit, offset)
+    return cast(
+        "list[SessionMessage]", _sessions()._entries_to_session_messages(entries, limit, offset)
+    )

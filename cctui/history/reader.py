@@ -152,6 +152,7 @@ def _load(path: Path) -> tuple[list[TranscriptMessage], int]:
 def _parse(path: Path) -> tuple[list[dict[str, Any]], int]:
     entries: list[dict[str, Any]] = []
     skipped = 0
+    kinds = _sdk.entry_types()
     try:
         with path.open("rb") as fh:
             for raw in fh:
@@ -161,7 +162,7 @@ def _parse(path: Path) -> tuple[list[dict[str, Any]], int]:
                 if line.startswith(b'{"type":"'):
                     # Metadata entries lead with their type; skip non-message ones unparsed.
                     end = line.find(b'"', 9)
-                    if line[9:end].decode("ascii", "replace") not in _sdk.TRANSCRIPT_ENTRY_TYPES:
+                    if line[9:end].decode("ascii", "replace") not in kinds:
                         continue
                 try:
                     # Bytes that are not UTF-8 become U+FFFD; the rest of the line survives.
@@ -171,7 +172,7 @@ def _parse(path: Path) -> tuple[list[dict[str, Any]], int]:
                     continue
                 if not isinstance(entry, dict) or not isinstance(entry.get("uuid"), str):
                     continue
-                if entry.get("type") not in _sdk.TRANSCRIPT_ENTRY_TYPES:
+                if entry.get("type") not in kinds:
                     continue
                 slim = {k: entry[k] for k in _KEEP if k in entry}
                 if entry.get("type") in ("user", "assistant"):

@@ -88,7 +88,7 @@ def read_meta(path: Path, session_id: str, stats: ReadStats | None = None) -> Tr
     Raises:
         OSError: the file cannot be read.
     """
-    buf = _sdk.LITE_READ_BUF_SIZE
+    buf = _sdk.lite_read_size()
     with path.open("rb") as fh:
         st = os.fstat(fh.fileno())
         head = fh.read(buf)

@@ -98,7 +98,6 @@ class CctuiApp(App[None]):
         self.project_registry = project_registry or ProjectRegistry(settings.projects_file)
         """The TUI's one registry: the main screen's filter and the projects page read it."""
         self._detach_human: Callable[[], None] | None = None
-        self._started: list[Service] = []
         self._shut_down = False
         self._stop_watching = asyncio.Event()
         self.history_loaded = asyncio.Event()
@@ -128,10 +127,24 @@ class CctuiApp(App[None]):
         self._bridge.start()
         # Confirmations (e.g. overwrite a project file?) may now wait for this human.
         self._detach_human = self.manager.decisions.attach_human()
+        # The services (the MCP server) start once the list is on screen: see start_services.
+        self.call_after_refresh(self.start_services)
+        self._show_new_problems()  # e.g. a damaged registry set aside
+        # The main screen composes after this handler; queue what needs it for later.
+        self.call_after_refresh(self.approvals.enqueue_existing)
+        self.watch_history()
+        # Service status lines (e.g. MCP clients connecting) change without core events.
+        self.set_interval(1.0, self._tick)
+
+    @work(group="services", exit_on_error=False)
+    async def start_services(self) -> None:
+        """Start the hosted services, after the first frame: the MCP server takes a second
+        to import and build, which a person spends reading the list."""
         for service in self.services:
+            if self._shut_down:
+                return
             try:
                 await service.start()
-                self._started.append(service)
             except CctuiError as exc:
                 self.notify(exc.message, title="Service not started", severity="error", timeout=15)
             except Exception as exc:
@@ -142,12 +155,7 @@ class CctuiApp(App[None]):
                     severity="error",
                     timeout=15,
                 )
-        self._show_new_problems()  # e.g. a damaged registry set aside
-        # The main screen composes after this handler; queue what needs it for later.
-        self.call_after_refresh(self.approvals.enqueue_existing)
-        self.watch_history()
-        # Service status lines (e.g. MCP clients connecting) change without core events.
-        self.set_interval(1.0, self._tick)
+        self.main.refresh_status()
 
     @work(group="history", exit_on_error=False)
     async def watch_history(self) -> None:
@@ -220,7 +228,10 @@ class CctuiApp(App[None]):
             await asyncio.wait_for(self.manager.shutdown(), SHUTDOWN_TIMEOUT_S)
         except Exception:
             log.exception("manager shutdown failed")
-        for service in reversed(self._started):
+        self.workers.cancel_group(self, "services")
+        # Every service, not only the started ones: one may be cancelled half-way (stop is
+        # idempotent and stops what did start).
+        for service in reversed(self.services):
             try:
                 await asyncio.wait_for(service.stop(), SHUTDOWN_TIMEOUT_S)
             except Exception:

@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx2
 import pytest
+from mcp.client.streamable_http import streamable_http_client
 
+from cctui.cli import _LaterHttp
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.history import HistoryIndex
@@ -77,3 +80,35 @@ async def test_services_of_another_manager_are_refused(
     other = SessionManager(settings, driver_factory=factory)
     with pytest.raises(ValueError, match="another session manager"):
         build_server(manager, settings, services=Services.build(settings, other))
+
+
+async def test_the_tuis_mcp_server_is_built_when_started_and_not_after_a_quit(
+    manager: SessionManager, settings: Settings
+) -> None:
+    """``cli._LaterHttp``: the TUI's MCP service imports and builds the server only when the
+    app starts it (after its first frame); it then serves like any; stopped first (cctui quit
+    while it was being imported), it serves nothing."""
+    services = Services.build(settings, manager)
+    quit_first = _LaterHttp(settings, services)
+    await quit_first.stop()
+    await quit_first.start()
+    assert quit_first.status_line() == "MCP off"
+    assert not settings.server_file.exists()
+
+    later = _LaterHttp(settings, services)
+    assert later.status_line() == "MCP starting…"
+    await later.start()
+    try:
+        info = json.loads(settings.server_file.read_text())
+        assert later.status_line().startswith(f"MCP {info['url']}")
+        headers = {"Authorization": f"Bearer {info['token']}"}
+        async with (
+            httpx2.AsyncClient(headers=headers) as http,
+            client(streamable_http_client(info["url"], http_client=http)) as c,
+        ):
+            health = await call(c, "claude_health")
+        assert health["available"] is True and health["activeSessions"] == 0
+    finally:
+        await later.stop()
+    assert not settings.server_file.exists()
+    assert later.status_line() == "MCP off"

@@ -10,6 +10,7 @@ from pathlib import Path
 from cctui.config import load_settings
 from cctui.core import SessionManager
 from cctui.tui.app import CctuiApp
+from cctui.tui.markdown import MarkdownView
 from tests.snapshot_apps.history import write_transcript
 from tests.tui.conftest import until
 
@@ -66,11 +67,53 @@ async def test_a_growing_transcript_redraws_its_row_only_and_a_deleted_one_leave
             assert table.row(IDS[1]) is before[IDS[1]]
             assert table.row(IDS[2]) is before[IDS[2]]
 
-            # (The cursor's session is previewed, so cctui holds it: delete another.)
             paths[1].unlink()
             await until(pilot, lambda: table.row(IDS[1]) is None, WAIT_S)
             await app.settle()
             assert IDS[1] not in table.shown
             assert table.row(IDS[0]) is grown
+    finally:
+        await manager.shutdown()
+
+
+async def test_a_past_session_is_previewed_from_its_transcript_and_left_claude_codes(
+    tmp_path: Path,
+) -> None:
+    """The cursor's past session: the pane draws its transcript, and cctui does not take it
+    on (it stays Claude Code's in the list; its file deleted, it leaves)."""
+    (tmp_path / "proj").mkdir()
+    settings = load_settings(
+        env={"HOME": str(tmp_path / "home")},
+        config_path=tmp_path / "none.toml",
+        overrides={"default_cwd": tmp_path / "proj"},
+    )
+    sid = IDS[0]
+    path = write_transcript(
+        settings.claude_config_dir,
+        sid,
+        str(tmp_path / "proj"),
+        datetime.now(UTC) - timedelta(hours=1),
+        [("what is in the box", [{"type": "text", "text": "A cat, alive."}])],
+    )
+    manager = SessionManager(settings)
+    await manager.start()
+    app = CctuiApp(settings, manager)
+    try:
+        async with app.run_test() as pilot:
+            await app.history_loaded.wait()
+            pane = app.main.pane
+            await until(pilot, lambda: pane.session_id == sid, WAIT_S)
+            await until(
+                pilot,
+                lambda: "A cat, alive." in [view.text for view in pane.query(MarkdownView)],
+                WAIT_S,
+            )
+            assert not manager.knows(sid)
+            row = app.main.sessions.row(sid)
+            assert row is not None and not row.ours
+
+            path.unlink()
+            await until(pilot, lambda: app.main.sessions.row(sid) is None, WAIT_S)
+            assert not manager.knows(sid)
     finally:
         await manager.shutdown()

@@ -154,7 +154,9 @@ class SessionPane(Vertical):
             return
         self.pull()
         if not self._buffered:
-            self.load_history(row.session_id)
+            # After the header is drawn: the first read of a transcript imports the SDK's
+            # reader (a second, in the worker's thread), and cctui's first frame must not wait.
+            self.call_after_refresh(self.load_history, row.session_id)
         elif self._resumed(row):
             transcript.mount(LoadEarlier("▲ earlier conversation (from the transcript)"), before=0)
 
@@ -181,14 +183,16 @@ class SessionPane(Vertical):
 
     def pull(self) -> None:
         """Draw every event after the last one drawn."""
-        if self.session_id is None:
+        if self.session_id is None or not self._manager.knows(self.session_id):
+            # A session only on disk has no events: its transcript is the history. (Asking
+            # for them would adopt it, and read its transcript through the SDK on the loop.)
             return
         transcript = self.query_one(Transcript)
         while True:
             try:
                 page = self._manager.events(self.session_id, since=self._seq, limit=PAGE)
             except CctuiError:
-                return  # a session known only from disk: its transcript is the history
+                return  # forgotten by the core meanwhile (it was killed and removed)
             if page.events and self._first_event_at is None:
                 self._first_event_at = page.events[0].at
             self._buffered = self._buffered or bool(page.events) or page.next_seq > 0
@@ -214,6 +218,8 @@ class SessionPane(Vertical):
     @work(exclusive=True, group="transcript", exit_on_error=False)
     async def load_history(self, session_id: str) -> None:
         """Draw the newest page of a session's transcript, or the page before the oldest shown."""
+        if session_id != self.session_id:
+            return  # asked for after a refresh, and the user moved on meanwhile
         transcript = self.query_one(Transcript)
         row = self._row
         cwd = str(row.cwd) if row is not None and row.cwd else None
