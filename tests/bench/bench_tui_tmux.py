@@ -1,12 +1,15 @@
 """cctui in a real terminal (tmux, 160x45) against the fake API, beside its baselines.
 
-    python -m tests.bench.bench_tui_tmux [--reps 5] [--skip reply,written,tools,keys]
+    python -m tests.bench.bench_tui_tmux [--reps 5] [--skip start,reply,written,tools,keys]
         [--history 2000]
 
 Everything is a ratio or a difference against a baseline run in the same minute, the two
 interleaved (their order swapped every repetition), because on a shared machine absolute
 times drift by several times within a run:
 
+- *start*: launch to the list on screen (its second row with ``--history``), cctui started
+  again on a home whose history index is built (a user's usual start), against launch to
+  ``bare_floor``'s table. No target: it shows what cctui adds to a Textual app's first frame.
 - *reply*: a 50 KB markdown reply in ~5,000 deltas. Bare ``claude -p`` (launch to its output
   on screen) vs cctui from Enter in the new-session form to the reply's last line on screen;
   session start is inside both. Target: cctui <= 0.5 s after the bare CLI.
@@ -412,6 +415,46 @@ async def turns(
     return pairs
 
 
+async def starts(s: Setup, reps: int, history: int) -> Pairs:
+    """``reps`` interleaved launches of cctui and of the bare floor, each to its list on
+    screen; cctui's home has been started in once (its history index built)."""
+    needle = "task 1 " if history > 1 else "No session selected"
+    pairs = Pairs()
+    for r in range(reps):
+
+        async def bare() -> None:
+            floor = _floor(s)
+            try:
+                shown = await floor.until("session 1 ", 60)
+                if shown is None:
+                    raise RuntimeError(f"bare floor did not start:\n{floor.screen()}")
+                pairs.base.append(time.perf_counter() - floor.started)
+            finally:
+                floor.kill()
+
+        async def ours() -> None:
+            app = Cctui(s)
+            try:
+                if await app.term.until(needle, 60) is None:
+                    raise RuntimeError(f"cctui did not start:\n{app.term.screen()}")
+                pairs.cctui.append(time.perf_counter() - app.term.started)
+                app.pid = app.term.pid("cctui")
+                await app.idle()  # its services up: the next launch's home as a user leaves it
+            finally:
+                app.quit()
+
+        for run in (bare, ours) if r % 2 == 0 else (ours, bare):
+            await run()
+    return pairs
+
+
+def _floor(s: Setup) -> Term:
+    return Term(
+        f"cd {s.project} && PYTHONPATH={REPO} {sys.executable} -m tests.bench.bare_floor",
+        s.cctui_env,
+    )
+
+
 async def keys(floor: Term, app: Cctui, reps: int) -> Pairs:
     """``reps`` interleaved ``n`` -> form in the bare floor and in cctui."""
     pairs = Pairs()
@@ -455,11 +498,13 @@ async def run(reps: int, skip: frozenset[str], history: int = 0) -> Results:
     if history:
         print(f"  {history:,} past sessions in cctui's home")
     with setup(history) as s:
+        if "start" not in skip:
+            first = Cctui(s)
+            await first.up()  # builds the history index
+            first.quit()
+            _report_starts(res, await starts(s, reps, history))
         app = Cctui(s)
-        floor = Term(
-            f"cd {s.project} && PYTHONPATH={REPO} {sys.executable} -m tests.bench.bare_floor",
-            s.cctui_env,
-        )
+        floor = _floor(s)
         try:
             await app.up()
             if await floor.until("New", 60) is None:
@@ -499,6 +544,16 @@ async def _keys(res: Results, floor: Term, app: Cctui, reps: int) -> None:
             started += 1
         await asyncio.sleep(3)  # the last one is open, its CLI up and streaming
         _report_keys(res, f"{n} streaming", await keys(floor, app, max(reps, KEY_REPS)))
+
+
+def _report_starts(res: Results, pairs: Pairs) -> None:
+    print(f"\n  start: launch to the list on screen, {len(pairs.cctui)} interleaved runs")
+    print(f"    floor {' '.join(f'{v:.2f}' for v in pairs.base)}")
+    print(f"    cctui {' '.join(f'{v:.2f}' for v in pairs.cctui)}")
+    res.add("start: bare Textual floor median/max (s)", _s(pairs.base), "", None)
+    res.add("start: cctui median/max (s)", _s(pairs.cctui), "", None)
+    res.add("start: cctui / floor, median", f"{pairs.ratio():.2f}x", "", None)
+    res.rows.append(("tmux start: launch to list / bare Textual (median)", pairs.ratio()))
 
 
 def _report_turns(res: Results, what: str, pairs: Pairs, *, lag: bool) -> None:
@@ -567,7 +622,9 @@ async def tmux(res: Results) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5, help="interleaved repetitions of each")
-    parser.add_argument("--skip", default="", help="comma-separated: reply,written,tools,keys")
+    parser.add_argument(
+        "--skip", default="", help="comma-separated: start,reply,written,tools,keys"
+    )
     parser.add_argument(
         "--history",
         type=int,
