@@ -188,6 +188,9 @@ async def _serve(settings: Settings, transport: str) -> int:
 
 
 async def _tui(settings: Settings) -> int:
+    from cctui.tui import gc_pause
+
+    gc_pause.hold()  # until the app's first frame: see gc_pause.hold
     from cctui.core import SessionManager
     from cctui.history import HistoryIndex
     from cctui.services import Services
@@ -211,6 +214,7 @@ async def _tui(settings: Settings) -> int:
     try:
         await app.run_async()
     finally:
+        gc_pause.release()  # the app may have failed before its first frame
         with contextlib.suppress(Exception):
             await http.stop()
         with contextlib.suppress(Exception):

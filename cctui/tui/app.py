@@ -29,11 +29,17 @@ from cctui.history import HistoryIndex
 from cctui.history.models import SearchHit
 from cctui.projects import ProjectRegistry
 from cctui.tui import format as fmt
-from cctui.tui import keymap
+from cctui.tui import gc_pause, keymap
 from cctui.tui.approvals import ApprovalController
 from cctui.tui.bridge import EventBridge
 from cctui.tui.gc_pause import GcPacer
-from cctui.tui.messages import InputRequested, InputResolved, OpenSession, SessionsActivity
+from cctui.tui.messages import (
+    FirstFrame,
+    InputRequested,
+    InputResolved,
+    OpenSession,
+    SessionsActivity,
+)
 from cctui.tui.notify import desktop_notification
 from cctui.tui.screens.diff import DiffScreen
 from cctui.tui.screens.finish import Choice, FinishScreen
@@ -127,14 +133,16 @@ class CctuiApp(App[None]):
         self._bridge.start()
         # Confirmations (e.g. overwrite a project file?) may now wait for this human.
         self._detach_human = self.manager.decisions.attach_human()
-        # The services (the MCP server) start once the list is on screen: see start_services.
-        self.call_after_refresh(self.start_services)
         self._show_new_problems()  # e.g. a damaged registry set aside
         # The main screen composes after this handler; queue what needs it for later.
         self.call_after_refresh(self.approvals.enqueue_existing)
         self.watch_history()
         # Service status lines (e.g. MCP clients connecting) change without core events.
         self.set_interval(1.0, self._tick)
+
+    def on_first_frame(self, _: FirstFrame) -> None:
+        gc_pause.release()  # held by the composition root while starting
+        self.start_services()
 
     @work(group="services", exit_on_error=False)
     async def start_services(self) -> None:

@@ -30,6 +30,11 @@ class SessionsActivity(Message):
         )
 
 
+class FirstFrame(Message):
+    """The main screen has drawn its first frame: the list is on screen. What a person need
+    not wait for before seeing it (the MCP server, the garbage collector) starts now."""
+
+
 @dataclass
 class InputRequested(Message):
     """A pending input opened (or was handed to the human)."""

@@ -25,7 +25,7 @@ from cctui.history import IndexChange
 from cctui.projects import ProjectRegistry
 from cctui.tui import format as fmt
 from cctui.tui.keymap import bindings
-from cctui.tui.messages import SessionsActivity
+from cctui.tui.messages import FirstFrame, SessionsActivity
 from cctui.tui.projects_filter import with_registered_project
 from cctui.tui.rows import SessionRow
 from cctui.tui.sources import SessionSource
@@ -116,6 +116,9 @@ class MainScreen(Screen[None]):
         self.query_one(FilterInput).display = False
         self.query_one("#filter-error").display = False
         self.reload()
+        # A screen's after-refresh callbacks run once it has drawn (the app's, on the screen
+        # that was current when they ran: the blank one before this one is shown).
+        self.call_after_refresh(self.post_message, FirstFrame())
 
     async def action_cycle_mode(self) -> None:
         """``shift+tab`` here: the app's permission-mode cycle (elsewhere it moves focus)."""
