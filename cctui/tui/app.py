@@ -163,7 +163,8 @@ class CctuiApp(App[None]):
                     severity="error",
                     timeout=15,
                 )
-        self.main.refresh_status()
+        if not self._shut_down:
+            self.main.refresh_status()  # "MCP starting…" becomes its address now, not in a second
 
     @work(group="history", exit_on_error=False)
     async def watch_history(self) -> None:
