@@ -474,17 +474,16 @@ class SessionManager:
         infos = [s.info() for s in self._sessions if s.active or not active_only]
         return sorted(infos, key=lambda i: i.last_activity, reverse=True)
 
-    def knows(self, session_id: str) -> bool:
-        """Whether cctui runs or registered this session (a past one only on disk: not
-        until something adopts it)."""
-        self._sessions.load()
-        return session_id in self._sessions
-
     def events(
         self, session_id: str, since: int = 0, limit: int | None = None
     ) -> Page[SessionEvent]:
-        """Buffered events after ``since``; ``missed`` tells a reader it fell behind."""
-        return self._sessions.find_or_adopt(session_id).buffer.since(since, limit)
+        """Buffered events after ``since``; ``missed`` tells a reader it fell behind.
+
+        Raises:
+            SessionNotFound: cctui does not run or keep the session. A past one only on disk
+                has no events and is not taken on by reading them (``get`` takes it on).
+        """
+        return self._sessions.find(session_id).buffer.since(since, limit)
 
     async def diff(
         self,

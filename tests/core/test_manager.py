@@ -757,9 +757,10 @@ async def test_a_reachable_owner_is_asked_between_calls_and_falls_back_when_it_c
 async def test_a_past_session_looked_at_keeps_its_times(
     make_manager: MakeManager, project: Path, tmp_path: Path
 ) -> None:
-    """Reading a past session's events (the TUI's preview does) joins it as completed with
-    the times its transcript began and was written, not now: it must not jump to the top
-    as "now", nor be taken for a session started now."""
+    """Looking a past session up (an MCP status read does) joins it as completed with the
+    times its transcript began and was written, not now: it must not jump to the top as
+    "now", nor be taken for a session started now. Reading its events (the TUI's preview)
+    does not take it on at all: it has none."""
     sid = "0c5e2f8e-1111-4222-8333-444455557777"
     transcripts = tmp_path / "claude" / "projects" / "-proj"
     transcripts.mkdir(parents=True)
@@ -773,7 +774,9 @@ async def test_a_past_session_looked_at_keeps_its_times(
     written = datetime.now(UTC) - timedelta(days=3)
     os.utime(path, (written.timestamp(), written.timestamp()))
     manager = make_manager()
-    manager.events(sid, since=0)
+    with pytest.raises(SessionNotFound):
+        manager.events(sid, since=0)
+    assert sid not in {i.session_id for i in manager.list()}
     info = manager.get(sid)
     assert info.status == S.COMPLETED
     assert abs((info.last_activity - written).total_seconds()) < 1

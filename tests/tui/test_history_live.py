@@ -113,10 +113,10 @@ async def test_a_past_session_is_previewed_from_its_transcript_and_left_claude_c
             lambda: "A cat, alive." in [view.text for view in pane.query(MarkdownView)],
             WAIT_S,
         )
-        assert not app.manager.knows(sid)
+        assert sid not in {info.session_id for info in app.manager.list()}
         row = app.main.sessions.row(sid)
         assert row is not None and not row.ours
 
         path.unlink()
         await until(pilot, lambda: app.main.sessions.row(sid) is None, WAIT_S)
-        assert not app.manager.knows(sid)
+        assert sid not in {info.session_id for info in app.manager.list()}

@@ -183,16 +183,14 @@ class SessionPane(Vertical):
 
     def pull(self) -> None:
         """Draw every event after the last one drawn."""
-        if self.session_id is None or not self._manager.knows(self.session_id):
-            # A session only on disk has no events: its transcript is the history. (Asking
-            # for them would adopt it, and read its transcript through the SDK on the loop.)
+        if self.session_id is None:
             return
         transcript = self.query_one(Transcript)
         while True:
             try:
                 page = self._manager.events(self.session_id, since=self._seq, limit=PAGE)
             except CctuiError:
-                return  # forgotten by the core meanwhile (it was killed and removed)
+                return  # a session known only from disk: its transcript is the history
             if page.events and self._first_event_at is None:
                 self._first_event_at = page.events[0].at
             self._buffered = self._buffered or bool(page.events) or page.next_seq > 0
