@@ -26,6 +26,7 @@ from cctui.redact import redact_text
 
 if TYPE_CHECKING:
     from cctui.core.services import Service
+    from cctui.mcp_server.server import CctuiMCPServer
     from cctui.services import Services
 
 
@@ -235,14 +236,16 @@ class _LaterHttp:
         self._stopped = False
 
     async def start(self) -> None:
-        # In a thread, so keys are still read meanwhile (the GIL is shared, the loop is not).
-        await asyncio.to_thread(_import_mcp_server)
+        # In a thread, so keys are still read and drawn meanwhile (the GIL is shared, the
+        # loop is not): the imports take about a second, registering the tools (the SDK makes
+        # each one's JSON schemas) 0.3 s more.
+        server = await asyncio.to_thread(_build_mcp_server, self._services, self._settings)
         if self._stopped:
             return  # cctui quit meanwhile
-        from cctui.mcp_server.server import build_server
+        # build_server starts the projects' background builds only on a running loop.
+        self._services.projects.start()
         from cctui.mcp_server.transport.http import HttpService
 
-        server = build_server(self._services.manager, self._settings, services=self._services)
         self._http = HttpService(server, self._settings)
         await self._http.start()
 
@@ -257,17 +260,15 @@ class _LaterHttp:
         return self._http.status_line()
 
 
-def _import_mcp_server() -> None:
+def _build_mcp_server(services: Services, settings: Settings) -> CctuiMCPServer:
     # The claude adapter first: it imports claude-agent-sdk, which imports mcp, and a transcript
     # read in another thread imports the SDK too (two threads must take the import locks in the
     # same order). A new session's first start needs the adapter anyway.
-    modules = (
-        "cctui.claude.sdk_driver",
-        "cctui.mcp_server.server",
-        "cctui.mcp_server.transport.http",
-    )
-    for name in modules:
-        importlib.import_module(name)
+    importlib.import_module("cctui.claude.sdk_driver")
+    from cctui.mcp_server.server import build_server
+
+    importlib.import_module("cctui.mcp_server.transport.http")
+    return build_server(services.manager, settings, services=services)
 
 
 def _print_sessions(settings: Settings, args: argparse.Namespace) -> int:

@@ -4,12 +4,15 @@ the first ``/files`` read after a restart does not wait for a whole build."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from cctui.cli import _LaterHttp
 from cctui.core import SessionManager
-from cctui.mcp_server.server import build_server
+from cctui.mcp_server.server import CctuiMCPServer, build_server
 from cctui.projects import ProjectService
 from cctui.services import Services
 from tests.fakes.fake_driver import FakeDriverFactory
@@ -66,6 +69,33 @@ async def test_the_project_tools_start_the_prefetch(
         assert "a.txt" in await _built(services.projects, "a")
         await services.close()
     finally:
+        await manager.shutdown()
+
+
+async def test_the_tuis_mcp_server_is_built_off_the_loop_and_starts_the_prefetch(
+    tmp_path: Path, factory: FakeDriverFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``cli._LaterHttp`` registers the tools in a thread (0.3 s of schema making that would
+    stop the keys), where there is no loop to build the trees on: it starts them after."""
+    settings = make_settings(tmp_path, projects_config=_registered(tmp_path))
+    manager = SessionManager(settings, driver_factory=factory)
+    await manager.start()
+    built_in: list[threading.Thread] = []
+
+    def build(*args: Any, **kwargs: Any) -> CctuiMCPServer:
+        built_in.append(threading.current_thread())
+        return build_server(*args, **kwargs)
+
+    monkeypatch.setattr("cctui.mcp_server.server.build_server", build)
+    services = Services.build(settings, manager)
+    http = _LaterHttp(settings, services)
+    try:
+        await http.start()
+        assert built_in and built_in[0] is not threading.current_thread()
+        assert "a.txt" in await _built(services.projects, "a")
+    finally:
+        await http.stop()
+        await services.close()
         await manager.shutdown()
 
 
