@@ -15,7 +15,7 @@ import importlib
 import json
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cctui import __version__, cli_index
@@ -239,8 +239,10 @@ class _LaterHttp:
         # In a thread, so keys are still read and drawn meanwhile (the GIL is shared, the
         # loop is not): the imports take about a second, registering the tools (the SDK makes
         # each one's JSON schemas) 0.3 s more.
-        server = await asyncio.to_thread(_build_mcp_server, self._services, self._settings)
-        if self._stopped:
+        server = await asyncio.to_thread(
+            _build_mcp_server, self._services, self._settings, lambda: self._stopped
+        )
+        if server is None or self._stopped:
             return  # cctui quit meanwhile
         # build_server starts the projects' background builds only on a running loop.
         self._services.projects.start()
@@ -260,15 +262,19 @@ class _LaterHttp:
         return self._http.status_line()
 
 
-def _build_mcp_server(services: Services, settings: Settings) -> CctuiMCPServer:
+def _build_mcp_server(
+    services: Services, settings: Settings, stopped: Callable[[], bool]
+) -> CctuiMCPServer | None:
     # The claude adapter first: it imports claude-agent-sdk, which imports mcp, and a transcript
     # read in another thread imports the SDK too (two threads must take the import locks in the
     # same order). A new session's first start needs the adapter anyway.
     importlib.import_module("cctui.claude.sdk_driver")
+    if stopped():  # cctui quit meanwhile: the rest is not needed
+        return None
     from cctui.mcp_server.server import build_server
 
     importlib.import_module("cctui.mcp_server.transport.http")
-    return build_server(services.manager, settings, services=services)
+    return None if stopped() else build_server(services.manager, settings, services=services)
 
 
 def _print_sessions(settings: Settings, args: argparse.Namespace) -> int:

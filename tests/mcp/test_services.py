@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
@@ -83,17 +84,25 @@ async def test_services_of_another_manager_are_refused(
 
 
 async def test_the_tuis_mcp_server_is_built_when_started_and_not_after_a_quit(
-    manager: SessionManager, settings: Settings
+    manager: SessionManager, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``cli._LaterHttp``: the TUI's MCP service imports and builds the server only when the
     app starts it (after its first frame); it then serves like any; stopped first (cctui quit
-    while it was being imported), it serves nothing."""
+    while it was being imported), it builds and serves nothing (cctui's exit waits for it)."""
+    builds: list[object] = []
+
+    def build(*args: Any, **kwargs: Any) -> object:
+        builds.append(build_server(*args, **kwargs))
+        return builds[-1]
+
+    monkeypatch.setattr("cctui.mcp_server.server.build_server", build)
     services = Services.build(settings, manager)
     quit_first = _LaterHttp(settings, services)
     await quit_first.stop()
     await quit_first.start()
     assert quit_first.status_line() == "MCP off"
     assert not settings.server_file.exists()
+    assert builds == []
 
     later = _LaterHttp(settings, services)
     assert later.status_line() == "MCP starting…"
@@ -108,6 +117,7 @@ async def test_the_tuis_mcp_server_is_built_when_started_and_not_after_a_quit(
         ):
             health = await call(c, "claude_health")
         assert health["available"] is True and health["activeSessions"] == 0
+        assert len(builds) == 1
     finally:
         await later.stop()
     assert not settings.server_file.exists()
