@@ -25,6 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from cctui.config import Settings
+from cctui.core import spare_records
 from cctui.core.models import SessionInfo, SessionRecord
 from cctui.core.states import LIVE, SessionStatus
 from cctui.history import HistoryIndex, Problems, SessionSummary
@@ -336,4 +337,5 @@ def list_catalog(
     query = CatalogQuery.model_validate(
         {"text": text, "project": project, "status": status, "team": team, "limit": limit}
     )
-    return list(query_catalog(build_catalog(index, own), query).entries)
+    catalog = build_catalog(index, own, spare_records.published(settings.state_dir))
+    return list(query_catalog(catalog, query).entries)

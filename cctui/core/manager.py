@@ -20,7 +20,7 @@ from typing import Any
 from cctui.claude.driver import ClaudeDriver, DriverFactory
 from cctui.claude.frames import ModelOption
 from cctui.config import Settings
-from cctui.core import launch, rewind, rules, session_log, steering, worktrees
+from cctui.core import launch, rewind, rules, session_log, spare_records, steering, worktrees
 from cctui.core.audit import AuditLog
 from cctui.core.buffer import Page
 from cctui.core.decisions.desk import InputDesk
@@ -212,8 +212,9 @@ class SessionManager:
 
     @property
     def spare_ids(self) -> frozenset[str]:
-        """The session id of a prewarmed process: lists leave it out until it is taken."""
-        return self._spare.ids
+        """The session ids of prewarmed processes, this cctui's and those other running
+        cctuis published: lists leave them out until they are taken."""
+        return self._spare.ids | spare_records.published(self.settings.state_dir)
 
     async def send(self, session_id: str, text: str) -> SessionInfo:
         """Send a message; an ended or unknown-but-on-disk session is resumed first.

@@ -10,8 +10,11 @@ else (another directory, a template, a worktree) ends it and starts afresh, as b
 
 A spare is a real session whose events and registry saves are held back (``_Held``) until it
 is taken, so nothing shows it in a list; the CLI writes no transcript before a prompt, and its
-``sessions/<pid>.json`` is hidden by id (``ids``) until then. It is ended when the form is
-cancelled, when it is not the one asked for, and at shutdown: no child outlives cctui.
+``sessions/<pid>.json`` is hidden by id (``ids``) until then. Other processes read that file
+too (``cctui sessions``, another cctui, ``cctui serve``), so the id is also published in the
+state directory (``spare_records``) for as long as it is hidden here. It is ended when the
+form is cancelled, when it is not the one asked for, and at shutdown: no child outlives
+cctui.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Any
 from cctui.claude.driver import DriverFactory
 from cctui.claude.frames import LaunchSpec
 from cctui.config import Settings
-from cctui.core import launch
+from cctui.core import launch, spare_records
 from cctui.core.audit import AuditLog
 from cctui.core.decisions.service import Decisions
 from cctui.core.events import SessionEvent
@@ -118,6 +121,7 @@ class Spare:
             spec = launch.launch_spec(settings, config, session_id=sid)
         except CctuiError:
             return
+        self._publish(sid)  # before the CLI writes its sessions/<pid>.json
         held = _Held(self._host)
         session = Session(held, sid, config)
         started = asyncio.create_task(session.process.start(spec, None), name=f"spare-{sid}")
@@ -145,6 +149,7 @@ class Spare:
                 session.config = config
                 session.title = config.title
                 session.created_at = datetime.now(UTC)
+                self._withdraw(session.id)
                 return session, warm.host.release
         self._end(warm)
         return None
@@ -178,6 +183,16 @@ class Spare:
             log.exception("ending the spare claude process failed")
         finally:
             self._ending.discard(sid)
+            self._withdraw(sid)
+
+    def _publish(self, session_id: str) -> None:
+        try:
+            spare_records.publish(self._host.settings.state_dir, session_id)
+        except OSError:  # other processes list the spare then; this one still hides it
+            log.warning("could not publish spare %s", session_id, exc_info=True)
+
+    def _withdraw(self, session_id: str) -> None:
+        spare_records.withdraw(self._host.settings.state_dir, session_id)
 
 
 def _swallow(task: asyncio.Task[None]) -> None:

@@ -148,3 +148,21 @@ def test_the_catalog_leaves_hidden_ids_out_of_the_history() -> None:
         SessionSummary(session_id=sid, last_activity=now, source="process") for sid in ("a", "b")
     ]
     assert [e.session_id for e in build_catalog(summaries, (), {"a"})] == ["b"]
+
+
+async def test_another_cctui_on_the_same_state_hides_the_spare_until_it_is_taken(
+    make_manager: MakeManager, manager: SessionManager, factory: FakeDriverFactory, project: Path
+) -> None:
+    """Another cctui (or ``cctui serve``) lists the CLI's running processes too: it leaves
+    this one's spare out for as long as this one does."""
+    other = make_manager()
+    await other.start()
+    sid = await _warm(manager, factory, project)
+    assert other.spare_ids == {sid}
+    await manager.create("go", manager.default_config(project))
+    assert other.spare_ids == frozenset()
+
+    second = await _warm(manager, factory, project)
+    assert other.spare_ids == {second}
+    await manager.discard_spare()
+    assert other.spare_ids == frozenset()

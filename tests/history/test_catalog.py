@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from cctui.config import load_settings
+from cctui.core import spare_records
 from cctui.core.catalog import (
     CatalogEntry,
     CatalogQuery,
@@ -201,3 +203,36 @@ def test_list_catalog_reads_disk_and_registry(claude_home: Path, tmp_path: Path)
     assert [e.title for e in list_catalog(settings, team="red")] == ["from the registry"]
     assert [e.session_id for e in list_catalog(settings, text="WRITE", limit=5)] == [WRITE_ID]
     assert list_catalog(settings, own=[]) and len(list_catalog(settings, own=[])) == 3
+
+
+def test_cctui_sessions_leaves_out_the_spare_another_cctui_hides(
+    claude_home: Path, tmp_path: Path
+) -> None:
+    """A spare's process is listed by the CLI like any; while a running cctui hides it (its
+    form is open), ``cctui sessions`` does too, and a record left by a cctui that is gone
+    hides nothing."""
+    settings = load_settings(
+        env={"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(claude_home)},
+        config_path=tmp_path / "none.toml",
+    )
+    spare_id = "5a5a5a5a-1111-4222-8333-444455556666"
+    write_process(claude_home, os.getpid(), spare_id, status="idle")
+    assert spare_id in {e.session_id for e in list_catalog(settings)}
+
+    spare_records.publish(settings.state_dir, spare_id)
+    assert spare_id not in {e.session_id for e in list_catalog(settings)}
+
+    spare_records.withdraw(settings.state_dir, spare_id)
+    assert spare_id in {e.session_id for e in list_catalog(settings)}
+    dead = _exited_pid()
+    left = settings.state_dir / spare_records.SPARES_DIR / f"{dead}.{spare_id}"
+    left.touch()
+    assert spare_id in {e.session_id for e in list_catalog(settings)}
+    assert not left.exists()  # cleared by the reader
+
+
+def _exited_pid() -> int:
+    """A pid no process has now (the kernel does not hand it out again this soon)."""
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
