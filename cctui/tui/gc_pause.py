@@ -11,10 +11,11 @@ once a second: automatic passes walk only the last second's objects, a few milli
 unfrozen, collected and frozen again: one pause while nobody is typing instead of many while
 someone is, and cyclic garbage that was frozen young (closed panes, removed widgets) is still
 freed. Keys that never pause that long delay it until the process's peak memory has grown
-by half (``FORCE_GROWTH``) or ``FORCE_S`` has passed: the pass costs a second of wall time on
-a busy two-core machine with ten sessions streaming (the terminal bench), so it is forced
-only when memory asks for it. (Counting the frozen objects instead walks them all: tens of
-milliseconds a second.)
+by half (``FORCE_GROWTH``), and then until the next gap between keys (``LULL_S``), or until
+``FORCE_S`` has passed: the pass costs half a second to a second of wall time on a busy
+two-core machine with ten sessions streaming (the terminal bench), so it is forced only when
+memory asks for it, and not into a burst of keys. (Counting the frozen objects instead walks
+them all: tens of milliseconds a second.)
 """
 
 from __future__ import annotations
@@ -35,7 +36,10 @@ FORCE_S = 600.0
 frozen young waits for it, and little is made while nothing is opened or closed."""
 FORCE_GROWTH = 1.5
 """... or sooner (after ``REFREEZE_S``) once the process's peak memory is this many times what
-it was at the last full collection."""
+it was at the last full collection, at the next ``LULL_S`` without input."""
+LULL_S = 1.0
+"""A gap between keys long enough for a collection forced by memory: a burst of keys (moving
+through the list, opening and closing a form) is over, and the pass does not land in it."""
 
 
 def hold() -> None:
@@ -90,8 +94,9 @@ class GcPacer:
         the user is quiet; True when the full collection ran."""
         now = self._now()
         since = now - self._last_full
-        quiet = now - self._last_input >= QUIET_S
-        grown = _peak_memory() >= FORCE_GROWTH * self._memory_at_full
+        idle = now - self._last_input
+        quiet = idle >= QUIET_S
+        grown = idle >= LULL_S and _peak_memory() >= FORCE_GROWTH * self._memory_at_full
         if since < FORCE_S and (since < REFREEZE_S or not (quiet or grown)):
             gc.collect(1)  # young garbage first: only what is still in use gets frozen
             gc.freeze()
