@@ -96,8 +96,9 @@ class GcPacer:
         since = now - self._last_full
         idle = now - self._last_input
         quiet = idle >= QUIET_S
-        grown = idle >= LULL_S and _peak_memory() >= FORCE_GROWTH * self._memory_at_full
-        if since < FORCE_S and (since < REFREEZE_S or not (quiet or grown)):
+        # Memory asks for it: at the next gap between keys, not in the middle of a burst.
+        memory_asks = idle >= LULL_S and _peak_memory() >= FORCE_GROWTH * self._memory_at_full
+        if since < FORCE_S and (since < REFREEZE_S or not (quiet or memory_asks)):
             gc.collect(1)  # young garbage first: only what is still in use gets frozen
             gc.freeze()
             return False
