@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cctui import redact as redaction
 from cctui.redact import REDACTED, redact, redact_text
 
 
@@ -35,25 +36,28 @@ def test_literal_secrets_and_secret_keys_are_masked_recursively() -> None:
     }
 
 
+SHAPES = {
+    '{"OPENAI_API_KEY": "sk-proj-abcdef123456"}': "sk-proj-abcdef123456",
+    "'AWS_SECRET_ACCESS_KEY': 'wJalrXUtnFEMIK7MDENG'": "wJalrXUtnFEMIK7MDENG",
+    "x-api-key: abcd1234efgh5678": "abcd1234efgh5678",
+    "X-Api-Key: abcd1234efgh5678": "abcd1234efgh5678",
+    "Authorization: Basic dXNlcjpwYXNzd29yZA==": "dXNlcjpwYXNzd29yZA==",
+    "authorization: token gho_abcdefghij": "gho_abcdefghij",
+    "git clone https://alice:s3cr3tpass@github.com/x/y.git": "s3cr3tpass",
+    "postgres://app:hunter2pw@db:5432/prod": "hunter2pw",
+    "curl -u alice:s3cr3tpass https://api.example.com": "s3cr3tpass",
+    "curl --user=bob:pa55word-x https://api.example.com": "pa55word-x",
+    "use ghp_" + "a" * 36 + " now": "ghp_" + "a" * 36,
+    "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz": (
+        "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz"
+    ),
+    "curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.x'": "eyJhbGciOiJIUzI1NiJ9",
+}
+"""Secret-shaped texts, each with the secret that must not survive."""
+
+
 def test_more_secret_shapes_are_masked() -> None:
-    cases = {
-        '{"OPENAI_API_KEY": "sk-proj-abcdef123456"}': "sk-proj-abcdef123456",
-        "'AWS_SECRET_ACCESS_KEY': 'wJalrXUtnFEMIK7MDENG'": "wJalrXUtnFEMIK7MDENG",
-        "x-api-key: abcd1234efgh5678": "abcd1234efgh5678",
-        "X-Api-Key: abcd1234efgh5678": "abcd1234efgh5678",
-        "Authorization: Basic dXNlcjpwYXNzd29yZA==": "dXNlcjpwYXNzd29yZA==",
-        "authorization: token gho_abcdefghij": "gho_abcdefghij",
-        "git clone https://alice:s3cr3tpass@github.com/x/y.git": "s3cr3tpass",
-        "postgres://app:hunter2pw@db:5432/prod": "hunter2pw",
-        "curl -u alice:s3cr3tpass https://api.example.com": "s3cr3tpass",
-        "curl --user=bob:pa55word-x https://api.example.com": "pa55word-x",
-        "use ghp_" + "a" * 36 + " now": "ghp_" + "a" * 36,
-        "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz": (
-            "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz"
-        ),
-        "curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.x'": "eyJhbGciOiJIUzI1NiJ9",
-    }
-    for text, secret in cases.items():
+    for text, secret in SHAPES.items():
         out = redact_text(text)
         assert secret not in out, (text, out)
         assert REDACTED in out, text
@@ -83,3 +87,28 @@ def test_argument_lists_hide_the_word_after_a_secret_flag() -> None:
         "--max-tokens",
         "5",
     ]
+
+
+def test_the_word_check_before_each_shape_never_changes_what_is_masked() -> None:
+    """Each shape is only searched for in a text holding one of its words; searching every
+    text for every shape (the slow way) must give the same result."""
+
+    def every_shape(text: str) -> str:
+        for rule in redaction._RULES:
+            text = rule.pattern.sub(rule.replace, text)
+        return text
+
+    texts = [
+        *SHAPES,
+        "KEY sk-ANT-api03-abcdefghijklmnop AUTHORIZATION: BEARER abcdefghijkl123",
+        "PASSWORD=hunter2 Credentials: 'x' PRIVATE-KEY=abc Passwd: p ACCESS_KEY=k",
+        "GHP_" + "a" * 36 + " Github_Pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+        "HTTPS://Alice:S3cret@Example.com -U alice:pw --USER=bob:pw",
+        "X-API-KEY: abcd1234efgh5678 Proxy-Authorization: Digest abc",
+        "X-Auth: BEARER abcdefghijkl123 and sk-ant-abcdefgh",
+        "max_tokens=4096 tokenizer 02161bba-b087-4381-a686-4b02506d0ec4 Turn 5: say OK.",
+    ]
+    for text in texts:
+        assert redact_text(text) == every_shape(text), text
+    for rule in redaction._RULES:  # the words are what the check compares: lowercase
+        assert all(word == word.lower() for word in rule.needs), rule.pattern.pattern

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,29 +64,40 @@ def _now() -> float:
     return asyncio.get_running_loop().time()
 
 
-@contextlib.asynccontextmanager
-async def heartbeat(ctx: Context[Any, Any], session_id: str) -> AsyncIterator[None]:
+@contextlib.contextmanager
+def heartbeat(ctx: Context[Any, Any], session_id: str) -> Iterator[None]:
     """Send a progress notification every ``HEARTBEAT_S`` while the block runs (none for a
-    shorter wait; a no-op for a client that sent no progress token)."""
+    shorter wait; a no-op for a client that sent no progress token).
 
-    async def beat() -> None:
-        started = _now()
-        n = 0
-        while True:
-            await asyncio.sleep(HEARTBEAT_S)
-            n += 1
-            with contextlib.suppress(Exception):  # a client gone mid-wait ends nothing
-                await ctx.report_progress(
-                    n, None, f"waiting on session {session_id}: {int(_now() - started)} s"
-                )
+    A timer, not a task: nearly every wait is shorter than a beat, and a task made and
+    cancelled per wait cost each turn two trips through the event loop."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    beats = 0
+    sending: set[asyncio.Task[None]] = set()
+    timer: asyncio.TimerHandle | None = None
 
-    task = asyncio.get_running_loop().create_task(beat())
+    async def report(n: int) -> None:
+        with contextlib.suppress(Exception):  # a client gone mid-wait ends nothing
+            await ctx.report_progress(
+                n, None, f"waiting on session {session_id}: {int(loop.time() - started)} s"
+            )
+
+    def beat() -> None:
+        nonlocal beats, timer
+        beats += 1
+        task = loop.create_task(report(beats))
+        sending.add(task)
+        task.add_done_callback(sending.discard)
+        timer = loop.call_later(HEARTBEAT_S, beat)
+
+    timer = loop.call_later(HEARTBEAT_S, beat)
     try:
         yield
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        timer.cancel()  # the one armed last
+        for task in sending:
+            task.cancel()
 
 
 async def checkpoint(
@@ -115,9 +126,8 @@ async def checkpoint(
     if not wait:
         return Checkpoint(deadline, started)
     elicits = can_elicit(ctx)
-    with router.waiting(session_id, label, elicits):
-        async with heartbeat(ctx, session_id):
-            outcome = await manager.wait(session_id, max(0.0, deadline - _now()))
+    with router.waiting(session_id, label, elicits), heartbeat(ctx, session_id):
+        outcome = await manager.wait(session_id, max(0.0, deadline - _now()))
     ask = None
     if elicits and outcome.reason == "input_needed":
         ask = router.claim(outcome.pending, label)
@@ -183,9 +193,8 @@ async def drive(
     label = client_label(ctx)
     ask_midcall = can_elicit(ctx) and not is_modern(ctx)
     while True:
-        with router.waiting(session_id, label, ask_midcall):
-            async with heartbeat(ctx, session_id):
-                outcome = await manager.wait(session_id, max(0.0, deadline - _now()))
+        with router.waiting(session_id, label, ask_midcall), heartbeat(ctx, session_id):
+            outcome = await manager.wait(session_id, max(0.0, deadline - _now()))
         if outcome.reason != "input_needed" or not ask_midcall:
             return outcome
         item = router.claim(outcome.pending, label)

@@ -595,7 +595,7 @@ def register(
         unsubscribe = manager.subscribe(listener)
         sender = asyncio.get_running_loop().create_task(pump())
         try:
-            async with heartbeat(ctx, session_id):
+            with heartbeat(ctx, session_id):
                 while (await manager.wait(session_id, SEED_MAX_WAIT_MS / 1000)).reason == "timeout":
                     pass
             queue.put_nowait(None)  # the last chunks go out before the answer
