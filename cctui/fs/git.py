@@ -92,13 +92,20 @@ _TOPS: dict[Path, tuple[tuple[str, int], Path | None]] = {}
 def _marker(root: Path) -> tuple[str, int] | None:
     """The nearest ``.git`` (directory, or a worktree's file) at or above ``root``, as its
     path and inode: where git's own discovery starts."""
-    for where in (root, *root.parents):
+    # String paths, not ``Path`` arithmetic: asked as every message is sent (``TurnChanges``),
+    # where pathlib's joins cost more than the ``stat`` calls themselves.
+    where = str(root)
+    while True:
+        marker = os.path.join(where, ".git")
         try:
-            found = os.stat(where / ".git")
+            found = os.stat(marker)
         except OSError:
+            parent = os.path.dirname(where)
+            if parent == where:
+                return None
+            where = parent
             continue
-        return str(where / ".git"), found.st_ino
-    return None
+        return marker, found.st_ino
 
 
 def _steered() -> bool:
