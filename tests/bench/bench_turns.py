@@ -287,6 +287,7 @@ def http_target(service: Any) -> Any:
 
 LABELS = {
     "sdk": "SDK ClaudeSDKClient (baseline)",
+    "sdk-aa": "A/A: the same, a second process",
     "manager": "(a) SessionManager send + wait",
     "mcp": "(b) MCP in-memory",
     "http": "(c) MCP HTTP, 2026-07-28",
@@ -604,6 +605,10 @@ async def run(
                 inmem = await stack.enter_async_context(mcp_client(server))
                 sdk_client, _ = await stack.enter_async_context(sdk_session(env))
                 variants = [Variant("sdk", lambda p: sdk_turn(sdk_client, p))]
+                # The baseline twice: how far two identical sessions' medians differ here is
+                # the noise every ratio below carries (seen at 0.88x-1.13x on two cores).
+                sdk_twin, _ = await stack.enter_async_context(sdk_session(env))
+                variants.append(Variant("sdk-aa", lambda p: sdk_turn(sdk_twin, p)))
                 sid, _ = await manager_spawn(manager)
                 variants.append(Variant("manager", manager_turn(manager, sid)))
                 sid, _ = await mcp_spawn(inmem)
@@ -702,6 +707,11 @@ def report(results: Results, turns: int, variants: list[Variant]) -> None:
             over = results.turns[k] / results.turns[f]
             floor = results.turns[f] / base
             print(f"  {LABELS[k]:34} x floor {over:5.2f}   (the floor itself: x SDK {floor:5.2f})")
+    if "sdk-aa" in results.turns:
+        print(
+            f"\nA/A: a second SDK session measured x{results.turns['sdk-aa'] / base:.2f} of the "
+            "first: ratios nearer 1 than that are within this run's noise"
+        )
     for what, keys in (
         ("MCP to cctui in its own process", DEPLOYED),
         ("MCP in the caller's process", ("mcp", "http")),
