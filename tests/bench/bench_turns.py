@@ -708,9 +708,10 @@ def report(results: Results, turns: int, variants: list[Variant]) -> None:
             floor = results.turns[f] / base
             print(f"  {LABELS[k]:34} x floor {over:5.2f}   (the floor itself: x SDK {floor:5.2f})")
     if "sdk-aa" in results.turns:
+        twin = results.turns["sdk-aa"] / base
         print(
-            f"\nA/A: a second SDK session measured x{results.turns['sdk-aa'] / base:.2f} of the "
-            "first: ratios nearer 1 than that are within this run's noise"
+            f"\nA/A: the baseline on a second process measured x{twin:.2f} of the first: "
+            "the noise a ratio of two sessions carries in this run"
         )
     for what, keys in (
         ("MCP to cctui in its own process", DEPLOYED),
