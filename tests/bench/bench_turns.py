@@ -606,7 +606,7 @@ async def run(
                 sdk_client, _ = await stack.enter_async_context(sdk_session(env))
                 variants = [Variant("sdk", lambda p: sdk_turn(sdk_client, p))]
                 # The baseline twice: how far two identical sessions' medians differ here is
-                # the noise every ratio below carries (seen at 0.88x-1.13x on two cores).
+                # the noise every ratio below carries (0.79x-1.13x in five runs on two cores).
                 sdk_twin, _ = await stack.enter_async_context(sdk_session(env))
                 variants.append(Variant("sdk-aa", lambda p: sdk_turn(sdk_twin, p)))
                 sid, _ = await manager_spawn(manager)
