@@ -21,6 +21,8 @@ _SECRET_WORD = (
     r"(?:api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|token|secret|"
     r"password|passwd|credentials?)"
 )
+# Lowercase words each spelling above contains (kept beside it: see ``_Rule.needs``).
+_SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "credential")
 # A value, unless an earlier rule already masked it.
 _VALUE = r"""(?!\[REDACTED\])(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s"',;}\]]+)"""
 
@@ -47,9 +49,6 @@ class _Rule(NamedTuple):
     Most text holds no secret, and ten searches of every string of every audit line and
     log record cost more than the rest of writing them."""
 
-
-# The words each shape cannot match without (see ``_Rule.needs``).
-_SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "credential")
 
 _RULES: list[_Rule] = [
     # Headers first: their value may contain a scheme word and a space.

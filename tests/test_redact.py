@@ -112,3 +112,11 @@ def test_the_word_check_before_each_shape_never_changes_what_is_masked() -> None
         assert redact_text(text) == every_shape(text), text
     for rule in redaction._RULES:  # the words are what the check compares: lowercase
         assert all(word == word.lower() for word in rule.needs), rule.pattern.pattern
+
+
+def test_every_secret_key_spelling_holds_one_of_the_checked_words() -> None:
+    """A spelling added to the secret-key pattern without its word would never be searched."""
+    spellings = redaction._SECRET_WORD.removeprefix("(?:").removesuffix(")").split("|")
+    for spelling in spellings:
+        literal = spelling.replace("[_-]?", "").replace("s?", "")
+        assert any(word in literal for word in redaction._SECRET_WORDS), spelling
