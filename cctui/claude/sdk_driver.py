@@ -53,6 +53,7 @@ from cctui.claude.frames import (
     TurnResult,
 )
 from cctui.claude.reaper import descendants
+from cctui.claude.stdout import CoalescingTransport
 from cctui.errors import CliNotFound, SettingRefused
 from cctui.redact import redact_text
 
@@ -132,7 +133,7 @@ class SdkDriver:
         # out of the terminal the TUI owns and off `serve --stdio`'s stderr.
         logging.captureWarnings(True)
         options = self._options()
-        client = ClaudeSDKClient(options)
+        client = _client(options)
         self._client = client  # lets the watchdog find the process while connect runs
         # The SDK waits at least 60 s for the initialize reply, and when cancelled it spends
         # another 5 s closing; a CLI that hangs at start would hold an MCP call or the
@@ -162,7 +163,7 @@ class SdkDriver:
                     # exec refuses a file open for writing (ETXTBSY) until that child execs.
                     log.info("claude's launcher was busy (attempt %d); starting again", attempt)
                     await asyncio.sleep(0.05 * attempt)
-                    client = self._client = ClaudeSDKClient(options)
+                    client = self._client = _client(options)
         except Exception as exc:
             self._client = None
             self._cleanup_wrapper()
@@ -451,6 +452,11 @@ class SdkDriver:
         if self._wrapper is not None:
             shutil.rmtree(self._wrapper.parent, ignore_errors=True)
             self._wrapper = None
+
+
+def _client(options: ClaudeAgentOptions) -> ClaudeSDKClient:
+    """A client whose CLI's stdout is read in batches (``stdout.CoalescingTransport``)."""
+    return ClaudeSDKClient(options, transport=CoalescingTransport(options))
 
 
 def _models(info: dict[str, Any] | None) -> tuple[ModelOption, ...]:
