@@ -7,8 +7,8 @@ draws on. When the CLI writes faster than that (a reply the API streamed quickly
 machine), the lines pile up in the pipe; here everything already read is taken at once and
 each run of deltas to the same block becomes one message, its text joined. Nothing is
 lost or reordered, and nothing waits: a line is handed on as soon as it is read, and merging
-happens only among lines already there (issue 15: about a seventh of the messages of a
-50 KB reply read in the TUI, and of the CPU time they cost).
+happens only among lines already there (issue 15: read in the TUI, a 50 KB reply reached
+the SDK's pipeline as about one message in six, and cost cctui ~7% less CPU).
 
 ``CoalescingTransport`` is the SDK's own subprocess transport with its ``read_messages``
 wrapped, passed to ``ClaudeSDKClient`` as a custom transport (the SDK's extension point).
@@ -50,15 +50,11 @@ def _run_key(message: Message) -> tuple[Any, ...] | None:
     delta = event.get("delta")
     if not isinstance(delta, dict):
         return None
-    field = _JOINED.get(delta.get("type"))  # type: ignore[arg-type]
+    kind = delta.get("type")
+    field = _JOINED.get(kind) if isinstance(kind, str) else None
     if field is None or not isinstance(delta.get(field), str):
         return None
-    return (
-        message.get("session_id"),
-        message.get("parent_tool_use_id"),
-        event.get("index"),
-        delta["type"],
-    )
+    return (message.get("session_id"), message.get("parent_tool_use_id"), event.get("index"), kind)
 
 
 def merge_deltas(messages: Iterable[Message]) -> list[Message]:
