@@ -100,11 +100,11 @@ async def batched(source: AsyncIterator[Message]) -> AsyncGenerator[Message, Non
     arrived = asyncio.Event()
     room = asyncio.Event()
     room.set()
-    failure: list[BaseException] = []
+    failure: Exception | None = None
     done = False
 
     async def read() -> None:
-        nonlocal done
+        nonlocal done, failure
         try:
             async for message in source:
                 pending.append(message)
@@ -113,7 +113,7 @@ async def batched(source: AsyncIterator[Message]) -> AsyncGenerator[Message, Non
                     room.clear()
                     await room.wait()
         except Exception as exc:  # handed to the consumer, in order
-            failure.append(exc)
+            failure = exc
         finally:
             done = True
             arrived.set()
@@ -132,8 +132,8 @@ async def batched(source: AsyncIterator[Message]) -> AsyncGenerator[Message, Non
             room.set()
             for message in taken:
                 yield message
-        if failure:
-            raise failure[0]
+        if failure is not None:
+            raise failure
     finally:
         if not reader.done():
             reader.cancel()
