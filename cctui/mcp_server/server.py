@@ -77,6 +77,12 @@ class CctuiMCPServer(MCPServer):
             if tool.fn_metadata.output_schema is not None:  # the SDK reads it live
                 tool.fn_metadata.output_schema = flatten(tool.fn_metadata.output_schema)
 
+    async def serve_streams(self, read_stream: Any, write_stream: Any) -> None:
+        """Serve one client on a transport's two streams, as ``run_stdio_async`` serves the
+        SDK's own stdio streams (``transport.stdio`` brings quicker ones)."""
+        server = self._lowlevel_server
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
     def client_count(self) -> int:
         """Distinct clients that called a tool in the last ten minutes."""
         cutoff = time.monotonic() - CLIENT_WINDOW_S

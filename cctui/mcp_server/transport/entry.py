@@ -14,6 +14,7 @@ from cctui.config import Settings
 from cctui.mcp_server.server import build_server
 from cctui.mcp_server.transport.auth import read_server_file
 from cctui.mcp_server.transport.http import HttpService
+from cctui.mcp_server.transport.stdio import stdio_streams
 from cctui.mcp_server.transport.stdio_bridge import bridge, say
 from cctui.services import Services
 
@@ -23,7 +24,8 @@ log = logging.getLogger(__name__)
 async def serve_stdio(services: Services, settings: Settings) -> None:
     """Serve MCP on stdin/stdout until stdin closes; stdout carries JSON-RPC only."""
     server = build_server(services.manager, settings, services=services)
-    await server.run_stdio_async()
+    async with stdio_streams() as (read_stream, write_stream):
+        await server.serve_streams(read_stream, write_stream)
 
 
 async def serve_http(services: Services, settings: Settings) -> None:

@@ -14,7 +14,8 @@ from typing import Any
 import anyio
 import httpx2
 from mcp.client.streamable_http import streamable_http_client
-from mcp.server.stdio import stdio_server
+
+from cctui.mcp_server.transport.stdio import stdio_streams
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ async def bridge(url: str, token: str) -> None:
     )
     async with (
         http,
-        stdio_server() as (stdin_read, stdout_write),
+        stdio_streams() as (stdin_read, stdout_write),
         streamable_http_client(url, http_client=http) as (http_read, http_write),
         anyio.create_task_group() as tg,
     ):
