@@ -13,7 +13,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from cctui.history.processes import pid_alive
+from cctui.pids import pid_alive
 
 SPARES_DIR = "spares"
 """Where the records live, under the state directory."""

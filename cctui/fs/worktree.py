@@ -11,7 +11,6 @@ removed without ``force``.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 from cctui.errors import ValidationFailed
 from cctui.fs import git
 from cctui.fs.errors import GitFailed, NotAGitRepository
+from cctui.pids import pid_alive
 
 NAME_MAX = 64
 _SEGMENT = re.compile(r"^[A-Za-z0-9._-]+$")
@@ -139,13 +139,7 @@ def lock_holder(wt: git.Worktree) -> int | None:
     if found is None:
         return None
     pid = int(found.group(1))
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None
-    except PermissionError:
-        return pid
-    return pid
+    return pid if pid_alive(pid) else None
 
 
 def unlock_stale(repo: Path, path: Path) -> bool:

@@ -48,13 +48,14 @@ from cctui.history.models import (
     UsageReport,
 )
 from cctui.history.pricing import Pricer
-from cctui.history.processes import ProcessScanner, pid_alive
+from cctui.history.processes import ProcessScanner
 from cctui.history.prompts import HistoryFileReader, HistoryRead
 from cctui.history.search import search
 from cctui.history.store import SCHEMA_VERSION, IndexStore
 from cctui.history.transcripts import ReadStats
 from cctui.history.usage import usage_report
 from cctui.history.watch import StopEvent, watch_index
+from cctui.pids import pid_alive
 
 logger = logging.getLogger(__name__)
 

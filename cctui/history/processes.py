@@ -6,7 +6,6 @@ to be alive. The files are tiny and few, so each scan simply re-reads them all.
 
 from __future__ import annotations
 
-import errno
 import json
 import logging
 import os
@@ -17,23 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from cctui.history.models import RunningProcess
+from cctui.pids import pid_alive
 
 logger = logging.getLogger(__name__)
-
-
-def pid_alive(pid: int) -> bool:
-    """True when a process with this pid exists (ours or another user's)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    except OSError as exc:
-        return exc.errno != errno.ESRCH
-    return True
 
 
 def _ms(value: Any) -> datetime | None:

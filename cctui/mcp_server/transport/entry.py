@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 
 import anyio
 import httpx2
@@ -16,6 +15,7 @@ from cctui.mcp_server.transport.auth import read_server_file
 from cctui.mcp_server.transport.http import HttpService
 from cctui.mcp_server.transport.stdio import stdio_streams
 from cctui.mcp_server.transport.stdio_bridge import bridge, say
+from cctui.pids import pid_alive
 from cctui.services import Services
 
 log = logging.getLogger(__name__)
@@ -39,22 +39,14 @@ async def serve_http(services: Services, settings: Settings) -> None:
             await service.stop()
 
 
-def _pid_alive(pid: object) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+def _running(pid: object) -> bool:
+    return isinstance(pid, int) and pid_alive(pid)
 
 
 async def run_bridge(settings: Settings) -> int:
     """Forward a stdio client to the running cctui's HTTP server; 1 if none runs."""
     info = read_server_file(settings.server_file)
-    if info is None or not _pid_alive(info.get("pid")):
+    if info is None or not _running(info.get("pid")):
         say(
             f"no running cctui found ({settings.server_file} is missing or stale). "
             "Start `cctui` or `cctui serve --http` first."
