@@ -54,6 +54,13 @@ class Tally:
     notes: list[str] = field(default_factory=list)
 
 
+ACCEPTED_ANY = AcceptedElicitation[Any]
+"""Held for the life of the process. The SDK wraps every resolver's value as
+``AcceptedElicitation[Any]`` (mcp 2.3, ``mcpserver.resolve._accepted``), and pydantic keeps a
+parametrized class only weakly: with nothing else holding it, a garbage collection frees it
+and the next call builds the class again, 0.6 ms, about one call in ten (47 of 500 waiting
+calls, measured in stop 37)."""
+
 HEARTBEAT_S = 15.0
 """A wait longer than this sends a progress notification this often, so a client whose
 request timeout restarts on progress (the TypeScript SDK's ``resetTimeoutOnProgress``)
