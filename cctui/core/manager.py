@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from cctui.claude.driver import ClaudeDriver, DriverFactory
-from cctui.claude.frames import ModelOption
+from cctui.claude.frames import LaunchSpec, ModelOption
 from cctui.config import Settings
 from cctui.core import launch, rewind, rules, session_log, spare_records, steering, worktrees
 from cctui.core.audit import AuditLog
@@ -40,7 +40,7 @@ from cctui.core.models import (
 from cctui.core.registry import Registry
 from cctui.core.rewind import RewindResult
 from cctui.core.session import Session
-from cctui.core.spare import Spare
+from cctui.core.spare import Claimed, Spare
 from cctui.core.states import SessionStatus
 from cctui.core.table import SessionTable
 from cctui.core.watch import Fanout, Listener, WaitOutcome, wait_for
@@ -189,9 +189,10 @@ class SessionManager:
         if config.title is None and prompt:
             config = config.model_copy(update={"title": launch.title_of(prompt)})
         if session_id is None and not worktree:
-            spare = await self._spare.take(config)
-            if spare is not None and await self._take_spare(*spare, prompt):
-                return spare[0].info()
+            spare = self._spare.claim(config)
+            if spare is not None:
+                await self._take_spare(spare, prompt)
+                return spare.session.info()
         session = Session(self, sid, config)
         await self._start(session, prompt, worktree, session_id=sid)
         return session.info()
@@ -667,11 +668,24 @@ class SessionManager:
             session.in_place.clear()
         else:
             session.base_commit = await asyncio.to_thread(git.head, session.config.cwd)
+        launched = launch.launch_spec(self.settings, session.config, **spec)
         self._sessions.add(session)
+        await self._spawn(session, launched, prompt)
+        if made is not None:
+            try:
+                await worktrees.adopt(session, made)
+            except BaseException:
+                # Started, but not where it was asked to be: end it, and say so.
+                self.keep(asyncio.create_task(session.process.stop(S.ERROR)))
+                raise
+            finally:
+                session.in_place.set()
+            self.save(session.id)
+
+    async def _spawn(self, session: Session, spec: LaunchSpec, prompt: str | None) -> None:
+        """Start the tracked ``session``'s process; untrack it if that fails."""
         try:
-            await session.process.start(
-                launch.launch_spec(self.settings, session.config, **spec), prompt
-            )
+            await session.process.start(spec, prompt)
         except asyncio.CancelledError:
             # The caller gave up while the process was spawning (an MCP call cancelled):
             # the owner task goes on without it, so end that process instead of leaving it
@@ -684,32 +698,29 @@ class SessionManager:
         except BaseException:
             self._sessions.drop(session.id)
             raise
-        if made is not None:
-            try:
-                await worktrees.adopt(session, made)
-            except BaseException:
-                # Started, but not where it was asked to be: end it, and say so.
-                self.keep(asyncio.create_task(session.process.stop(S.ERROR)))
-                raise
-            finally:
-                session.in_place.set()
-            self.save(session.id)
 
-    async def _take_spare(
-        self, session: Session, release: Callable[[], None], prompt: str | None
-    ) -> bool:
-        """Track a prewarmed session, publish its start, and send its first prompt; False
-        when its process ended in the meantime (the caller starts afresh)."""
-        session.base_commit = await asyncio.to_thread(git.head, session.config.cwd)
-        if not session.process.alive:
-            self.keep(asyncio.create_task(session.process.stop()))
-            return False
+    async def _take_spare(self, spare: Claimed, prompt: str | None) -> None:
+        """Track a prewarmed session and publish its start at once (a list shows it while
+        its process may still be connecting), then send its first prompt. A process that
+        failed to connect, or ended since, is replaced by a fresh one for the same session."""
+        session = spare.session
         self._sessions.add(session)
-        release()
-        if prompt is not None:
-            await session.process.send(prompt)
+        spare.release()
+        try:
+            session.base_commit = await asyncio.to_thread(git.head, session.config.cwd)
+            await asyncio.wait({spare.started})  # its failure is the fresh start's to report
+        except asyncio.CancelledError:
+            # The caller gave up (an MCP call cancelled): as in _spawn, the process is
+            # ended and the session stays listed, interrupted.
+            self.keep(asyncio.create_task(session.process.stop(S.INTERRUPTED)))
+            raise
+        if session.process.alive:
+            if prompt is not None:
+                await session.process.send(prompt)
+        else:
+            await session.process.stop()  # an owner task still winding down ends first
+            await self._spawn(session, spare.spec, prompt)
         self.save(session.id)
-        return True
 
     def _sharing(self, session: Session) -> builtins.list[str]:
         """Other sessions working inside ``session``'s worktree."""

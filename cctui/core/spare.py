@@ -20,7 +20,6 @@ cctui.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import uuid
 from collections.abc import Callable
@@ -87,6 +86,19 @@ class _Warm:
     """Spawning and connecting; done once the process can take a prompt (or failed)."""
 
 
+@dataclass(frozen=True)
+class Claimed:
+    """A spare taken by ``create``: tracked from now on, its process maybe still starting."""
+
+    session: Session
+    spec: LaunchSpec
+    """How its process was launched (a fresh start for the same session uses it again)."""
+    release: Callable[[], None]
+    """Publishes the events held back so far, and every later one."""
+    started: asyncio.Task[None]
+    """Spawning and connecting; the process is up once it is done and ``alive``."""
+
+
 class Spare:
     """At most one warm, unlisted process, for the next ``create``."""
 
@@ -129,11 +141,12 @@ class Spare:
         started.add_done_callback(_swallow)
         self._warm = _Warm(session, spec, held, started)
 
-    async def take(self, config: SessionConfig) -> tuple[Session, Callable[[], None]] | None:
-        """The warm session, if it launches as ``config`` would and its process is up (its
-        config becomes ``config``), and what publishes its events, held until then: call it
-        once the session is tracked. Otherwise the spare is ended and the caller starts
-        afresh (``None``)."""
+    def claim(self, config: SessionConfig) -> Claimed | None:
+        """The warm session, if it launches as ``config`` would and its start has not failed
+        (its config becomes ``config``); it is no longer hidden, so the caller tracks it now,
+        publishes its held events (``Claimed.release``) and waits for ``Claimed.started``
+        before the first prompt. Otherwise the spare is ended and the caller starts afresh
+        (``None``)."""
         warm = self._detach()
         if warm is None:
             return None
@@ -141,18 +154,16 @@ class Spare:
             spec = launch.launch_spec(self._host.settings, config, session_id=warm.session.id)
         except CctuiError:
             spec = None
-        if spec == warm.spec:
-            with contextlib.suppress(Exception):
-                await asyncio.shield(warm.started)
-            session = warm.session
-            if session.process.alive:
-                session.config = config
-                session.title = config.title
-                session.created_at = datetime.now(UTC)
-                self._withdraw(session.id)
-                return session, warm.host.release
-        self._end(warm)
-        return None
+        failed = warm.started.done() and not warm.session.process.alive
+        if spec != warm.spec or failed:
+            self._end(warm)
+            return None
+        session = warm.session
+        session.config = config
+        session.title = config.title
+        session.created_at = datetime.now(UTC)
+        self._withdraw(session.id)
+        return Claimed(session, warm.spec, warm.host.release, warm.started)
 
     async def discard(self) -> None:
         """End the warm process, if any, and wait for it to go."""

@@ -126,6 +126,50 @@ async def test_a_spare_that_failed_to_start_is_replaced_by_a_fresh_process(
     assert len(factory.drivers) == 2 and factory.drivers[1].sent == ["go"]
 
 
+async def test_a_spare_still_connecting_is_listed_at_once(
+    make_manager: MakeManager, project: Path
+) -> None:
+    slow = FakeDriverFactory(connect_delay=0.3)
+    manager = make_manager(driver_factory=slow)
+    await manager.start()
+    seen: list[SessionEvent] = []
+    manager.subscribe(seen.append)
+    manager.prewarm(manager.default_config(project))
+    (sid,) = manager.spare_ids
+    creating = asyncio.create_task(manager.create("go", manager.default_config(project)))
+    await asyncio.sleep(0.05)
+    # Listed and heard of while its process still connects, not once it is up.
+    assert not creating.done() and not slow.drivers[0].connected
+    assert [(i.session_id, i.status) for i in manager.list()] == [(sid, SessionStatus.STARTING)]
+    assert [(e.session_id, e.status) for e in seen if isinstance(e, StatusChanged)] == [
+        (sid, SessionStatus.STARTING)
+    ]
+    assert manager.spare_ids == frozenset()
+    info = await creating
+    assert info.session_id == sid and slow.drivers[0].sent == ["go"]
+    assert (await manager.wait(sid, 5)).reason == "turn_ended"
+    await manager.shutdown()
+
+
+async def test_a_spare_that_fails_after_it_was_taken_is_started_again_for_the_same_session(
+    make_manager: MakeManager, project: Path
+) -> None:
+    slow = FakeDriverFactory(connect_delay=0.2, connect_error=RuntimeError("no claude today"))
+    manager = make_manager(driver_factory=slow)
+    await manager.start()
+    manager.prewarm(manager.default_config(project))
+    (sid,) = manager.spare_ids
+    creating = asyncio.create_task(manager.create("go", manager.default_config(project)))
+    await asyncio.sleep(0.05)
+    slow.connect_error = None  # the next start connects
+    info = await creating
+    assert info.session_id == sid
+    assert len(slow.drivers) == 2 and slow.drivers[1].sent == ["go"]
+    assert (await manager.wait(sid, 5)).reason == "turn_ended"
+    assert [i.session_id for i in manager.list()] == [sid]
+    await manager.shutdown()
+
+
 async def test_no_spare_at_the_session_limit_or_for_a_missing_directory(
     make_manager: MakeManager, factory: FakeDriverFactory, project: Path, tmp_path: Path
 ) -> None:
