@@ -154,12 +154,15 @@ class SessionManager:
         *,
         session_id: str | None = None,
         worktree: WorktreeRequest = None,
+        listed: Callable[[str], None] | None = None,
     ) -> SessionInfo:
         """Start a process; returns once it is connected, with the (pre-assigned) session id.
 
         The first prompt is queued at once; the turn runs in the background. ``worktree``
         (True, or a name) starts it in a new git worktree of its own (``worktrees``). A
         process ``prewarm`` started for the same launch is taken instead of spawning one.
+        ``listed`` is told the session's id as soon as it is tracked (and listed), before
+        its process is up.
 
         Raises:
             SessionLimitReached, CliNotFound, ValidationFailed (e.g. cwd missing),
@@ -191,10 +194,10 @@ class SessionManager:
         if session_id is None and not worktree:
             spare = self._spare.claim(config)
             if spare is not None:
-                await self._take_spare(spare, prompt)
+                await self._take_spare(spare, prompt, listed)
                 return spare.session.info()
         session = Session(self, sid, config)
-        await self._start(session, prompt, worktree, session_id=sid)
+        await self._start(session, prompt, worktree, listed, session_id=sid)
         return session.info()
 
     def prewarm(self, config: SessionConfig) -> None:
@@ -357,7 +360,9 @@ class SessionManager:
             new_id, config, title=config.title, status=S.STARTING, forked_from=source.id
         )
         session = Session(self, new_id, config, record=record)
-        await self._start(session, prompt, worktree, resume=source.id, fork=True, session_id=new_id)
+        await self._start(
+            session, prompt, worktree, None, resume=source.id, fork=True, session_id=new_id
+        )
         return session.info()
 
     async def set_permission_mode(self, session_id: str, mode: str) -> steering.SettingChange:
@@ -654,7 +659,8 @@ class SessionManager:
         self,
         session: Session,
         prompt: str | None,
-        worktree: WorktreeRequest = None,
+        worktree: WorktreeRequest,
+        listed: Callable[[str], None] | None,
         **spec: Any,
     ) -> None:
         """Track a new session and start its first process; untrack it if that fails.
@@ -670,6 +676,8 @@ class SessionManager:
             session.base_commit = await asyncio.to_thread(git.head, session.config.cwd)
         launched = launch.launch_spec(self.settings, session.config, **spec)
         self._sessions.add(session)
+        if listed is not None:
+            listed(session.id)
         await self._spawn(session, launched, prompt)
         if made is not None:
             try:
@@ -699,13 +707,17 @@ class SessionManager:
             self._sessions.drop(session.id)
             raise
 
-    async def _take_spare(self, spare: Claimed, prompt: str | None) -> None:
+    async def _take_spare(
+        self, spare: Claimed, prompt: str | None, listed: Callable[[str], None] | None
+    ) -> None:
         """Track a prewarmed session and publish its start at once (a list shows it while
         its process may still be connecting), then send its first prompt. A process that
         failed to connect, or ended since, is replaced by a fresh one for the same session."""
         session = spare.session
         self._sessions.add(session)
         spare.release()
+        if listed is not None:
+            listed(session.id)
         try:
             session.base_commit = await asyncio.to_thread(git.head, session.config.cwd)
             await asyncio.wait({spare.started})  # its failure is the fresh start's to report

@@ -459,7 +459,10 @@ class CctuiApp(App[None]):
         """Start a session and show it."""
         try:
             info = await self.manager.create(
-                request.prompt, config, worktree=request.worktree or None
+                request.prompt,
+                config,
+                worktree=request.worktree or None,
+                listed=self.main.starting_listed,
             )
         except CctuiError as exc:
             self._not_started(exc)

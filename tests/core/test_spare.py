@@ -50,8 +50,10 @@ async def test_another_launch_ends_the_spare_and_starts_its_own(
 ) -> None:
     sid = await _warm(manager, factory, project)
     spare = factory.drivers[0]
-    info = await manager.create("go", manager.default_config(project, model="haiku"))
-    assert info.session_id != sid
+    listed: list[str] = []
+    config = manager.default_config(project, model="haiku")
+    info = await manager.create("go", config, listed=listed.append)
+    assert info.session_id != sid and listed == [info.session_id]
     assert factory.of(info.session_id).spec.model == "haiku"
     for _ in range(100):
         if spare.closed and not manager.spare_ids:
@@ -136,10 +138,13 @@ async def test_a_spare_still_connecting_is_listed_at_once(
     manager.subscribe(seen.append)
     manager.prewarm(manager.default_config(project))
     (sid,) = manager.spare_ids
-    creating = asyncio.create_task(manager.create("go", manager.default_config(project)))
+    listed: list[str] = []
+    creating = asyncio.create_task(
+        manager.create("go", manager.default_config(project), listed=listed.append)
+    )
     await asyncio.sleep(0.05)
     # Listed and heard of while its process still connects, not once it is up.
-    assert not creating.done() and not slow.drivers[0].connected
+    assert not creating.done() and not slow.drivers[0].connected and listed == [sid]
     assert [(i.session_id, i.status) for i in manager.list()] == [(sid, SessionStatus.STARTING)]
     assert [(e.session_id, e.status) for e in seen if isinstance(e, StatusChanged)] == [
         (sid, SessionStatus.STARTING)

@@ -538,6 +538,14 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             form.query_one("#prompt", Input).value = "Add a --json flag to cctui sessions"
             await pilot.press("enter")
             await _until(pilot, lambda: app.main.pane.starting)
+            # Listed while it starts: the cursor is on its row.
+            sessions = app.main.sessions
+            await _until(
+                pilot,
+                lambda: (
+                    getattr(sessions.row(sessions.selected_id or ""), "status", "") == "starting"
+                ),
+            )
         if scenario in ("projects", "project_form", "project_remove"):
             await pilot.press("p")
         if scenario == "project_form":

@@ -54,6 +54,13 @@ async def test_the_pane_shows_the_new_session_while_its_process_starts(
         # A key for "this session" (kill, interrupt) acts on none until it exists, not on
         # the session still under the list's cursor.
         assert h.app.main.current_session_id is None
+        # Listed while its process connects: the cursor goes to its row, the pane stays.
+        sessions = h.app.main.sessions
+        await h.until(lambda: sessions.selected_id not in (None, earlier))
+        row = sessions.row(sessions.selected_id or "")
+        assert row is not None and row.title == PROMPT and row.status == "starting"
+        await h.app.settle()
+        assert pane.starting and pane.session_id is None and not h.factory.drivers[-1].connected
 
         await h.until(lambda: pane.session_id is not None)
         started = pane.session_id
@@ -78,6 +85,9 @@ async def test_a_session_that_does_not_start_gives_the_pane_back(run_app: RunApp
         assert pane.starting
         await h.until(lambda: not pane.starting)
         assert pane.session_id == earlier
+        # Its row, listed while it tried, is gone with it; the cursor is back where it was.
+        sessions = h.app.main.sessions
+        assert sessions.shown == [earlier] and sessions.selected_id == earlier
         assert "the earlier session" in _shown(pane.query_one("#pane-header"))
         await h.until(lambda: bool(h.app._notifications))  # posted: drawn on the next frame
         (note,) = h.app._notifications
