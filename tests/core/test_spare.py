@@ -14,6 +14,17 @@ from tests.core.conftest import MakeManager
 from tests.fakes.fake_driver import FakeDriverFactory
 
 
+async def _slow(
+    make_manager: MakeManager, delay: float, error: Exception | None = None
+) -> tuple[SessionManager, FakeDriverFactory]:
+    """A started manager whose processes take ``delay`` to connect (and then fail with
+    ``error``, if given)."""
+    factory = FakeDriverFactory(connect_delay=delay, connect_error=error)
+    manager = make_manager(driver_factory=factory)
+    await manager.start()
+    return manager, factory
+
+
 async def _warm(manager: SessionManager, factory: FakeDriverFactory, project: Path) -> str:
     manager.prewarm(manager.default_config(project))
     (sid,) = manager.spare_ids
@@ -97,9 +108,7 @@ async def test_a_spare_stays_hidden_until_its_process_is_gone(
 async def test_shutdown_ends_a_spare_still_connecting(
     make_manager: MakeManager, project: Path
 ) -> None:
-    slow = FakeDriverFactory(connect_delay=0.3)
-    manager = make_manager(driver_factory=slow)
-    await manager.start()
+    manager, slow = await _slow(make_manager, 0.3)
     manager.prewarm(manager.default_config(project))
     await asyncio.sleep(0.05)
     await manager.shutdown()
@@ -131,9 +140,7 @@ async def test_a_spare_that_failed_to_start_is_replaced_by_a_fresh_process(
 async def test_a_spare_still_connecting_is_listed_at_once(
     make_manager: MakeManager, project: Path
 ) -> None:
-    slow = FakeDriverFactory(connect_delay=0.3)
-    manager = make_manager(driver_factory=slow)
-    await manager.start()
+    manager, slow = await _slow(make_manager, 0.3)
     seen: list[SessionEvent] = []
     manager.subscribe(seen.append)
     manager.prewarm(manager.default_config(project))
@@ -159,9 +166,7 @@ async def test_a_spare_still_connecting_is_listed_at_once(
 async def test_a_spare_that_fails_after_it_was_taken_is_started_again_for_the_same_session(
     make_manager: MakeManager, project: Path
 ) -> None:
-    slow = FakeDriverFactory(connect_delay=0.2, connect_error=RuntimeError("no claude today"))
-    manager = make_manager(driver_factory=slow)
-    await manager.start()
+    manager, slow = await _slow(make_manager, 0.2, RuntimeError("no claude today"))
     manager.prewarm(manager.default_config(project))
     (sid,) = manager.spare_ids
     creating = asyncio.create_task(manager.create("go", manager.default_config(project)))
