@@ -692,6 +692,9 @@ class SessionManager:
 
     async def _spawn(self, session: Session, spec: LaunchSpec, prompt: str | None) -> None:
         """Start the tracked ``session``'s process; untrack it if that fails."""
+        if self._shutting_down:  # shutdown has ended the processes it saw; none may follow
+            self._sessions.drop(session.id)
+            raise SessionNotReady("cctui is shutting down.")
         try:
             await session.process.start(spec, prompt)
         except asyncio.CancelledError:

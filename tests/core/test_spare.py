@@ -6,10 +6,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from cctui.core import SessionManager
 from cctui.core.catalog import build_catalog
 from cctui.core.events import SessionEvent, StatusChanged
 from cctui.core.states import SessionStatus
+from cctui.errors import SessionNotReady
 from tests.core.conftest import MakeManager
 from tests.fakes.fake_driver import FakeDriverFactory
 
@@ -178,6 +181,20 @@ async def test_a_spare_that_fails_after_it_was_taken_is_started_again_for_the_sa
     assert (await manager.wait(sid, 5)).reason == "turn_ended"
     assert [i.session_id for i in manager.list()] == [sid]
     await manager.shutdown()
+
+
+async def test_a_taken_spare_that_fails_during_shutdown_is_not_started_again(
+    make_manager: MakeManager, project: Path
+) -> None:
+    manager, slow = await _slow(make_manager, 0.2, RuntimeError("no claude today"))
+    manager.prewarm(manager.default_config(project))
+    creating = asyncio.create_task(manager.create("go", manager.default_config(project)))
+    await asyncio.sleep(0.05)
+    slow.connect_error = None  # a fresh start would connect: none may begin now
+    await manager.shutdown()
+    with pytest.raises(SessionNotReady):
+        await creating
+    assert len(slow.drivers) == 1 and manager.list() == []
 
 
 async def test_no_spare_at_the_session_limit_or_for_a_missing_directory(
