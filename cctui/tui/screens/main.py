@@ -90,11 +90,12 @@ class MainScreen(Screen[None]):
         self._service_lines = service_lines
         self._preview_timer: Timer | None = None
         self._behind: str | None = None
-        """The list's selection when the pane began showing a session starting: the list
-        keeps its cursor on it as rows come and go, which must not preview it again."""
+        """The row the cursor rests on while the pane shows a session starting (the
+        selection from before, then the new session's own row once listed): the list keeps
+        its cursor there as rows come and go, which must not preview it."""
         self._before: str | None = None
-        """The list's selection when the pane began showing a session starting (``_behind``
-        moves to the new session's row once it is listed; this one stays)."""
+        """The list's selection when the pane began showing a session starting (where the
+        cursor goes back to if the session does not start)."""
         self._starting_id: str | None = None
         """The id of the session shown starting, once the core lists it, until it is shown
         or did not start."""
@@ -312,9 +313,9 @@ class MainScreen(Screen[None]):
         if failed is not None and not self._source.own_rows([failed]):
             self.sessions.update_rows([], gone=[failed])
             self._after_rows()
-        if self._before is not None:
-            self.sessions.select(self._before)
-        if self.pane.starting:
+        if self.pane.starting:  # nobody moved on meanwhile
+            if self._before is not None:
+                self.sessions.select(self._before)
             self.pane.show(self.sessions.row(self.sessions.selected_id or ""))
 
     # -- list <-> pane -------------------------------------------------------------------
