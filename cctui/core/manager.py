@@ -284,6 +284,7 @@ class SessionManager:
         if session.base_commit is None and session.worktree is None:
             # First seen live by cctui: its diff counts from here.
             session.base_commit = await asyncio.to_thread(git.head, session.config.cwd)
+            self._check_limit()  # again: shutdown may have begun meanwhile
         if session.title is None and text is not None:
             session.title = launch.title_of(text)
         await process.start(
