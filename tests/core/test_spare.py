@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cctui.core import SessionManager
+from cctui.core import SessionInfo, SessionManager
 from cctui.core.catalog import build_catalog
 from cctui.core.events import SessionEvent, StatusChanged
 from cctui.core.states import SessionStatus
@@ -26,6 +26,20 @@ async def _slow(
     manager = make_manager(driver_factory=factory)
     await manager.start()
     return manager, factory
+
+
+async def _take_a_failing_spare(
+    make_manager: MakeManager, project: Path
+) -> tuple[SessionManager, FakeDriverFactory, str, asyncio.Task[SessionInfo]]:
+    """A spare whose connect will fail, taken by a ``create`` while it still connects; a
+    fresh start would connect."""
+    manager, slow = await _slow(make_manager, 0.2, RuntimeError("no claude today"))
+    manager.prewarm(manager.default_config(project))
+    (sid,) = manager.spare_ids
+    creating = asyncio.create_task(manager.create("go", manager.default_config(project)))
+    await asyncio.sleep(0.05)
+    slow.connect_error = None
+    return manager, slow, sid, creating
 
 
 async def _warm(manager: SessionManager, factory: FakeDriverFactory, project: Path) -> str:
@@ -169,12 +183,7 @@ async def test_a_spare_still_connecting_is_listed_at_once(
 async def test_a_spare_that_fails_after_it_was_taken_is_started_again_for_the_same_session(
     make_manager: MakeManager, project: Path
 ) -> None:
-    manager, slow = await _slow(make_manager, 0.2, RuntimeError("no claude today"))
-    manager.prewarm(manager.default_config(project))
-    (sid,) = manager.spare_ids
-    creating = asyncio.create_task(manager.create("go", manager.default_config(project)))
-    await asyncio.sleep(0.05)
-    slow.connect_error = None  # the next start connects
+    manager, slow, sid, creating = await _take_a_failing_spare(make_manager, project)
     info = await creating
     assert info.session_id == sid
     assert len(slow.drivers) == 2 and slow.drivers[1].sent == ["go"]
@@ -186,12 +195,8 @@ async def test_a_spare_that_fails_after_it_was_taken_is_started_again_for_the_sa
 async def test_a_taken_spare_that_fails_during_shutdown_is_not_started_again(
     make_manager: MakeManager, project: Path
 ) -> None:
-    manager, slow = await _slow(make_manager, 0.2, RuntimeError("no claude today"))
-    manager.prewarm(manager.default_config(project))
-    creating = asyncio.create_task(manager.create("go", manager.default_config(project)))
-    await asyncio.sleep(0.05)
-    slow.connect_error = None  # a fresh start would connect: none may begin now
-    await manager.shutdown()
+    manager, slow, _, creating = await _take_a_failing_spare(make_manager, project)
+    await manager.shutdown()  # a fresh start would connect: none may begin now
     with pytest.raises(SessionNotReady):
         await creating
     assert len(slow.drivers) == 1 and manager.list() == []

@@ -106,10 +106,9 @@ def _divert(fd: int, target: int) -> None:
 def _claimed() -> Any:
     """Private non-blocking copies of fd 0 and 1; the originals diverted until exit."""
     sys.stdout.flush()
-    wire_in = os.dup(0)
+    wire_in = os.dup(0)  # not inherited by children (os.dup's default)
     wire_out = os.dup(1)
     for fd in (wire_in, wire_out):
-        os.set_inheritable(fd, False)
         os.set_blocking(fd, False)
     null = os.open(os.devnull, os.O_RDONLY)
     _divert(0, null)

@@ -98,9 +98,8 @@ class MainScreen(Screen[None]):
         cursor goes back to if the session does not start)."""
         self._starting_id: str | None = None
         """The id of the session shown starting, once the core lists it, until it is shown
-        or did not start."""
-        self._follow = False
-        """The cursor is still to go to ``_starting_id``'s row, once the list draws it."""
+        or did not start. While it is not ``_behind``, the cursor is still to go to its row,
+        once the list draws it."""
         self._stale: set[str] = set()
         self._stale_list = False
         self._pulled_at = 0.0
@@ -260,7 +259,7 @@ class MainScreen(Screen[None]):
         ``at_message`` (uuid, time: a search hit) opens its transcript there."""
         self.sessions.update_rows(self._source.own_rows([session_id]))
         self._after_rows()
-        self._starting_id, self._follow = None, False
+        self._starting_id = None
         self.sessions.select(session_id)
         row = self.sessions.row(session_id)
         if row is not None:
@@ -286,30 +285,29 @@ class MainScreen(Screen[None]):
         )
         what = "a worktree and claude" if worktree else "claude"
         self._before = self._behind = self.sessions.selected_id
-        self._starting_id, self._follow = None, False
+        self._starting_id = None
         self.pane.show_starting(row, prompt, f"◌ starting {what} in {cwd}…")
 
     def starting_listed(self, session_id: str) -> None:
         """The session shown starting is tracked now, its process maybe still connecting:
         the list's cursor goes to its row (the pane keeps the starting view)."""
-        self._starting_id, self._follow = session_id, True
+        self._starting_id = session_id
         self._follow_starting()
 
     def _follow_starting(self) -> None:
-        if not self._follow:
-            return
         sid = self._starting_id
-        if sid is None or not self.pane.starting:
-            self._follow = False  # shown already, or the person moved on meanwhile
-        elif sid in self.sessions.shown:
-            self._follow = False
+        # Not once the cursor is there, nor once the pane shows something else (the
+        # person moved on meanwhile).
+        if sid is None or sid == self._behind or not self.pane.starting:
+            return
+        if sid in self.sessions.shown:
             self._behind = sid  # the cursor on it previews nothing: it is in view already
             self.sessions.select(sid)
 
     def not_started(self) -> None:
         """The session shown starting did not start: its row goes (the core forgot it) and
         the list's selection from before is shown again."""
-        failed, self._starting_id, self._follow = self._starting_id, None, False
+        failed, self._starting_id = self._starting_id, None
         if failed is not None and not self._source.own_rows([failed]):
             self.sessions.update_rows([], gone=[failed])
             self._after_rows()
