@@ -84,6 +84,20 @@ class Harness:
         await until(self.pilot, check, wait_s)
 
 
+class Calls:
+    """Counts the calls of one method of one object (the method still runs)."""
+
+    def __init__(self, owner: object, name: str) -> None:
+        self.count = 0
+        method = getattr(owner, name)
+
+        def counted(*args: object, **kwargs: object) -> object:
+            self.count += 1
+            return method(*args, **kwargs)
+
+        setattr(owner, name, counted)
+
+
 async def until(pilot: Pilot[None], check: Callable[[], bool], wait_s: float = 6.0) -> None:
     """Let ``pilot``'s app run until ``check()`` holds (fails the test after ``wait_s``)."""
     for _ in range(int(wait_s / 0.02)):
