@@ -225,7 +225,7 @@ SECTIONS: tuple[Section, ...] = (
             Key(
                 "enter",
                 "on a tool call: show its input and result",
-                {"ToolTitle": "toggle_call"},
+                {"ToolCall": "toggle_call"},
                 "Details",
                 show=False,
             ),

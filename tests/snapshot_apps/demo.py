@@ -32,6 +32,7 @@ from cctui.tui.screens.decision import DecisionModal
 from cctui.tui.screens.diff import DiffScreen
 from cctui.tui.screens.finish import FinishScreen
 from cctui.tui.screens.rewind import RewindScreen
+from cctui.tui.widgets.blocks import ToolBody, ToolCall
 from cctui.tui.widgets.event_lines import PromptBlock
 from tests.fakes.fake_driver import fake_driver_factory, plan, text, tool
 from tests.snapshot_apps.history import write_history, write_transcript
@@ -370,6 +371,7 @@ class DemoApp(CctuiApp):
             "steer": ["readme", "flaky"],
             "rewind": ["readme", "flaky"],
             "starting": ["readme", "flaky"],
+            "tool_open": ["readme", "flaky"],
         }[self.scenario]
         if self.scenario in ("diff", "finish"):
             _repo(ROOT / "api")
@@ -414,6 +416,7 @@ class DemoApp(CctuiApp):
             "steer": "flaky",
             "rewind": "flaky",
             "starting": "flaky",
+            "tool_open": "flaky",
         }.get(self.scenario)
         if shown is not None:
             self.main.open_session(_IDS[shown])
@@ -515,7 +518,7 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
         if scenario in (
             *("main", "inbox", "help", "new", "metrics", "projects", "waiting", "peek"),
             *("project_form", "project_remove", "diff", "finish", "rewind"),
-            *("model", "rules", "steer", "starting"),
+            *("model", "rules", "steer", "starting", "tool_open"),
         ):
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
             await app.settle()
@@ -595,6 +598,10 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
                 if isinstance(app.screen, RewindScreen):
                     break
             assert isinstance(app.screen, RewindScreen)
+        if scenario == "tool_open":
+            app.query(ToolCall).first().focus()
+            await pilot.press("enter")
+            await _until(pilot, lambda: bool(app.query(ToolBody)))
         if scenario == "metrics":
             for tool, outcome, ms, retry in _CALLS:
                 app.manager.record_tool_call(

@@ -17,7 +17,7 @@ from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.decision import DecisionModal
 from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.new_session import NewSessionScreen
-from cctui.tui.widgets.blocks import Earlier, ToolCall
+from cctui.tui.widgets.blocks import Earlier, ToolBody, ToolCall
 from cctui.tui.widgets.transcript import Transcript
 from tests.fakes.fake_driver import text, tool
 from tests.tui.conftest import Harness, RunApp
@@ -44,11 +44,14 @@ async def test_three_hundred_tool_calls_fold_into_an_earlier_line(run_app: RunAp
         assert f"▲ {transcript.folded} earlier item(s)" in str(earlier.label)
         # The newest call is on screen, one line, its body not built until expanded.
         last = mounted[-1]
-        assert "/src/m299.py" in visible(last.query_one(Static))
-        assert not last.query(".tool-body")
+        assert "/src/m299.py" in visible(last)
+        assert not transcript.query_children(ToolBody)
         last.toggle()
         await h.pilot.pause()
-        assert last.query(".tool-body")
+        # The body is the line's next sibling, built now.
+        body = transcript.children[transcript.children.index(last) + 1]
+        assert isinstance(body, ToolBody) and body is last.body
+        assert "/src/m299.py" in visible(body)
         folded = transcript.folded
         transcript.show_earlier()
         await h.pilot.pause()

@@ -34,6 +34,7 @@ SCENARIOS = {
     "steer": "a session switched to plan mode and opus: the pane's lines and header",
     "rewind": "r on a prompt: the files a rewind would put back (the dry run), y or esc",
     "starting": "enter in the new-session form: the new session's prompt while claude starts",
+    "tool_open": "enter on a tool call: its input and result below its line",
 }
 
 

@@ -9,14 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
-from textual import on
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.content import Content
 from textual.events import Click
 from textual.geometry import Size
-from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
@@ -77,24 +73,16 @@ class AssistantBlock(MarkdownView, OneLayout):
     MEASURED_AGAIN_WHEN_NEW = True  # without it a new chunk was sometimes rendered twice
 
 
-class ToolTitle(Static, OneLayout, can_focus=True):
-    """The one line of a tool call; ``enter`` or a click shows its input and result."""
+class ToolCall(Static, OneLayout, can_focus=True):
+    """One tool call, one line; ``enter`` or a click shows its input and result below it.
+
+    A leaf, not a container of its line: a container's children mount a turn of the loop
+    after it, and the screen is laid out again for them. A session calling tools mounts a
+    few of these per batch of output, and that second layout of the whole screen came with
+    every batch. The body (``ToolBody``) is built only when expanded, as the next sibling.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "toggle_call", "Details", show=False)]
-
-    class Toggle(Message):
-        """Expand or collapse the owning call."""
-
-    def action_toggle_call(self) -> None:
-        self.post_message(self.Toggle())
-
-    def on_click(self, event: Click) -> None:
-        event.stop()
-        self.post_message(self.Toggle())
-
-
-class ToolCall(Vertical, OneLayout):
-    """One tool call: a title line; the body (input, result) is built only when expanded."""
 
     def __init__(
         self,
@@ -104,16 +92,18 @@ class ToolCall(Vertical, OneLayout):
         state: str = "running",
         result: str | None = None,
     ) -> None:
-        super().__init__()
-        self._name, self._summary, self._detail = name, summary, detail
+        # ``_name`` is Textual's (the widget's name), set by ``super().__init__``.
+        self._tool, self._summary, self._detail = name, summary, detail
         self.state, self.result = state, result
         self.expanded = False
-        self._title = ToolTitle(self._title_text())
-        self._body: Static | None = None
+        self._body: ToolBody | None = None
+        super().__init__(self._title_text())
         self._apply_classes()
 
-    def compose(self) -> ComposeResult:
-        yield self._title
+    @property
+    def body(self) -> ToolBody | None:
+        """The input and result shown below the line, while expanded."""
+        return self._body
 
     def set_state(self, state: str, result: str | None) -> None:
         """Show where the call stands and, once known, its output."""
@@ -121,7 +111,7 @@ class ToolCall(Vertical, OneLayout):
             return
         self.state, self.result = state, result
         self._apply_classes()
-        self._title.update(self._title_text())
+        self.update(self._title_text())
         if self._body is not None:
             self._body.update(self._body_content())
 
@@ -132,7 +122,7 @@ class ToolCall(Vertical, OneLayout):
     def _title_text(self) -> Content:
         glyph, _ = _TOOL_STATE.get(self.state, ("?", ""))
         arrow = "▾" if self.expanded else "▸"
-        return Content(f"{arrow} {glyph} {self._name}  {self._summary}")
+        return Content(f"{arrow} {glyph} {self._tool}  {self._summary}")
 
     def _body_content(self) -> Content:
         parts = [self._detail()]
@@ -140,19 +130,35 @@ class ToolCall(Vertical, OneLayout):
             parts += [Content.styled("result", "bold $text-muted"), render.result_text(self.result)]
         return Content("\n").join(parts)
 
-    @on(ToolTitle.Toggle)
-    def toggle(self, event: ToolTitle.Toggle | None = None) -> None:
-        """Expand (building the body now) or collapse (dropping it)."""
-        if event is not None:
-            event.stop()
+    def action_toggle_call(self) -> None:
+        self.toggle()
+
+    def on_click(self, event: Click) -> None:
+        event.stop()
+        self.toggle()
+
+    def toggle(self) -> None:
+        """Expand (building the body now, below the line) or collapse (dropping it)."""
         self.expanded = not self.expanded
-        if self.expanded:
-            self._body = Static(self._body_content(), classes="tool-body")
-            self.mount(self._body)
-        elif self._body is not None:
+        if self.expanded and isinstance(self.parent, Widget):
+            self._body = ToolBody(self._body_content())
+            self.parent.mount(self._body, after=self)
+        else:
+            self.expanded = False
+            self._drop_body()
+        self.update(self._title_text())
+
+    def on_unmount(self) -> None:
+        self._drop_body()  # folded away or cleared: its body goes with it
+
+    def _drop_body(self) -> None:
+        if self._body is not None:
             self._body.remove()
             self._body = None
-        self._title.update(self._title_text())
+
+
+class ToolBody(Static, OneLayout):
+    """An expanded tool call's input and result (``ToolCall.toggle``)."""
 
 
 class Earlier(Button, OneLayout):
