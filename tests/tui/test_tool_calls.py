@@ -94,3 +94,18 @@ async def test_a_call_folded_away_takes_its_open_body_with_it(run_app: RunApp) -
         await h.pilot.pause()
         assert transcript.folded > 0 and not first.is_attached
         assert not transcript.query_children(ToolBody)
+
+
+async def test_another_session_shown_clears_an_open_call_and_its_body(run_app: RunApp) -> None:
+    async with run_app({"*": [text("ok")]}) as h:
+        session_id, transcript = await _transcript(h)
+        transcript.apply(_calls(session_id, 0, 2))
+        await h.app.settle()
+        transcript.query_children(ToolCall)[1].toggle()
+        await h.pilot.pause()
+        transcript.reset()  # both go at once: the body's own removal must not fail
+        await h.pilot.pause()
+        assert not transcript.children
+        transcript.apply(_calls(session_id, 5, 1))
+        await h.app.settle()
+        assert len(transcript.query_children(ToolCall)) == 1
