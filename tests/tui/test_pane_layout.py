@@ -5,15 +5,20 @@ with a past before cctui offers that past."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from textual.geometry import Region
 from textual.widget import Widget
 
 from cctui.core import AssistantTextEvent, SessionConfig
+from cctui.history import TranscriptPage, aread_transcript
 from cctui.tui.markdown import MarkdownView
+from cctui.tui.widgets import session_pane
+from cctui.tui.widgets.blocks import UserBlock
 from cctui.tui.widgets.session_pane import LoadEarlier
 from cctui.tui.widgets.transcript import Note, Transcript
 from tests.fakes.fake_driver import text
@@ -67,6 +72,26 @@ async def test_the_header_keeps_two_lines_and_puts_what_changes_before_the_path(
         assert rows[1].endswith("…") and str(deep)[:3] in rows[1]
 
 
+PAST = "6a0b3c2d-1111-4222-8333-444455556666"
+
+
+def _past_session(h: Harness) -> str:
+    """A session known only from its transcript: one question asked two days ago."""
+    began = datetime.now(UTC) - timedelta(days=2)
+    folder = h.app.settings.claude_config_dir / "projects" / "-proj"
+    folder.mkdir(parents=True)
+    entry = {
+        "type": "user",
+        "uuid": "u1",
+        "sessionId": PAST,
+        "cwd": str(h.project),
+        "timestamp": began.isoformat(),
+        "message": {"role": "user", "content": "the first question"},
+    }
+    (folder / f"{PAST}.jsonl").write_text(json.dumps(entry) + "\n")
+    return PAST
+
+
 async def test_a_past_session_resumed_from_cctui_offers_its_earlier_conversation(
     run_app: RunApp,
 ) -> None:
@@ -74,21 +99,7 @@ async def test_a_past_session_resumed_from_cctui_offers_its_earlier_conversation
     new output and a line that loads the conversation from before it (the session began
     days ago, not when cctui took it on)."""
     async with run_app({"*": [text("picked up where we left off")]}) as h:
-        sid = "6a0b3c2d-1111-4222-8333-444455556666"
-        began = datetime.now(UTC) - timedelta(days=2)
-        folder = h.app.settings.claude_config_dir / "projects" / "-proj"
-        folder.mkdir(parents=True)
-        entries = [
-            {
-                "type": "user",
-                "uuid": "u1",
-                "sessionId": sid,
-                "cwd": str(h.project),
-                "timestamp": began.isoformat(),
-                "message": {"role": "user", "content": "the first question"},
-            },
-        ]
-        (folder / f"{sid}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries))
+        sid = _past_session(h)
         await h.manager.send(sid, "go on")
         await h.settle(sid)
         # The list's cursor may have landed on the new row and previewed it from its
@@ -185,3 +196,36 @@ async def test_streamed_output_does_not_repaint_the_list_column(run_app: RunApp)
         transcript = h.app.main.pane.query_one(Transcript)
         assert "Paragraph 39" in transcript.blocks[-1].text  # it streamed meanwhile
         assert left.border_title == title and repaints.count == 0
+
+
+async def test_a_page_read_for_the_view_before_is_not_drawn_into_the_session_shown_again(
+    run_app: RunApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A past session previewed (its transcript page still being read), then resumed and
+    shown afresh: the page asked for by the preview belongs to the view that is gone."""
+    async with run_app({"*": [text("picked up where we left off")]}) as h:
+        sid = _past_session(h)
+        gate = asyncio.Event()
+        read = aread_transcript
+
+        async def held(*args: Any, **kwargs: Any) -> TranscriptPage:
+            await gate.wait()
+            return await read(*args, **kwargs)
+
+        monkeypatch.setattr(session_pane, "aread_transcript", held)
+        await h.until(lambda: h.app.main.sessions.row(sid) is not None)
+        pane = h.app.main.pane
+        h.app.main.open_session(sid)  # its page waits at the gate
+        await h.app.settle()
+        await h.manager.send(sid, "go on")
+        await h.settle(sid)
+        pane.show(None)
+        h.app.main.open_session(sid)
+        await h.until(lambda: bool(pane.query(LoadEarlier)))
+        gate.set()
+        await h.pilot.pause(0.3)
+        await h.app.settle()
+        # The new view still offers the past; the preview's page drew nothing into it.
+        assert pane.query(LoadEarlier)
+        shown = [str(block.render()) for block in pane.query(UserBlock)]
+        assert not [line for line in shown if "the first question" in line]

@@ -144,6 +144,9 @@ class SessionPane(Vertical):
         self._buffered = False
         self._first_event_at = None
         self._history_start = None
+        # A page still being read belongs to the view shown before: the same session shown
+        # afresh (previewed, then resumed) would get it drawn over what it shows now.
+        self.workers.cancel_group(self, "transcript")
         transcript.reset()
         self._show_empty(False)
         if from_transcript:
