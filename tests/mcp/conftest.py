@@ -24,6 +24,19 @@ from tests.fakes.settings import make_settings
 Elicitor = ElicitationFnT
 
 
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+"""A handshake-era ``initialize`` request, for tests that speak the wire themselves."""
+
+
 @pytest.fixture
 def settings(tmp_path: Path, project: Path) -> Settings:
     return make_settings(tmp_path, default_cwd=project, permission_timeout_ms=20_000)

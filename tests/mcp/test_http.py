@@ -15,18 +15,8 @@ from mcp.client.streamable_http import streamable_http_client
 from cctui.config import Settings
 from cctui.mcp_server.server import CctuiMCPServer
 from cctui.mcp_server.transport.http import HttpService
-from tests.mcp.conftest import Answers, client
+from tests.mcp.conftest import INITIALIZE, Answers, client
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
 DISCOVER = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {}}}
 ACCEPT = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 MODERN = {**ACCEPT, "MCP-Protocol-Version": "2026-07-28"}
@@ -79,7 +69,7 @@ async def test_taken_port_falls_back_to_a_free_one(
 
 
 @pytest.mark.parametrize(
-    ("body", "headers"), [(INIT, ACCEPT), (DISCOVER, MODERN)], ids=["legacy", "modern"]
+    ("body", "headers"), [(INITIALIZE, ACCEPT), (DISCOVER, MODERN)], ids=["legacy", "modern"]
 )
 async def test_security_checks(
     http: HttpService, body: dict[str, Any], headers: dict[str, str]

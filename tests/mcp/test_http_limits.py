@@ -26,6 +26,8 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.mcp.conftest import INITIALIZE
+
 pytestmark = pytest.mark.e2e
 
 _LIMITED = (
@@ -69,18 +71,7 @@ def _open_idle(address: tuple[str, int], n: int) -> list[socket.socket]:
 
 def _initialize(address: tuple[str, int], token: str) -> socket.socket:
     """Connect and send an authorized ``initialize`` (the server need not be running)."""
-    body = json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "flooded", "version": "1"},
-            },
-        }
-    ).encode()
+    body = json.dumps(INITIALIZE).encode()
     head = (
         f"POST /mcp HTTP/1.1\r\nHost: {address[0]}:{address[1]}\r\n"
         f"Authorization: Bearer {token}\r\nAccept: application/json, text/event-stream\r\n"

@@ -12,6 +12,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from tests.mcp.conftest import INITIALIZE
+
 REPO = Path(__file__).resolve().parents[2]
 
 ECHO = textwrap.dedent(
@@ -62,18 +64,6 @@ def test_undecodable_bytes_are_replaced_not_fatal() -> None:
 
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     assert done.stdout.decode().splitlines()[2] == "7 '\ufffd\ufffd bad\\n'"
-
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
 
 
 def test_serve_answers_from_a_pipe_and_from_a_file(tmp_path: Path) -> None:

@@ -206,11 +206,10 @@ async def test_a_page_read_for_the_view_before_is_not_drawn_into_the_session_sho
     async with run_app({"*": [text("picked up where we left off")]}) as h:
         sid = _past_session(h)
         gate = asyncio.Event()
-        read = aread_transcript
 
         async def held(*args: Any, **kwargs: Any) -> TranscriptPage:
             await gate.wait()
-            return await read(*args, **kwargs)
+            return await aread_transcript(*args, **kwargs)
 
         monkeypatch.setattr(session_pane, "aread_transcript", held)
         await h.until(lambda: h.app.main.sessions.row(sid) is not None)
