@@ -36,7 +36,8 @@ def _profile(raw: str) -> str:
     profile, _ = parse_profile(raw)
     if profile not in PROFILE_GROUPS:
         raise argparse.ArgumentTypeError(
-            f"{raw!r}: the profile is one of {', '.join(PROFILE_GROUPS)}, optionally with ',compat'"
+            f"{raw!r}: the profile is one of {', '.join(PROFILE_GROUPS)}, "
+            "optionally with ',nocompat'"
         )
     return raw
 
@@ -60,10 +61,10 @@ def _common(*, unset: object = None) -> argparse.ArgumentParser:
         "--tools",
         dest="tools_profile",
         type=_profile,
-        metavar="{full,sessions,projects,menu}[,compat]",
+        metavar="{full,sessions,projects,menu}[,nocompat]",
         help="which MCP tools to expose: full (all), sessions, projects, or menu (only the "
-        "fixed-prompt review tools and claude_health); add ',compat' to list the seeds' tool "
-        "names (start_session, ...) too",
+        "fixed-prompt review tools and claude_health); add ',nocompat' to leave seed 004's "
+        "tool names (start_session, ...) out of tools/list",
     )
     common.add_argument(
         "--projects-config",

@@ -156,9 +156,12 @@ class Settings(BaseModel):
     """The MCP HTTP server's port; 0 picks any free port (the URL goes to server.json)."""
     tools_profile: ToolsProfile = "full"
     """Which MCP tools the server exposes: full | sessions | projects | menu."""
-    compat_tools: bool = False
+    compat_tools: bool = True
     """List the seeds' tool names (seed 004's ``start_session`` ... ``stream_output``) in
-    ``tools/list`` too; they are callable either way. ``--tools full,compat`` sets it."""
+    ``tools/list`` too; they are callable either way. On by default: an LLM host offers its
+    model only the tools it lists, and a client checks a tool's output only against a
+    listed schema. ``compat_tools = false`` (or ``--tools full,nocompat``) hides them, for a
+    client whose model should not see each session verb twice."""
     tools: ToolGroups = Field(default_factory=ToolGroups)
     """Switch tool groups off in the config file, e.g. ``[tools] sessions = false``."""
     review_roots: tuple[Path, ...] = ()
@@ -198,8 +201,8 @@ class Settings(BaseModel):
         if isinstance(data, dict) and isinstance(data.get("tools_profile"), str):
             profile, compat = parse_profile(data["tools_profile"])
             data = {**data, "tools_profile": profile}
-            if compat:
-                data["compat_tools"] = True
+            if compat is not None:
+                data["compat_tools"] = compat
         return data
 
     @field_validator("log_level", mode="before")
@@ -246,13 +249,14 @@ class Settings(BaseModel):
         return self.state_dir / "server.json"
 
 
-def parse_profile(raw: str) -> tuple[str, bool]:
-    """``--tools`` words: one profile and optionally ``compat`` (``full,compat``), in any
-    order; ``compat`` alone means ``full,compat``. Returns (profile, compat); an unknown
-    profile is returned as is for the model to refuse by name."""
+def parse_profile(raw: str) -> tuple[str, bool | None]:
+    """``--tools`` words: one profile and optionally ``compat`` or ``nocompat``
+    (``full,nocompat``), in any order; ``compat`` alone means ``full,compat``. Returns
+    (profile, compat), compat ``None`` when neither word is given; an unknown profile is
+    returned as is for the model to refuse by name."""
     words = [w.strip().lower() for w in raw.split(",") if w.strip()]
-    compat = "compat" in words
-    rest = [w for w in words if w != "compat"]
+    compat = True if "compat" in words else False if "nocompat" in words else None
+    rest = [w for w in words if w not in ("compat", "nocompat")]
     if len(rest) > 1:
         return ",".join(rest), compat
     return (rest[0] if rest else "full"), compat

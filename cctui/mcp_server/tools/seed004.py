@@ -4,9 +4,10 @@
 ``send_message``, ``sync_context``, ``wait_for_completion`` and ``stream_output`` are thin
 over the same core as the ``claude_*`` tools: they take the seed's arguments with the
 seed's defaults (``wait_for_completion`` waits 5 minutes; ``list_sessions`` returns every
-session) and return ``schemas.seed004``'s models. They are always callable; ``tools/list``
-shows them only on a ``compat`` profile (``--tools full,compat``), so a model does not see
-every tool twice. Errors come back in the seed's envelope (the server wraps them).
+session) and return ``schemas.seed004``'s models. They are listed by default (an LLM host
+offers its model only listed tools); ``--tools full,nocompat`` or ``compat_tools = false``
+leaves them out of ``tools/list``, callable still. Errors come back in the seed's envelope
+(the server wraps them).
 
 No ``from __future__ import annotations``: see ``tools.sessions``.
 """

@@ -72,7 +72,8 @@ def test_backup_enabled_keeps_the_previous_registry(tmp_path: Path) -> None:
         ("full,compat", "full", True),
         ("compat,sessions", "sessions", True),
         ("compat", "full", True),
-        ("sessions", "sessions", False),
+        ("sessions", "sessions", True),
+        ("sessions,nocompat", "sessions", False),
     ],
 )
 def test_the_compat_profile_word(tmp_path: Path, words: str, profile: str, listed: bool) -> None:

@@ -74,18 +74,14 @@ async def test_the_seed_integration_test_passes(server: CctuiMCPServer, project:
         assert result["status"] == "killed"
 
 
-async def test_the_tools_are_listed_only_on_a_compat_profile(
+async def test_the_tools_are_listed_by_default_and_nocompat_hides_them(
     server: CctuiMCPServer, manager: SessionManager, settings: Settings
 ) -> None:
     async with client(server) as c:
-        listed = {t.name for t in (await c.list_tools()).tools}
-        assert not listed & set(MANIFEST)  # an LLM client does not see every tool twice
-        assert "claude_create_session" in listed
-        await call(c, "list_sessions")  # callable by name all the same
-    compat_settings = settings.model_copy(update={"compat_tools": True})
-    async with client(build_server(manager, compat_settings)) as c:
         tools = {t.name: t for t in (await c.list_tools()).tools}
+        # A seed 004 client (and the model behind an LLM host) sees its eight tools.
         assert set(MANIFEST) <= set(tools)
+        assert "claude_create_session" in tools
         # The seed's defaults, as its schemas declare them.
         wait = tools["wait_for_completion"].input_schema["properties"]
         assert wait["timeout_ms"]["default"] == 300_000
@@ -93,6 +89,12 @@ async def test_the_tools_are_listed_only_on_a_compat_profile(
         assert send["timeout_ms"]["default"] == 30_000
         assert send["wait_for_response"]["default"] is True
         assert "limit" not in tools["list_sessions"].input_schema.get("required", [])
+    hidden = settings.model_copy(update={"compat_tools": False})
+    async with client(build_server(manager, hidden)) as c:
+        listed = {t.name for t in (await c.list_tools()).tools}
+        assert not listed & set(MANIFEST)
+        assert "claude_create_session" in listed
+        await call(c, "list_sessions")  # callable by name all the same
     menu = settings.model_copy(update={"tools_profile": "menu"})
     async with client(build_server(manager, menu)) as c:
         refused = await fails(c, "start_session")

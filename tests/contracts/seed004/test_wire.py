@@ -1,5 +1,5 @@
 """A seed-004 client against cctui running the real ``claude`` CLI (fake Anthropic API),
-over stdio (``cctui serve --stdio --tools full,compat``, configured by the seed's own
+over stdio (``cctui serve --stdio``, the default profile, configured by the seed's own
 environment names) and over Streamable HTTP in both protocol eras. Every answer is parsed
 with the seed's schemas (``client.call``)."""
 
@@ -41,7 +41,6 @@ def seed_settings(tmp_path: Path, claude_env: dict[str, str], project_dir: Path)
         state_dir=Path(claude_env["XDG_STATE_HOME"]) / "cctui",
         default_cwd=project_dir,
         permission_timeout_ms=20_000,
-        compat_tools=True,
     )
 
 
@@ -98,7 +97,7 @@ async def connect(
         }
         target: Any = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "cctui", "serve", "--stdio", "--tools", "full,compat"],
+            args=["-m", "cctui", "serve", "--stdio"],
             env=env,
         )
         mode = "legacy"
