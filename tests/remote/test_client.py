@@ -1,0 +1,82 @@
+"""The MCP client of another cctui, over a command's stdio, against the real ``claude`` CLI
+and the fake Anthropic API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+
+from cctui.core import Decision
+from cctui.errors import CctuiError
+from cctui.remote.client import CctuiClient, ConnectFailed, client_name
+from cctui.remote.models import HostUnreachable
+
+pytestmark = pytest.mark.e2e
+
+WRITE = "[[write path=hello.txt content=hi]]"
+
+
+async def pending_of(c: CctuiClient, sid: str) -> list:  # type: ignore[type-arg]
+    with anyio.fail_after(60):
+        while True:
+            page = await c.status(sid)
+            if page.pending:
+                return page.pending
+            await c.wait(sid, timeout_ms=5_000)
+
+
+async def test_a_permission_there_is_answered_here_once(
+    serve_command: list[str], host_project: Path
+) -> None:
+    async with CctuiClient("box", serve_command) as c:
+        assert c.version and "claude_get_status" in c.tools
+        health = await c.health()
+        assert health["ok"] is True
+        sid = await c.create(f"Write it. {WRITE}", cwd=str(host_project))
+        [ask] = await pending_of(c, sid)
+        assert ask.tool_name == "Write" and ask.session_id == sid
+        assert ask.route == "nobody"  # headless there, and this client does not elicit
+        listed = {e.session_id: e for e in await c.list_sessions()}
+        assert listed[sid].cwd == str(host_project) and listed[sid].status == "waiting_for_input"
+
+        answered = await c.respond(sid, ask.id, Decision(behavior="allow"))
+        assert answered.decided_by == f"mcp:{client_name()}"
+        # The same answer again is refused by the host: applied once, never twice.
+        with pytest.raises(CctuiError) as again:
+            await c.respond(sid, ask.id, Decision(behavior="allow"))
+        assert again.value.code in ("input_already_answered", "input_not_found")
+        with anyio.fail_after(60):
+            while (await c.wait(sid, timeout_ms=10_000)) not in ("turn_ended", "session_ended"):
+                pass
+        page = await c.status(sid)
+        kinds = [e.kind for e in page.events]
+        assert "input_resolved" in kinds and "result" in kinds
+        assert page.next_seq >= page.last_seq > 0
+    assert (host_project / "hello.txt").read_text().strip() == "hi"
+    assert c.closed
+    with pytest.raises(HostUnreachable):
+        await c.list_sessions()
+
+
+async def test_a_missing_cctui_says_so_and_how_to_fix_it(tmp_path: Path) -> None:
+    with pytest.raises(ConnectFailed) as failed:
+        async with CctuiClient("box", ["sh", "-c", "cctui-is-not-here bridge --start"]):
+            pass
+    assert failed.value.state == "missing"
+    assert "not installed" in failed.value.message and "not found" in failed.value.message
+    assert "pipx install cctui" in (failed.value.suggestion or "")
+
+
+async def test_a_missing_command_and_a_foreign_server(tmp_path: Path) -> None:
+    with pytest.raises(ConnectFailed) as failed:
+        async with CctuiClient("box", [str(tmp_path / "no-ssh-here"), "box"]):
+            pass
+    assert failed.value.state == "offline" and "not found on this machine" in failed.value.message
+    refused = "echo 'ssh: connect to host box port 22: Connection refused' >&2; exit 255"
+    with pytest.raises(ConnectFailed) as failed:
+        async with CctuiClient("box", ["sh", "-c", refused]):
+            pass
+    assert failed.value.state == "offline"
+    assert "Connection refused" in failed.value.message
