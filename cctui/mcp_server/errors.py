@@ -7,14 +7,17 @@ text block is the same JSON, so a model reading either sees the code and what to
 
 from __future__ import annotations
 
+import json
 import re
-from typing import Any, Literal
+from typing import Any, Literal, cast, get_args
 
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ValidationError
 
 from cctui.errors import CctuiError
 from cctui.redact import redact_text
+from cctui.review.models import ErrorCode as ReviewErrorCode
+from cctui.review.models import ReviewOut
 
 
 class ToolErrorInfo(BaseModel):
@@ -196,3 +199,22 @@ def seed004_result(info: ToolErrorInfo) -> CallToolResult:
     seed's optional fields are absent, never null)."""
     body = seed004_error(info).model_dump_json(exclude_none=True)
     return CallToolResult(content=[TextContent(type="text", text=body)], is_error=True)
+
+
+def seed001_result(info: ToolErrorInfo, model: type[ReviewOut] = ReviewOut) -> CallToolResult:
+    """A review tool's refused call as seed 001's result, not an MCP error: every tool of
+    that seed answers ``{success, ...}`` JSON, and its clients branch on ``success`` and
+    ``error_code`` (a bad path included)."""
+    code = info.code if info.code in get_args(ReviewErrorCode) else "internal_error"
+    out = model(
+        success=False,
+        error=code,
+        error_code=cast(ReviewErrorCode, code),
+        error_message=info.message,
+        suggestion=info.suggestion,
+        retryable=info.retryable,
+    )
+    body = out.model_dump(mode="json")
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(body))], structured_content=body
+    )

@@ -97,8 +97,11 @@ class CctuiMCPServer(MCPServer):
         not take is refused (the SDK would drop it silently).
         """
         result = await self._call_tool(name, arguments, context)
-        if name in seed004.TOOLS and isinstance(result, CallToolResult) and result.is_error:
-            return _seed004_error(result)
+        if isinstance(result, CallToolResult) and result.is_error:
+            if name in seed004.TOOLS:
+                return _seed004_error(result)
+            if name in tools.review.OUTPUTS:
+                return errors.seed001_result(_error_info(result), tools.review.OUTPUTS[name])
         return result
 
     async def _call_tool(
@@ -193,15 +196,19 @@ class CctuiMCPServer(MCPServer):
         return errors.internal(name)
 
 
-def _seed004_error(result: CallToolResult) -> CallToolResult:
-    """A failed call of one of seed 004's tools, in that seed's envelope."""
+def _error_info(result: CallToolResult) -> errors.ToolErrorInfo:
+    """The ``{code, message, ...}`` of a failed call's result."""
     block = result.content[0] if result.content else None
     try:
         text = block.text if isinstance(block, TextContent) else ""
-        info = errors.ToolErrorInfo.model_validate_json(text)
+        return errors.ToolErrorInfo.model_validate_json(text)
     except ValidationError:
-        info = errors.ToolErrorInfo(code="internal_error", message="The call failed.")
-    return errors.seed004_result(info)
+        return errors.ToolErrorInfo(code="internal_error", message="The call failed.")
+
+
+def _seed004_error(result: CallToolResult) -> CallToolResult:
+    """A failed call of one of seed 004's tools, in that seed's envelope."""
+    return errors.seed004_result(_error_info(result))
 
 
 def _outcome(result: CallToolResult) -> str:

@@ -17,6 +17,13 @@ from cctui.review.answers import Criterion, Finding, Issue, Verdict
 from cctui.review.runner import ReviewFailed, RunResult
 
 ErrorCode = Literal[
+    # the input, refused before anything ran
+    "path_not_allowed",
+    "document_not_found",
+    "invalid_contract",
+    "validation_error",
+    "internal_error",
+    # the run
     "cli_missing",
     "cli_crash",
     "claude_error",
@@ -36,9 +43,11 @@ class ReviewOut(BaseModel):
     """Why not, as seed 001 reports it: for a crash the CLI's stderr (redacted), otherwise
     the same as ``error_code``."""
     error_code: ErrorCode | None = None
-    """Why not, always a code: cli_missing, cli_crash, claude_error, timeout, parse_error,
-    session_limit, report_error (the Judge's verdict is in the result but its reports could
-    not be written)."""
+    """Why not, always a code. The input, refused before anything ran: path_not_allowed,
+    document_not_found, invalid_contract, validation_error (the arguments), internal_error.
+    The run: cli_missing, cli_crash, claude_error, timeout, parse_error, session_limit,
+    report_error (the Judge's verdict is in the result but its reports could not be
+    written)."""
     error_message: str | None = None
     """What happened, secrets redacted."""
     suggestion: str | None = None

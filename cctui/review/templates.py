@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cctui.redact import REDACTED, redact_text
+
 READ_ONLY_NOTE = """\
 You may use only the read-only tools Read, Grep and Glob to look at the repository. \
 You cannot write, edit or run anything, and you must not try: cctui writes any reports \
@@ -183,13 +185,24 @@ def _fence(text: str) -> str:
 
 
 def document_block(doc: Document) -> str:
-    """One document between markers, fenced so its content stays data."""
+    """One document between markers, fenced so its content stays data.
+
+    Secrets in it (keys, tokens, passwords: ``cctui.redact``'s shapes) are masked: a
+    prompt goes to the model's API and into the transcript on disk. A hard-coded secret
+    still shows as ``api_key = [REDACTED]``, which is what an audit needs to flag it.
+    """
     if doc.text is None:
         return f"### {doc.label}\n(missing: the file does not exist)\n"
-    fence = _fence(doc.text)
-    note = "\n(truncated: use Read for the rest)" if doc.truncated else ""
+    text = redact_text(doc.text)
+    fence = _fence(text)
+    notes = []
+    if doc.truncated:
+        notes.append("(truncated: use Read for the rest)")
+    if text != doc.text:
+        notes.append(f"(secret values are shown as {REDACTED})")
+    note = "".join(f"\n{n}" for n in notes)
     return (
-        f"### {doc.label}\n--- DOCUMENT {doc.label} ---\n{fence}\n{doc.text}\n{fence}\n"
+        f"### {doc.label}\n--- DOCUMENT {doc.label} ---\n{fence}\n{text}\n{fence}\n"
         f"--- END DOCUMENT {doc.label} ---{note}\n"
     )
 

@@ -16,7 +16,7 @@ from cctui.mcp_server.transport.http import HttpService
 from cctui.services import Services
 from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory
 from tests.fakes.fake_driver import text as say
-from tests.mcp.conftest import client, error_body
+from tests.mcp.conftest import client
 from tests.mcp.test_http import authed
 
 VERDICT = json.dumps(
@@ -40,6 +40,17 @@ def contract(project: Path) -> Path:
     path = project / "_handoff" / "TASK_CONTRACT.json"
     path.write_text(json.dumps({"task_id": "T-7", "changed_files": ["app.py"]}))
     return path
+
+
+def refusal(result: Any) -> dict[str, Any]:
+    """A refused review call, in seed 001's shape: a normal result with ``success`` false
+    (its clients parse every answer as ``{success, ...}``), read as ``{code, message, ...}``."""
+    assert not result.is_error, result.content
+    body = result.structured_content
+    assert body is not None and body["success"] is False, body
+    assert body["error"] == body["error_code"] and body.get("verdict") is None, body
+    assert json.loads(result.content[0].text) == body  # the text is the same JSON
+    return {"code": body["error_code"], "message": body["error_message"], **body}
 
 
 def menu(settings: Settings, **update: Any) -> Settings:
@@ -133,7 +144,7 @@ async def test_paths_outside_the_roots_are_refused_and_nothing_runs(
     args: dict[str, Any],
 ) -> None:
     async with client(build_server(manager, menu(settings))) as c:
-        body = error_body(await c.call_tool(tool, args))
+        body = refusal(await c.call_tool(tool, args))
     assert body["code"] == "path_not_allowed", body
     assert "review_roots" in (body["suggestion"] or "")
     assert factory.drivers == []
@@ -144,9 +155,7 @@ async def test_changed_file_outside_the_roots_refuses_the_whole_review(
 ) -> None:
     contract.write_text(json.dumps({"changed_files": ["app.py", "../../etc/shadow"]}))
     async with client(build_server(manager, menu(settings))) as c:
-        body = error_body(
-            await c.call_tool("claude_judge_review", {"contract_path": str(contract)})
-        )
+        body = refusal(await c.call_tool("claude_judge_review", {"contract_path": str(contract)}))
     assert body["code"] == "path_not_allowed" and "changed file" in body["message"]
     assert factory.drivers == []
 
@@ -175,19 +184,20 @@ async def test_bad_documents_and_arguments_are_structured_errors(
     (project / "notes.txt").write_text("not json")
     async with client(build_server(manager, menu(settings))) as c:
         missing = await c.call_tool("claude_judge_review", {"contract_path": "nope.json"})
-        assert error_body(missing)["code"] == "document_not_found"
+        assert refusal(missing)["code"] == "document_not_found"
+        assert "verdict" in refusal(missing)  # the Judge's own shape: verdict null
         bad = await c.call_tool("claude_judge_review", {"contract_path": "notes.txt"})
-        assert error_body(bad)["code"] == "invalid_contract"
+        assert refusal(bad)["code"] == "invalid_contract"
         no_arg = await c.call_tool("claude_judge_review", {})
-        assert error_body(no_arg)["code"] == "validation_error"
+        assert refusal(no_arg)["code"] == "validation_error"
         too_long = await c.call_tool(
             "claude_judge_review", {"contract_path": str(contract), "timeout_seconds": 0}
         )
-        assert error_body(too_long)["code"] == "validation_error"
+        assert refusal(too_long)["code"] == "validation_error"
         no_files = await c.call_tool(
             "claude_security_audit", {"files": [], "working_directory": str(project)}
         )
-        assert error_body(no_files)["code"] == "validation_error"
+        assert refusal(no_files)["code"] == "validation_error"
 
 
 async def test_cli_missing_is_reported_by_health_and_by_every_review(

@@ -27,6 +27,23 @@ def test_judge_prompt_carries_contract_and_files_as_fenced_data() -> None:
     assert "src/gone.py\n(missing" in prompt
 
 
+def test_secrets_in_the_documents_never_reach_a_prompt() -> None:
+    key = "sk-ant-api03-" + "x" * 40
+    config = f'API_KEY = "{key}"\npassword: hunter2hunter2\nname = "greeter"\n'
+    files = [Document("config.py", config)]
+    for prompt in (
+        templates.judge_prompt("_handoff/TASK_CONTRACT.json", CONTRACT, files),
+        templates.audit_prompt("/p", files),
+        templates.proposal_prompt(Document("PROPOSAL_FINAL.md", config)),
+    ):
+        assert key not in prompt and "hunter2hunter2" not in prompt
+        # The audit can still see that a secret is hard-coded there, and the prompt says why.
+        assert "API_KEY = " in prompt and "[REDACTED]" in prompt and 'name = "greeter"' in prompt
+        assert "(secret values are shown as [REDACTED])" in prompt
+    clean = templates.audit_prompt("/p", [Document("a.py", "x = 1\n")])
+    assert "[REDACTED]" not in clean
+
+
 def test_each_template_is_filled_and_quotes_its_schema() -> None:
     doc = Document("p.md", "# Proposal")
     assert templates.PROPOSAL_SCHEMA in templates.proposal_prompt(doc)

@@ -18,7 +18,14 @@ from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from cctui.review import AuditOut, ConflictOut, JudgeReviewOut, ProposalOut, ReviewService
+from cctui.review import (
+    AuditOut,
+    ConflictOut,
+    JudgeReviewOut,
+    ProposalOut,
+    ReviewOut,
+    ReviewService,
+)
 
 # Reviews read the project and run Claude; only the Judge writes (its two report files).
 REVIEW = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=True)
@@ -31,13 +38,17 @@ Timeout = Annotated[
     int, Field(ge=1, description="Maximum time for the review, in seconds (no maximum)")
 ]
 
-TOOL_NAMES = (
-    "claude_judge_review",
-    "claude_review",
-    "claude_validate_proposal",
-    "claude_security_audit",
-    "claude_resolve_conflict",
-)
+OUTPUTS: dict[str, type[ReviewOut]] = {
+    "claude_judge_review": JudgeReviewOut,
+    "claude_review": JudgeReviewOut,
+    "claude_validate_proposal": ProposalOut,
+    "claude_security_audit": AuditOut,
+    "claude_resolve_conflict": ConflictOut,
+}
+"""Each review tool's result model: a refused call is answered in it too (``success``
+false), as seed 001's clients parse every answer."""
+
+TOOL_NAMES = tuple(OUTPUTS)
 
 
 def _progress(ctx: Context) -> Callable[[str], Awaitable[None]]:
