@@ -691,13 +691,20 @@ class SessionManager:
                 session.in_place.set()
             self.save(session.id)
 
-    async def _spawn(self, session: Session, spec: LaunchSpec, prompt: str | None) -> None:
-        """Start the tracked ``session``'s process; untrack it if that fails."""
+    async def _spawn(
+        self,
+        session: Session,
+        spec: LaunchSpec,
+        prompt: str | None,
+        prompt_id: str | None = None,
+    ) -> None:
+        """Start the tracked ``session``'s process; untrack it if that fails (``prompt_id``:
+        the prompt was queued already)."""
         if self._shutting_down:  # shutdown has ended the processes it saw; none may follow
             self._sessions.drop(session.id)
             raise SessionNotReady("cctui is shutting down.")
         try:
-            await session.process.start(spec, prompt)
+            await session.process.start(spec, prompt, prompt_id)
         except asyncio.CancelledError:
             # The caller gave up while the process was spawning (an MCP call cancelled):
             # the owner task goes on without it, so end that process instead of leaving it
@@ -718,6 +725,8 @@ class SessionManager:
         its process may still be connecting), then send its first prompt. A process that
         failed to connect, or ended since, is replaced by a fresh one for the same session."""
         session = spare.session
+        # Counted before anyone hears of it: its process may be up and idle already.
+        prompt_id = None if prompt is None else session.process.queue(prompt)
         self._sessions.add(session)
         spare.release()
         if listed is not None:
@@ -732,10 +741,10 @@ class SessionManager:
             raise
         if session.process.alive:
             if prompt is not None:
-                await session.process.send(prompt)
+                await session.process.send(prompt, prompt_id)
         else:
             await session.process.stop()  # an owner task still winding down ends first
-            await self._spawn(session, spare.spec, prompt)
+            await self._spawn(session, spare.spec, prompt, prompt_id)
         self.save(session.id)
 
     def _sharing(self, session: Session) -> builtins.list[str]:

@@ -136,8 +136,12 @@ class Process:
         """A process is starting or alive (the owner task has not finished)."""
         return self._owner is not None and not self._owner.done()
 
-    async def start(self, spec: LaunchSpec, first_message: str | None) -> None:
+    async def start(
+        self, spec: LaunchSpec, first_message: str | None, prompt_id: str | None = None
+    ) -> None:
         """Spawn a process in a new owner task; returns once it is connected.
+
+        ``prompt_id``: ``first_message`` was announced already (``queue``), with this id.
 
         Raises:
             CliNotFound (or another ``CctuiError``) when the process cannot start.
@@ -151,7 +155,8 @@ class Process:
         self._end_reason = None
         session.turns.process_starting(first_message is not None)
         session.set_status(S.STARTING, force=True)
-        prompt_id = self._announce(first_message) if first_message is not None else None
+        if first_message is not None and prompt_id is None:
+            prompt_id = self._announce(first_message)
         connected: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._owner = asyncio.create_task(
             self._own(spec, connected, first_message, prompt_id), name=f"session-{session.id}"
@@ -208,7 +213,8 @@ class Process:
                 self._timer.arm()
                 await driver.send(first_message, prompt_id)
             else:
-                session.set_status(S.IDLE)
+                # A prompt queued while it connected (a taken spare) is a turn already.
+                session.set_status(S.RUNNING if session.turns.busy else S.IDLE)
             if not connected.done():
                 connected.set_result(None)
             stopper = asyncio.create_task(self._stop.wait())
@@ -260,15 +266,26 @@ class Process:
         finally:
             alive.cancel()
 
-    async def send(self, text: str) -> None:
-        """Publish a user message and write it to the live process."""
+    def queue(self, text: str) -> str:
+        """Publish a user message and count its turn before it can be written; returns the
+        id ``send`` (or ``start``) writes it with. A session taken from a spare is listed,
+        and waited on, while its process may still be connecting: from then on it is busy
+        with its prompt, or a ``wait`` would read its idle spare as a turn that ended."""
+        session = self._state
+        prompt_id = self._announce(text)
+        session.turns.message_sent()
+        if self.alive and session.status != S.WAITING_FOR_INPUT:
+            session.set_status(S.RUNNING)
+        return prompt_id
+
+    async def send(self, text: str, prompt_id: str | None = None) -> None:
+        """Publish a user message and write it to the live process (``prompt_id``: it was
+        queued already)."""
         driver, session = self._driver, self._state
         assert driver is not None and self.alive
-        prompt_id = self._announce(text)
-        first = session.turns.message_sent()
-        if session.status != S.WAITING_FOR_INPUT:
-            session.set_status(S.RUNNING)
-        if first:
+        if prompt_id is None:
+            prompt_id = self.queue(text)
+        if session.turns.outstanding == 1:  # the only turn: its deadline starts now
             self._timer.arm()
         await driver.send(text, prompt_id)
 

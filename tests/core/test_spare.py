@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from cctui.core import SessionInfo, SessionManager
+from cctui.core import SessionInfo, SessionManager, WaitOutcome
 from cctui.core.catalog import build_catalog
-from cctui.core.events import SessionEvent, StatusChanged
+from cctui.core.events import SessionEvent, StatusChanged, UserMessageEvent
 from cctui.core.states import SessionStatus
 from cctui.errors import SessionNotReady
 from tests.core.conftest import MakeManager
@@ -180,6 +180,37 @@ async def test_a_spare_still_connecting_is_listed_at_once(
     await manager.shutdown()
 
 
+async def test_a_taken_spare_is_busy_with_its_prompt_from_the_moment_it_is_listed(
+    make_manager: MakeManager, project: Path
+) -> None:
+    """Issue 45: the spare was started without a prompt, so once it connected it read as
+    idle with no turn outstanding until ``create`` got round to sending the prompt; a
+    ``wait`` in between returned ``turn_ended`` with no result. The prompt counts (and is
+    heard of) when the spare is taken, as a fresh start's first prompt does."""
+    manager, slow = await _slow(make_manager, 0.3)
+    manager.prewarm(manager.default_config(project))
+    (sid,) = manager.spare_ids
+    waited: list[asyncio.Task[WaitOutcome]] = []
+    creating = asyncio.create_task(
+        manager.create(
+            "go",
+            manager.default_config(project),
+            listed=lambda sid: waited.append(asyncio.create_task(manager.wait(sid, 5))),
+        )
+    )
+    await asyncio.sleep(0.05)
+    assert not slow.drivers[0].connected and [e.text for e in _prompts(manager, sid)] == ["go"]
+    outcome = await waited[0]
+    assert outcome.reason == "turn_ended" and outcome.session.last_result is not None
+    assert slow.drivers[0].sent == ["go"] and (await creating).session_id == sid
+    assert [e.text for e in _prompts(manager, sid)] == ["go"]  # heard of once
+    await manager.shutdown()
+
+
+def _prompts(manager: SessionManager, sid: str) -> list[UserMessageEvent]:
+    return [e for e in manager.events(sid).events if isinstance(e, UserMessageEvent)]
+
+
 async def test_a_spare_that_fails_after_it_was_taken_is_started_again_for_the_same_session(
     make_manager: MakeManager, project: Path
 ) -> None:
@@ -189,6 +220,7 @@ async def test_a_spare_that_fails_after_it_was_taken_is_started_again_for_the_sa
     assert len(slow.drivers) == 2 and slow.drivers[1].sent == ["go"]
     assert (await manager.wait(sid, 5)).reason == "turn_ended"
     assert [i.session_id for i in manager.list()] == [sid]
+    assert [e.text for e in _prompts(manager, sid)] == ["go"]  # the fresh start says it once
     await manager.shutdown()
 
 
