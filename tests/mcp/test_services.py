@@ -84,7 +84,10 @@ async def test_services_of_another_manager_are_refused(
 
 
 async def test_the_tuis_mcp_server_is_built_when_started_and_not_after_a_quit(
-    manager: SessionManager, settings: Settings, monkeypatch: pytest.MonkeyPatch
+    manager: SessionManager,
+    settings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
+    claude_env: dict[str, str],  # claude_health asks the CLI whether it is logged in
 ) -> None:
     """``cli._LaterHttp``: the TUI's MCP service imports and builds the server only when the
     app starts it (after its first frame); it then serves like any; stopped first (cctui quit

@@ -19,6 +19,15 @@ class HealthOut(Out):
     """The claude binary (``cliPath`` is the same)."""
     cli_path: str | None = None
     version: str | None = None
+    logged_in: bool | None = None
+    """``claude auth status`` found credentials (an API key, a login, a cloud provider);
+    ``None`` when the CLI could not be asked."""
+    auth_method: str | None = None
+    """How it is logged in, as the CLI says (``api_key``, ``claude.ai``, ...)."""
+    auth_checked_at: str | None = None
+    """When the login was checked (it is reused for a minute)."""
+    auth_age_seconds: float | None = None
+    """How old that check is."""
     error: str | None = None
     """Why it is not available (``problem`` is the same)."""
     source: str
