@@ -133,6 +133,10 @@ class Settings(BaseModel):
     """Working directory for sessions created without one; ``None`` means cctui's cwd."""
     max_execution_time_ms: int | None = Field(default=None, gt=0)
     """A turn running longer than this is interrupted; ``None`` means no limit."""
+    max_message_chars: int = Field(default=100_000, ge=1)
+    """The longest prompt or message an MCP client may send (seed 004's
+    ``MAX_MESSAGE_SIZE``, 100,000 characters); a longer one is refused whole, never cut.
+    The TUI's own prompts are not limited."""
     max_session_duration_ms: int | None = Field(default=None, gt=0)
     """A claude process alive longer than this is ended, and its session says why (seed
     004's ``MAX_SESSION_DURATION``); ``None`` means no limit."""
@@ -283,6 +287,7 @@ ENV_VARS: dict[str, str] = {
     "MCP_LOG_LEVEL": "log_level",
     "MAX_CONCURRENT_SESSIONS": "max_sessions",
     "MAX_SESSION_DURATION": "max_session_duration_ms",
+    "MAX_MESSAGE_SIZE": "max_message_chars",
     "STATE_DIR": "state_dir",
     "BACKUP_ENABLED": "backup_enabled",
     "DOPPLER_PROJECT": "doppler_project",

@@ -83,6 +83,18 @@ def unknown_arguments(
     )
 
 
+def message_too_long(tool: str, argument: str, length: int, limit: int) -> ToolErrorInfo:
+    """A prompt or message over ``max_message_chars``: refused whole (a cut prompt would
+    ask Claude something the caller did not write)."""
+    return ToolErrorInfo(
+        code="validation_error",
+        message=f"{tool}: {argument} is {length:,} characters; the limit is {limit:,}.",
+        retryable=False,
+        suggestion="Send a shorter message, or put the text in a file and name the file "
+        "(the limit is max_message_chars, MAX_MESSAGE_SIZE).",
+    )
+
+
 def unknown_tool(name: str) -> ToolErrorInfo:
     """A call to a tool this server does not have (or that the profile switched off)."""
     return ToolErrorInfo(

@@ -46,6 +46,10 @@ JUDGE_REPORT.md/.json; \
 claude_validate_proposal, claude_security_audit and claude_resolve_conflict answer in JSON. \
 Call claude_health first to check that Claude Code is available."""
 
+MESSAGE_ARGUMENTS = ("prompt", "message", "task")
+"""The arguments that carry text for Claude, on every tool that takes them (after the seeds'
+names became cctui's)."""
+
 CLIENT_WINDOW_S = 600.0
 """A client counts as connected for the status line if it called a tool this recently."""
 
@@ -120,7 +124,7 @@ class CctuiMCPServer(MCPServer):
             except CctuiError as exc:
                 outcome = exc.code
                 return errors.error_result(errors.from_cctui_error(exc))
-            refused = self._unknown_arguments(name, args)
+            refused = self._unknown_arguments(name, args) or self._oversized(name, args)
             if refused is not None:
                 outcome = refused.code
                 return errors.error_result(refused)
@@ -151,6 +155,16 @@ class CctuiMCPServer(MCPServer):
         return errors.unknown_arguments(
             name, unknown, accepted, sorted(compat.ALIASES.get(name, {}))
         )
+
+    def _oversized(self, name: str, args: dict[str, Any]) -> errors.ToolErrorInfo | None:
+        """A prompt or message longer than ``max_message_chars`` (seed 004's
+        ``MAX_MESSAGE_SIZE``), on any tool that sends Claude text."""
+        limit = self.manager.settings.max_message_chars
+        for key in MESSAGE_ARGUMENTS:
+            value = args.get(key)
+            if isinstance(value, str) and len(value) > limit:
+                return errors.message_too_long(name, key, len(value), limit)
+        return None
 
     def _record(
         self,
