@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from mcp.types import TextContent
+
 from cctui.config import load_settings
 from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer
@@ -32,7 +34,7 @@ async def test_a_message_one_over_the_limit_is_refused_and_nothing_starts(
             assert too_long not in json.dumps(body)  # the text is not echoed back
         # Seed 004's own tools answer in its envelope.
         seed = await c.call_tool("start_session", {"prompt": too_long})
-        assert seed.is_error
+        assert seed.is_error and isinstance(seed.content[0], TextContent)
         assert json.loads(seed.content[0].text)["error"]["code"] == "VALIDATION_ERROR"
     assert factory.drivers == []  # no process was started for any of them
     assert manager.list() == []
