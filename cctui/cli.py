@@ -27,6 +27,7 @@ from cctui.redact import redact_text
 if TYPE_CHECKING:
     from cctui.core.services import Service
     from cctui.mcp_server.server import CctuiMCPServer
+    from cctui.remote.hosts import Host, Hosts
     from cctui.services import Services
 
 
@@ -118,6 +119,16 @@ def _parser() -> argparse.ArgumentParser:
     sessions.add_argument("--text", help="only sessions whose title or project contains TEXT")
     sessions.add_argument("--project", help="only sessions under this directory")
     sessions.add_argument("--status", help="e.g. running, idle, completed, live, past")
+    sessions.add_argument(
+        "--host",
+        metavar="NAME",
+        help="a configured host's sessions instead of this machine's ('*': this machine's "
+        "and every host's)",
+    )
+    hosts = sub.add_parser(
+        "hosts", parents=[common], help="the configured hosts: state, version, sessions"
+    )
+    hosts.add_argument("--json", action="store_true", help="one JSON array")
     cli_index.add_commands(sub, common)
     sub.add_parser(
         "mcp-config",
@@ -146,6 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = args.command or "tui"
         if command == "sessions":
             return _print_sessions(settings, args)
+        if command == "hosts":
+            return asyncio.run(_print_hosts(settings, args.json))
         if command in cli_index.COMMANDS:
             return cli_index.run(settings, args)
         if command == "mcp-config":
@@ -278,23 +291,100 @@ def _build_mcp_server(
     return None if stopped() else build_server(services.manager, settings, services=services)
 
 
-def _print_sessions(settings: Settings, args: argparse.Namespace) -> int:
-    from cctui.core.catalog import list_catalog
+def _hosts(settings: Settings) -> Hosts:
+    """The configured hosts, each reached by its command through the MCP client."""
+    from cctui.remote.client import CctuiClient
+    from cctui.remote.hosts import Hosts
+    from cctui.remote.models import client_name
 
-    entries = list_catalog(
-        settings, text=args.text, project=args.project, status=args.status, limit=args.limit
+    return Hosts(
+        settings.hosts,
+        lambda config: CctuiClient(config.name, config.argv),
+        me=f"mcp:{client_name()}",
     )
+
+
+def _print_sessions(settings: Settings, args: argparse.Namespace) -> int:
+    from cctui.core.catalog import CatalogEntry, CatalogQuery, list_catalog, matches
+
+    rows: list[tuple[str | None, CatalogEntry]] = []
+    if args.host in (None, "*"):
+        entries = list_catalog(
+            settings, text=args.text, project=args.project, status=args.status, limit=args.limit
+        )
+        rows += [(None, e) for e in entries]
+    if args.host is not None:
+        hosts = _hosts(settings)
+        chosen = list(hosts) if args.host == "*" else [hosts.get(args.host)]
+        asyncio.run(_look(chosen))
+        query = CatalogQuery(text=args.text, project=args.project, status=args.status)
+        for host in chosen:
+            if host.state != "online":
+                status = host.status()
+                print(redact_text(f"cctui: {status.problem}"), file=sys.stderr)
+                if status.fix:
+                    print(redact_text(f"  hint: {status.fix}"), file=sys.stderr)
+                if args.host != "*":
+                    return 1
+            found = [e for e in host.sessions() if matches(e, query)]
+            found.sort(key=lambda e: e.last_activity, reverse=True)
+            rows += [(host.name, e) for e in found[: args.limit]]
     if args.json:
-        print(json.dumps([e.model_dump(mode="json") for e in entries], indent=2))
+        out = [{**e.model_dump(mode="json"), "host": where} for where, e in rows]
+        print(json.dumps(out, indent=2))
         return 0
-    for e in entries:
+    for name, e in rows:
         when = e.last_activity.astimezone().strftime("%Y-%m-%d %H:%M") if e.last_activity else "?"
         cost = f"${e.total_cost_usd:.2f}" if e.total_cost_usd else ""
+        where = f"{name}: " if name else ""
         print(
-            f"{e.status:<18} {when}  {e.session_id}  {e.project or '':<20.20} "
+            f"{e.status:<18} {when}  {e.session_id}  {where + (e.project or ''):<20.20} "
             f"{(e.title or '').replace(chr(10), ' '):<50.50} {cost}"
         )
     return 0
+
+
+async def _look(hosts: Sequence[Host]) -> None:
+    await asyncio.gather(*(h.look_once() for h in hosts))
+
+
+async def _print_hosts(settings: Settings, as_json: bool) -> int:
+    hosts = _hosts(settings)
+    if not hosts:
+        if as_json:
+            print("[]")
+        else:
+            print("No hosts configured. Add one to the config file:")
+            print('  [[hosts]]\n  name = "devbox"    # reached by: ssh devbox cctui bridge --start')
+        return 0
+    await hosts.look_once()
+    statuses = hosts.statuses()
+    if as_json:
+        out = [
+            {
+                "name": s.name,
+                "command": list(hosts.get(s.name).config.argv),
+                "state": s.state,
+                "version": s.version,
+                "problem": s.problem,
+                "fix": s.fix,
+                "sessions": s.sessions,
+                "live": s.live,
+                "pending": s.pending,
+            }
+            for s in statuses
+        ]
+        print(json.dumps(out, indent=2))
+    else:
+        for s in statuses:
+            if s.state == "online":
+                counts = f"{s.sessions} sessions, {s.live} live, {s.pending} waiting"
+                print(f"{s.name:<16} online        cctui {s.version or '?':<10} {counts}")
+            else:
+                print(redact_text(f"{s.name:<16} {s.state:<13} {s.problem or ''}"))
+                if s.fix:
+                    print(redact_text(f"{'':<16} fix: {s.fix}"))
+    return 0 if all(s.state == "online" for s in statuses) else 1
 
 
 def _print_mcp_config(settings: Settings) -> int:

@@ -114,6 +114,34 @@ class ModelPrice(BaseModel):
     cache_read: float | None = Field(default=None, ge=0)
 
 
+HOST_NAME = r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$"
+"""A host's name: what ``ssh`` takes (``box``, ``me@box.lan``) and the list's label."""
+
+
+class HostConfig(BaseModel):
+    """Another machine whose cctui this one shows (``[[hosts]]`` in the config file).
+
+    Only ``command`` reaches it; nothing of this machine's token, state or environment
+    locations goes along (SSH does the authentication).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: Annotated[str, Field(pattern=HOST_NAME)]
+    """The label on its rows, ``host:NAME`` in the filter, and ``ssh``'s destination by
+    default."""
+    command: tuple[Annotated[str, Field(min_length=1)], ...] | None = Field(
+        default=None, min_length=1
+    )
+    """The argv that runs its cctui's MCP on stdio (a list, never a shell string); default
+    ``["ssh", NAME, "cctui", "bridge", "--start"]``."""
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        """``command``, or the default ``ssh NAME cctui bridge --start``."""
+        return self.command or ("ssh", self.name, "cctui", "bridge", "--start")
+
+
 class Settings(BaseModel):
     """Everything cctui reads at start-up. Passed explicitly; never a global."""
 
@@ -197,6 +225,17 @@ class Settings(BaseModel):
     projects_config: Path | None = None
     """The project registry (seed 000); ``None`` means ``<claude_config_dir>/projects.json``,
     i.e. ``~/.claude/projects.json`` unless ``CLAUDE_CONFIG_DIR`` moves it."""
+    hosts: tuple[HostConfig, ...] = ()
+    """Other machines shown in the same window (``[[hosts]]``), in the list's order."""
+
+    @field_validator("hosts", mode="after")
+    @classmethod
+    def _unique_hosts(cls, value: tuple[HostConfig, ...]) -> tuple[HostConfig, ...]:
+        names = [h.name for h in value]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"host names must be unique; {', '.join(twice)} is given twice")
+        return value
 
     @model_validator(mode="before")
     @classmethod

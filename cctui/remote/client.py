@@ -19,7 +19,6 @@ import json
 import logging
 import os
 import re
-import socket
 import tempfile
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
@@ -38,7 +37,14 @@ from cctui.core.decisions.requests import Question
 from cctui.errors import CctuiError
 from cctui.history.models import SearchHit, TokenCounts, UsageReport, UsageRow
 from cctui.redact import redact_text
-from cctui.remote.models import Answered, HostUnreachable, RemoteError, StatusPage
+from cctui.remote.models import (
+    Answered,
+    ConnectFailed,
+    HostUnreachable,
+    RemoteError,
+    StatusPage,
+    client_name,
+)
 
 log = logging.getLogger(__name__)
 
@@ -83,28 +89,12 @@ _MISSING = re.compile(
 _OLD = re.compile(r"invalid choice: 'bridge'|unrecognized arguments: --start", re.IGNORECASE)
 
 
-def client_name() -> str:
-    """How this cctui introduces itself to a host (it becomes ``decided_by``: ``mcp:NAME``)."""
-    return f"cctui@{socket.gethostname() or 'localhost'}"
-
-
 def command_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment the host's command runs with: this one's, minus ``LOCATION_VARS``."""
     env = dict(os.environ if base is None else base)
     for name in LOCATION_VARS:
         env.pop(name, None)
     return env
-
-
-class ConnectFailed(CctuiError):
-    """The command did not bring up a cctui: why, and what to do (``state`` says which kind)."""
-
-    code = "host_connect_failed"
-
-    def __init__(self, state: str, message: str, *, suggestion: str | None = None) -> None:
-        super().__init__(message, suggestion=suggestion)
-        self.state = state
-        """``missing``, ``incompatible`` or ``offline`` (see ``HostState``)."""
 
 
 class CctuiClient:

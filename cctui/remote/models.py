@@ -7,6 +7,7 @@ the approval modal, the inbox and the list's rows take a remote one as they take
 
 from __future__ import annotations
 
+import socket
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -19,6 +20,12 @@ HostState = Literal["connecting", "online", "offline", "missing", "incompatible"
 link failed or dropped, and is retried with backoff; ``missing``: the command ran but no cctui
 answers there (not installed, not on the PATH); ``incompatible``: a cctui answers that lacks
 the tools this one needs. The last two are retried too, but slowly: a fix takes a person."""
+
+
+def client_name() -> str:
+    """How this cctui introduces itself to a host: its answers there are ``decided_by``
+    ``mcp:cctui@THIS-MACHINE``."""
+    return f"cctui@{socket.gethostname() or 'localhost'}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -99,3 +106,14 @@ class NotDelivered(RemoteError):
 
     code = "not_delivered"
     retryable = True
+
+
+class ConnectFailed(CctuiError):
+    """The host's command did not bring up a cctui: why, and what to do about it."""
+
+    code = "host_connect_failed"
+
+    def __init__(self, state: HostState, message: str, *, suggestion: str | None = None) -> None:
+        super().__init__(message, suggestion=suggestion)
+        self.state: HostState = state
+        """``missing``, ``incompatible`` or ``offline``."""

@@ -6,11 +6,19 @@ locations set by ``env``: the path a real host takes behind ``ssh NAME``, minus 
 
 from __future__ import annotations
 
+import asyncio
+import os
+import shlex
+import signal
+import subprocess
 import sys
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from cctui.remote.hosts import HostChange
 from tests.fakes.plugin import seed_claude_home
 
 
@@ -56,3 +64,80 @@ def serve_command(claude_env: dict[str, str], host_home: Path, host_project: Pat
     """The second cctui served on the command's stdio (the fake API's variables come from
     ``claude_env``, which this process's environment now holds)."""
     return host_command(host_home, host_project, "serve", "--stdio")
+
+
+def host_env(home: Path, project: Path) -> dict[str, str]:
+    """This process's environment (the fake API's, from ``claude_env``) with ``home``'s
+    locations: the other cctui's own."""
+    command = host_command(home, project)
+    env = dict(os.environ)
+    for assignment in command[1 : command.index(sys.executable)]:
+        name, _, value = assignment.partition("=")
+        env[name] = value
+    return env
+
+
+@pytest.fixture
+def host_owner(
+    claude_env: dict[str, str], host_home: Path, host_project: Path
+) -> Iterator[subprocess.Popen[bytes]]:
+    """The other machine's cctui, serving in the background (``serve --http``): what a
+    ``bridge`` there forwards to."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "cctui", "serve", "--http", "--port", "0"],
+        env=host_env(host_home, host_project),
+        cwd=host_project,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    server_file = host_home / ".local" / "state" / "cctui" / "server.json"
+    try:
+        deadline = time.monotonic() + 60
+        while not server_file.exists():
+            if server.poll() is not None or time.monotonic() > deadline:
+                err = server.stderr.read().decode() if server.stderr else ""
+                pytest.fail(f"the host's cctui did not start: {err[-2000:]}")
+            time.sleep(0.05)
+        yield server
+    finally:
+        if server.poll() is None:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+@pytest.fixture
+def bridge_pidfile(tmp_path: Path) -> Path:
+    return tmp_path / "bridge.pid"
+
+
+@pytest.fixture
+def bridge_command(
+    host_owner: subprocess.Popen[bytes], host_home: Path, host_project: Path, bridge_pidfile: Path
+) -> list[str]:
+    """``cctui bridge`` on the other HOME (what ``ssh HOST cctui bridge --start`` runs there),
+    its pid written to ``bridge_pidfile`` so a test can cut the link."""
+    inner = " ".join(shlex.quote(a) for a in host_command(host_home, host_project, "bridge"))
+    return ["sh", "-c", f"echo $$ > {shlex.quote(str(bridge_pidfile))}; exec {inner}"]
+
+
+class Heard:
+    """Every change a host reported, and a way to wait for one."""
+
+    def __init__(self) -> None:
+        self.changes: list[HostChange] = []
+        self._new = asyncio.Event()
+
+    def __call__(self, change: HostChange) -> None:
+        self.changes.append(change)
+        self._new.set()
+
+    async def until(self, ok: Callable[[], object], within: float = 60) -> None:
+        async with asyncio.timeout(within):
+            while not ok():
+                self._new.clear()
+                await self._new.wait()

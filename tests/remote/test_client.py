@@ -10,8 +10,8 @@ import pytest
 
 from cctui.core import Decision
 from cctui.errors import CctuiError
-from cctui.remote.client import CctuiClient, ConnectFailed, client_name
-from cctui.remote.models import HostUnreachable
+from cctui.remote.client import CctuiClient
+from cctui.remote.models import ConnectFailed, HostUnreachable, client_name
 
 pytestmark = pytest.mark.e2e
 
