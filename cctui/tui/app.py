@@ -18,6 +18,7 @@ from typing import ClassVar
 from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from cctui.config import Settings
@@ -251,6 +252,22 @@ class CctuiApp(App[None]):
         await self._stop_everything()
         if self._gc_paced:
             self.gc.stop()
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Every toast is plain text. Its words come from sessions, users, paths, rules and
+        errors (a prompt ``[[bash cmd=python3 -V]]`` crashed Textual's markup parser, and
+        ``[x]`` vanished from a rule): none of them may be read as markup. ``markup`` is
+        ignored because Textual's ``Widget.notify`` passes True for every screen's toast."""
+        del markup
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     # -- what other parts of the TUI ask of the app ---------------------------------------
 

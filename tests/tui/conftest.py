@@ -115,7 +115,9 @@ def run_app(tmp_path: Path) -> RunApp:
     """``async with run_app(script) as h:`` runs the app over a fresh manager."""
 
     @asynccontextmanager
-    async def run(script: Script | None = None, **settings: Any) -> AsyncIterator[Harness]:
+    async def run(
+        script: Script | None = None, *, notifications: bool = False, **settings: Any
+    ) -> AsyncIterator[Harness]:
         project = tmp_path / "proj"
         project.mkdir(exist_ok=True)
         env = {"HOME": str(tmp_path / "home")}
@@ -128,7 +130,8 @@ def run_app(tmp_path: Path) -> RunApp:
         manager = SessionManager(config, driver_factory=factory)
         await manager.start()
         app = CctuiApp(config, manager)
-        async with app.run_test(size=SIZE) as pilot:
+        # Toasts are drawn only when asked: Textual's run_test leaves them out by default.
+        async with app.run_test(size=SIZE, notifications=notifications) as pilot:
             await pilot.pause(0.05)
             yield Harness(app, pilot, factory, project)
         await manager.shutdown()
