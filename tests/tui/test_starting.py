@@ -10,6 +10,7 @@ from textual.widgets import Input
 
 from cctui.errors import CliNotFound
 from cctui.tui.screens.new_session import NewSessionScreen
+from cctui.tui.widgets.session_pane import MessageInput
 from cctui.tui.widgets.transcript import Note, UserBlock
 from tests.fakes.fake_driver import text
 from tests.tui.conftest import Harness, RunApp
@@ -88,8 +89,29 @@ async def test_a_session_that_does_not_start_gives_the_pane_back(run_app: RunApp
         # Its row, listed while it tried, is gone with it; the cursor is back where it was.
         sessions = h.app.main.sessions
         assert sessions.shown == [earlier] and sessions.selected_id == earlier
+        await h.until(lambda: sessions.has_focus)  # not the earlier session's message line
         assert "the earlier session" in _shown(pane.query_one("#pane-header"))
         await h.until(lambda: bool(h.app._notifications))  # posted: drawn on the next frame
         (note,) = h.app._notifications
         assert note.title == "Could not start the session"
         assert "it exited with 1" in note.message
+
+
+async def test_after_the_form_the_keyboard_is_on_the_message_line(run_app: RunApp) -> None:
+    """Issue 39, item 2: a follow-up typed after the form's enter is a message, not keys
+    (``w`` once forked the session into a worktree, ``k`` killed it)."""
+    async with run_app({"*": [text("done")]}) as h:
+        await _send_form(h)
+        await h.pilot.press("w", "k", "space")
+        message = h.app.main.query_one(MessageInput)
+        assert message.has_focus and message.value == "wk "
+        pane = h.app.main.pane
+        await h.until(lambda: pane.session_id is not None)
+        started = pane.session_id
+        assert started is not None
+        await h.settle(started)
+        assert message.has_focus  # the session showing up does not take the keyboard away
+        await h.pilot.press("enter")
+        await h.until(lambda: len(h.factory.drivers[-1].sent) == 2)
+        assert h.factory.drivers[-1].sent[-1] == "wk"
+        assert len(h.factory.drivers) == 1 and h.manager.get(started).status != "dead"

@@ -287,6 +287,8 @@ class MainScreen(Screen[None]):
         self._before = self._behind = self.sessions.selected_id
         self._starting_id = None
         self.pane.show_starting(row, prompt, f"◌ starting {what} in {cwd}…")
+        # What the person types next is a message to it, not keys for the list (w, k…).
+        self.query_one(MessageInput).focus()
 
     def starting_listed(self, session_id: str) -> None:
         """The session shown starting is tracked now, its process maybe still connecting:
@@ -308,6 +310,11 @@ class MainScreen(Screen[None]):
         """The session shown starting did not start: its row goes (the core forgot it) and
         the list's selection from before is shown again."""
         failed, self._starting_id = self._starting_id, None
+        # The message line was the failed session's (show_starting put the keyboard there):
+        # left there, a message meant for it would go to the session shown again.
+        message = self.query_one(MessageInput)
+        if self.pane.starting and message.has_focus:
+            self.sessions.focus()
         if failed is not None and not self._source.own_rows([failed]):
             self.sessions.update_rows([], gone=[failed])
             self._after_rows()
