@@ -22,7 +22,13 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from cctui.config import Settings
-from cctui.core import AssistantTextEvent, PendingInput, SessionConfig, SessionManager
+from cctui.core import (
+    AssistantTextEvent,
+    PendingInput,
+    SessionConfig,
+    SessionManager,
+    SessionStatus,
+)
 from cctui.core.launch import title_of
 from cctui.core.services import Service
 from cctui.errors import CctuiError
@@ -42,6 +48,7 @@ from cctui.tui.messages import (
     SessionsActivity,
 )
 from cctui.tui.notify import desktop_notification
+from cctui.tui.screens.ask import AskScreen
 from cctui.tui.screens.diff import DiffScreen
 from cctui.tui.screens.finish import Choice, FinishScreen
 from cctui.tui.screens.help import HelpScreen
@@ -516,11 +523,44 @@ class CctuiApp(App[None]):
             return
         self.notify("Interrupted the current turn.")
 
-    @work(group="sessions", exit_on_error=False)
-    async def action_kill(self) -> None:
+    def action_kill(self) -> None:
+        """``ctrl+k``: end the session's process; asks first while a turn runs (the turn is
+        lost; an idle session loses nothing, a message resumes it)."""
         session_id = self._current()
         if session_id is None:
             return
+        try:
+            status = self.manager.get(session_id).status
+        except CctuiError:
+            status = None  # not cctui's: kill says why not
+        if status not in (SessionStatus.RUNNING, SessionStatus.WAITING_FOR_INPUT):
+            self.kill(session_id)
+            return
+        waits = " What it waits for is withdrawn." if self.manager.pending(session_id) else ""
+        self._ask_then(
+            AskScreen(
+                "Kill this session?",
+                f"{self.describe_session(session_id)} is in the middle of a turn: ending its "
+                f"process stops the turn where it is.{waits} A message resumes the session "
+                "later.",
+                yes="kill it",
+            ),
+            partial(self.kill, session_id),
+        )
+
+    def _ask_then(self, question: AskScreen, then: Callable[[], object]) -> None:
+        """Ask ``question``; run ``then`` on yes."""
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
+            self.call_later(self.approvals.pump)
+
+        self.push_screen(question, callback=answered)
+
+    @work(group="sessions", exit_on_error=False)
+    async def kill(self, session_id: str) -> None:
+        """End the session's process (it stays resumable)."""
         try:
             await self.manager.kill(session_id)
         except CctuiError as exc:
@@ -570,11 +610,25 @@ class CctuiApp(App[None]):
         self.main.catch_up(full=True)  # the row's worktree state changed without an event
         self.notify(done.note, title="Worktree finished")
 
-    @work(group="sessions", exit_on_error=False)
-    async def action_fork_worktree(self) -> None:
+    def action_fork_worktree(self) -> None:
+        """``w``: asks first; it makes a worktree, a branch and a new claude process."""
         session_id = self._current()
         if session_id is None:
             return
+        self._ask_then(
+            AskScreen(
+                "Fork into a worktree?",
+                f"A copy of {self.describe_session(session_id)} starts in a new git worktree "
+                "of its project, on a new branch, with its own claude process. The session "
+                "itself goes on as it is.",
+                yes="fork it",
+            ),
+            partial(self.fork_worktree, session_id),
+        )
+
+    @work(group="sessions", exit_on_error=False)
+    async def fork_worktree(self, session_id: str) -> None:
+        """Fork the session into its own worktree and open the copy."""
         try:
             info = await self.manager.fork(session_id, worktree=True)
         except CctuiError as exc:

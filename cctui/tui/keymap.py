@@ -101,6 +101,17 @@ SECTIONS: tuple[Section, ...] = (
                 command=Command("Approvals inbox", "Everything waiting for you"),
             ),
             Note("enter", "open the session, then type a message"),
+            # -- the list's cursor, as in lazygit, k9s, vim and less --
+            Key("j", "down the list (↓ too)", {"SessionList": "cursor_down"}, "Down", show=False),
+            Key("k", "up the list (↑ too)", {"SessionList": "cursor_up"}, "Up", show=False),
+            Key("g,home", "first row (home too)", {"SessionList": "scroll_top"}, "Top", show=False),
+            Key(
+                "G,end",
+                "last row (end too)",
+                {"SessionList": "scroll_bottom"},
+                "Bottom",
+                show=False,
+            ),
             # -- from the list without opening a session (issue 18) --
             Key(
                 "space",
@@ -124,11 +135,13 @@ SECTIONS: tuple[Section, ...] = (
                 command=Command("Interrupt session", "Stop the current turn"),
             ),
             Key(
-                "k",
-                "kill its process (it stays resumable)",
+                # Not k: that is "up" in every other terminal tool (issue 39).
+                "ctrl+k",
+                "kill its process (asks while a turn runs)",
                 {APP: "kill"},
                 "Kill",
-                command=Command("Kill session", "End the session's process"),
+                show=False,
+                command=Command("Kill session", "End the session's process (resumable)"),
             ),
             Key(
                 "d",
@@ -147,7 +160,7 @@ SECTIONS: tuple[Section, ...] = (
             ),
             Key(
                 "w",
-                "fork it into a new git worktree",
+                "fork it into a new git worktree (asks)",
                 {APP: "fork_worktree"},
                 "Fork",
                 show=False,
@@ -359,12 +372,12 @@ SECTIONS: tuple[Section, ...] = (
         ),
     ),
     Section(
-        "Confirmations (rewind, o, a project's x, a rule)",
+        "Confirmations (rewind, o, ctrl+k, w, x, a rule)",
         1,
         (
             Key(
                 "y",
-                "yes: files back · end and open · remove",
+                "yes: files back · end and open · kill · fork · remove",
                 {"RewindScreen": "confirm", "AskScreen": "yes", "RemoveRuleScreen": "confirm"},
                 "Yes",
             ),

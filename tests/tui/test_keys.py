@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from cctui.core import SessionStatus
+from cctui.tui.screens.ask import AskScreen
 from cctui.tui.screens.help import HelpScreen
 from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
@@ -88,14 +89,80 @@ async def test_i_interrupts_the_current_turn(run_app: RunApp) -> None:
         await h.until(lambda: h.factory.drivers[0].interrupts == 1)
 
 
-async def test_k_kills_the_session(run_app: RunApp) -> None:
+async def test_the_list_moves_with_vim_keys_home_end_and_k_kills_nothing(
+    run_app: RunApp,
+) -> None:
+    """Issue 39, item 3: in lazygit, k9s, vim and less ``k`` is up; it once killed."""
+    async with run_app() as h:
+        ids = [await h.create(f"session {n}") for n in range(4)]
+        sessions = h.app.main.sessions
+        sessions.focus()
+        shown = list(sessions.shown)
+        sessions.select(shown[0])
+        await h.pilot.press("j", "j")
+        assert sessions.selected_id == shown[2]
+        await h.pilot.press("k")
+        assert sessions.selected_id == shown[1]
+        for key, where in (("G", -1), ("g", 0), ("end", -1), ("home", 0)):
+            await h.pilot.press(key)
+            assert sessions.selected_id == shown[where], key
+        await h.pilot.pause(0.1)
+        assert all(h.manager.get(s).is_active for s in ids)
+        assert not any(d.closed for d in h.factory.drivers)
+        # Nor anywhere else: k is not the app's key any more (the pane, the output).
+        h.app.main.open_session(ids[0])
+        h.app.main.pane.focus()
+        await h.pilot.press("k")
+        await h.pilot.pause(0.1)
+        assert h.manager.get(ids[0]).is_active
+
+
+async def test_ctrl_k_kills_an_idle_session_at_once(run_app: RunApp) -> None:
     async with run_app() as h:
         session_id = await h.create("hi")
         h.app.main.open_session(session_id)
         h.app.main.sessions.focus()
-        await h.pilot.press("k")
+        await h.pilot.press("ctrl+k")
         await h.until(lambda: not h.manager.get(session_id).is_active)
         assert h.factory.drivers[0].closed
+
+
+async def test_ctrl_k_asks_first_while_a_turn_runs(run_app: RunApp) -> None:
+    async with run_app({"*": [text("working"), sleep(10)]}) as h:
+        session_id = await h.create("long job")
+        await h.until(lambda: h.manager.get(session_id).status == SessionStatus.RUNNING)
+        h.app.main.open_session(session_id)
+        h.app.main.sessions.focus()
+        await h.pilot.press("ctrl+k")
+        await h.until(lambda: isinstance(h.app.screen, AskScreen))
+        assert "turn" in h.app.screen.query_one("#body", Static).render().plain
+        await h.pilot.press("escape")
+        await h.pilot.pause(0.1)
+        assert h.manager.get(session_id).status == SessionStatus.RUNNING
+        await h.pilot.press("ctrl+k")
+        await h.until(lambda: isinstance(h.app.screen, AskScreen))
+        await h.pilot.press("y")
+        await h.until(lambda: not h.manager.get(session_id).is_active)
+
+
+async def test_w_asks_before_forking_into_a_worktree(run_app: RunApp) -> None:
+    """``w`` makes a worktree, a branch and a new claude process: it confirms first."""
+    async with run_app() as h:
+        session_id = await h.create("hi")
+        h.app.main.open_session(session_id)
+        h.app.main.sessions.focus()
+        await h.pilot.press("w")
+        await h.until(lambda: isinstance(h.app.screen, AskScreen))
+        body = h.app.screen.query_one("#body", Static).render().plain
+        assert "worktree" in body and "branch" in body
+        await h.pilot.press("escape")
+        await h.pilot.pause(0.1)
+        assert len(h.manager.list()) == 1
+        await h.pilot.press("w")
+        await h.until(lambda: isinstance(h.app.screen, AskScreen))
+        await h.pilot.press("y")
+        # Not a git repository here: the fork is tried, and says why it did not happen.
+        await h.until(lambda: any(n.title == "Not forked" for n in h.app._notifications))
 
 
 async def test_i_without_a_session_says_so(run_app: RunApp) -> None:

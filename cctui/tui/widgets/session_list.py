@@ -15,11 +15,12 @@ import math
 import time
 from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.binding import BindingType
 from textual.cache import LRUCache
 from textual.color import Color
 from textual.geometry import Region
@@ -28,6 +29,7 @@ from textual.widgets import DataTable
 from cctui.core.catalog import CatalogQuery
 from cctui.tui import clock as wall
 from cctui.tui import format as fmt
+from cctui.tui import keymap
 from cctui.tui.rows import SessionRow
 
 _COLUMNS = (
@@ -90,6 +92,8 @@ class _Ordering:
 
 class SessionList(DataTable[Text]):
     """A DataTable keyed by session id; the highlighted row is the selected session."""
+
+    BINDINGS: ClassVar[list[BindingType]] = keymap.bindings("SessionList")
 
     _one_row = False
     """Set while ``_set_cells`` changes cells: ``_repaint`` repaints their rows (a class
