@@ -196,6 +196,10 @@ class Settings(BaseModel):
     client whose model should not see each session verb twice."""
     tools: ToolGroups = Field(default_factory=ToolGroups)
     """Switch tool groups off in the config file, e.g. ``[tools] sessions = false``."""
+    allowed_roots: tuple[Path, ...] = ()
+    """Directories MCP clients may start sessions in (``claude_create_session``,
+    ``claude_query``, ``invoke_claude_code``, seed 004's start and resume), each with
+    everything below it; empty (the default) allows any directory. The TUI is not bound."""
     review_roots: tuple[Path, ...] = ()
     """Directories the review tools may read and write in, besides registered projects;
     empty means ``default_cwd`` (or cctui's cwd)."""
@@ -321,6 +325,7 @@ ENV_VARS: dict[str, str] = {
     "CCTUI_TOOLS": "tools_profile",
     "CCTUI_PROJECTS_CONFIG": "projects_config",
     "CCTUI_REVIEW_ROOTS": "review_roots",
+    "CCTUI_ALLOWED_ROOTS": "allowed_roots",
     # seed 004 (Appendix B)
     "MCP_PORT": "http_port",
     "MCP_LOG_LEVEL": "log_level",
@@ -345,7 +350,7 @@ def _from_env(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
         value: Any = raw
         if field == "allowed_tools":
             value = tuple(t.strip() for t in raw.split(",") if t.strip())
-        elif field == "review_roots":
+        elif field in ("review_roots", "allowed_roots"):
             value = tuple(Path(p) for p in raw.split(os.pathsep) if p.strip())
         elif field == "log_level":
             value = log_level(raw)

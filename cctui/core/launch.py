@@ -14,6 +14,8 @@ from cctui.config import Settings
 from cctui.core import templates
 from cctui.core.models import SessionConfig
 from cctui.errors import LaunchPrefixNotFound, ValidationFailed
+from cctui.fs import safepath
+from cctui.fs.errors import DirectoryNotAllowed
 from cctui.redact import redact
 
 _TITLE_MAX = 80
@@ -225,6 +227,20 @@ def interactive_argv(settings: Settings, config: SessionConfig, session_id: str)
     check_prefix(config.launch_prefix, config.cwd)
     cli = find_cli(settings.claude_code_path)
     return [*config.launch_prefix, str(cli), "--resume", session_id]
+
+
+def check_allowed_root(settings: Settings, cwd: Path) -> None:
+    """Raise ``DirectoryNotAllowed`` when ``allowed_roots`` is configured and ``cwd`` lies
+    outside every one of them (symlinks followed). For what MCP clients start (seeds 002
+    and 003: "working directories are within allowed paths"); the person at the TUI picks
+    any directory."""
+    if settings.allowed_roots and not safepath.within(cwd, settings.allowed_roots):
+        roots = ", ".join(str(r) for r in settings.allowed_roots)
+        raise DirectoryNotAllowed(
+            f"working directory {cwd} is outside the allowed roots ({roots}).",
+            suggestion="Use a directory inside one of allowed_roots, or add it to "
+            "allowed_roots in cctui's config (CCTUI_ALLOWED_ROOTS).",
+        )
 
 
 def check_cwd(cwd: Path) -> None:

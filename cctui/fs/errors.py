@@ -62,3 +62,9 @@ class GitFailed(CctuiError):
     """git refused or failed; the message carries what git said."""
 
     code = "git_failed"
+
+
+class DirectoryNotAllowed(CctuiError):
+    """A session's working directory lies outside every configured ``allowed_roots``."""
+
+    code = "path_not_allowed"

@@ -146,6 +146,17 @@ def real_root(root: Path | str) -> Path:
     return real
 
 
+def within(path: Path | str, roots: Iterable[Path | str]) -> bool:
+    """``path`` (its realpath) is one of ``roots`` or below one (theirs); a root that does
+    not exist holds nothing."""
+    real = Path(os.path.realpath(path))
+    for root in roots:
+        base = Path(os.path.realpath(Path(root).expanduser()))
+        if base.is_dir() and real.is_relative_to(base):
+            return True
+    return False
+
+
 def _inside(base: Path, target: Path, given: tuple[str, ...], raw: str) -> tuple[str, ...]:
     """``target``'s components under ``base`` (both real); refuses ``.git`` on the way."""
     inside = target.relative_to(base).parts

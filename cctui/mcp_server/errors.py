@@ -147,6 +147,7 @@ _SEED004_CODES: dict[str, Seed004Code] = {
     "unknown_tool": "VALIDATION_ERROR",
     "timeout": "TIMEOUT_ERROR",
     "tool_not_available": "PERMISSION_ERROR",
+    "path_not_allowed": "PERMISSION_ERROR",
 }
 
 

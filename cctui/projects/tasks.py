@@ -24,6 +24,7 @@ import anyio
 import anyio.to_thread
 
 from cctui.core import SessionInfo, SessionManager, SessionStatus, ToolUseEvent
+from cctui.core.launch import check_allowed_root
 from cctui.core.runs import Run
 from cctui.fs.safepath import open_read
 from cctui.projects.changes import EDIT_TOOLS, Changes, Snapshot, diff, edited_path, snapshot
@@ -120,6 +121,7 @@ class ProjectTask:
         )
         self._unlisten = self.run.listen(self._note_edit)
         try:
+            check_allowed_root(self.manager.settings, config.cwd)
             info = await self.run.start(prompt, config)
         except BaseException as exc:
             status = "cancelled" if isinstance(exc, anyio.get_cancelled_exc_class()) else "failed"

@@ -21,6 +21,7 @@ from mcp.types import InputRequiredResult
 from pydantic import BaseModel, ConfigDict, Field
 
 from cctui.core import Router, SessionManager
+from cctui.core.launch import check_allowed_root
 from cctui.core.runs import Run
 from cctui.errors import ValidationFailed
 from cctui.mcp_server.asking import rounds
@@ -81,6 +82,7 @@ def register(server: MCPServer, manager: SessionManager, broker: Router) -> None
             append_system_prompt=given.appendSystemPrompt,
             allowed_tools=given.allowedTools,
         )
+        check_allowed_root(manager.settings, config.cwd)
         run = QueryRun(
             run=Run(manager, max_ms / 1000),
             broker=broker,

@@ -36,6 +36,7 @@ from cctui.core import (
     ToolUseEvent,
 )
 from cctui.core.catalog import CatalogEntry
+from cctui.core.launch import check_allowed_root, resolve_dir
 from cctui.errors import SessionNotFound, ValidationFailed
 from cctui.mcp_server.asking.decisions import DecisionForm, can_elicit, client_label
 from cctui.mcp_server.asking.sending import Deliveries
@@ -246,6 +247,7 @@ def register(
             teammate=teammate_name,
             log_file=log_file,
         )
+        check_allowed_root(settings, config.cwd)
         info = await manager.create(prompt, config, session_id=session_id, worktree=worktree)
         broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
         return StartSessionOut(
@@ -298,6 +300,8 @@ def register(
                     "doppler_config needs a Doppler project: this session has none.",
                     suggestion="Pass doppler_project too (or set DOPPLER_PROJECT).",
                 )
+        if cwd is not None:
+            check_allowed_root(settings, resolve_dir(cwd))
         try:
             info = await manager.resume(
                 session_id, cwd=cwd, launch_prefix=tuple(prefix) if prefix else None

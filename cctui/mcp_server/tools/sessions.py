@@ -14,6 +14,7 @@ from pydantic import Field
 
 from cctui.config import Settings
 from cctui.core import Decision, Router, SessionManager, SessionStatus, templates
+from cctui.core.launch import check_allowed_root
 from cctui.mcp_server.asking.decisions import DecisionForm, can_elicit, client_label
 from cctui.mcp_server.asking.reaching import keep_reachable
 from cctui.mcp_server.asking.sending import Deliveries
@@ -138,6 +139,7 @@ def register(
             teammate=teammate,
             title=title,
         )
+        check_allowed_root(settings, config.cwd)
         if prompt is None and template is not None:
             prompt = templates.find(settings, template).prompt
         keep_reachable(broker, ctx)  # seed 002 Flow A: asked later, while it only polls
