@@ -222,6 +222,9 @@ class Settings(BaseModel):
     (a Settings built by hand) means ``<state_dir>/cache``."""
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     """Per model id, prices that override genai-prices' (``[prices."claude-x"] input = 3``)."""
+    index_thinking: bool = False
+    """The history index also holds assistant thinking blocks (off: they are not searchable;
+    changing it rebuilds the index)."""
     mcp_may_persist_rules: bool = False
     """An MCP client's ``allowForProject`` is written to the project's settings at once;
     off, it waits for the human at the TUI to confirm it (and applies to the session only

@@ -1,16 +1,24 @@
 """What one transcript line gives the index: searchable text pieces, one usage record, a cost.
 
-What is indexed for search (and how much):
+Every piece is indexed whole, at any length (the index keeps no copy of the text: a hit points
+at its line, and the snippet is read from the transcript when shown, see ``snippets``):
 
-- user prompts: the typed text, ``<system-reminder>`` blocks removed, up to ``TEXT_LIMIT``;
-- assistant text blocks, up to ``TEXT_LIMIT``;
+- user prompts: the typed text, ``<system-reminder>`` blocks removed;
+- assistant text blocks; thinking blocks only when asked (``thinking=True``);
 - tool inputs: ``[Tool] `` + the main argument (command, file path, pattern, url, query)
-  followed by the rest of the input as compact JSON, the first ``TOOL_LIMIT`` characters;
-- tool results: their text, the first ``TOOL_LIMIT`` characters (``clipped`` is set when cut).
+  followed by the rest of the input as compact JSON;
+- tool results: their ``content`` (a string or text blocks), and the strings of the line's
+  ``toolUseResult`` that the content does not already hold (one more piece).
 
-Thinking blocks, images and every metadata line (``api-request*``, ``attachment``,
-``file-history-*``, ``queue-operation``, ...) are not indexed; those lines are recognised from
-their first bytes and never parsed, since 2.1.330 stores whole API requests in the transcript.
+Deliberately left out (``NOT_INDEXED`` says it for ``cctui index --stats``): images and other
+base64 data, ``toolUseResult.originalFile`` (the whole file before an edit, which a Read or the
+edit itself already shows), lines longer than the indexer's ``MAX_LINE``, and every metadata line
+(``api-request*``, ``attachment``, ``file-history-*``, ``queue-operation``, ...): those lines are
+recognised from their first bytes and never parsed, since 2.1.330 stores whole API requests in
+the transcript.
+
+A piece is named by its line and ``part``: the content block's index, or ``RESULT_EXTRA`` for
+the ``toolUseResult`` strings; ``piece_text`` finds it again in the line it came from.
 """
 
 from __future__ import annotations
@@ -22,14 +30,29 @@ from typing import Any
 
 from cctui.timestamps import parse_iso
 
-TEXT_LIMIT = 64 * 1024
-"""Characters of a prompt or an assistant text block that are indexed."""
-TOOL_LIMIT = 4 * 1024
-"""Characters of a tool input or a tool result that are indexed."""
+try:  # several times faster than json on the long lines of tool results (Apache-2.0/MIT)
+    import orjson
+
+    _loads: Any = orjson.loads
+except ImportError:  # pragma: no cover - orjson is a dependency; json still works
+    _loads = json.loads
+
+NOT_INDEXED = (
+    "images and base64 data; toolUseResult.originalFile; thinking (unless index_thinking); "
+    "metadata lines (api requests, attachments, file history, queue operations)"
+)
+"""What the index deliberately leaves out, as ``cctui index --stats`` says it."""
+RESULT_EXTRA = 1000
+"""The ``part`` of the piece made of a line's ``toolUseResult`` strings."""
+ROLE_CODES = {"user": 1, "assistant": 2, "tool": 3}
+"""Roles as stored in ``msg.role``."""
+ROLE_NAMES = {v: k for k, v in ROLE_CODES.items()}
 
 _WANTED = frozenset({"user", "assistant", "cost-state"})
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
 _MAIN_ARGS = ("command", "file_path", "path", "pattern", "url", "query", "description")
+_SKIP_KEYS = frozenset({"originalFile", "base64", "data", "image", "source", "signature"})
+"""``toolUseResult`` keys whose strings are not text to search (see the module docstring)."""
 
 
 @dataclass(slots=True)
@@ -62,7 +85,8 @@ class Piece:
     role: str
     """``user``, ``assistant`` or ``tool`` (a tool input or a tool result)."""
     body: str
-    clipped: bool = False
+    part: int = 0
+    """Which piece of its line: the content block's index, or ``RESULT_EXTRA``."""
 
 
 @dataclass(slots=True)
@@ -94,6 +118,11 @@ def parse(line: bytes) -> tuple[dict[str, Any] | None, bool]:
 
     Bytes that are not UTF-8 become U+FFFD; the rest of the line survives.
     """
+    try:
+        data = _loads(line)
+        return (data if isinstance(data, dict) else None), False
+    except ValueError:
+        pass  # invalid UTF-8, a lone surrogate orjson refuses, or not JSON: the slow path
     bad = False
     try:
         text = line.decode("utf-8")
@@ -107,7 +136,7 @@ def parse(line: bytes) -> tuple[dict[str, Any] | None, bool]:
     return (data if isinstance(data, dict) else None), bad
 
 
-def extract(entry: dict[str, Any]) -> Extracted:
+def extract(entry: dict[str, Any], *, thinking: bool = False) -> Extracted:
     """Searchable pieces, usage and cost of one parsed transcript entry."""
     kind = entry.get("type")
     if kind == "cost-state":
@@ -125,47 +154,66 @@ def extract(entry: dict[str, Any]) -> Extracted:
         ts=timestamp(entry.get("timestamp")),
         sidechain=bool(entry.get("isSidechain")),
     )
-    content = message.get("content")
-    blocks: list[Any] = (
-        [{"type": "text", "text": content}]
-        if isinstance(content, str)
-        else (content if isinstance(content, list) else [])
-    )
-    for block in blocks:
-        if isinstance(block, dict):
-            piece = _piece(kind, block)
-            if piece is not None:
-                out.pieces.append(piece)
+    out.pieces = pieces(entry, thinking=thinking)
     if kind == "assistant":
         out.usage = _usage(entry, message, out.ts, out.sidechain)
     return out
 
 
-def _piece(kind: str, block: dict[str, Any]) -> Piece | None:
+def pieces(entry: dict[str, Any], *, thinking: bool = False) -> list[Piece]:
+    """The searchable pieces of a user or assistant entry, in line order."""
+    kind = str(entry.get("type"))
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    blocks: list[Any] = (
+        [{"type": "text", "text": content}]
+        if isinstance(content, str)
+        else (content if isinstance(content, list) else [])
+    )
+    out: list[Piece] = []
+    results: list[str] = []
+    for i, block in enumerate(blocks):
+        if isinstance(block, dict):
+            piece = _piece(kind, block, thinking)
+            if piece is not None:
+                piece.part = i
+                out.append(piece)
+                if block.get("type") == "tool_result":
+                    results.append(piece.body)
+    extra = entry.get("toolUseResult")
+    if results and extra is not None:
+        seen = "\n".join(results)
+        more = [s for s in _strings(extra, 0) if s not in seen]
+        if more:
+            out.append(Piece("tool", "\n".join(more), RESULT_EXTRA))
+    return out
+
+
+def piece_text(entry: dict[str, Any], part: int) -> Piece | None:
+    """The piece ``part`` of an entry (thinking included: it was indexed if it is asked for)."""
+    for piece in pieces(entry, thinking=True):
+        if piece.part == part:
+            return piece
+    return None
+
+
+def _piece(kind: str, block: dict[str, Any], thinking: bool) -> Piece | None:
     btype = block.get("type")
-    if btype == "text":
-        text = block.get("text")
+    if btype == "text" or (btype == "thinking" and thinking and kind == "assistant"):
+        text = block.get("text" if btype == "text" else "thinking")
         if not isinstance(text, str):
             return None
         if kind == "user":
             text = _REMINDER.sub("", text)
         text = text.strip()
-        if not text:
-            return None
-        return Piece(kind, *_clip(text, TEXT_LIMIT))
+        return Piece(kind, text) if text else None
     if btype == "tool_use":
         name = str(block.get("name") or "?")
-        return Piece("tool", *_clip(f"[{name}] " + _input_text(block.get("input")), TOOL_LIMIT))
+        return Piece("tool", f"[{name}] " + _input_text(block.get("input")))
     if btype == "tool_result":
         text = _result_text(block.get("content")).strip()
-        if not text:
-            return None
-        return Piece("tool", *_clip(text, TOOL_LIMIT))
+        return Piece("tool", text) if text else None
     return None
-
-
-def _clip(text: str, limit: int) -> tuple[str, bool]:
-    return (text, False) if len(text) <= limit else (text[:limit], True)
 
 
 def _input_text(data: Any) -> str:
@@ -179,25 +227,36 @@ def _input_text(data: Any) -> str:
 
 def _dumps(data: Any) -> str:
     try:
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))[: TOOL_LIMIT + 1]
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError):
-        return repr(data)[: TOOL_LIMIT + 1]
+        return repr(data)
 
 
 def _result_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts: list[str] = []
-        size = 0
-        for b in content:
-            if isinstance(b, dict) and isinstance(b.get("text"), str):
-                parts.append(b["text"])
-                size += len(b["text"])
-                if size > TOOL_LIMIT:
-                    break
-        return "\n".join(parts)
+        return "\n".join(
+            b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)
+        )
     return ""
+
+
+def _strings(value: Any, depth: int) -> list[str]:
+    """The text strings of a ``toolUseResult`` (keys in ``_SKIP_KEYS`` and numbers left out)."""
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if depth > 4:
+        return []
+    out: list[str] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k not in _SKIP_KEYS:
+                out += _strings(v, depth + 1)
+    elif isinstance(value, list):
+        for v in value:
+            out += _strings(v, depth + 1)
+    return out
 
 
 def _int(value: Any) -> int:

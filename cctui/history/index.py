@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 import anyio.to_thread
 
 from cctui.config import Settings
+from cctui.history.extract import NOT_INDEXED
 from cctui.history.indexer import Plan, TranscriptIndexer
 from cctui.history.models import (
     HistoryPrompt,
@@ -94,12 +95,16 @@ class HistoryIndex:
         attribution_slack: timedelta = ATTRIBUTION_SLACK,
         index_file: Path | None = None,
         pricer: Pricer | None = None,
+        thinking: bool = False,
     ) -> None:
-        """``index_file=None`` keeps the index in a private temporary file (tests)."""
+        """``index_file=None`` keeps the index in a private temporary file (tests);
+        ``thinking`` indexes assistant thinking blocks too."""
         self.config_dir = config_dir
         self.store = IndexStore(index_file)
         self.pricer = pricer or Pricer()
-        self.transcripts = TranscriptIndexer(config_dir / "projects", self.store, self.pricer)
+        self.thinking = thinking
+        self._check_options()
+        self.transcripts = self._indexer()
         self.progress = IndexProgress()
         """The running build's progress (for the status bar); ``active`` is False when idle."""
         self.history = HistoryFileReader(config_dir / "history.jsonl")
@@ -121,7 +126,22 @@ class HistoryIndex:
             settings.claude_config_dir,
             index_file=settings.index_file,
             pricer=Pricer(settings.prices),
+            thinking=settings.index_thinking,
         )
+
+    def _indexer(self) -> TranscriptIndexer:
+        return TranscriptIndexer(
+            self.config_dir / "projects", self.store, self.pricer, thinking=self.thinking
+        )
+
+    def _check_options(self) -> None:
+        """An index built with thinking blocks in (or out) and asked for the other: rebuilt."""
+        flag = "1" if self.thinking else "0"
+        had = self.store.get_meta("thinking")
+        if had is not None and had != flag:
+            self.store.reset(note="index_thinking changed; rebuilding the index")
+        with self.store.write() as conn:
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('thinking', ?)", (flag,))
 
     def close(self) -> None:
         """Close the index file (a temporary one is removed)."""
@@ -157,8 +177,29 @@ class HistoryIndex:
     # -- search, usage, stats (from the index file; safe from any thread) -----------------
 
     def search(self, query: str, **kwargs: Any) -> SearchResult:
-        """Full-text search; see ``cctui.history.search.search`` for the syntax and options."""
-        return search(self.store, query, **kwargs)
+        """Full-text search; see ``cctui.history.search.search`` for the syntax and options.
+
+        A hit whose line changed in its transcript since it was indexed is never shown: its
+        file is indexed again and the query runs once more.
+        """
+        stale: set[str] = set()
+        result = search(self.store, query, stale=stale, **kwargs)
+        if stale:
+            self.reindex(Path(p) for p in stale)
+            result = search(self.store, query, **kwargs)
+        return result
+
+    def reindex(self, paths: Iterable[Path]) -> IndexChange:
+        """Read these transcripts again from their first byte (a line changed under a hit)."""
+        todo = [str(p) for p in paths]
+        with self._refresh_lock:
+            with self.store.write() as conn:
+                conn.executemany(
+                    "UPDATE source SET size=-1, tail_sig=NULL WHERE path=?", [(p,) for p in todo]
+                )
+            for p in todo:
+                logger.info("transcript changed under the index, reading it again: %s", p)
+            return self._apply(self.transcripts.refresh_paths(Path(p) for p in todo))
 
     def usage(self, period: str = "daily", **kwargs: Any) -> UsageReport:
         """A usage report; see ``cctui.history.usage.usage_report``."""
@@ -176,7 +217,11 @@ class HistoryIndex:
             files=files,
             subagent_files=int(subagents),
             sessions=conn.execute("SELECT count(DISTINCT session_id) FROM card").fetchone()[0],
-            messages=conn.execute("SELECT count(*) FROM msg").fetchone()[0],
+            messages=conn.execute("SELECT count(*) FROM msg WHERE source_id != 0").fetchone()[0],
+            stale_messages=conn.execute("SELECT count(*) FROM msg WHERE source_id = 0").fetchone()[
+                0
+            ],
+            not_indexed=NOT_INDEXED,
             replies=conn.execute("SELECT count(*) FROM usage").fetchone()[0],
             transcript_bytes=int(tbytes),
             index_bytes=self.store.size_bytes(),
@@ -193,9 +238,8 @@ class HistoryIndex:
         """Drop everything the index file holds and index every transcript again."""
         with self._refresh_lock:
             self.store.reset()
-            self.transcripts = TranscriptIndexer(
-                self.config_dir / "projects", self.store, self.pricer
-            )
+            self._check_options()
+            self.transcripts = self._indexer()
         return self.refresh()
 
     # -- refreshing ----------------------------------------------------------------------
@@ -222,6 +266,10 @@ class HistoryIndex:
     def plan(self) -> Plan:
         """Sweep: what changed since the index was last brought up to date, newest first."""
         with self._refresh_lock:
+            if self._compact_due():
+                self.store.reset(note="most of the index was stale rows; rebuilding it")
+                self._check_options()
+                self.transcripts = self._indexer()
             if not self.transcripts.loaded:
                 self._apply(self.transcripts.load())
             plan = self.transcripts.scan()
@@ -253,6 +301,15 @@ class HistoryIndex:
             if not plan.jobs:
                 self.progress = self.progress.model_copy(update={"active": False})
             return self._apply(touched)
+
+    def _compact_due(self) -> bool:
+        """Tombstones (rows of files read again, see ``store``) outnumber the live rows."""
+        dead, live = (
+            self.store.reader()
+            .execute("SELECT total(source_id = 0), total(source_id != 0) FROM msg")
+            .fetchone()
+        )
+        return bool(dead > max(live, 100_000))
 
     async def build_steps(
         self, *, first: float = 0.5, seconds: float = 2.0

@@ -26,6 +26,7 @@ import os
 import sqlite3
 import stat
 import time
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from cctui.history import _sdk
-from cctui.history.extract import extract, parse, wanted
+from cctui.history.extract import ROLE_CODES, extract, parse, wanted
 from cctui.history.lines import complete_lines
 from cctui.history.pricing import Pricer
 from cctui.history.store import IndexStore
@@ -47,13 +48,15 @@ times its size in memory."""
 SEGMENT = 16 * 1024 * 1024
 """Bytes of one file read per write transaction."""
 _SIG = 4096
-ID_SLOTS = 1 << 16
-"""Message ids are ``ts_ms * ID_SLOTS`` + a sequence number: rowid order is time order."""
+ID_SLOTS = 32
+"""Message ids are ``ts_seconds * ID_SLOTS`` + a sequence number: rowid order is time order.
+Small, close ids keep the index small: FTS5 stores each posting's distance to the previous
+row id as a varint (milliseconds times 65,536, the first scheme, cost ~3 bytes more each)."""
 
 
 def msg_id_floor(ts: float) -> int:
     """The smallest message id of a message written at ``ts`` (epoch seconds)."""
-    return max(0, int(ts * 1000)) * ID_SLOTS
+    return max(0, int(ts)) * ID_SLOTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +89,34 @@ class _Counts:
     cost_state: float | None = None
 
 
+class _Ids:
+    """Message ids for new rows: ``msg_id_floor(ts)`` + the next free sequence number."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._next: dict[int, int] = {}
+        self._taken: set[int] = set()
+        """Ids given in this batch (their rows are not written yet)."""
+
+    def next(self, floor: int) -> int:
+        n = self._next.get(floor)
+        if n is None:
+            top = self._conn.execute(
+                "SELECT max(id) FROM msg WHERE id >= ? AND id < ?", (floor, floor + ID_SLOTS)
+            ).fetchone()[0]
+            n = floor if top is None else top + 1
+        # Past its second's slots (more pieces in one second than slots) an id may be taken by
+        # a later second's row: only then is the file asked.
+        while n in self._taken or (
+            n >= floor + ID_SLOTS
+            and self._conn.execute("SELECT 1 FROM msg WHERE id=?", (n,)).fetchone()
+        ):
+            n += 1
+        self._taken.add(n)
+        self._next[floor] = n + 1
+        return n
+
+
 def _sig(fh: BinaryIO, offset: int) -> bytes:
     start = max(0, offset - _SIG)
     fh.seek(start)
@@ -99,8 +130,12 @@ class TranscriptIndexer:
     serialise against other processes.
     """
 
-    def __init__(self, projects_dir: Path, store: IndexStore, pricer: Pricer) -> None:
+    def __init__(
+        self, projects_dir: Path, store: IndexStore, pricer: Pricer, *, thinking: bool = False
+    ) -> None:
         self.projects_dir = projects_dir
+        self.thinking = thinking
+        """Index assistant thinking blocks too (``Settings.index_thinking``)."""
         self.store = store
         self.pricer = pricer
         self.stats = ReadStats()
@@ -418,9 +453,11 @@ class TranscriptIndexer:
         """Read up to ``SEGMENT`` bytes of complete lines; (new offset, counts, more to read)."""
         counts = _Counts()
         msgs: list[tuple[object, ...]] = []
+        fts: list[tuple[object, ...]] = []
         last_ts = os.fstat(fh.fileno()).st_mtime  # for entries without a timestamp
         end = offset
         more = False
+        ids = _Ids(conn)
         lines = complete_lines(fh, offset, max_line=MAX_LINE)
         for end, line in lines:
             counts.lines += 1
@@ -432,16 +469,20 @@ class TranscriptIndexer:
                 if entry is None:
                     counts.skipped += 1
                 else:
-                    got = extract(entry)
+                    got = extract(entry, thinking=self.thinking)
                     if got.cost_state is not None:
                         counts.cost_state = got.cost_state
                     side = int(got.sidechain or sidechain_file)
                     last_ts = got.ts or last_ts
-                    for p in got.pieces:
-                        msgs.append(
-                            (msg_id_floor(last_ts), source_id, session_id, got.ts, p.role, side,
-                             int(p.clipped), got.uuid, p.body)
-                        )  # fmt: skip
+                    if got.pieces:
+                        start, size, crc = end - len(line) - 1, len(line), zlib.crc32(line)
+                        for p in got.pieces:
+                            mid = ids.next(msg_id_floor(last_ts))
+                            msgs.append(
+                                (mid, source_id, got.ts, ROLE_CODES[p.role], side, start, size,
+                                 crc, p.part)
+                            )  # fmt: skip
+                            fts.append((mid, p.body, p.role))
                     if got.usage is not None:
                         got.usage.sidechain = bool(side)
                         self._put_usage(conn, source_id, session_id, got.usage)
@@ -449,14 +490,8 @@ class TranscriptIndexer:
                 more = True
                 break
         lines.close()
-        # Ids follow time (see ``msg_id_floor``), so a search can take the newest matches
-        # first without ranking all of them; copies at the same millisecond take the next id.
-        conn.executemany(
-            "INSERT INTO msg(id, source_id, session_id, ts, role, sidechain, clipped, uuid, body) "
-            "VALUES ((SELECT coalesce(max(id) + 1, ?1) FROM msg WHERE id >= ?1 AND id < ?1 + "
-            f"{ID_SLOTS}), ?, ?, ?, ?, ?, ?, ?, ?)",
-            msgs,
-        )
+        conn.executemany("INSERT INTO msg VALUES (?,?,?,?,?,?,?,?,?)", msgs)
+        conn.executemany("INSERT INTO msg_fts(rowid, body, role) VALUES (?,?,?)", fts)
         return end, counts, more
 
     def _put_usage(
@@ -534,7 +569,9 @@ class TranscriptIndexer:
 
 
 def _delete_rows(conn: sqlite3.Connection, source_id: int) -> None:
-    conn.execute("DELETE FROM msg WHERE source_id=?", (source_id,))
+    # Tombstones: a contentless FTS5 row cannot be deleted before SQLite 3.43 (see ``store``);
+    # the row stays so its id is never given to another piece, which would inherit its words.
+    conn.execute("UPDATE msg SET source_id=0 WHERE source_id=?", (source_id,))
     conn.execute("DELETE FROM usage WHERE source_id=?", (source_id,))
 
 

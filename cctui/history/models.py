@@ -264,7 +264,7 @@ class SearchHit(BaseModel):
     matched_words: int | None = None
     """Set on hits of the looser any-word pass: how many of the query's words the message has."""
     clipped: bool = False
-    """The message is a long tool input or result of which only the start is indexed."""
+    """Always false now: every piece is indexed whole (kept for the fields' compatibility)."""
     sidechain: bool = False
     """The match is in a subagent's transcript of this session."""
 
@@ -371,6 +371,8 @@ class IndexStats(BaseModel):
     subagent_files: int
     sessions: int
     messages: int
+    stale_messages: int = 0
+    """Rows of transcripts read again, left as tombstones (rebuilt away when they dominate)."""
     replies: int
     transcript_bytes: int
     index_bytes: int
@@ -380,4 +382,6 @@ class IndexStats(BaseModel):
     invalid_utf8_lines: int = 0
     deferred_files: int = 0
     schema_version: int
+    not_indexed: str = ""
+    """What the index deliberately leaves out of search."""
     note: str = ""

@@ -26,8 +26,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from cctui.errors import CctuiError, ValidationFailed
+from cctui.history.extract import ROLE_NAMES
 from cctui.history.indexer import msg_id_floor
 from cctui.history.models import SearchHit, SearchResult
+from cctui.history.snippets import Located, Read, read_piece, snippet, words
+from cctui.history.snippets import Term as SnipTerm
 from cctui.history.store import IndexStore
 
 CANDIDATES = 5000
@@ -39,7 +42,6 @@ LOOSE_BELOW = 3
 RECENCY_WEIGHT = 1.0
 """bm25 points a message from today gains over a very old one (halved at 30 days)."""
 ROLES = ("user", "assistant", "tool")
-_HL_OPEN, _HL_CLOSE = "\x02", "\x03"
 
 _STOPWORDS = """a an and are as at be but by can could did do does for from had has have how i
 if in into is it its me my no not of on or our so that the their them then there these they this
@@ -223,10 +225,9 @@ class _Row:
     session_id: str
     ts: float | None
     role: str
-    uuid: str | None
-    clipped: int
     sidechain: int
     bm25: float
+    at: Located
     matched: int = 0
     score: float = 0.0
     count: int = 1
@@ -243,10 +244,12 @@ def search(
     until: str | None = None,
     role: str | None = None,
     now: float | None = None,
+    stale: set[str] | None = None,
 ) -> SearchResult:
     """Run one query; hits are sessions (their best message), best first.
 
-    The keyword arguments add to the filters written in ``line``.
+    The keyword arguments add to the filters written in ``line``. Transcripts whose hit line
+    changed since it was indexed are added to ``stale`` (their hits are left out).
 
     Raises:
         SearchError: an unreadable query or filter (the message says what to type instead).
@@ -276,9 +279,25 @@ def search(
             loose = True
             sessions += more
             capped = capped or capped2
-    page = sessions[offset : offset + limit]
-    hits = [_hit(conn, q, r, loose and r.matched > 0) for r in page]
-    end = offset + len(page)
+    hits: list[SearchHit] = []
+    i = 0
+    # The page is read from the transcripts: a hit whose line changed is dropped (and its file
+    # named in ``stale``), one whose identifier is not there as written is no hit at all.
+    while i < len(sessions) and len(hits) < limit:
+        r = sessions[i]
+        text = read_piece(r.at)
+        is_loose = loose and r.matched > 0
+        if text is None:
+            if stale is not None:
+                stale.add(r.at.path)
+        elif _literal_ok(q, text.text, is_loose):
+            if i >= offset:
+                hits.append(_hit(conn, q, r, is_loose, text))
+            i += 1
+            continue
+        del sessions[i]
+        exact -= i < exact
+    end = i
     return SearchResult(
         query=line,
         hits=hits,
@@ -301,19 +320,15 @@ def _filters(q: Query) -> tuple[str, list[object]]:
         where.append("m.ts < ?")
         args.append(q.until)
     if q.session:
-        where.append("m.session_id LIKE ? ESCAPE '\\'")
+        where.append("s.session_id LIKE ? ESCAPE '\\'")
         args.append(_like(q.session) + "%")
     if q.project:
         p = q.project.rstrip("/") or "/"
         where.append(
-            "m.session_id IN (SELECT session_id FROM card WHERE cwd = ? OR cwd LIKE ? ESCAPE '\\'"
+            "s.session_id IN (SELECT session_id FROM card WHERE cwd = ? OR cwd LIKE ? ESCAPE '\\'"
             " OR cwd LIKE ? ESCAPE '\\')"
         )
         args += [p, _like(p) + "/%", "%/" + _like(p)]
-    for t in q.positive:
-        if t.literal and not t.prefix:
-            where.append("instr(lower(m.body), ?) > 0")
-            args.append(t.text.lower())
     return "".join(f" AND {w}" for w in where), args
 
 
@@ -328,12 +343,9 @@ def _run(
 
     Message ids follow time, so ``ORDER BY rowid DESC`` lets FTS5 stop after the newest
     candidates instead of scoring every match of a common word; when more match than that,
-    ``capped`` is set and older matches are not ranked.
+    ``capped`` is set and older matches are not ranked. Tombstones (``source_id = 0``) find no
+    source and drop out of the join.
     """
-    if loose:
-        # Literal checks belong to the all-words pass; the looser pass needs any word only.
-        q = Query(project=q.project, since=q.since, until=q.until, role=q.role,
-                  session=q.session)  # fmt: skip
     where, args = _filters(q)
     if q.since is not None:
         where += " AND msg_fts.rowid >= ?"
@@ -343,9 +355,9 @@ def _run(
         args.append(msg_id_floor(q.until))
     cap = LOOSE_CANDIDATES if loose else CANDIDATES
     sql = (
-        "SELECT m.id, m.session_id, m.ts, m.role, m.uuid, m.clipped, m.sidechain, "
-        f"bm25(msg_fts, 1.0, 0.0){', m.body' if loose else ''} "
-        "FROM msg_fts JOIN msg m ON m.id = msg_fts.rowid "
+        "SELECT m.id, s.session_id, m.ts, m.role, m.sidechain, bm25(msg_fts, 1.0, 0.0), "
+        "s.path, m.off, m.len, m.crc, m.part "
+        "FROM msg_fts JOIN msg m ON m.id = msg_fts.rowid JOIN source s ON s.id = m.source_id "
         f"WHERE msg_fts MATCH ?{where} ORDER BY msg_fts.rowid DESC LIMIT ?"
     )
     try:
@@ -357,26 +369,37 @@ def _run(
         ) from None
     capped = len(raw) > cap
     rows: list[_Row] = []
-    words = _loose_words(expr) if loose else []
     for r in raw[:cap]:
-        row = _Row(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7])
+        row = _Row(r[0], r[1], r[2], ROLE_NAMES.get(r[3], "tool"), r[4], r[5],
+                   Located(r[6], r[7], r[8], r[9], r[10]))  # fmt: skip
         age_days = max(0.0, (now - (row.ts or 0.0)) / 86400)
         # bm25 is negative, lower is better; recency subtracts up to RECENCY_WEIGHT more.
         row.score = row.bm25 - RECENCY_WEIGHT / (1 + age_days / 30)
-        if loose:
-            body = r[8].lower()
-            row.matched = sum(1 for w in words if w in body)
         rows.append(row)
-    if loose:
+    if loose and rows:
+        _count_words(conn, q, rows)
         rows.sort(key=lambda x: (-x.matched, x.score))
     else:
         rows.sort(key=lambda x: x.score)
     return rows, capped
 
 
-def _loose_words(expr: str) -> list[str]:
-    body = expr[expr.index("body : ") :]
-    return [w.replace('""', '"').lower() for w in re.findall(r'"((?:[^"]|"")*)"', body)]
+def _count_words(conn: sqlite3.Connection, q: Query, rows: list[_Row]) -> None:
+    """How many of the query's words each candidate holds: one FTS look-up per word over the
+    candidates' id range (the index keeps no text to count them in)."""
+    lo, hi = min(r.msg_id for r in rows), max(r.msg_id for r in rows)
+    by_id = {r.msg_id: r for r in rows}
+    for t in q.positive:
+        if t.text.casefold() in _STOP:
+            continue
+        expr = q._scoped(t.fts())
+        for (rowid,) in conn.execute(
+            "SELECT rowid FROM msg_fts WHERE msg_fts MATCH ? AND rowid >= ? AND rowid <= ?",
+            (expr, lo, hi),
+        ):
+            row = by_id.get(rowid)
+            if row is not None:
+                row.matched += 1
 
 
 def _group(rows: list[_Row]) -> list[_Row]:
@@ -390,14 +413,12 @@ def _group(rows: list[_Row]) -> list[_Row]:
     return list(best.values())
 
 
-def _hit(conn: sqlite3.Connection, q: Query, r: _Row, loose: bool) -> SearchHit:
-    expr = q.match_any() if loose else q.match_all()
-    snip = conn.execute(
-        f"SELECT snippet(msg_fts, 0, '{_HL_OPEN}', '{_HL_CLOSE}', '…', 16) FROM msg_fts "
-        "WHERE msg_fts MATCH ? AND rowid = ?",
-        (expr, r.msg_id),
-    ).fetchone()
-    text, spans = _spans(snip[0] if snip else "")
+def _hit(conn: sqlite3.Connection, q: Query, r: _Row, loose: bool, text: Read) -> SearchHit:
+    terms = [
+        SnipTerm(tuple(words(t.text)), t.prefix) for t in (q.positive if not loose else
+        [t for t in q.positive if t.text.casefold() not in _STOP])
+    ]  # fmt: skip
+    snip, spans = snippet(text.text, terms)
     card = conn.execute(
         "SELECT cwd, title FROM card WHERE session_id=? ORDER BY mtime DESC LIMIT 1",
         (r.session_id,),
@@ -409,34 +430,22 @@ def _hit(conn: sqlite3.Connection, q: Query, r: _Row, loose: bool) -> SearchHit:
         title=title,
         timestamp=datetime.fromtimestamp(r.ts, tz=UTC) if r.ts is not None else None,
         role=r.role,
-        message_uuid=r.uuid,
-        snippet=text,
+        message_uuid=text.uuid,
+        snippet=snip,
         highlights=spans,
         score=round(-r.score, 4),
         matches=r.count,
         matched_words=r.matched if loose else None,
-        clipped=bool(r.clipped),
         sidechain=bool(r.sidechain),
     )
 
 
-def _spans(marked: str) -> tuple[str, list[tuple[int, int]]]:
-    """Plain text and the (start, end) of each highlighted span."""
-    out: list[str] = []
-    spans: list[tuple[int, int]] = []
-    pos = 0
-    start = -1
-    for ch in marked:
-        if ch == _HL_OPEN:
-            start = pos
-        elif ch == _HL_CLOSE:
-            if start >= 0:
-                spans.append((start, pos))
-            start = -1
-        else:
-            out.append(" " if ch == "\n" else ch)
-            pos += 1
-    return "".join(out), spans
+def _literal_ok(q: Query, text: str, loose: bool) -> bool:
+    """Identifiers with punctuation matched as FTS phrases are checked as written."""
+    if loose:
+        return True
+    low = text.lower()
+    return all(t.text.lower() in low for t in q.positive if t.literal and not t.prefix)
 
 
 __all__ = ["CctuiError", "SearchError", "parse_query", "parse_when", "search"]

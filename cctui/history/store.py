@@ -11,9 +11,14 @@ Tables (small columns before large ones, so list queries stay in the first pages
   parent session's id.
 - ``card``: one row per listable main transcript (the session list's head/tail metadata).
 - ``msg``: one row per indexed piece of text (a prompt, an assistant text block, a tool input,
-  a tool result), fed to ``msg_fts`` (an external-content FTS5 table: the text, and the role
-  as a one-word column so ``role:`` filters inside the index) by triggers only, so insert and
-  delete always see the same text.
+  a tool result): where it is, not what it says: its line's byte offset and length in the
+  transcript, the line's CRC-32, and which piece of the line (``part``). The text itself is
+  only in ``msg_fts``'s postings: a *contentless* FTS5 table (``content=''``) of the text and
+  the role (a one-word column, so ``role:`` filters inside the index). Snippets are read from
+  the transcript when shown (``snippets``), and a line whose CRC no longer matches gets its
+  file re-indexed. SQLite before 3.43 cannot delete a contentless row, so a file read again
+  leaves its old rows as tombstones (``source_id = 0``): the joins drop them, and ``plan``
+  rebuilds the index when they outnumber the live rows.
 - ``usage``: one row per API reply, keyed on (message id, request id); ``usage_q`` sums it
   per 15 minutes, session and model (kept by triggers), which is what reports read.
 - ``meta``: key/value (pricing fingerprint, build times).
@@ -34,7 +39,7 @@ from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Bump on any change to the tables below: an index of another version is rebuilt."""
 
 BUSY_TIMEOUT_MS = 30_000
@@ -110,30 +115,18 @@ CREATE INDEX card_session ON card(session_id);
 CREATE TABLE msg (
     id INTEGER PRIMARY KEY,
     source_id INTEGER NOT NULL,
-    session_id TEXT NOT NULL,
     ts REAL,
-    role TEXT NOT NULL,
+    role INTEGER NOT NULL,
     sidechain INTEGER NOT NULL DEFAULT 0,
-    clipped INTEGER NOT NULL DEFAULT 0,
-    uuid TEXT,
-    body TEXT NOT NULL
+    off INTEGER NOT NULL,
+    len INTEGER NOT NULL,
+    crc INTEGER NOT NULL,
+    part INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX msg_source ON msg(source_id);
 CREATE VIRTUAL TABLE msg_fts USING fts5(
-    body, role, content='msg', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+    body, role, content='', tokenize='unicode61 remove_diacritics 2'
 );
-CREATE TRIGGER msg_ai AFTER INSERT ON msg BEGIN
-    INSERT INTO msg_fts(rowid, body, role) VALUES (new.id, new.body, new.role);
-END;
-CREATE TRIGGER msg_ad AFTER DELETE ON msg BEGIN
-    INSERT INTO msg_fts(msg_fts, rowid, body, role)
-    VALUES ('delete', old.id, old.body, old.role);
-END;
-CREATE TRIGGER msg_au AFTER UPDATE OF body, role ON msg BEGIN
-    INSERT INTO msg_fts(msg_fts, rowid, body, role)
-    VALUES ('delete', old.id, old.body, old.role);
-    INSERT INTO msg_fts(rowid, body, role) VALUES (new.id, new.body, new.role);
-END;
 CREATE TABLE usage (
     msg_id TEXT NOT NULL,
     request_id TEXT NOT NULL DEFAULT '',
@@ -277,9 +270,11 @@ class IndexStore:
             conn.execute("ROLLBACK")
             raise
 
-    def reset(self) -> None:
+    def reset(self, note: str = "") -> None:
         """Empty the index (``cctui index --rebuild``): the schema is created afresh."""
         assert self._writer is not None
+        if note:
+            self._set_note(note)
         with self._write_lock:
             self._writer.execute("PRAGMA user_version=0")
             self._create(self._writer)

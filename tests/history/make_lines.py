@@ -83,3 +83,17 @@ def write(home: Path, sid: str, body: str, project: str = "-w-app") -> Path:
 def append(path: Path, body: str | bytes) -> None:
     with path.open("ab") as fh:
         fh.write(body.encode() if isinstance(body, str) else body)
+
+
+PLANTED = "zanzibarquux"
+"""A word found nowhere else: planted in the middle of a 200 KB tool result."""
+PLANTED_SID = "dddddddd-0000-4000-8000-00000000beef"
+
+
+def plant(home: Path, word: str = PLANTED, sid: str = PLANTED_SID, kb: int = 200) -> Path:
+    """A transcript whose only tool result is ``kb`` KB of test log with ``word`` at its middle."""
+    half = "ok tests passed " * (kb * 1024 // 32)
+    body = user(
+        "run the whole test suite", sid, ts="2026-11-21T09:00:00.000Z", cwd="/w/big"
+    ) + tool_result(f"{half}FAILED {word} timed out {half}", sid, ts="2026-11-21T09:00:05Z")
+    return write(home, sid, body, project="-w-big")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.history import make_lines as mk
 from tests.history.conftest import INTERACTIVE_ID, WRITE_ID
 
 
@@ -30,6 +31,21 @@ def _run(home: Path, claude: Path, *args: str) -> subprocess.CompletedProcess[st
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     return tmp_path / "home"
+
+
+def test_a_word_in_the_middle_of_a_200_kb_tool_result_is_found(
+    claude_home: Path, home: Path
+) -> None:
+    path = mk.plant(claude_home)
+    assert path.stat().st_size > 200_000
+    out = _run(home, claude_home, "search", mk.PLANTED, "--json")
+    assert out.returncode == 0, out.stderr
+    hits = json.loads(out.stdout)["hits"]
+    assert [h["session_id"] for h in hits] == [mk.PLANTED_SID]
+    snippet, spans = hits[0]["snippet"], hits[0]["highlights"]
+    assert [snippet[a:b] for a, b in spans] == [mk.PLANTED] and hits[0]["role"] == "tool"
+    stats = _run(home, claude_home, "index", "--stats").stdout
+    assert "not indexed" in stats and "images" in stats
 
 
 def test_search_usage_index_and_sessions_share_one_index(claude_home: Path, home: Path) -> None:

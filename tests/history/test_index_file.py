@@ -134,7 +134,8 @@ def test_bad_lines_are_counted_and_nothing_else_is_lost(
 ) -> None:
     monkeypatch.setattr(indexer, "MAX_LINE", 200_000)
     huge = mk.user("needle_in_huge " + "x " * 300_000, SID)  # ~600 KB: over the limit
-    big = mk.tool_result("needle_in_big " + "y " * 60_000, SID)  # ~120 KB: parsed, clipped
+    # ~120 KB: indexed whole, a word in its middle too
+    big = mk.tool_result("needle_in_big " + "y " * 30_000 + "mid_needle " + "y " * 30_000, SID)
     bad_utf8 = mk.user("needle_utf8 cafQQ", SID).encode().replace(b"QQ", b"\xff\xfe")
     body = (
         mk.user("needle_before", SID).encode()
@@ -151,14 +152,15 @@ def test_bad_lines_are_counted_and_nothing_else_is_lost(
 
     index.refresh()
 
-    for word in ("needle_before", "needle_utf8", "needle_in_big", "needle_after"):
+    for word in ("needle_before", "needle_utf8", "needle_in_big", "mid_needle", "needle_after"):
         assert _found(index, word) == {SID}, word
     assert _found(index, "needle_in_huge") == set()
     p = index.problems
     assert (p.transcript_lines_skipped, p.oversized_lines, p.invalid_utf8_lines) == (2, 1, 1)
     assert "2 corrupt transcript line(s) skipped" in p.describe()
-    hit = index.search("needle_in_big").hits[0]
-    assert hit.clipped and hit.role == "tool"
+    hit = index.search("mid_needle").hits[0]
+    assert hit.role == "tool" and not hit.clipped
+    assert [hit.snippet[a:b] for a, b in hit.highlights] == ["mid_needle"]
 
 
 def test_subagent_transcripts_are_indexed_under_their_parent(
@@ -343,4 +345,57 @@ def test_a_build_goes_newest_first_and_reports_progress(home: Path, index_file: 
     done = ix.progress  # read afresh: mypy keeps `ix.progress.active` narrowed to True
     assert not done.active and done.describe() == ""
     assert len(ix.sessions()) == 5
+    ix.close()
+
+
+def test_the_index_keeps_no_copy_of_the_text(home: Path, index: HistoryIndex) -> None:
+    # (The first prompt is the list's title: it is kept, as a title, in the session's card.)
+    mk.write(home, SID, mk.user("hi", SID) + mk.user("a distinctive_phrase_here to find", SID))
+    index.refresh()
+    assert _found(index, "distinctive_phrase_here") == {SID}
+    index.close()
+    for suffix in ("", "-wal"):
+        p = Path(f"{index.store.path}{suffix}")
+        assert not p.exists() or b"distinctive_phrase_here" not in p.read_bytes()
+
+
+@pytest.mark.parametrize("change", ["rewrite", "truncate", "delete"])
+def test_a_transcript_changed_under_a_hit_is_read_again_never_a_wrong_snippet(
+    home: Path, index: HistoryIndex, change: str
+) -> None:
+    path = mk.write(home, SID, mk.user("first words", SID) + mk.user("the walrus said hi", SID))
+    index.refresh()
+    assert _found(index, "walrus") == {SID}
+    st = path.stat()
+    if change == "rewrite":  # same size and mtime: no sweep would see it
+        path.write_text(path.read_text().replace("walrus", "pelics"))
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    elif change == "truncate":
+        path.write_text(mk.user("first words", SID))
+    else:
+        path.unlink()
+
+    result = index.search("walrus")  # no refresh in between: the hit's line is checked
+
+    assert result.hits == []
+    if change == "rewrite":
+        hit = index.search("pelics").hits[0]
+        assert hit.session_id == SID and "pelics" in hit.snippet
+        assert index.stats().stale_messages == 2  # the old rows: tombstones
+    if change == "delete":
+        assert index.stats().files == 0
+
+
+def test_thinking_is_searchable_only_when_asked(home: Path, index_file: Path) -> None:
+    thought = {"type": "thinking", "thinking": "ponder the aardvark", "signature": "x"}
+    mk.write(home, SID, mk.assistant([thought, mk.text("plain reply")], SID))
+    ix = HistoryIndex(home, index_file=index_file)
+    ix.refresh()
+    assert _found(ix, "aardvark") == set() and _found(ix, "plain") == {SID}
+    ix.close()
+    ix = HistoryIndex(home, index_file=index_file, thinking=True)  # the option changed: rebuilt
+    ix.refresh()
+    assert "index_thinking" in ix.store.note
+    hit = ix.search("aardvark").hits[0]
+    assert hit.session_id == SID and hit.role == "assistant" and "aardvark" in hit.snippet
     ix.close()

@@ -15,6 +15,7 @@ from cctui.mcp_server.server import build_server
 from cctui.services import Services
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
+from tests.history import make_lines as mk
 from tests.history.conftest import SAMPLES, TRANSCRIPTS, WRITE_ID, add_transcript
 from tests.mcp.conftest import call, client, error_body
 
@@ -34,6 +35,16 @@ async def manager(settings: Settings, factory: FakeDriverFactory) -> AsyncIterat
     await m.start()
     yield m
     await m.shutdown()
+
+
+async def test_a_word_in_the_middle_of_a_200_kb_tool_result_is_found(
+    manager: SessionManager, settings: Settings
+) -> None:
+    mk.plant(settings.claude_config_dir)
+    async with client(build_server(manager, settings)) as c:
+        out = await call(c, "claude_search_transcripts", query=mk.PLANTED)
+        assert [h["sessionId"] for h in out["hits"]] == [mk.PLANTED_SID]
+        assert f"«{mk.PLANTED}»" in out["hits"][0]["snippet"]
 
 
 async def test_search_finds_a_session_by_what_was_said(

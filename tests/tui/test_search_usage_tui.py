@@ -14,6 +14,7 @@ from cctui.tui.screens.usage import UsageScreen
 from cctui.tui.widgets.blocks import UserBlock
 from cctui.tui.widgets.status_bar import StatusBar
 from cctui.tui.widgets.transcript import Transcript
+from tests.history import make_lines as mk
 from tests.history.conftest import (
     INTERACTIVE_ID,
     MULTI_ID,
@@ -68,6 +69,22 @@ async def test_search_as_you_type_then_enter_opens_the_session_there(
 
         await h.until(lambda: bool(users()))
         assert users()[0].endswith("follow up after exit")  # the hit's message comes first
+
+
+async def test_a_word_in_the_middle_of_a_200_kb_tool_result_is_found(
+    run_app: RunApp, tmp_path: Path
+) -> None:
+    mk.plant(_seed(tmp_path))
+    async with run_app() as h:
+        await h.app.history_loaded.wait()
+        await h.pilot.press("s")
+        screen = h.app.screen
+        assert isinstance(screen, SearchScreen)
+        await h.pilot.press(*mk.PLANTED)
+        await h.until(lambda: screen.last is not None and screen.last.query == mk.PLANTED)
+        assert [hit.session_id for hit in screen.last.hits] == [mk.PLANTED_SID]  # type: ignore[union-attr]
+        rows = _cells(screen.query_one(DataTable))
+        assert len(rows) == 1 and mk.PLANTED in rows[0][3]
 
 
 async def test_a_bad_query_says_why_in_place(run_app: RunApp, tmp_path: Path) -> None:
