@@ -7,6 +7,11 @@ content is written once, and every held caller gets that write's result with how
 saves it covered. Nothing is lost (the last content is the one a client that saved twice
 meant), and a burst of saves costs one atomic write and one state update instead of N.
 Appends are never merged: each appends its own text, after any held save is written.
+
+Writes of one file never overlap and run in the order they were asked for (a lock per
+file, which asyncio hands out first come, first served), and the window opens when a write
+starts: saves arriving while the first is still being written are held behind it, so the
+file ends with the last content saved, never with whichever write happened to finish last.
 """
 
 from __future__ import annotations
@@ -53,6 +58,8 @@ class SaveDebouncer:
         self.window_s = window_s
         self._last: dict[tuple[str, str], float] = {}
         self._held: dict[tuple[str, str], _Held] = {}
+        self._locks: dict[tuple[str, str], tuple[asyncio.Lock, list[int]]] = {}
+        """Per file being written: its lock and how many writes hold or wait for it."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def save(
@@ -94,7 +101,16 @@ class SaveDebouncer:
     async def _now(
         self, key: tuple[str, str], content: str, mode: WriteMode, dirs: bool
     ) -> WriteResult:
+        # The window opens now, not when the write is done: a save arriving meanwhile is
+        # held behind this one instead of racing it to the disk.
+        self._last[key] = time.monotonic()
+        lock, users = self._locks.setdefault(key, (asyncio.Lock(), [0]))
+        users[0] += 1
         try:
-            return await self._write(key[0], key[1], content, mode, dirs)
+            async with lock:
+                return await self._write(key[0], key[1], content, mode, dirs)
         finally:
             self._last[key] = time.monotonic()
+            users[0] -= 1
+            if not users[0]:  # no file keeps a lock nobody waits for
+                del self._locks[key]

@@ -88,3 +88,39 @@ async def test_a_failed_write_fails_every_coalesced_save() -> None:
     assert all(isinstance(r, CctuiError) for r in results), results
     with pytest.raises(CctuiError):
         await saves.save("p", "a.md", "v3", "overwrite", True)
+
+
+class UnevenDisk:
+    """Each write takes less time than the one before (a big file, then small ones): the
+    file holds whichever write finished last."""
+
+    def __init__(self) -> None:
+        self.content: str | None = None
+        self.delays = [0.06, 0.03, 0.0]
+        self.overlapping = 0
+        self.most_at_once = 0
+
+    async def __call__(
+        self, pid: str, rel: str, content: str, mode: WriteMode, dirs: bool
+    ) -> WriteResult:
+        self.overlapping += 1
+        self.most_at_once = max(self.most_at_once, self.overlapping)
+        await asyncio.sleep(self.delays.pop(0) if self.delays else 0.0)
+        self.content = content
+        self.overlapping -= 1
+        return WriteResult(path=Path("/p") / rel, action="overwritten", bytes=len(content))
+
+
+async def test_first_saves_at_once_end_with_the_last_content() -> None:
+    disk = UnevenDisk()
+    saves = SaveDebouncer(disk, window_s=0.05)
+    one, two, three = (saves.save("p", "a.md", v, "overwrite", True) for v in ("1", "2", "3"))
+    t1 = asyncio.create_task(one)
+    await asyncio.sleep(0)  # asked in this order, as three calls arriving together
+    t2 = asyncio.create_task(two)
+    await asyncio.sleep(0)
+    t3 = asyncio.create_task(three)
+    await asyncio.gather(t1, t2, t3)
+    assert disk.content == "3"
+    assert disk.most_at_once == 1  # writes of one file never overlap
+    assert saves._locks == {}  # nothing kept for a file nobody writes
