@@ -115,7 +115,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     sessions = sub.add_parser("sessions", parents=[common], help="print the merged session list")
     sessions.add_argument("--json", action="store_true", help="one JSON array")
-    sessions.add_argument("--limit", type=int, default=50)
+    sessions.add_argument(
+        "--limit", type=int, help="at most this many, newest first (default: every session)"
+    )
     sessions.add_argument("--text", help="only sessions whose title or project contains TEXT")
     sessions.add_argument("--project", help="only sessions under this directory")
     sessions.add_argument("--status", help="e.g. running, idle, completed, live, past")
@@ -305,14 +307,20 @@ def _hosts(settings: Settings) -> Hosts:
 
 
 def _print_sessions(settings: Settings, args: argparse.Namespace) -> int:
-    from cctui.core.catalog import CatalogEntry, CatalogQuery, list_catalog, matches
+    from cctui.core.catalog import CatalogEntry, CatalogQuery, list_catalog_page, matches
 
     rows: list[tuple[str | None, CatalogEntry]] = []
     if args.host in (None, "*"):
-        entries = list_catalog(
+        page = list_catalog_page(
             settings, text=args.text, project=args.project, status=args.status, limit=args.limit
         )
-        rows += [(None, e) for e in entries]
+        rows += [(None, e) for e in page.entries]
+        if page.total > len(page.entries):  # on stderr: stdout stays the list (or its JSON)
+            print(
+                f"cctui: {len(page.entries):,} of {page.total:,} sessions shown (--limit "
+                f"{args.limit}); leave --limit out for every one",
+                file=sys.stderr,
+            )
     if args.host is not None:
         hosts = _hosts(settings)
         chosen = list(hosts) if args.host == "*" else [hosts.get(args.host)]

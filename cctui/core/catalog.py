@@ -314,7 +314,7 @@ def query_catalog(
     )
 
 
-def list_catalog(
+def list_catalog_page(
     settings: Settings,
     *,
     text: str | None = None,
@@ -323,8 +323,10 @@ def list_catalog(
     team: str | None = None,
     limit: int | None = None,
     own: Iterable[Own] | None = None,
-) -> list[CatalogEntry]:
+) -> CatalogPage:
     """One-shot listing without a running app (``cctui sessions``): reads the disk once.
+
+    The page's ``total`` counts every match, so a caller can say when ``limit`` cut the list.
 
     cctui's own sessions come from ``own`` when given, else from the registry file.
     """
@@ -338,4 +340,21 @@ def list_catalog(
         {"text": text, "project": project, "status": status, "team": team, "limit": limit}
     )
     catalog = build_catalog(index, own, spare_records.published(settings.state_dir))
-    return list(query_catalog(catalog, query).entries)
+    return query_catalog(catalog, query)
+
+
+def list_catalog(
+    settings: Settings,
+    *,
+    text: str | None = None,
+    project: str | None = None,
+    status: Sequence[str] | str | None = None,
+    team: str | None = None,
+    limit: int | None = None,
+    own: Iterable[Own] | None = None,
+) -> list[CatalogEntry]:
+    """``list_catalog_page``'s entries."""
+    page = list_catalog_page(
+        settings, text=text, project=project, status=status, team=team, limit=limit, own=own
+    )
+    return list(page.entries)

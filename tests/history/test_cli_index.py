@@ -72,8 +72,13 @@ def test_search_usage_index_and_sessions_share_one_index(claude_home: Path, home
     stats = json.loads(_run(home, claude_home, "index", "--stats", "--json").stdout)
     assert stats["files"] == 3 and stats["sessions"] == 3 and stats["messages"] > 10
 
-    listed = json.loads(_run(home, claude_home, "sessions", "--json").stdout)
+    every = _run(home, claude_home, "sessions", "--json")
+    listed = json.loads(every.stdout)
     assert {e["session_id"] for e in listed} >= {WRITE_ID, INTERACTIVE_ID}
+    assert "--limit" not in every.stderr  # no limit: every session, nothing to say
+    cut = _run(home, claude_home, "sessions", "--json", "--limit", "1")
+    assert len(json.loads(cut.stdout)) == 1
+    assert f"1 of {len(listed)} sessions shown (--limit 1)" in cut.stderr
 
     rebuilt = _run(home, claude_home, "index", "--rebuild", "--json")
     assert rebuilt.returncode == 0 and json.loads(rebuilt.stdout)["files"] == 3
