@@ -287,10 +287,11 @@ def build_server(
         tools.steering.register(server, manager)
         tools.rules.register(server, manager, services.registry)
         tools.query.register(server, manager, broker)
-        tools.history.register(server, manager, settings, services.history)
+        # One view, so one index: the TUI's live one, or under `serve` one built on first use.
+        history = HistoryView(settings, manager, services.history)
+        tools.history.register(server, manager, settings, history)
         tools.team.register(server, manager, broker)
         tools.worktrees.register(server, manager)
-        history = HistoryView(settings, manager, services.history)
         tools.seed004.register(server, manager, broker, settings, history)
         if not settings.compat_tools:
             server.hidden |= set(seed004.TOOLS)

@@ -125,3 +125,25 @@ async def test_the_tuis_mcp_server_is_built_when_started_and_not_after_a_quit(
         await later.stop()
     assert not settings.server_file.exists()
     assert later.status_line() == "MCP off"
+
+
+async def test_serve_builds_one_history_index_for_every_history_tool(
+    manager: SessionManager, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the TUI's live index, the server's history tools and seed 004's list share
+    one index, built once (two views used to build two, each reading every transcript)."""
+    _transcript(settings)
+    built: list[HistoryIndex] = []
+    real = HistoryIndex.from_settings
+
+    def counted(s: Settings) -> HistoryIndex:
+        built.append(index := real(s))
+        return index
+
+    monkeypatch.setattr(HistoryIndex, "from_settings", staticmethod(counted))
+    async with client(build_server(manager, settings)) as c:
+        listed = await call(c, "claude_list_sessions")
+        seed = await call(c, "list_sessions")
+        await call(c, "claude_usage")
+    assert listed["sessions"] and seed["sessions"]
+    assert len(built) == 1

@@ -12,7 +12,6 @@ from pydantic import Field
 
 from cctui.config import Settings
 from cctui.core import SessionManager
-from cctui.history import HistoryIndex
 from cctui.mcp_server.history_view import HistoryView
 from cctui.mcp_server.schemas.common import READ, SessionId
 from cctui.mcp_server.schemas.history import (
@@ -24,15 +23,10 @@ from cctui.mcp_server.schemas.history import (
 
 
 def register(
-    server: MCPServer,
-    manager: SessionManager,
-    settings: Settings,
-    index: HistoryIndex | None = None,
+    server: MCPServer, manager: SessionManager, settings: Settings, history: HistoryView
 ) -> None:
     """Add claude_list_sessions, claude_get_transcript, claude_search_transcripts and
-    claude_usage to ``server`` (``index``: a history index kept live by someone else, the
-    TUI)."""
-    history = HistoryView(settings, manager, index)
+    claude_usage to ``server``, over the server's one ``history`` view (and so one index)."""
 
     @server.tool(annotations=READ)
     async def claude_list_sessions(
