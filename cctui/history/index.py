@@ -285,7 +285,7 @@ class HistoryIndex:
             touched: set[str] = set()
             # One transaction per step: FTS writes fewer, larger segments (much faster), and
             # another process waits at most one step for the write lock.
-            with self.store.write():
+            with self.store.write(), self.transcripts.batch():
                 while plan.gone:
                     touched |= self.transcripts.forget(plan.gone.pop())
                 while plan.jobs:
@@ -300,6 +300,7 @@ class HistoryIndex:
                         break
             if not plan.jobs:
                 self.progress = self.progress.model_copy(update={"active": False})
+                self.store.checkpoint()
             return self._apply(touched)
 
     def _compact_due(self) -> bool:

@@ -20,6 +20,7 @@ parent session's id with ``sidechain`` set; they have no card of their own.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -27,14 +28,14 @@ import sqlite3
 import stat
 import time
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
 
 from cctui.history import _sdk
-from cctui.history.extract import ROLE_CODES, extract, parse, wanted
+from cctui.history.extract import ROLE_CODES, Usage, extract, parse, wanted
 from cctui.history.lines import complete_lines
 from cctui.history.pricing import Pricer
 from cctui.history.store import IndexStore
@@ -47,6 +48,8 @@ MAX_LINE = 8 * 1024 * 1024
 times its size in memory."""
 SEGMENT = 16 * 1024 * 1024
 """Bytes of one file read per write transaction."""
+FTS_BUFFER = 16 * 1024 * 1024
+"""Characters of text held for the FTS table before a batch writes them (see ``batch``)."""
 _SIG = 4096
 ID_SLOTS = 32
 """Message ids are ``ts_seconds * ID_SLOTS`` + a sequence number: rowid order is time order.
@@ -147,6 +150,49 @@ class TranscriptIndexer:
         self._metas: dict[str, TranscriptMeta] = {}
         self._paths_by_session: dict[str, set[str]] = {}
         self.loaded = False
+        self._fts: list[tuple[int, str, str]] = []
+        """FTS rows (id, text, role) of the files read in this batch, not written yet."""
+        self._fts_chars = 0
+        self._batching = False
+
+    # -- batches -----------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Files ingested in here give their text to the FTS table in a few large writes
+        (call it inside the caller's write transaction).
+
+        Each write of a contentless FTS5 table inside a savepoint (one per file) is flushed to a
+        new segment when the savepoint is released; tiny segments then cost merges. Held back
+        and written together, a build writes ~16 MB segments instead (``FTS_BUFFER``).
+        """
+        self._batching = True
+        try:
+            yield
+            self.flush()
+        finally:
+            self._batching = False
+            self._fts.clear()
+            self._fts_chars = 0
+
+    def flush(self) -> None:
+        """Write the FTS rows held back (their ``msg`` rows are written already)."""
+        if self._fts:
+            with self.store.write() as conn:
+                conn.executemany("INSERT INTO msg_fts(rowid, body, role) VALUES (?,?,?)", self._fts)
+            self._fts.clear()
+            self._fts_chars = 0
+
+    @contextlib.contextmanager
+    def _segment(self) -> Iterator[sqlite3.Connection]:
+        """One segment's write; its held-back FTS rows go if it is rolled back."""
+        mark = len(self._fts)
+        try:
+            with self.store.write() as conn:
+                yield conn
+        except BaseException:
+            del self._fts[mark:]
+            raise
 
     # -- the list's view -------------------------------------------------------------------
 
@@ -346,6 +392,8 @@ class TranscriptIndexer:
         except OSError as exc:
             return self._fail(path, exc.strerror or str(exc))
         self.unreadable.pop(path, None)
+        if not self._batching or self._fts_chars > FTS_BUFFER:
+            self.flush()  # between files: never inside a file's savepoint
         if not changed:
             return set()
         was = self.meta(session_id)
@@ -378,7 +426,7 @@ class TranscriptIndexer:
         """
         changed = False
         while True:
-            with self.store.write() as conn:
+            with self._segment() as conn:
                 st = os.fstat(fh.fileno())
                 row = conn.execute(
                     "SELECT id, dev, ino, size, mtime_ns, offset, tail_sig FROM source "
@@ -453,7 +501,8 @@ class TranscriptIndexer:
         """Read up to ``SEGMENT`` bytes of complete lines; (new offset, counts, more to read)."""
         counts = _Counts()
         msgs: list[tuple[object, ...]] = []
-        fts: list[tuple[object, ...]] = []
+        fts: list[tuple[int, str, str]] = []
+        replies: dict[tuple[str, str], Usage] = {}
         last_ts = os.fstat(fh.fileno()).st_mtime  # for entries without a timestamp
         end = offset
         more = False
@@ -483,15 +532,28 @@ class TranscriptIndexer:
                                  crc, p.part)
                             )  # fmt: skip
                             fts.append((mid, p.body, p.role))
-                    if got.usage is not None:
-                        got.usage.sidechain = bool(side)
-                        self._put_usage(conn, source_id, session_id, got.usage)
+                    u = got.usage
+                    if u is not None:
+                        u.sidechain = bool(side)
+                        # A reply's lines (one per content block) repeat its usage: one write
+                        # per reply, the same one the upsert's rule would keep.
+                        key = (u.msg_id, u.request_id)
+                        had = replies.get(key)
+                        if (
+                            had is None
+                            or u.total > had.total
+                            or (u.total == had.total and u.ts < had.ts)
+                        ):
+                            replies[key] = u
             if end - offset >= SEGMENT:
                 more = True
                 break
         lines.close()
         conn.executemany("INSERT INTO msg VALUES (?,?,?,?,?,?,?,?,?)", msgs)
-        conn.executemany("INSERT INTO msg_fts(rowid, body, role) VALUES (?,?,?)", fts)
+        self._fts += fts
+        self._fts_chars += sum(len(r[1]) for r in fts)
+        for u in replies.values():
+            self._put_usage(conn, source_id, session_id, u)
         return end, counts, more
 
     def _put_usage(

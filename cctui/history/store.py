@@ -309,6 +309,13 @@ class IndexStore:
             conn.execute("COMMIT" if depth == 0 else f"RELEASE w{depth}")
         self._secure_once()
 
+    def checkpoint(self) -> None:
+        """Fold the WAL into the file and empty it (after a build: the WAL holds a copy of
+        every page written, as large as the index itself until then)."""
+        assert self._writer is not None
+        with self._write_lock, contextlib.suppress(sqlite3.Error):
+            self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     def _secure_once(self) -> None:
         if not getattr(self, "_secured_wal", False) and Path(f"{self.path}-wal").exists():
             self._secure()
