@@ -101,6 +101,12 @@ class TeamNotFound(CctuiError):
     code = "team_not_found"
 
 
+class TeammateNotFound(CctuiError):
+    """No session of the team has this teammate name."""
+
+    code = "teammate_not_found"
+
+
 class SettingRefused(CctuiError):
     """The CLI refused a live change (a permission mode or a model); the message is its own."""
 

@@ -1,14 +1,17 @@
-"""Teams: sessions sharing a ``team`` label, and a message sent to all of them at once."""
+"""Teams: sessions sharing a ``team`` label; a message to all of them at once, or to one by
+its teammate name; and asking one to shut down (seed 004's ``sendToTeammate``,
+``broadcast`` and ``requestShutdown``)."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from cctui.core.models import SessionInfo
-from cctui.errors import CctuiError, TeamNotFound
+from cctui.errors import CctuiError, TeammateNotFound, TeamNotFound
 from cctui.redact import redact_text
 
 if TYPE_CHECKING:
@@ -78,6 +81,124 @@ async def broadcast(manager: SessionManager, team: str, message: str) -> list[De
         )
 
     return list(await asyncio.gather(*(deliver(i) for i in targets)))
+
+
+def teammate(manager: SessionManager, team: str, name: str) -> SessionInfo:
+    """The session of ``team`` whose teammate name is ``name`` (both case-insensitive).
+
+    Raises:
+        TeamNotFound, TeammateNotFound.
+    """
+    infos = members(manager, team)
+    wanted = name.casefold()
+    found = [i for i in infos if (i.config.teammate or "").casefold() == wanted]
+    if not found:
+        names = ", ".join(sorted({i.config.teammate for i in infos if i.config.teammate}))
+        raise TeammateNotFound(
+            f"Team {team!r} has no teammate {name!r}; its teammates: {names}.",
+            suggestion="Use one of the listed names (claude_list_sessions team=... shows them).",
+        )
+    return found[-1]  # a name given twice: the newest session holding it
+
+
+async def send_to_teammate(manager: SessionManager, team: str, name: str, message: str) -> Delivery:
+    """Send ``message`` to the teammate called ``name`` (resumed first if it had ended).
+
+    Raises:
+        TeamNotFound, TeammateNotFound.
+    """
+    info = teammate(manager, team, name)
+    try:
+        after = await manager.send(info.session_id, message)
+    except CctuiError as exc:
+        return Delivery(
+            session_id=info.session_id,
+            teammate=info.config.teammate,
+            delivered=False,
+            status=_status(manager, info.session_id),
+            error_code=exc.code,
+            error=redact_text(exc.message),
+        )
+    return Delivery(
+        session_id=info.session_id,
+        teammate=info.config.teammate,
+        delivered=True,
+        status=after.status,
+    )
+
+
+SHUTDOWN_ASK = (
+    "{who} asks you to shut down{because}. Finish or set down what you are doing, then end "
+    "your reply with one line: `SHUTDOWN: approve` to stop now, or `SHUTDOWN: reject <why>` "
+    "to keep working."
+)
+"""What a teammate is asked (seed 004's ``requestShutdown``): it answers in its own reply,
+so it can save its work first, and cctui reads the answer from the turn's result."""
+
+_ANSWER = re.compile(r"SHUTDOWN:\s*(approve|reject)\b[ \t:,-]*(.*)", re.IGNORECASE)
+
+
+class ShutdownAnswer(BaseModel):
+    """How a shutdown request ended."""
+
+    session_id: str
+    teammate: str | None
+    outcome: str
+    """``approved`` (its process was ended), ``rejected``, ``already_ended`` (nothing was
+    sent), ``no_answer`` (the turn ended without a ``SHUTDOWN:`` line, or the timeout
+    passed, or it waits for a decision): the session is left running."""
+    reason: str | None = None
+    """The teammate's reason for rejecting, or why there was no answer."""
+    status: str | None = None
+    """The session's status afterwards."""
+
+
+async def request_shutdown(
+    manager: SessionManager,
+    team: str,
+    name: str,
+    *,
+    reason: str | None = None,
+    requested_by: str = "Your team lead",
+    timeout_s: float = 120.0,
+) -> ShutdownAnswer:
+    """Ask a teammate to shut down and wait for its answer; on ``approve`` its process is
+    ended (it stays resumable), on anything else it keeps running.
+
+    Raises:
+        TeamNotFound, TeammateNotFound.
+    """
+    info = teammate(manager, team, name)
+    sid = info.session_id
+
+    def answer(outcome: str, why: str | None = None) -> ShutdownAnswer:
+        return ShutdownAnswer(
+            session_id=sid,
+            teammate=info.config.teammate,
+            outcome=outcome,
+            reason=why,
+            status=_status(manager, sid),
+        )
+
+    if not info.is_active:
+        return answer("already_ended")
+    because = f": {reason}" if reason else ""
+    await manager.send(sid, SHUTDOWN_ASK.format(who=requested_by, because=because))
+    waited = await manager.wait(sid, timeout_s)
+    if waited.reason == "input_needed":
+        return answer("no_answer", "it is waiting for a decision (claude_respond)")
+    if waited.reason == "timeout":
+        return answer("no_answer", f"no answer within {timeout_s:g} s")
+    said = _ANSWER.findall(manager.get(sid).last_result or "")
+    if not said:
+        if waited.reason == "session_ended":
+            return answer("already_ended")
+        return answer("no_answer", "its reply had no SHUTDOWN: line")
+    verdict, why = said[-1]
+    if verdict.lower() == "reject":
+        return answer("rejected", why.strip() or None)
+    await manager.end(sid)
+    return answer("approved", why.strip() or None)
 
 
 def _status(manager: SessionManager, session_id: str) -> str | None:

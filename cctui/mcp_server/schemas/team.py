@@ -23,6 +23,20 @@ class DeliveryOut(Out):
     error_code: str | None = None
 
 
+class ShutdownOut(Out):
+    """How a shutdown request ended."""
+
+    session_id: str
+    teammate: str | None = None
+    outcome: str
+    """``approved`` (its process was ended; it stays resumable), ``rejected``,
+    ``already_ended`` (nothing was sent), or ``no_answer`` (it keeps running)."""
+    reason: str | None = None
+    """The teammate's reason for rejecting, or why there was no answer."""
+    status: str | None = None
+    """The session's status afterwards."""
+
+
 class BroadcastOut(Out):
     """Per-session delivery of a broadcast."""
 

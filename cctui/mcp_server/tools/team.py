@@ -1,4 +1,5 @@
-"""Team and context tools (claude_broadcast, claude_sync_context) and the metrics resource.
+"""Team and context tools (claude_broadcast, claude_send_to_teammate, claude_request_shutdown,
+claude_sync_context) and the metrics resource.
 
 No ``from __future__ import annotations``: see ``tools.sessions``.
 """
@@ -13,14 +14,14 @@ from pydantic import Field
 from cctui.core import Router, SessionManager, teams
 from cctui.mcp_server.asking.decisions import can_elicit, client_label
 from cctui.mcp_server.schemas.common import ACT, SessionId
-from cctui.mcp_server.schemas.team import BroadcastOut, DeliveryOut, SyncContextOut
+from cctui.mcp_server.schemas.team import BroadcastOut, DeliveryOut, ShutdownOut, SyncContextOut
 from cctui.projects import context
 
 METRICS_URI = "cctui://metrics"
 
 
 def register(server: MCPServer, manager: SessionManager, broker: Router) -> None:
-    """Add claude_broadcast, claude_sync_context and ``cctui://metrics`` to ``server``."""
+    """Add the team tools, claude_sync_context and ``cctui://metrics`` to ``server``."""
 
     @server.tool(annotations=ACT)
     async def claude_broadcast(
@@ -39,6 +40,52 @@ def register(server: MCPServer, manager: SessionManager, broker: Router) -> None
         out = [DeliveryOut.model_validate(r.model_dump()) for r in results]
         ok = sum(1 for r in out if r.delivered)
         return BroadcastOut(team=team, delivered=ok, failed=len(out) - ok, results=out)
+
+    @server.tool(annotations=ACT)
+    async def claude_send_to_teammate(
+        team: Annotated[str, Field(min_length=1, description="The team's name")],
+        teammate: Annotated[str, Field(min_length=1, description="The teammate's name")],
+        message: Annotated[str, Field(min_length=1, description="The message")],
+        ctx: Context,
+    ) -> DeliveryOut:
+        """Send a message to one session of a team, addressed by its teammate name (seed
+        004's sendToTeammate); an ended session is resumed first."""
+        member = teams.teammate(manager, team, teammate)
+        broker.note_owner(member.session_id, client_label(ctx), can_elicit(ctx))
+        result = await teams.send_to_teammate(manager, team, teammate, message)
+        return DeliveryOut.model_validate(result.model_dump())
+
+    @server.tool(annotations=ACT)
+    async def claude_request_shutdown(
+        team: Annotated[str, Field(min_length=1, description="The team's name")],
+        teammate: Annotated[str, Field(min_length=1, description="The teammate's name")],
+        ctx: Context,
+        reason: Annotated[
+            str | None, Field(max_length=2000, description="Why it should stop (it is told)")
+        ] = None,
+        timeoutMs: Annotated[
+            int, Field(ge=1000, le=600_000, description="How long to wait for its answer")
+        ] = 120_000,
+    ) -> ShutdownOut:
+        """Ask a teammate to shut down, and wait for its answer (seed 004's requestShutdown).
+
+        The teammate is told why and answers in its reply (`SHUTDOWN: approve` or
+        `SHUTDOWN: reject <why>`), so it can finish or save its work first. Approved: its
+        process is ended (the session stays resumable). Rejected, or no answer in time: it
+        keeps running, and the result says why.
+        """
+        member = teams.teammate(manager, team, teammate)
+        label = client_label(ctx)
+        broker.note_owner(member.session_id, label, can_elicit(ctx))
+        answer = await teams.request_shutdown(
+            manager,
+            team,
+            teammate,
+            reason=reason,
+            requested_by=f"The MCP client {label!r}",
+            timeout_s=timeoutMs / 1000,
+        )
+        return ShutdownOut.model_validate(answer.model_dump())
 
     @server.tool(annotations=ACT)
     async def claude_sync_context(
