@@ -60,27 +60,7 @@ async def broadcast(manager: SessionManager, team: str, message: str) -> list[De
         TeamNotFound: no session has this team.
     """
     targets = members(manager, team)
-
-    async def deliver(info: SessionInfo) -> Delivery:
-        try:
-            after = await manager.send(info.session_id, message)
-        except CctuiError as exc:
-            return Delivery(
-                session_id=info.session_id,
-                teammate=info.config.teammate,
-                delivered=False,
-                status=_status(manager, info.session_id),
-                error_code=exc.code,
-                error=redact_text(exc.message),  # a result, not an error: not redacted later
-            )
-        return Delivery(
-            session_id=info.session_id,
-            teammate=info.config.teammate,
-            delivered=True,
-            status=after.status,
-        )
-
-    return list(await asyncio.gather(*(deliver(i) for i in targets)))
+    return list(await asyncio.gather(*(_deliver(manager, i, message) for i in targets)))
 
 
 def teammate(manager: SessionManager, team: str, name: str) -> SessionInfo:
@@ -107,24 +87,7 @@ async def send_to_teammate(manager: SessionManager, team: str, name: str, messag
     Raises:
         TeamNotFound, TeammateNotFound.
     """
-    info = teammate(manager, team, name)
-    try:
-        after = await manager.send(info.session_id, message)
-    except CctuiError as exc:
-        return Delivery(
-            session_id=info.session_id,
-            teammate=info.config.teammate,
-            delivered=False,
-            status=_status(manager, info.session_id),
-            error_code=exc.code,
-            error=redact_text(exc.message),
-        )
-    return Delivery(
-        session_id=info.session_id,
-        teammate=info.config.teammate,
-        delivered=True,
-        status=after.status,
-    )
+    return await _deliver(manager, teammate(manager, team, name), message)
 
 
 SHUTDOWN_ASK = (
@@ -199,6 +162,27 @@ async def request_shutdown(
         return answer("rejected", why.strip() or None)
     await manager.end(sid)
     return answer("approved", why.strip() or None)
+
+
+async def _deliver(manager: SessionManager, info: SessionInfo, message: str) -> Delivery:
+    """Send to one member; a failure is this member's result, not an error."""
+    try:
+        after = await manager.send(info.session_id, message)
+    except CctuiError as exc:
+        return Delivery(
+            session_id=info.session_id,
+            teammate=info.config.teammate,
+            delivered=False,
+            status=_status(manager, info.session_id),
+            error_code=exc.code,
+            error=redact_text(exc.message),  # a result, not an error: not redacted later
+        )
+    return Delivery(
+        session_id=info.session_id,
+        teammate=info.config.teammate,
+        delivered=True,
+        status=after.status,
+    )
 
 
 def _status(manager: SessionManager, session_id: str) -> str | None:
