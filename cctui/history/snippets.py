@@ -88,7 +88,7 @@ class Term:
     prefix: bool = False
 
 
-LONG = 20_000
+LONG = 8_000
 """Texts longer than this (a 200 KB tool result) are cut around the first match before their
 words are split: a page of hits stays a few milliseconds."""
 
@@ -112,15 +112,22 @@ def snippet(text: str, terms: list[Term]) -> tuple[str, list[tuple[int, int]]]:
     tokens = [(m.start(), m.end()) for m in _TOKEN.finditer(text)]
     if not tokens:
         return _flat(text[:SNIPPET_CHARS]), []
-    folded = [fold(text[a:b]) for a, b in tokens]
+    folded = [w.casefold() if w.isascii() else fold(w) for w in (text[a:b] for a, b in tokens)]
+    where: dict[str, list[int]] = {}
+    for i, w in enumerate(folded):
+        where.setdefault(w, []).append(i)
     ranges: list[tuple[int, int]] = []  # (first, last) token of each match: a phrase is one
     hits: list[tuple[int, int]] = []  # (token index, term index)
     for ti, term in enumerate(terms):
         k = len(term.words)
         if not k:
             continue
-        for i in range(len(folded) - k + 1):
-            if _match(folded, i, term):
+        if k == 1 and term.prefix:
+            starts = sorted(i for w, at in where.items() if w.startswith(term.words[0]) for i in at)
+        else:
+            starts = where.get(term.words[0], [])
+        for i in starts:
+            if k == 1 or (i + k <= len(folded) and _match(folded, i, term)):
                 hits.append((i, ti))
                 ranges.append((i, i + k - 1))
     start = _best_window(hits, len(tokens))

@@ -18,6 +18,10 @@ real ``~/.claude``), it measures, each next to its baseline:
   per day are compared with ccusage's;
 - index size against the transcripts' bytes.
 
+One transcript with a word in the middle of a 200 KB tool result is planted in the home first
+(``--home`` too: use a copy). ``--index FILE`` reuses an index built before (of the same home,
+e.g. by a previous run with ``--keep``) instead of measuring a first build.
+
 Not part of the pytest run: timings vary by machine and load; ratios less so.
 """
 
@@ -42,20 +46,18 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-QUERIES = [
-    "session",  # a very common word
-    "kadenlo",  # a made-up word of the Zipf tail
-    "widget theme",  # two words, both must appear
-    '"merge the branch"',  # a phrase
-    "migra*",  # a prefix
-    "Session._pump",  # an identifier with punctuation (FTS phrase + literal check)
-    "src/api/auth.ts",
-    "error-401",
-    "how do I fix the timeout in the stream handler",  # a sentence: the looser pass
-    "role:user config",
-    "project:project-7 retry",
-    "since:30d cache token",
-]
+KINDS = {
+    "rare word": ["kadenlo", "zanzibarquux"],  # the Zipf tail; the word planted in 200 KB
+    "common words": ["session", "widget theme"],
+    "phrase": ['"merge the branch"'],
+    "prefix": ["migra*", "deplo*"],
+    "identifier": ["Session._pump", "src/api/auth.ts", "error-401"],
+    "sentence": ["how do I fix the timeout in the stream handler"],  # the looser pass
+    "filters": ["role:user config", "project:project-7 retry", "since:30d cache token"],
+}
+"""The mixed query set, by kind (``zanzibarquux`` is planted in the middle of a 200 KB tool
+result: ``tests.history.make_lines.plant``)."""
+QUERIES = [q for qs in KINDS.values() for q in qs]
 
 
 def _timed(fn: Callable[[], object], repeat: int = 5) -> list[float]:
@@ -237,6 +239,7 @@ def main() -> None:
     parser.add_argument("--ccusage", help="a ccusage binary, for the usage baseline and equality")
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--keep", action="store_true", help="keep the generated tree")
+    parser.add_argument("--index", type=Path, help="an index file of this home, built before")
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="cctui-bench-index-"))
@@ -252,26 +255,34 @@ def main() -> None:
                 f"corpus: {c.transcripts} transcripts + {c.subagents} subagent files, "
                 f"{c.bytes / 1e6:,.0f} MB, generated in {c.seconds:.0f} s"
             )
+        from tests.history import make_lines as mk
+
+        mk.plant(home)
         files = _files(home)
-        index_file = tmp / "cache" / "index.sqlite"
+        index_file = args.index or tmp / "cache" / "index.sqlite"
         read_s = min(_timed(lambda: _read_bytes(files), repeat=2))
         tbytes = sum(f.stat().st_size for f in files)
         figures["transcripts"] = {"files": len(files), "mb": tbytes / 1e6}
+        print(f"transcripts: {len(files):,} files, {tbytes / 1e6:,.0f} MB; load average "
+              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")  # fmt: skip
 
-        b = _child(_BUILD, str(home), str(index_file))
-        figures["build"] = b | {
-            "mb_s": b["bytes"] / 1e6 / b["seconds"],
-            "read_bytes_s": read_s,
-            "x_read": b["seconds"] / read_s,
-        }
-        print(
-            f"\nfirst build: {b['bytes'] / 1e6:,.0f} MB in {b['seconds']:.1f} s = "
-            f"{figures['build']['mb_s']:.1f} MB/s ({figures['build']['x_read']:.1f} x reading "
-            f"the bytes, {read_s:.2f} s); first step {b['first_step']:.2f} s; "
-            f"peak RSS {b['rss_mb']:.0f} MB; {b['sessions']} sessions; a 10 ms timer on "
-            f"the main thread fired late by p99 {b['loop_late_p99_ms']:.0f} ms, max "
-            f"{b['loop_late_max_ms']:.0f} ms"
-        )
+        if args.index is None:
+            b = _child(_BUILD, str(home), str(index_file))
+            figures["build"] = b | {
+                "mb_s": b["bytes"] / 1e6 / b["seconds"],
+                "read_bytes_s": read_s,
+                "x_read": b["seconds"] / read_s,
+                "cpu_mb_s": b["bytes"] / 1e6 / b["cpu_s"],
+            }
+            print(
+                f"\nfirst build: {b['bytes'] / 1e6:,.0f} MB in {b['seconds']:.1f} s = "
+                f"{figures['build']['mb_s']:.1f} MB/s ({figures['build']['x_read']:.1f} x reading "
+                f"the bytes, {read_s:.2f} s); first step {b['first_step']:.2f} s; "
+                f"peak RSS {b['rss_mb']:.0f} MB; {b['sessions']} sessions; a 10 ms timer on "
+                f"the main thread fired late by p99 {b['loop_late_p99_ms']:.0f} ms, max "
+                f"{b['loop_late_max_ms']:.0f} ms; CPU {b['cpu_s']:.0f} s "
+                f"({figures['build']['cpu_mb_s']:.1f} MB per CPU second)"
+            )
 
         sweep = statistics.median(_timed(lambda: _stat_sweep(home), repeat=5))
         frames = [_child(_FRAME, str(home), str(index_file)) for _ in range(5)]
@@ -288,12 +299,14 @@ def main() -> None:
                 shutil.copy(
                     f"{index_file}{suffix}", tmp / "xdg" / "cctui" / f"index.sqlite{suffix}"
                 )
-        cli = [sys.executable, "-m", "cctui", "sessions", "--json", "--limit", "100000"]
+        cli = [sys.executable, "-m", "cctui", "sessions", "--json"]
 
-        def run_cli() -> None:
-            subprocess.run(cli, env=env, cwd=REPO, capture_output=True, check=True)
+        def run_cli(*extra: str) -> None:
+            subprocess.run([*cli, *extra], env=env, cwd=REPO, capture_output=True, check=True)
 
+        run_cli()  # the first run sweeps the home into the copied index
         cli_s = statistics.median(_timed(run_cli, repeat=3))
+        page_s = statistics.median(_timed(lambda: run_cli("--limit", "50"), repeat=3))
         figures["first_frame"] = {
             "load_s": load,
             "load_cpu_s": statistics.median(f["load_cpu"] for f in frames),
@@ -302,6 +315,7 @@ def main() -> None:
             "sweep_after_s": statistics.median(f["sweep"] for f in frames),
             "stat_sweep_s": sweep,
             "cli_sessions_json_s": cli_s,
+            "cli_sessions_page_s": page_s,
         }
         print(
             f"warm first frame: index load + every row {load * 1e3:.0f} ms "
@@ -309,7 +323,8 @@ def main() -> None:
             f"{frames[0]['rows']} sessions ({load / sweep:.1f} x a bare stat sweep of "
             f"{sweep * 1e3:.0f} ms); the sweep that follows "
             f"{figures['first_frame']['sweep_after_s'] * 1e3:.0f} ms; "
-            f"`cctui sessions --json` {cli_s:.2f} s end to end"
+            f"`cctui sessions --json` every row {cli_s:.2f} s, `--limit 50` {page_s:.2f} s, "
+            "end to end"
         )
 
         from cctui.history import HistoryIndex
@@ -352,8 +367,21 @@ def main() -> None:
             f"{figures['search']['grep_median_s']:.2f} s "
             f"({figures['search']['grep_median_s'] * 1e3 / figures['search']['p95_ms']:.0f} x p95)"
         )
+        kinds = {}
+        for kind, qs in KINDS.items():
+            times = [t for q in qs for t in _timed(lambda q=q: index.search(q), repeat=10)]  # type: ignore[misc]
+            kinds[kind] = {"p50_ms": _p(times, 0.5) * 1e3, "p95_ms": _p(times, 0.95) * 1e3}
+            print(f"  {kind:13} p50 {kinds[kind]['p50_ms']:6.1f} ms  p95 "
+                  f"{kinds[kind]['p95_ms']:6.1f} ms")  # fmt: skip
+        figures["search"]["by_kind"] = kinds
         for q in QUERIES:
             print(f"    {per_query[q] * 1e3:7.1f} ms  {hits[q]:5} sessions  {q}")
+        planted = index.search("zanzibarquux").hits
+        figures["search"]["planted_found"] = bool(planted) and "zanzibarquux" in planted[0].snippet
+        print(
+            "  the word planted in a 200 KB tool result found:",
+            figures["search"]["planted_found"],
+        )
 
         usage_t = {
             p: statistics.median(_timed(lambda p=p: index.usage(p), repeat=5))  # type: ignore[misc]
