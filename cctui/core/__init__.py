@@ -18,6 +18,7 @@ from cctui.core.decisions.routing import ELICIT_BOUND_S, Router
 from cctui.core.decisions.service import Decisions
 from cctui.core.diffs import DiffFile, SessionDiff
 from cctui.core.events import (
+    SETTING_NAMES,
     ApiRetryEvent,
     AssistantTextEvent,
     ChangesEvent,
@@ -25,6 +26,7 @@ from cctui.core.events import (
     FilesRewoundEvent,
     InputRequestedEvent,
     InputResolvedEvent,
+    LiveSetting,
     ResultEvent,
     SessionEvent,
     SettingChangedEvent,
@@ -56,6 +58,7 @@ __all__ = [
     "ELICIT_BOUND_S",
     "LIVE",
     "OTHER_PREFIX",
+    "SETTING_NAMES",
     "ApiRetryEvent",
     "AssistantTextEvent",
     "ChangesEvent",
@@ -70,6 +73,7 @@ __all__ = [
     "InputRequestedEvent",
     "InputResolvedEvent",
     "Listener",
+    "LiveSetting",
     "MergeConflict",
     "ModelOption",
     "NoWorktree",

@@ -143,12 +143,19 @@ class ChangesEvent(_Event):
         return f"{self.files} {noun} +{self.added} \u2212{self.removed}"
 
 
+LiveSetting = Literal["permission_mode", "model"]
+"""What can change in a running session (``shift+tab`` and ``M``, ``claude_set_*``)."""
+
+SETTING_NAMES: dict[LiveSetting, str] = {"permission_mode": "mode", "model": "model"}
+"""Each live setting's word in a line of output (the TUI's pane, the MCP output lines)."""
+
+
 class SettingChangedEvent(_Event):
     """The session's permission mode or model changed (by cctui, or by the CLI itself, as
     when a plan is approved), or was kept for the next start of an ended session."""
 
     kind: Literal["setting"] = "setting"
-    setting: Literal["permission_mode", "model"]
+    setting: LiveSetting
     value: str | None
     """The new mode; the new model (None: the CLI's default)."""
     previous: str | None = None

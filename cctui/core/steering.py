@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from cctui.claude.frames import PERMISSION_MODES, ModelOption, PermissionModeName
-from cctui.core.events import SettingChangedEvent
+from cctui.core.events import LiveSetting, SettingChangedEvent
 from cctui.core.models import SessionInfo
 from cctui.core.session import Session
 from cctui.errors import SettingRefused, ValidationFailed
@@ -53,7 +53,7 @@ class SettingChange(BaseModel):
 
     session: SessionInfo
     """The session right after the change."""
-    setting: Literal["permission_mode", "model"]
+    setting: LiveSetting
     value: str | None
     """The new mode, or model (None: the CLI's default)."""
     previous: str | None

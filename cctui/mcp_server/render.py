@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from cctui.core import (
+    SETTING_NAMES,
     ApiRetryEvent,
     AssistantTextEvent,
     ChangesEvent,
@@ -51,7 +52,7 @@ def event_text(ev: SessionEvent) -> str:
         case ChangesEvent():
             return f"[changes] {ev.summary}"
         case SettingChangedEvent():
-            what = "mode" if ev.setting == "permission_mode" else "model"
+            what = SETTING_NAMES[ev.setting]
             when = "" if ev.applies == "now" else " (at the next start)"
             return f"[{what}] {ev.previous or 'default'} -> {ev.value or 'default'}{when}"
         case FilesRewoundEvent():

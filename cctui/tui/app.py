@@ -23,6 +23,7 @@ from textual.screen import Screen
 
 from cctui.config import Settings
 from cctui.core import (
+    SETTING_NAMES,
     AssistantTextEvent,
     PendingInput,
     SessionConfig,
@@ -456,7 +457,7 @@ class CctuiApp(App[None]):
     def _config_of(self, request: NewSessionRequest) -> SessionConfig:
         """The config a form's answer starts: the settings' defaults, the project's launch
         prefix and the template, under what the form shows (model, mode)."""
-        shown = request.config.model_dump(include={"model", "permission_mode"}, exclude_none=True)
+        shown = request.config.model_dump(include=set[str](SETTING_NAMES), exclude_none=True)
         return self.manager.default_config(request.config.cwd, template=request.template, **shown)
 
     def _create(self, request: NewSessionRequest | None) -> None:

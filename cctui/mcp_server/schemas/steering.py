@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from cctui.core import LiveSetting
 from cctui.core.steering import SettingChange
 from cctui.mcp_server.schemas.common import Out
 from cctui.mcp_server.schemas.sessions import SessionOut
@@ -24,7 +25,7 @@ class SettingOut(Out):
     """``claude_set_permission_mode`` / ``claude_set_model``: what changed and when it applies."""
 
     session_id: str
-    setting: Literal["permission_mode", "model"]
+    setting: LiveSetting
     value: str | None
     """The new mode, or model (null: the CLI's default model)."""
     previous: str | None = None

@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 from cctui.core import (
+    SETTING_NAMES,
     ApiRetryEvent,
     ChangesEvent,
     ErrorEvent,
@@ -121,7 +122,7 @@ def event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
 
 def setting_line(event: SettingChangedEvent) -> Content:
     """``◇ mode default → plan · claude confirmed it``: what changed and when it took effect."""
-    what = "mode" if event.setting == "permission_mode" else "model"
+    what = SETTING_NAMES[event.setting]
     before, after = event.previous or "default", event.value or "default"
     if event.applies == "next_start":
         when = "from the next start"
