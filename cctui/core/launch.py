@@ -229,6 +229,38 @@ def interactive_argv(settings: Settings, config: SessionConfig, session_id: str)
     return [*config.launch_prefix, str(cli), "--resume", session_id]
 
 
+DOPPLER_DEFAULT_CONFIG = "dev"
+"""Seed 004: ``doppler_config`` "Defaults to 'dev'"."""
+
+
+def doppler_prefix(
+    settings: Settings, project: str | None, config: str | None, current: tuple[str, ...] = ()
+) -> list[str] | None:
+    """Seed 004's Doppler wrapping as a launch prefix: ``doppler run --project P --config C
+    --``; no project (argument, ``DOPPLER_PROJECT``, or the session's current wrapping)
+    means no wrapping."""
+    project = project or _prefix_value(current, "--project") or settings.doppler_project
+    if project is None:
+        return None
+    config = (
+        config
+        or _prefix_value(current, "--config")
+        or settings.doppler_config
+        or DOPPLER_DEFAULT_CONFIG
+    )
+    return ["doppler", "run", "--project", project, "--config", config, "--"]
+
+
+def _prefix_value(prefix: tuple[str, ...], flag: str) -> str | None:
+    if prefix[:2] != ("doppler", "run"):
+        return None
+    words = list(prefix)
+    for i, word in enumerate(words[:-1]):
+        if word == flag:
+            return words[i + 1]
+    return None
+
+
 def check_allowed_root(settings: Settings, cwd: Path) -> None:
     """Raise ``DirectoryNotAllowed`` when ``allowed_roots`` is configured and ``cwd`` lies
     outside every one of them (symlinks followed). For what MCP clients start (seeds 002

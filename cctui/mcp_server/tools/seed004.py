@@ -36,7 +36,7 @@ from cctui.core import (
     ToolUseEvent,
 )
 from cctui.core.catalog import CatalogEntry
-from cctui.core.launch import check_allowed_root, resolve_dir
+from cctui.core.launch import check_allowed_root, doppler_prefix, resolve_dir
 from cctui.errors import SessionNotFound, ValidationFailed
 from cctui.mcp_server.asking.decisions import DecisionForm, can_elicit, client_label
 from cctui.mcp_server.asking.sending import Deliveries
@@ -64,9 +64,6 @@ from cctui.mcp_server.schemas.worktrees import Worktree
 from cctui.projects import context
 from cctui.timestamps import iso_z
 
-DOPPLER_DEFAULT_CONFIG = "dev"
-"""Seed 004: ``doppler_config`` "Defaults to 'dev'"."""
-
 WaitMs = Annotated[
     int,
     Field(
@@ -83,34 +80,6 @@ _GO_ON = "The turn goes on: call wait_for_completion to wait for it."
 
 def _now() -> str:
     return iso_z(datetime.now(UTC))
-
-
-def doppler_prefix(
-    settings: Settings, project: str | None, config: str | None, current: tuple[str, ...] = ()
-) -> list[str] | None:
-    """Seed 004's Doppler wrapping as a launch prefix: ``doppler run --project P --config C
-    --``; no project (argument, ``DOPPLER_PROJECT``, or the session's current wrapping)
-    means no wrapping."""
-    project = project or _prefix_value(current, "--project") or settings.doppler_project
-    if project is None:
-        return None
-    config = (
-        config
-        or _prefix_value(current, "--config")
-        or settings.doppler_config
-        or DOPPLER_DEFAULT_CONFIG
-    )
-    return ["doppler", "run", "--project", project, "--config", config, "--"]
-
-
-def _prefix_value(prefix: tuple[str, ...], flag: str) -> str | None:
-    if prefix[:2] != ("doppler", "run"):
-        return None
-    words = list(prefix)
-    for i, word in enumerate(words[:-1]):
-        if word == flag:
-            return words[i + 1]
-    return None
 
 
 def _row_status(status: SessionStatus) -> RowStatus:
