@@ -16,17 +16,19 @@ import json
 import signal
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from cctui import __version__, cli_index
+from cctui import __version__, cli_index, cli_owner
 from cctui.config import Settings, load_settings
+from cctui.detach import Front, drop_terminal
 from cctui.errors import CctuiError
 from cctui.logs import configure_logging
 from cctui.redact import redact_text
 
 if TYPE_CHECKING:
-    from cctui.core.services import Service
     from cctui.mcp_server.server import CctuiMCPServer
+    from cctui.mcp_server.transport.http import HttpService
+    from cctui.owner import OwnerLock
     from cctui.remote.hosts import Host, Hosts
     from cctui.services import Services
 
@@ -108,11 +110,17 @@ def _parser() -> argparse.ArgumentParser:
         dest="transport",
         help="serve MCP on Streamable HTTP at 127.0.0.1",
     )
-    sub.add_parser(
+    bridge = sub.add_parser(
         "bridge",
         parents=[common],
         help="stdio MCP server forwarding to the running cctui's HTTP server",
     )
+    bridge.add_argument(
+        "--start",
+        action="store_true",
+        help="start a background cctui first when none runs (what another machine runs over ssh)",
+    )
+    cli_owner.add_commands(sub, common)
     sessions = sub.add_parser("sessions", parents=[common], help="print the merged session list")
     sessions.add_argument("--json", action="store_true", help="one JSON array")
     sessions.add_argument(
@@ -164,14 +172,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if command in cli_index.COMMANDS:
             return cli_index.run(settings, args)
         if command == "mcp-config":
-            return _print_mcp_config(settings)
+            return cli_owner.print_mcp_config(settings)
+        if command == "stop":
+            return cli_owner.stop(settings)
         if command == "bridge":
-            from cctui.mcp_server.transport.entry import run_bridge
-
-            return asyncio.run(run_bridge(settings))
+            return asyncio.run(cli_owner.bridge(settings, args))
         if command == "serve":
-            return asyncio.run(_serve(settings, args.transport or "stdio"))
-        return asyncio.run(_tui(settings))
+            if args.transport == "http":
+                return asyncio.run(cli_owner.serve_http(settings))
+            return asyncio.run(_serve_stdio(settings))
+        return cli_owner.tui(settings, _run_tui)
     except CctuiError as exc:
         hint = f"\n  hint: {exc.suggestion}" if exc.suggestion else ""
         print(redact_text(f"cctui: {exc.message}{hint}"), file=sys.stderr)
@@ -180,16 +190,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-async def _serve(settings: Settings, transport: str) -> int:
+async def _serve_stdio(settings: Settings) -> int:
+    """``serve --stdio``: its client's own server (not the owner of the state dir's sessions:
+    they end when the client closes stdin)."""
     from cctui.core import SessionManager
-    from cctui.mcp_server.transport.entry import serve_http, serve_stdio
+    from cctui.mcp_server.transport.entry import serve_stdio
     from cctui.services import Services
 
     manager = SessionManager(settings)
     await manager.start()
     services = Services.build(settings, manager)
-    serve = serve_stdio if transport == "stdio" else serve_http
-    task = asyncio.ensure_future(serve(services, settings))
+    task = asyncio.ensure_future(serve_stdio(services, settings))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, task.cancel)
@@ -204,7 +215,11 @@ async def _serve(settings: Settings, transport: str) -> int:
     return 0
 
 
-async def _tui(settings: Settings) -> int:
+def _run_tui(settings: Settings, lock: OwnerLock, front: Front) -> int:
+    return asyncio.run(_tui(settings, lock, front))
+
+
+async def _tui(settings: Settings, lock: OwnerLock, front: Front) -> int:
     from cctui.tui import gc_pause
 
     gc_pause.hold()  # until the app's first frame: see gc_pause.hold
@@ -217,7 +232,7 @@ async def _tui(settings: Settings) -> int:
     await manager.start()
     # One history index: the TUI's watcher keeps it live, the MCP list tool reads it too.
     services = Services.build(settings, manager, history=HistoryIndex.from_settings(settings))
-    http = _LaterHttp(settings, services)
+    http = _LaterHttp(settings, services, lambda url: lock.publish(url=url))
     app = CctuiApp(
         settings,
         manager,
@@ -226,10 +241,22 @@ async def _tui(settings: Settings) -> int:
         project_registry=services.registry,
     )
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        loop.add_signal_handler(sig, app.exit)
+    loop.add_signal_handler(signal.SIGTERM, app.exit)
+
+    def hung_up(_signum: int, _frame: object) -> None:
+        # Decided in the handler itself, before the input thread's view of the dead
+        # terminal can close the app without a decision (CctuiApp.hang_up); the dead
+        # terminal is replaced at once too (detach.drop_terminal says why).
+        drop_terminal()
+        app.hang_up()
+        loop.call_soon_threadsafe(app.after_hang_up)
+
+    signal.signal(signal.SIGHUP, hung_up)
     try:
         await app.run_async()
+        if app.leaving == "background":
+            why = "the terminal hung up" if app.hung_up else "the window closed"
+            await cli_owner.go_background(manager, settings, lock, front, http.start, why)
     finally:
         gc_pause.release()  # the app may have failed before its first frame
         with contextlib.suppress(Exception):
@@ -245,13 +272,21 @@ class _LaterHttp:
     it, once its first frame is drawn: the mcp SDK and the tools' schemas take about a second
     that a person should spend reading the list, not looking at a blank terminal."""
 
-    def __init__(self, settings: Settings, services: Services) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        services: Services,
+        listening: Callable[[str], None] = lambda _url: None,
+    ) -> None:
         self._settings = settings
         self._services = services
-        self._http: Service | None = None
+        self._listening = listening
+        self._http: HttpService | None = None
         self._stopped = False
 
     async def start(self) -> None:
+        if self._http is not None:
+            return  # already serving (the window went to the background)
         # In a thread, so keys are still read and drawn meanwhile (the GIL is shared, the
         # loop is not): the imports take about a second, registering the tools (the SDK makes
         # each one's JSON schemas) 0.3 s more.
@@ -266,6 +301,7 @@ class _LaterHttp:
 
         self._http = HttpService(server, self._settings)
         await self._http.start()
+        self._listening(self._http.url)
 
     async def stop(self) -> None:
         self._stopped = True
@@ -393,30 +429,3 @@ async def _print_hosts(settings: Settings, as_json: bool) -> int:
                 if s.fix:
                     print(redact_text(f"{'':<16} fix: {s.fix}"))
     return 0 if all(s.state == "online" for s in statuses) else 1
-
-
-def _print_mcp_config(settings: Settings) -> int:
-    try:
-        info: dict[str, Any] = json.loads(settings.server_file.read_text())
-    except (OSError, ValueError):
-        print(
-            "cctui: no running cctui found (start `cctui` or `cctui serve --http` first)",
-            file=sys.stderr,
-        )
-        return 1
-    url, token = info["url"], info["token"]
-    print("# Claude Code")
-    print(f'claude mcp add --transport http cctui {url} -H "Authorization: Bearer {token}"')
-    print("\n# Any client that speaks Streamable HTTP (Cursor, Gemini CLI, ...)")
-    print(
-        json.dumps(
-            {
-                "mcpServers": {
-                    "cctui": {"url": url, "headers": {"Authorization": f"Bearer {token}"}}
-                }
-            },
-            indent=2,
-        )
-    )
-    print('\n# stdio-only clients (Claude Desktop): command `cctui`, args ["bridge"]')
-    return 0

@@ -229,6 +229,13 @@ class Settings(BaseModel):
     """An MCP client's ``allowForProject`` is written to the project's settings at once;
     off, it waits for the human at the TUI to confirm it (and applies to the session only
     when nobody can)."""
+    on_quit: Literal["ask", "background", "end"] = "ask"
+    """What ``q`` does while a session has a turn in flight: ``ask`` (a modal: keep them
+    running in the background, end them, or cancel), ``background`` or ``end`` at once.
+    With nothing in flight cctui just exits. A closed terminal always keeps them."""
+    background_idle_exit_s: float = Field(default=60.0, ge=0)
+    """A window left running in the background exits by itself once no session has had a
+    turn in flight, no input has waited and no window has been attached for this long."""
     projects_config: Path | None = None
     """The project registry (seed 000); ``None`` means ``<claude_config_dir>/projects.json``,
     i.e. ``~/.claude/projects.json`` unless ``CLAUDE_CONFIG_DIR`` moves it."""
@@ -329,6 +336,7 @@ ENV_VARS: dict[str, str] = {
     "CCTUI_PROJECTS_CONFIG": "projects_config",
     "CCTUI_REVIEW_ROOTS": "review_roots",
     "CCTUI_ALLOWED_ROOTS": "allowed_roots",
+    "CCTUI_ON_QUIT": "on_quit",
     # seed 004 (Appendix B)
     "MCP_PORT": "http_port",
     "MCP_LOG_LEVEL": "log_level",

@@ -49,16 +49,40 @@ def test_mcp_config_without_a_running_server_says_so(tmp_path: Path) -> None:
     assert "no running cctui" in out.stderr
 
 
-def test_mcp_config_prints_client_setup_from_server_file(tmp_path: Path) -> None:
+def test_mcp_config_prints_client_setup_of_the_owner(tmp_path: Path) -> None:
+    from cctui.owner import OwnerLock
+
     state = tmp_path / ".local" / "state" / "cctui"
     state.mkdir(parents=True)
-    (state / "server.json").write_text(
-        json.dumps({"url": "http://127.0.0.1:5555/mcp", "token": "tok123", "pid": 1})
-    )
-    out = _run(tmp_path, "mcp-config")
+    (state / "token").write_text("tok123\n")
+    lock = OwnerLock.acquire(state, "serve")
+    assert lock is not None
+    try:
+        listening = _run(tmp_path, "mcp-config")  # owned, but not listening yet
+        assert listening.returncode == 1
+        assert "does not listen yet" in listening.stderr
+        lock.publish(url="http://127.0.0.1:5555/mcp")
+        out = _run(tmp_path, "mcp-config")
+    finally:
+        lock.release()
     assert out.returncode == 0
     assert "claude mcp add --transport http cctui http://127.0.0.1:5555/mcp" in out.stdout
     assert "Bearer tok123" in out.stdout
+
+
+def test_a_server_file_nobody_owns_is_not_a_running_cctui(tmp_path: Path) -> None:
+    """A server.json left by a killed cctui (or a pid that was reused) names nobody."""
+    state = tmp_path / ".local" / "state" / "cctui"
+    state.mkdir(parents=True)
+    (state / "server.json").write_text(
+        json.dumps({"url": "http://127.0.0.1:5555/mcp", "token": "tok123", "pid": os.getpid()})
+    )
+    out = _run(tmp_path, "mcp-config")
+    assert out.returncode == 1
+    assert "no running cctui" in out.stderr
+    stopped = _run(tmp_path, "stop")
+    assert stopped.returncode == 0
+    assert "nothing to stop" in stopped.stderr
 
 
 def test_logs_go_to_the_state_dir_not_the_terminal(tmp_path: Path) -> None:

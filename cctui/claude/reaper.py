@@ -5,6 +5,8 @@ cctui and the CLI; the SDK spawns it as the "CLI" and talks to the real one thro
 inherited pipes. It
 
 - asks the kernel for SIGTERM when cctui dies (``PR_SET_PDEATHSIG``: also on SIGKILL);
+- leaves cctui's terminal (its own session), so a hang-up of the window cctui runs in does
+  not end the CLI: cctui decides that;
 - becomes a child subreaper, so whatever the CLI starts (a Bash tool's command, a
   background job) is re-parented here instead of to init when its parent goes;
 - gives the CLI SIGKILL if the reaper itself is killed (``PR_SET_PDEATHSIG`` on the CLI);
@@ -110,6 +112,12 @@ def main(argv: list[str]) -> int:
         return 2
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    # Out of cctui's terminal: its hang-up (a closed window, a dropped SSH link) sends SIGHUP
+    # to the terminal's foreground group, which cctui and its children share, and cctui keeps
+    # its sessions through a hang-up. Only cctui ends the CLI: by a signal, or by dying. A
+    # tool command that opens /dev/tty now fails instead of reading the window's keys.
+    with contextlib.suppress(OSError):  # already a session leader
+        os.setsid()
     if os.getppid() != parent:  # cctui died before the death signal was armed
         return 1
     stop = {"sig": 0}

@@ -44,7 +44,7 @@ from cctui.core.models import (
     WorktreeInfo,
 )
 from cctui.core.rewind import RewindResult
-from cctui.core.states import LIVE, SessionStatus
+from cctui.core.states import BUSY, LIVE, SessionStatus
 from cctui.core.worktrees import (
     FinishPreview,
     FinishResult,
@@ -55,6 +55,7 @@ from cctui.core.worktrees import (
 )
 
 __all__ = [
+    "BUSY",
     "ELICIT_BOUND_S",
     "LIVE",
     "OTHER_PREFIX",

@@ -40,6 +40,10 @@ TRANSITIONS: dict[SessionStatus, frozenset[SessionStatus]] = {
 LIVE = frozenset({S.STARTING, S.RUNNING, S.WAITING_FOR_INPUT, S.IDLE})
 """States in which a process is (or is about to be) alive."""
 
+BUSY = frozenset({S.STARTING, S.RUNNING, S.WAITING_FOR_INPUT})
+"""States with a turn in flight: ending the process now loses work (an idle session's next
+message resumes it with nothing lost). Leaving cctui asks what to do with these."""
+
 
 def can_transition(old: SessionStatus, new: SessionStatus) -> bool:
     """True when ``old -> new`` is allowed (staying put always is)."""

@@ -23,6 +23,8 @@ from textual.screen import Screen
 
 from cctui.config import Settings
 from cctui.core import (
+    BUSY,
+    LIVE,
     SETTING_NAMES,
     AssistantTextEvent,
     PendingInput,
@@ -60,6 +62,7 @@ from cctui.tui.screens.model import ModelScreen
 from cctui.tui.screens.new_session import NewSessionRequest, NewSessionScreen
 from cctui.tui.screens.peek import PeekAsk, PeekScreen
 from cctui.tui.screens.projects import ProjectsScreen
+from cctui.tui.screens.quit import Leaving, QuitScreen
 from cctui.tui.screens.rewind import RewindScreen
 from cctui.tui.screens.rules import RulesScreen
 from cctui.tui.screens.search import SearchScreen
@@ -114,6 +117,11 @@ class CctuiApp(App[None]):
         """The TUI's one registry: the main screen's filter and the projects page read it."""
         self._detach_human: Callable[[], None] | None = None
         self._shut_down = False
+        self.hung_up = False
+        """The terminal hung up (closed, SSH dropped): the window did not choose to leave."""
+        self.leaving: Leaving = "end"
+        """What closing the window does to the sessions; ``background`` leaves them running
+        in this process for the composition root to serve headless."""
         self._stop_watching = asyncio.Event()
         self.history_loaded = asyncio.Event()
         """Set once the list holds Claude Code's sessions from disk (the first index read)."""
@@ -228,20 +236,77 @@ class CctuiApp(App[None]):
         self.main.catch_up(full=True)
         self.main.tick()  # ages too: what the one-second tick would draw next
 
+    def working_sessions(self) -> list[str]:
+        """``project · title`` of every session with a turn in flight (leaving ends work)."""
+        return [
+            self.describe_session(info.session_id)
+            for info in self.manager.list()
+            if info.status in BUSY
+        ]
+
     async def action_quit(self) -> None:
-        """Sessions first (no claude child may outlive cctui), then services, then exit."""
-        self.notify("Stopping sessions…", timeout=SHUTDOWN_TIMEOUT_S)
-        await self._stop_everything()
+        """Quit; sessions still working are kept in the background or ended, as the config's
+        ``on_quit`` says (``ask``: the quit modal). Ending: sessions first (no claude child may
+        outlive cctui), then services, then exit."""
+        working = self.working_sessions()
+        if not working:
+            await self.leave("end")
+        elif self.settings.on_quit == "ask":
+            if not any(isinstance(s, QuitScreen) for s in self.screen_stack):
+                self.push_screen(QuitScreen(working), callback=self._quit_chosen)
+        else:
+            await self.leave(self.settings.on_quit)
+
+    async def _quit_chosen(self, choice: Leaving | None) -> None:
+        if choice is None:
+            self.call_later(self.approvals.pump)
+        else:
+            await self.leave(choice)
+
+    async def leave(self, how: Leaving) -> None:
+        """Close the window: ``end`` every session first, or keep them running in this
+        process (``background``: the composition root carries on headless once the app has
+        exited; nothing is stopped here)."""
+        self.leaving = how
+        if how == "background":
+            self._let_go()
+        else:
+            self.notify("Stopping sessions…", timeout=SHUTDOWN_TIMEOUT_S)
+            await self._stop_everything()
         self.exit()
+
+    def hang_up(self) -> None:
+        """The terminal hung up (SIGHUP: closed, SSH dropped): keep every live session
+        running in the background, or end as ``q`` would with nothing to keep.
+
+        Called from the signal handler itself, it only decides; the loop then runs
+        :meth:`after_hang_up`. The decision cannot wait for the loop: the input thread sees
+        the dead terminal too and may close the app (Textual's panic) first, and closing
+        without a decision ends every session."""
+        if self.leaving == "background" or self._shut_down:
+            return
+        self.hung_up = True
+        if any(info.status in LIVE for info in self.manager.list()):
+            self.leaving = "background"
+
+    def after_hang_up(self) -> None:
+        """Close the window after :meth:`hang_up` decided."""
+        if self.leaving == "background":
+            self._let_go()
+        self.exit()
+
+    def _let_go(self) -> None:
+        """What the window alone held: its view of the events, its human, its watcher."""
+        self._bridge.stop()
+        if self._detach_human is not None:
+            self._detach_human()
+        self._stop_watching.set()
 
     async def _stop_everything(self) -> None:
         if self._shut_down:
             return
         self._shut_down = True
-        self._bridge.stop()
-        if self._detach_human is not None:
-            self._detach_human()
-        self._stop_watching.set()
+        self._let_go()
         try:
             await asyncio.wait_for(self.manager.shutdown(), SHUTDOWN_TIMEOUT_S)
         except Exception:
@@ -256,8 +321,12 @@ class CctuiApp(App[None]):
                 log.exception("service stop failed")
 
     async def on_unmount(self) -> None:
-        # Exits that skip action_quit (signals, ctrl+c paths) still end every session.
-        await self._stop_everything()
+        # Exits that skip action_quit (signals, ctrl+c paths) still end every session,
+        # unless the window leaves them running in the background.
+        if self.leaving == "background":
+            self._let_go()
+        else:
+            await self._stop_everything()
         if self._gc_paced:
             self.gc.stop()
 

@@ -286,10 +286,12 @@ SECTIONS: tuple[Section, ...] = (
             ),
             Key(
                 "q",
-                "quit (ends every session cctui started)",
+                "quit; sessions still working: keep them in the background or end them",
                 {APP: "quit"},
                 "Quit",
-                command=Command("Quit", "End every session cctui started, then quit"),
+                command=Command(
+                    "Quit", "Quit; working sessions are kept in the background or ended"
+                ),
             ),
         ),
     ),
@@ -437,6 +439,15 @@ SECTIONS: tuple[Section, ...] = (
         (
             Note("y n A", "answer its request; tab: the reply line"),
             Key("escape", "close", {"PeekScreen": "close"}, "Close"),
+        ),
+    ),
+    Section(
+        "Quit while sessions work",
+        1,
+        (
+            Key("b", "keep them running, headless", {"QuitScreen": "background"}, "Keep"),
+            Key("e", "end them, then quit", {"QuitScreen": "end"}, "End"),
+            Key("escape", "stay", {"QuitScreen": "stay"}, "Stay"),
         ),
     ),
 )

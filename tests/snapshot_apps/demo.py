@@ -372,6 +372,7 @@ class DemoApp(CctuiApp):
             "rewind": ["readme", "flaky"],
             "starting": ["readme", "flaky"],
             "tool_open": ["readme", "flaky"],
+            "quit": ["readme", "flaky", "deploy"],
         }[self.scenario]
         if self.scenario in ("diff", "finish"):
             _repo(ROOT / "api")
@@ -417,6 +418,7 @@ class DemoApp(CctuiApp):
             "rewind": "flaky",
             "starting": "flaky",
             "tool_open": "flaky",
+            "quit": "flaky",
         }.get(self.scenario)
         if shown is not None:
             self.main.open_session(_IDS[shown])
@@ -518,12 +520,15 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
         if scenario in (
             *("main", "inbox", "help", "new", "metrics", "projects", "waiting", "peek"),
             *("project_form", "project_remove", "diff", "finish", "rewind"),
-            *("model", "rules", "steer", "starting", "tool_open"),
+            *("model", "rules", "steer", "starting", "tool_open", "quit"),
         ):
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
             await app.settle()
         if scenario == "inbox":
             await pilot.press("a")
+        if scenario == "quit":
+            await pilot.press("q")
+            await _until(pilot, lambda: type(app.screen).__name__ == "QuitScreen")
         if scenario == "help":
             await pilot.press("question_mark")
         if scenario == "new":

@@ -35,6 +35,7 @@ SCENARIOS = {
     "rewind": "r on a prompt: the files a rewind would put back (the dry run), y or esc",
     "starting": "enter in the new-session form: the new session's prompt while claude starts",
     "tool_open": "enter on a tool call: its input and result below its line",
+    "quit": "q while a session waits: keep the sessions in the background, end them, or stay",
 }
 
 

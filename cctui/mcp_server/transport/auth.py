@@ -12,8 +12,7 @@ from typing import Any
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cctui.fs.atomic import write_atomic
-
-TOKEN_FILE = "token"
+from cctui.owner import TOKEN_FILE
 
 
 def write_private(path: Path, text: str) -> None:

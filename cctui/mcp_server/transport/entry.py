@@ -5,17 +5,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 
 import anyio
 import httpx2
 
 from cctui.config import Settings
 from cctui.mcp_server.server import build_server
-from cctui.mcp_server.transport.auth import read_server_file
 from cctui.mcp_server.transport.http import HttpService
 from cctui.mcp_server.transport.stdio import stdio_streams
 from cctui.mcp_server.transport.stdio_bridge import bridge, say
-from cctui.pids import pid_alive
+from cctui.owner import owner_endpoint
 from cctui.services import Services
 
 log = logging.getLogger(__name__)
@@ -28,10 +28,14 @@ async def serve_stdio(services: Services, settings: Settings) -> None:
         await server.serve_streams(read_stream, write_stream)
 
 
-async def serve_http(services: Services, settings: Settings) -> None:
-    """Serve Streamable HTTP without a TUI until cancelled."""
+async def serve_http(
+    services: Services, settings: Settings, listening: Callable[[str], None] | None = None
+) -> None:
+    """Serve Streamable HTTP without a TUI until cancelled; ``listening`` gets the URL."""
     service = HttpService(build_server(services.manager, settings, services=services), settings)
     await service.start()
+    if listening is not None:
+        listening(service.url)
     try:
         await asyncio.Event().wait()
     finally:
@@ -39,20 +43,16 @@ async def serve_http(services: Services, settings: Settings) -> None:
             await service.stop()
 
 
-def _running(pid: object) -> bool:
-    return isinstance(pid, int) and pid_alive(pid)
-
-
 async def run_bridge(settings: Settings) -> int:
-    """Forward a stdio client to the running cctui's HTTP server; 1 if none runs."""
-    info = read_server_file(settings.server_file)
-    if info is None or not _running(info.get("pid")):
+    """Forward a stdio client to the owner's HTTP server; 1 if none runs."""
+    endpoint = owner_endpoint(settings.state_dir)
+    if endpoint is None:
         say(
-            f"no running cctui found ({settings.server_file} is missing or stale). "
-            "Start `cctui` or `cctui serve --http` first."
+            f"no running cctui owns the sessions of {settings.state_dir}. "
+            "Start `cctui` or `cctui serve --http` first, or run `cctui bridge --start`."
         )
         return 1
-    url, token = str(info["url"]), str(info["token"])
+    url, token = endpoint
     try:
         async with httpx2.AsyncClient(timeout=5) as probe:
             await probe.get(url, headers={"Authorization": f"Bearer {token}"})

@@ -1,0 +1,202 @@
+"""One cctui owns the sessions of a state directory at a time: a lock in that directory.
+
+The owner holds ``fcntl.flock(LOCK_EX)`` on ``<state_dir>/owner.lock`` for its whole life
+and writes into that same file who it is (pid, version, how it runs, its MCP endpoint once
+it listens). The kernel drops the lock when the process dies, however it dies, so a lock is
+never stale: a file left behind by a killed owner names nobody, because nobody holds it.
+
+A port is not an owner: two cctuis could each find a free port (the second one used to take
+another port and, on exit, delete the first one's server.json). Anyone else asks
+:func:`find_owner`, which tries a shared lock without waiting: if it cannot get one, an
+owner holds the exclusive lock and the file says who.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from cctui import __version__
+
+LOCK_FILE = "owner.lock"
+TOKEN_FILE = "token"
+"""The MCP server's bearer token, in the state dir (mode 0600), kept across restarts."""
+
+Mode = Literal["tui", "background", "serve"]
+"""How the owner runs: a window (``tui``), a window's process left running headless
+(``background``), or ``cctui serve --http``."""
+
+_ACQUIRE_WINDOW_S = 0.5
+"""How long acquiring retries: a reader's probe holds a shared lock for microseconds, and
+must not make a starting owner believe another one runs."""
+_READ_TRIES = 20
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who owns the sessions, as the lock file says."""
+
+    pid: int
+    """The owner's process id (``cctui stop`` signals it when the endpoint does not answer)."""
+    version: str
+    """The owner's cctui version."""
+    mode: Mode
+    """How it runs (see :data:`Mode`)."""
+    url: str | None
+    """Its MCP endpoint (``http://127.0.0.1:PORT/mcp``), None until it listens."""
+    started_at: str
+    """When it took the lock (UTC, ISO 8601)."""
+
+    def where(self) -> str:
+        """``pid 123, MCP at http://…`` for messages to a person."""
+        at = f"MCP at {self.url}" if self.url else "its MCP server not listening yet"
+        return f"pid {self.pid}, {self.mode}, {at}"
+
+
+def _lock_path(state_dir: Path) -> Path:
+    return state_dir / LOCK_FILE
+
+
+def _open(state_dir: Path) -> int:
+    state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    # Not inherited by children (PEP 446): a claude holding the descriptor would keep the
+    # lock after cctui died.
+    return os.open(_lock_path(state_dir), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+
+
+class OwnerLock:
+    """The lock held by the owner; released by :meth:`release` or by the process's death."""
+
+    def __init__(self, fd: int, path: Path, mode: Mode) -> None:
+        self._fd: int | None = fd
+        self.path = path
+        self._mode: Mode = mode
+        self._url: str | None = None
+        self._started_at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+        self._write()
+
+    @classmethod
+    def acquire(cls, state_dir: Path, mode: Mode) -> OwnerLock | None:
+        """Take ownership of ``state_dir``'s sessions; None when another process owns them."""
+        fd = _open(state_dir)
+        deadline = time.monotonic() + _ACQUIRE_WINDOW_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return cls(fd, _lock_path(state_dir), mode)
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    return None
+                time.sleep(0.02)
+            except BaseException:
+                os.close(fd)
+                raise
+
+    @property
+    def held(self) -> bool:
+        """True until released."""
+        return self._fd is not None
+
+    def publish(self, *, url: str | None = None, mode: Mode | None = None) -> None:
+        """Say where the owner listens, or that it now runs in the background."""
+        if url is not None:
+            self._url = url
+        if mode is not None:
+            self._mode = mode
+        self._write()
+
+    def owner(self) -> Owner:
+        """This process, as the lock file describes it."""
+        return Owner(os.getpid(), __version__, self._mode, self._url, self._started_at)
+
+    def _write(self) -> None:
+        if self._fd is None:
+            return
+        me = self.owner()
+        data = json.dumps(
+            {
+                "pid": me.pid,
+                "version": me.version,
+                "mode": me.mode,
+                "url": me.url,
+                "started_at": me.started_at,
+            }
+        ).encode()
+        # In place, not by rename: the lock belongs to this inode. A reader that catches the
+        # file half-written retries (find_owner).
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, data + b"\n", 0)
+
+    def release(self) -> None:
+        """Give ownership up (idempotent). The file stays: only holding it means anything."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+        os.close(fd)  # closing the only descriptor drops the flock
+
+
+def find_owner(state_dir: Path) -> Owner | None:
+    """The process owning ``state_dir``'s sessions, or None when nobody holds the lock."""
+    path = _lock_path(state_dir)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pass  # held exclusively: an owner runs
+        else:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return None
+        for _ in range(_READ_TRIES):
+            owner = _parse(os.pread(fd, 4096, 0))
+            if owner is not None:
+                return owner
+            time.sleep(0.01)
+        # Held, but the owner has not said who it is yet (it is writing the file).
+        return Owner(0, "?", "tui", None, "")
+    finally:
+        os.close(fd)
+
+
+def _parse(raw: bytes) -> Owner | None:
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    pid, url, mode = data.get("pid"), data.get("url"), data.get("mode")
+    if not isinstance(pid, int) or mode not in ("tui", "background", "serve"):
+        return None
+    return Owner(
+        pid=pid,
+        version=str(data.get("version", "?")),
+        mode=mode,
+        url=url if isinstance(url, str) else None,
+        started_at=str(data.get("started_at", "")),
+    )
+
+
+def owner_endpoint(state_dir: Path) -> tuple[str, str] | None:
+    """The owner's MCP URL and bearer token, or None when no owner listens."""
+    owner = find_owner(state_dir)
+    if owner is None or owner.url is None:
+        return None
+    try:
+        token = (state_dir / TOKEN_FILE).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return (owner.url, token) if token else None

@@ -1,0 +1,342 @@
+"""Sessions outlive the window: one owner per state dir, `serve` beside it, `bridge --start`,
+`cctui stop`, and a window that goes to the background by `q` or by a hang-up.
+
+Real processes throughout: cctui under a temp HOME, the real `claude` against the fake API,
+real MCP clients, and tmux for the window. "Nothing left running" is read from /proc.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import Implementation
+
+from cctui.owner import Owner, find_owner
+from tests.fakes.procs import alive
+
+pytestmark = pytest.mark.e2e
+
+
+def _wait_for(predicate: Callable[[], object], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _state(home: Path) -> Path:
+    return home / ".local" / "state" / "cctui"
+
+
+def _cctui(
+    env: dict[str, str], *args: str, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cctui", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def _listening_owner(home: Path, timeout: float = 60) -> Owner:
+    found: list[Owner] = []
+
+    def look() -> bool:
+        owner = find_owner(_state(home))
+        if owner is not None and owner.url is not None:
+            found.append(owner)
+            return True
+        return False
+
+    assert _wait_for(look, timeout), "no cctui came to own the sessions"
+    return found[-1]
+
+
+def _claude_pids(home: Path) -> set[int]:
+    """Every live `claude` whose environment points at this test's HOME (read from /proc)."""
+    marker = f"HOME={home}".encode()
+    found = set()
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            argv0 = (proc / "cmdline").read_bytes().split(b"\0", 1)[0]
+            if not argv0.endswith(b"/claude"):
+                continue
+            if marker in (proc / "environ").read_bytes().split(b"\0"):
+                found.add(int(proc.name))
+        except OSError:
+            continue
+    return {pid for pid in found if alive(pid)}
+
+
+def _stop_leaves_nothing(env: dict[str, str], home: Path) -> None:
+    """`cctui stop` ends the owner and every claude it ran."""
+    stopped = _cctui(env, "stop")
+    assert stopped.returncode == 0, stopped.stderr
+    assert "stopped cctui" in stopped.stderr
+    assert find_owner(_state(home)) is None
+    assert _wait_for(lambda: not _claude_pids(home), 10), _claude_pids(home)
+    after = _cctui(env, "mcp-config")
+    assert after.returncode == 1 and "no running cctui" in after.stderr
+
+
+@pytest.fixture
+def cleanup(claude_home: Path) -> Iterator[None]:
+    """Whatever a failing test left running under its HOME is ended."""
+    yield
+    owner = find_owner(_state(claude_home))
+    if owner is not None and owner.pid > 0:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(owner.pid, signal.SIGKILL)
+    for pid in _claude_pids(claude_home):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+async def test_serve_beside_an_owner_says_where_it_is_and_touches_nothing(
+    claude_env: dict[str, str], claude_home: Path, project_dir: Path, cleanup: None
+) -> None:
+    env = dict(claude_env, CCTUI_HTTP_PORT="0")
+    first = subprocess.Popen(
+        [sys.executable, "-m", "cctui", "serve", "--http"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert first.stdout is not None
+        line = first.stdout.readline()
+        owner = _listening_owner(claude_home)
+        assert line.strip() == f"cctui: serving MCP at {owner.url} (pid {first.pid})"
+        assert (owner.pid, owner.mode) == (first.pid, "serve")
+        server_file = _state(claude_home) / "server.json"
+        before = server_file.read_text()
+
+        second = _cctui(env, "serve", "--http")
+        assert second.returncode == 1
+        assert "already owns the sessions" in second.stderr
+        assert f"pid {first.pid}" in second.stderr and str(owner.url) in second.stderr
+        assert server_file.read_text() == before  # neither replaced nor deleted
+        assert first.poll() is None
+
+        config = _cctui(env, "mcp-config")
+        assert config.returncode == 0, config.stderr
+        assert str(owner.url) in config.stdout
+
+        info = json.loads(before)
+        headers = {"Authorization": f"Bearer {info['token']}"}
+        async with (
+            httpx2.AsyncClient(headers=headers) as http,
+            Client(streamable_http_client(str(owner.url), http_client=http)) as client,
+        ):
+            created = await client.call_tool(
+                "claude_create_session",
+                {"prompt": "[[slow seconds=30]]", "workingDirectory": str(project_dir)},
+            )
+            assert not created.is_error, created.structured_content
+        assert _wait_for(lambda: _claude_pids(claude_home), 30)
+        _stop_leaves_nothing(env, claude_home)
+        assert first.wait(10) == 0
+        assert not server_file.exists()  # the owner removed its own file
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+
+
+async def test_bridge_start_starts_a_background_owner_that_outlives_the_bridge(
+    claude_env: dict[str, str], claude_home: Path, project_dir: Path, cleanup: None
+) -> None:
+    env = dict(claude_env, CCTUI_HTTP_PORT="0")
+    assert find_owner(_state(claude_home)) is None
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "cctui", "bridge", "--start"], env=env
+    )
+    async with Client(
+        params, client_info=Implementation(name="remote", version="1"), mode="legacy"
+    ) as client:
+        created = await client.call_tool(
+            "claude_create_session",
+            {"prompt": "[[slow seconds=8 chunks=8]]", "workingDirectory": str(project_dir)},
+        )
+        assert not created.is_error, created.content
+        assert created.structured_content is not None
+        sid = created.structured_content["sessionId"]
+    owner = _listening_owner(claude_home)
+    assert owner.mode == "serve"
+    # The stdio link is gone; the owner and its claude are not: the turn completes.
+    assert _wait_for(lambda: _claude_pids(claude_home), 10)
+    transcript = next((claude_home / ".claude" / "projects").glob(f"*/{sid}.jsonl"))
+    assert _wait_for(lambda: "[slow 008/008]" in transcript.read_text(), 60), (
+        transcript.read_text()[-500:]
+    )
+    # A second bridge --start finds the owner instead of starting another.
+    again = _cctui(env, "bridge", "--start", timeout=30)
+    assert again.returncode == 0, again.stderr  # stdin closed at once: the bridge ends
+    assert find_owner(_state(claude_home)) == owner
+    _stop_leaves_nothing(env, claude_home)
+
+
+# -- the window under tmux -------------------------------------------------------------------
+
+
+class Window:
+    """cctui in a tmux window, started from a shell (so the shell's prompt can come back)."""
+
+    def __init__(self, env: dict[str, str], project: Path, script_dir: Path) -> None:
+        self.socket = f"cctui-owner-{uuid.uuid4().hex[:8]}"
+        script = script_dir / "cctui.sh"
+        exports = [f"export {k}={shlex.quote(v)}" for k, v in env.items() if k.isidentifier()]
+        script.write_text(
+            "\n".join(
+                [
+                    "#!/bin/sh",
+                    "unset COLUMNS LINES",
+                    *exports,
+                    f"cd {shlex.quote(str(project))}",
+                    f'exec {shlex.quote(sys.executable)} -m cctui "$@"',
+                ]
+            )
+            + "\n"
+        )
+        script.chmod(0o755)
+        self.script = script
+        self.tmux("new-session", "-d", "-s", "w", "-x", "140", "-y", "40", "sh")
+        self.tmux("resize-window", "-t", "w", "-x", "140", "-y", "40")
+
+    def tmux(self, *args: str) -> str:
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        ).stdout
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "w")
+
+    def keys(self, *keys: str, literal: bool = False) -> None:
+        self.tmux("send-keys", "-t", "w", *(["-l"] if literal else []), *keys)
+
+    def wait_for(self, check: Callable[[str], bool], what: str, timeout: float = 60) -> str:
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if check(screen):
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {what}; screen was:\n{screen}")
+
+    def start_slow_session(self, prompt: str) -> None:
+        self.keys(str(self.script), "Enter")
+        self.wait_for(lambda s: "MCP http://" in s, "cctui to start")
+        self.keys("n")
+        self.wait_for(lambda s: "New session" in s, "the new-session form")
+        self.keys(prompt, literal=True)
+        self.keys("Enter")
+        self.wait_for(lambda s: "[slow 001/" in s, "the reply to stream")
+
+    def kill(self) -> None:
+        self.tmux("kill-server")
+
+
+@pytest.fixture
+def window(
+    claude_env: dict[str, str], project_dir: Path, tmp_path: Path, cleanup: None
+) -> Iterator[Window]:
+    env = dict(
+        claude_env,
+        CCTUI_HTTP_PORT="0",
+        PYTHONPATH=str(Path(__file__).parents[2]),
+        TERM="xterm-256color",
+    )
+    for fixed_size in ("COLUMNS", "LINES"):
+        env.pop(fixed_size, None)
+    w = Window(env, project_dir, tmp_path)
+    try:
+        yield w
+    finally:
+        w.kill()
+
+
+def _transcript(home: Path) -> Path:
+    found: list[Path] = []
+
+    def look() -> bool:
+        found.extend((home / ".claude" / "projects").glob("*/*.jsonl"))
+        return bool(found)
+
+    assert _wait_for(look, 30)
+    return found[0]
+
+
+def test_q_then_b_keeps_the_session_running_and_gives_the_shell_back(
+    window: Window, claude_env: dict[str, str], claude_home: Path
+) -> None:
+    window.start_slow_session("[[slow seconds=20 chunks=10]]")
+    window.keys("Escape")
+    time.sleep(0.5)  # escape then q at once reads as alt+q
+    window.keys("q")
+    window.wait_for(lambda s: "still working" in s and "keep in background" in s, "the quit modal")
+    window.keys("b")
+    screen = window.wait_for(
+        lambda s: "running in the background" in s, "the shell's prompt and where cctui went"
+    )
+    owner = find_owner(_state(claude_home))
+    assert owner is not None and owner.mode == "background"
+    assert f"pid {owner.pid}" in screen
+    # Detached: its own session, no terminal, stdio on /dev/null.
+    stat = Path(f"/proc/{owner.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    assert int(stat[3]) == owner.pid  # session id: it leads its own session
+    assert int(stat[4]) == 0  # tty_nr: no controlling terminal
+    assert os.readlink(f"/proc/{owner.pid}/fd/1") == "/dev/null"
+    claude = _claude_pids(claude_home)
+    assert claude
+    window.kill()  # the terminal goes too: nothing changes
+    transcript = _transcript(claude_home)
+    assert _wait_for(lambda: "[slow 010/010]" in transcript.read_text(), 60)
+    assert alive(owner.pid)
+    _stop_leaves_nothing(claude_env, claude_home)
+
+
+def test_a_hang_up_keeps_the_session_running_headless(
+    window: Window, claude_env: dict[str, str], claude_home: Path
+) -> None:
+    window.start_slow_session("[[slow seconds=20 chunks=10]]")
+    owner = find_owner(_state(claude_home))
+    assert owner is not None and owner.mode == "tui"
+    window.kill()  # the terminal closes: SIGHUP
+    assert _wait_for(
+        lambda: getattr(find_owner(_state(claude_home)), "mode", None) == "background", 20
+    ), find_owner(_state(claude_home))
+    transcript = _transcript(claude_home)
+    assert _wait_for(lambda: "[slow 010/010]" in transcript.read_text(), 60)
+    log = (_state(claude_home) / "cctui.log").read_text()
+    assert "hung up" in log
+    assert owner.url is not None
+    _stop_leaves_nothing(claude_env, claude_home)

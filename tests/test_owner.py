@@ -1,0 +1,88 @@
+"""One cctui owns a state dir's sessions: the lock, who holds it, and no stale lock."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from cctui.owner import OwnerLock, find_owner, owner_endpoint
+
+
+def test_one_owner_at_a_time_and_the_file_says_who(tmp_path: Path) -> None:
+    assert find_owner(tmp_path) is None
+    lock = OwnerLock.acquire(tmp_path, "serve")
+    assert lock is not None
+    try:
+        assert OwnerLock.acquire(tmp_path, "tui") is None  # another descriptor: refused
+        owner = find_owner(tmp_path)
+        assert owner is not None
+        assert (owner.pid, owner.mode, owner.url) == (os.getpid(), "serve", None)
+        assert "not listening yet" in owner.where()
+        lock.publish(url="http://127.0.0.1:5555/mcp", mode="background")
+        owner = find_owner(tmp_path)
+        assert owner is not None and owner.url == "http://127.0.0.1:5555/mcp"
+        assert owner.mode == "background"
+        assert owner_endpoint(tmp_path) is None  # no token yet
+        (tmp_path / "token").write_text("tok\n")
+        assert owner_endpoint(tmp_path) == ("http://127.0.0.1:5555/mcp", "tok")
+        assert oct((tmp_path / "owner.lock").stat().st_mode & 0o777) == "0o600"
+    finally:
+        lock.release()
+    assert find_owner(tmp_path) is None
+    assert owner_endpoint(tmp_path) is None
+    again = OwnerLock.acquire(tmp_path, "tui")
+    assert again is not None
+    again.release()
+
+
+def test_a_killed_owner_leaves_no_stale_lock(tmp_path: Path) -> None:
+    """SIGKILL gives no chance to clean up: the kernel drops the lock with the process."""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; from cctui.owner import OwnerLock; "
+            "lock = OwnerLock.acquire(Path(sys.argv[1]), 'serve'); "
+            "lock.publish(url='http://127.0.0.1:1/mcp'); print('held', flush=True); "
+            "time.sleep(60)",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        owner = find_owner(tmp_path)
+        assert owner is not None and owner.pid == holder.pid
+        assert OwnerLock.acquire(tmp_path, "serve") is None
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(10)
+        assert (tmp_path / "owner.lock").read_text()  # the file is still there, unheld
+        assert find_owner(tmp_path) is None
+        lock = OwnerLock.acquire(tmp_path, "serve")
+        assert lock is not None
+        lock.release()
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait()
+
+
+def test_the_lock_is_not_inherited_by_children(tmp_path: Path) -> None:
+    """A claude started by the owner must not keep the lock after the owner is gone."""
+    lock = OwnerLock.acquire(tmp_path, "serve")
+    assert lock is not None
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        lock.release()
+        deadline = time.monotonic() + 2
+        while find_owner(tmp_path) is not None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert find_owner(tmp_path) is None
+    finally:
+        child.kill()
+        child.wait()
