@@ -286,7 +286,7 @@ SECTIONS: tuple[Section, ...] = (
             ),
             Key(
                 "q",
-                "quit; sessions still working: keep them in the background or end them",
+                "quit (asks first if a session is working)",
                 {APP: "quit"},
                 "Quit",
                 command=Command(

@@ -19,6 +19,7 @@ from mcp.types import LoggingMessageNotificationParams
 
 from cctui.config import Settings
 from cctui.mcp_server.transport.http import HttpService
+from cctui.owner import OwnerLock
 from tests.mcp.conftest import Answers, client
 from tests.mcp.test_http import authed
 
@@ -164,6 +165,10 @@ async def test_bridge_reaches_the_http_server_with_elicitation(
     assert json.loads(real_settings.server_file.read_text())["url"] == real_http.url
     params = StdioServerParameters(command=sys.executable, args=["-m", "cctui", "bridge"], env=env)
     answers = Answers("accept", {"decision": "allow"})
+    # The bridge forwards to the owner of the state dir's sessions: this process, here.
+    lock = OwnerLock.acquire(real_settings.state_dir, "serve")
+    assert lock is not None
+    lock.publish(url=real_http.url)
     async with client(params, name="desktop", elicit=answers, mode="legacy") as c:
         sid = (await ok(c, "claude_create_session", {"prompt": f"Write it. {WRITE}"}))["sessionId"]
         out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
@@ -172,6 +177,7 @@ async def test_bridge_reaches_the_http_server_with_elicitation(
         assert answers.asked and "Write" in answers.asked[0]
         assert all(a["decidedBy"] == "mcp:desktop" for a in out["answered"]), out
         assert out["reason"] == "turn_ended", out
+    lock.release()
     assert (project_dir / "hello.txt").exists()
 
 

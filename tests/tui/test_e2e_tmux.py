@@ -109,6 +109,10 @@ def test_open_a_session_approve_its_write_with_y_and_see_it_complete(
     assert (project_dir / "hello.txt").read_text() == "hi"
     assert "allowed by tui" in done
     assert "✓ Write" in done
+    # After the form the keyboard is on the message line: esc back to the list first (a
+    # moment apart: esc then q at once reads as alt+q).
+    tmux.keys("Escape")
+    time.sleep(0.5)
     tmux.keys("q")
     deadline = time.monotonic() + 20
     while tmux.alive() and time.monotonic() < deadline:
