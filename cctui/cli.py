@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from cctui import __version__, cli_index, cli_owner
+from cctui import __version__, cli_index, cli_owner, cli_policy
 from cctui.config import Settings, load_settings
 from cctui.detach import Front, drop_terminal
 from cctui.errors import CctuiError
@@ -140,6 +140,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     hosts.add_argument("--json", action="store_true", help="one JSON array")
     cli_index.add_commands(sub, common)
+    cli_policy.add_commands(sub, common)
     sub.add_parser(
         "mcp-config",
         parents=[common],
@@ -171,6 +172,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_print_hosts(settings, args.json))
         if command in cli_index.COMMANDS:
             return cli_index.run(settings, args)
+        if command in cli_policy.COMMANDS:
+            return cli_policy.run(settings, args)
         if command == "mcp-config":
             return cli_owner.print_mcp_config(settings)
         if command == "stop":
@@ -199,6 +202,9 @@ async def _serve_stdio(settings: Settings) -> int:
 
     manager = SessionManager(settings)
     await manager.start()
+    for problem in manager.decisions.ladder.in_force(None).problems:
+        # Refused with its line and reason; the last good policy (or the defaults) holds.
+        print(redact_text(f"cctui: policy refused: {problem}"), file=sys.stderr)
     services = Services.build(settings, manager)
     task = asyncio.ensure_future(serve_stdio(services, settings))
     loop = asyncio.get_running_loop()

@@ -236,6 +236,10 @@ class Settings(BaseModel):
     background_idle_exit_s: float = Field(default=60.0, ge=0)
     """A window left running in the background exits by itself once no session has had a
     turn in flight, no input has waited and no window has been attached for this long."""
+    policy_file: Path | None = None
+    """The user's policy (docs/policy.md): ``$XDG_CONFIG_HOME/cctui/policy.toml`` when read
+    by ``load_settings``; ``None`` (a Settings built by hand) reads none, so only the shipped
+    hard denies and the default authority apply."""
     projects_config: Path | None = None
     """The project registry (seed 000); ``None`` means ``<claude_config_dir>/projects.json``,
     i.e. ``~/.claude/projects.json`` unless ``CLAUDE_CONFIG_DIR`` moves it."""
@@ -407,6 +411,7 @@ def load_settings(
         "claude_config_dir": paths.claude_config_dir(env),
         "state_dir": paths.state_dir(env),
         "cache_dir": paths.cache_dir(env),
+        "policy_file": paths.config_file(env).parent / "policy.toml",
         **file_values,
         **env_values,
         **flag_values,

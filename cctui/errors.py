@@ -124,3 +124,11 @@ class RewindUnavailable(CctuiError):
     checkpoints for the session, none for that prompt, or the CLI's own refusal)."""
 
     code = "rewind_unavailable"
+
+
+class BeyondAuthority(CctuiError):
+    """An MCP client answered beyond the authority it was given (another client's session,
+    a call outside its grant, a hard-denied command, an open breaker). The answer was not
+    applied; the input went up the ladder to the human, and the message says why."""
+
+    code = "beyond_authority"

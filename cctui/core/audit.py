@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from cctui.core.policy.verdict import Verdict
 from cctui.fs.atomic import append_line
 from cctui.redact import redact
 
@@ -43,12 +44,17 @@ class AuditLog:
         always: bool = False,
         project_rules: tuple[str, ...] = (),
         project_file: str = "",
+        why: Verdict | None = None,
+        cwd: str = "",
+        tool_input: dict[str, Any] | None = None,
     ) -> None:
         """Record who answered a pending input (``decision``: allow / deny / withdrawn).
 
         ``detail`` is what was decided on (the command, path or URL), redacted like the
         rest; ``always`` marks an allow-for-the-session; ``project_rules`` were sent back to
-        be written to ``project_file`` (allow in this project).
+        be written to ``project_file`` (allow in this project). ``why`` says which rung of
+        the ladder decided, on what basis (rule, grant, verdict), by whom and why;
+        ``cwd`` and ``tool_input`` (redacted) let ``cctui policy test`` replay it.
         """
         self._write(
             {
@@ -61,6 +67,19 @@ class AuditLog:
                 "decided_by": decided_by,
                 "message": message,
                 "detail": detail,
+                **({"cwd": cwd} if cwd else {}),
+                **({"input": tool_input} if tool_input is not None else {}),
+                **(
+                    {
+                        "rung": why.rung,
+                        "basis": why.basis,
+                        "source": why.source,
+                        "reason": why.reason,
+                        **({"client": why.client} if why.client else {}),
+                    }
+                    if why is not None
+                    else {}
+                ),
                 **({"always": True} if always else {}),
                 **(
                     {"project_rules": list(project_rules), "project_file": project_file}

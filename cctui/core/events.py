@@ -91,6 +91,12 @@ class InputResolvedEvent(_Event):
     decided_by: str
     """``tui``, ``mcp:<client>``, ``timeout`` or ``session-ended``."""
     message: str = ""
+    why: str = ""
+    """The ladder's words for who decided and on what basis (``rule Bash(npm test*) in
+    .claude/cctui-policy.toml``, ``delegate ci-bot (grant: Bash(npm test*))``)."""
+    tool_name: str = ""
+    """The tool asked about, for a decision no pending input was opened for (a policy
+    rule decided at once)."""
 
 
 class ResultEvent(_Event):

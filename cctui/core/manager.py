@@ -96,6 +96,13 @@ class SessionManager:
         problems = list(self.registry.problems)
         if self.audit.problem:
             problems.append(self.audit.problem)
+        ladder = self.decisions.ladder
+        problems += [
+            f"policy refused (the last good one is in force): {p}"
+            for p in ladder.in_force(None).problems
+        ]
+        if ladder.clients is not None and ladder.clients.problem:
+            problems.append(ladder.clients.problem)
         return problems
 
     async def start(self) -> None:

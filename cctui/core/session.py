@@ -96,6 +96,7 @@ class Session:
             alive=lambda: self.process.alive,
             on_denied=self.translator.denied.add,
             cwd=config.cwd,
+            ladder=host.decisions.ladder,
         )
         """This session's pending inputs: asks in, answers out."""
         self.process = Process(

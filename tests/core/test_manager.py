@@ -136,6 +136,7 @@ async def test_denied_tool_is_marked_denied(
 ) -> None:
     info = await manager.create("run bash", manager.default_config(project))
     [item] = (await manager.wait(info.session_id, 5)).pending
+    manager.decisions.router.note_created(info.session_id, "test", can_ask=False)
     manager.respond(item.id, Decision(behavior="deny", message="not now"), "mcp:test")
     await manager.wait(info.session_id, 5)
     answer = factory.drivers[0].answers[0]
@@ -306,6 +307,7 @@ async def test_router_asks_a_waiting_client_first_and_can_hand_to_the_human(
     router = manager.decisions.router
     manager.decisions.attach_human()  # a TUI is attached
     sid = str(uuid.uuid4())
+    router.note_created(sid, "claude-code", can_ask=True)  # its own: it may be asked
     with router.waiting(sid, "claude-code", can_ask=True):
         await manager.create("write", manager.default_config(project), session_id=sid)
         [item] = (await manager.wait(sid, 5)).pending
@@ -341,6 +343,7 @@ async def test_a_client_routed_input_goes_to_the_human_after_the_bound(
     router.elicit_bound_s = 0.05
     manager.decisions.attach_human()  # a TUI is attached
     sid = str(uuid.uuid4())
+    router.note_created(sid, "claude-code", can_ask=True)  # its own: it may be asked
     with router.waiting(sid, "claude-code", can_ask=True):
         await manager.create("write", manager.default_config(project), session_id=sid)
         [item] = (await manager.wait(sid, 5)).pending
@@ -725,7 +728,7 @@ async def test_a_reachable_owner_is_asked_between_calls_and_falls_back_when_it_c
 
     router.reach("desk", allow, "mcp:desk")
     sid = str(uuid.uuid4())
-    router.note_owner(sid, "desk", can_ask=True)
+    router.note_created(sid, "desk", can_ask=True)
     resolved: list[InputResolvedEvent] = []
     manager.subscribe(lambda e: resolved.append(e) if isinstance(e, InputResolvedEvent) else None)
     await manager.create("write", manager.default_config(project), session_id=sid)
@@ -743,7 +746,7 @@ async def test_a_reachable_owner_is_asked_between_calls_and_falls_back_when_it_c
     for asker in (decline, unreachable):
         router.reach("desk", asker, "mcp:desk")
         sid = str(uuid.uuid4())
-        router.note_owner(sid, "desk", can_ask=True)
+        router.note_created(sid, "desk", can_ask=True)
         await manager.create("write", manager.default_config(project), session_id=sid)
         for _ in range(100):
             pending = manager.pending(sid)

@@ -67,6 +67,7 @@ async def ask_once(
 ) -> tuple[str, str]:
     factory.script = bash_script(*suggestions)
     info = await manager.create("run the tests", manager.default_config(project))
+    manager.decisions.router.note_created(info.session_id, "agent", can_ask=False)
     outcome = await manager.wait(info.session_id, 5)
     assert outcome.reason == "input_needed"
     return info.session_id, outcome.pending[0].id

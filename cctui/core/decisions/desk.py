@@ -14,7 +14,9 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
+from cctui import paths
 from cctui.claude.frames import PermissionAnswer, PermissionAsk
 from cctui.claude.transcripts import PLAN_WRITERS, read_plan
 from cctui.config import Settings
@@ -31,6 +33,8 @@ from cctui.core.decisions.registry import PendingInputs, await_resolution
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution
 from cctui.core.decisions.routing import Router
 from cctui.core.events import InputRequestedEvent, InputResolvedEvent, ToolUseEvent
+from cctui.core.policy import Ladder, Policy, PolicyStore, Verdict
+from cctui.core.policy.patterns import replay_input
 from cctui.core.rules import local_settings_file
 from cctui.core.session_state import SessionState
 from cctui.core.states import SessionStatus
@@ -56,10 +60,12 @@ class InputDesk:
         alive: Callable[[], bool],
         on_denied: Callable[[str], None],
         cwd: Path,
+        ladder: Ladder | None = None,
     ) -> None:
         """``tools``: the session's recent tool calls (where a plan may be found);
         ``alive``: whether its process runs; ``on_denied``: a tool use was denied; ``cwd``:
-        the session's directory (whose repository's settings a project rule goes to)."""
+        the session's directory (whose repository's settings a project rule goes to);
+        ``ladder``: the policy's rules rung and breaker (None: a bare policy, built here)."""
         self._state = state
         self._inputs = inputs
         self._router = router
@@ -69,6 +75,7 @@ class InputDesk:
         self._alive = alive
         self._on_denied = on_denied
         self._cwd = cwd
+        self._ladder = ladder or Ladder(PolicyStore(None), home=str(paths.home()))
         self._settings_file: Path | None = None
         self.items: dict[str, PendingInput] = {}
         """Open inputs of this session, by id (for the audit record when they close)."""
@@ -90,13 +97,30 @@ class InputDesk:
                 detail=call_detail(ask.tool_name, ask.input),
             )
             return PermissionAnswer(allow=True, updated_input=dict(ask.input))
-        timeout_s = self._settings.permission_timeout_ms / 1000
+        kind = requests.kind_of(ask.tool_name)
+        force = self._ladder.in_force(self._cwd)
+        verdict = self._ladder.screen(state.id, kind, ask.tool_name, ask.input, self._cwd, force)
+        if verdict is not None and verdict.behavior != "escalate":
+            return self._decided_by_rules(ask, verdict, force.policy)
+        escalation = verdict.reason if verdict is not None else None
+        opened = self._ladder.breaker_open(state.id)
+        if escalation is None and opened is not None:
+            escalation = f"the breaker is open ({opened}): the human decides"
+        timeouts = force.policy.timeouts
+        if "delegate_s" in timeouts.model_fields_set:
+            self._router.elicit_bound_s = timeouts.delegate_s
+        timeout_s = timeouts.human_s or self._settings.permission_timeout_ms / 1000
         plan = await self._find_plan(ask) if ask.tool_name == requests.PLAN_TOOL else None
         project = await self._project_allowance(ask)
         item = requests.from_ask(state.id, ask, plan, project).model_copy(
             update={"expires_at": datetime.fromtimestamp(time.time() + timeout_s, UTC)}
         )
-        item = self._router.route(item)
+        if escalation is None:
+            item = self._router.route(item)
+        else:  # the ladder sends it straight to the human
+            item = item.model_copy(
+                update={"route": self._router.fallback(), "escalation": escalation}
+            )
         future = self._inputs.open(item)
         self.items[item.id] = item
         state.set_status(S.WAITING_FOR_INPUT)
@@ -140,6 +164,45 @@ class InputDesk:
             self._on_denied(ask.tool_use_id)
         return requests.to_answer(item, decision, rules, persist)
 
+    def _decided_by_rules(
+        self, ask: PermissionAsk, verdict: Verdict, policy: Policy
+    ) -> PermissionAnswer:
+        """The policy decided at once: no pending input; published (for the pane's tool
+        line), audited with its rung and rule, counted by the breaker."""
+        state = self._state
+        self._ladder.count(state.id, verdict, policy)
+        allow = verdict.behavior == "allow"
+        message = "" if allow else f"Denied by cctui's policy: {verdict.reason}."
+        state.publish(
+            InputResolvedEvent(
+                session_id=state.id,
+                input_id="-",
+                decision="allow" if allow else "deny",
+                decided_by="policy",
+                message=message,
+                why=verdict.words(),
+                tool_name=ask.tool_name,
+            )
+        )
+        self._audit.decision(
+            session_id=state.id,
+            input_id="-",
+            tool=ask.tool_name,
+            kind="permission",
+            decision=verdict.behavior,
+            decided_by="policy",
+            message=message,
+            detail=call_detail(ask.tool_name, ask.input),
+            why=verdict,
+            cwd=str(self._cwd),
+            tool_input=replay_input(ask.input),
+        )
+        if not allow and ask.tool_use_id:
+            self._on_denied(ask.tool_use_id)
+        if allow:
+            return PermissionAnswer(allow=True, updated_input=dict(ask.input))
+        return PermissionAnswer(allow=False, message=message)
+
     async def _project_allowance(self, ask: PermissionAsk) -> ProjectAllowance | None:
         """What allow-for-the-project would write; the settings file is looked up (a git
         call, off the loop) once per session, and only when some suggestion qualifies."""
@@ -173,10 +236,18 @@ class InputDesk:
                     return plan
         return None
 
-    def resolve(self, input_id: str, decision: Decision, decided_by: str) -> Resolution:
+    def resolve(
+        self, input_id: str, decision: Decision, decided_by: str, why: Verdict | None = None
+    ) -> Resolution:
         """Answer an input of this session (first answer wins), publish and audit it."""
         state = self._state
-        resolution = self._inputs.resolve(input_id, decision, decided_by)
+        if why is None:
+            why = _why(decided_by, decision.behavior)
+        resolution = self._inputs.resolve(input_id, decision, decided_by, why)
+        if decided_by == "tui":
+            self._ladder.human_answered(state.id)  # the human decided: the breaker closes
+        elif why is not None and why.rung == "delegate":
+            self._ladder.count(state.id, why, self._ladder.in_force(self._cwd).policy)
         self._router.done(input_id)  # whoever answered: nobody else is asked any more
         self.record(resolution)
         if (
@@ -186,6 +257,11 @@ class InputDesk:
         ):
             state.set_status(S.RUNNING)  # at once: whoever answered reads "running" back
         return resolution
+
+    @property
+    def cwd(self) -> Path:
+        """The session's directory (the project its policy and grants are read for)."""
+        return self._cwd
 
     def announce(self, item: PendingInput) -> None:
         """Publish an input in this session: new, or routed anew."""
@@ -203,6 +279,7 @@ class InputDesk:
                 decision=verdict,
                 decided_by=res.decided_by,
                 message=res.decision.message,
+                why=res.why.words() if res.why is not None and res.why.rung != "human" else "",
             )
         )
         self._audit.decision(
@@ -221,6 +298,11 @@ class InputDesk:
                 else ()
             ),
             project_file=item.project_file or "" if item else "",
+            why=res.why,
+            cwd=str(self._cwd),
+            tool_input=replay_input(item.tool_input)
+            if item and item.kind == "permission"
+            else None,
         )
 
     def forget_allowances(self) -> None:
@@ -237,3 +319,12 @@ class InputDesk:
         for item in self._inputs.list(self._state.id):
             with contextlib.suppress(InputAlreadyAnswered, InputNotFound):
                 self.resolve(item.id, Decision(behavior="deny", message=message), decided_by)
+
+
+def _why(decided_by: str, behavior: Literal["allow", "deny"]) -> Verdict | None:
+    """The rung of an answer that came without a verdict (the human, the timeout)."""
+    if decided_by == "tui":
+        return Verdict(behavior=behavior, rung="human", reason="the human at cctui")
+    if decided_by == "timeout":
+        return Verdict(behavior="deny", rung="timeout", reason="nobody answered in time")
+    return None

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import NoReturn
 
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution
+from cctui.core.policy.verdict import Verdict
 from cctui.errors import InputAlreadyAnswered, InputNotFound
 
 # How many answered ids we remember, so a late answer hears "already answered", not "unknown".
@@ -53,7 +54,9 @@ class PendingInputs:
         _, future = self._open[item.id]
         self._open[item.id] = (item, future)
 
-    def resolve(self, input_id: str, decision: Decision, decided_by: str) -> Resolution:
+    def resolve(
+        self, input_id: str, decision: Decision, decided_by: str, why: Verdict | None = None
+    ) -> Resolution:
         """Answer an open input. The first call wins.
 
         Raises:
@@ -64,7 +67,9 @@ class PendingInputs:
         if entry is None:
             self._raise_missing(input_id)
         _, future = entry
-        resolution = Resolution(input_id=input_id, decision=decision, decided_by=decided_by)
+        resolution = Resolution(
+            input_id=input_id, decision=decision, decided_by=decided_by, why=why
+        )
         self._answered[input_id] = resolution
         while len(self._answered) > _REMEMBERED:
             self._answered.popitem(last=False)

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cctui.claude.frames import PermissionAnswer, PermissionAsk
 from cctui.core.decisions.allowances import ProjectAllowance, session_allowance
+from cctui.core.policy.verdict import Verdict
 from cctui.errors import ValidationFailed
 
 log = logging.getLogger(__name__)
@@ -86,6 +87,9 @@ class PendingInput(BaseModel):
     project_file: str | None = None
     """The settings file they would go into (the repository root's
     ``.claude/settings.local.json``; a worktree's main checkout's)."""
+    escalation: str | None = None
+    """Why the ladder sent it to the human rather than a rung below (the breaker is open, a
+    client answered beyond its authority); the inbox shows it."""
 
 
 class Decision(BaseModel):
@@ -118,6 +122,8 @@ class Resolution(BaseModel):
     decision: Decision
     decided_by: str
     """``tui``, ``mcp:<client>``, ``timeout`` or ``session-ended``."""
+    why: Verdict | None = None
+    """Which rung decided, on what basis (``None``: withdrawn, or nothing to say)."""
     at: datetime = Field(default_factory=lambda: datetime.now(UTC))
 
 

@@ -66,14 +66,17 @@ class Router:
         elicit_bound_s: float = ELICIT_BOUND_S,
         humans: Callable[[], bool] = lambda: True,
         answer: Answer | None = None,
+        may_answer: Callable[[PendingInput, str], bool] = lambda item, label: True,
     ) -> None:
         """``republish`` announces an input again when its route changes (to the human);
         ``humans`` says whether a human is attached; ``answer`` records a reachable
-        client's decision (without it, no client is asked between calls)."""
+        client's decision (without it, no client is asked between calls); ``may_answer``
+        says whether a client's authority covers an input (one beyond it is never asked)."""
         self._inputs = inputs
         self._republish = republish
         self._humans = humans
         self._answer = answer
+        self._may_answer = may_answer
         self._askers: dict[str, tuple[Asker, str]] = {}
         """Clients reachable between calls: their asker and who they answer as."""
         self._reaching: dict[str, asyncio.Task[None]] = {}
@@ -83,6 +86,7 @@ class Router:
         """How long a client may hold an input it was asked about."""
         self._waiters: dict[str, builtins.list[_Waiter]] = {}
         self._owners: dict[str, str] = {}
+        self._creators: dict[str, str] = {}
         self._asked: dict[str, str] = {}
         self._gave_up: set[str] = set()
         self._timers: dict[str, asyncio.TimerHandle] = {}
@@ -91,12 +95,17 @@ class Router:
         """A new input: routed to the first waiting client that can ask, else to the
         session's owner if it is reachable between calls, else to the human (or nobody)."""
         for waiter in self._waiters.get(item.session_id, []):
-            if waiter.can_ask:
+            if waiter.can_ask and self._may_answer(item, waiter.label):
                 self._arm(item.id)
                 return item.model_copy(update={"route": "client", "route_label": waiter.label})
         owner = self._owners.get(item.session_id)
         reachable = self._askers.get(owner) if owner is not None else None
-        if owner is not None and reachable is not None and self._answer is not None:
+        if (
+            owner is not None
+            and reachable is not None
+            and self._answer is not None
+            and self._may_answer(item, owner)
+        ):
             asker, decided_by = reachable
             self._arm(item.id)
             # Started on the next loop turn: by then the caller has opened the input.
@@ -176,6 +185,16 @@ class Router:
         elif self._owners.get(session_id) != label:
             self._owners.pop(session_id, None)
 
+    def note_created(self, session_id: str, label: str, can_ask: bool) -> None:
+        """Client ``label`` created ``session_id`` (a create, fork, query or task): it owns
+        the session's inputs as ``note_owner`` says, and may answer them by default."""
+        self._creators.setdefault(session_id, label)
+        self.note_owner(session_id, label, can_ask)
+
+    def creator(self, session_id: str) -> str | None:
+        """The client that created ``session_id``, if a client did."""
+        return self._creators.get(session_id)
+
     def claim(self, pending: builtins.list[PendingInput], label: str) -> PendingInput | None:
         """The oldest of ``pending`` that client ``label`` may be asked about now (routed to
         it, asked before, or its own session's input the human has); marks it asked."""
@@ -183,6 +202,8 @@ class Router:
             if item.id in self._gave_up or item.id in self._reaching:
                 continue  # given up, or being asked between calls already
             owner = self._owners.get(item.session_id) == label
+            if not self._may_answer(item, label):
+                continue
             if (
                 self._asked.get(item.id) == label
                 or (item.route == "client" and item.route_label == label)
@@ -215,17 +236,21 @@ class Router:
             with contextlib.suppress(CctuiError):  # answered meanwhile: nothing to hand over
                 self.to_human(input_id)
 
-    def to_human(self, input_id: str) -> PendingInput:
-        """Route an open input to the human, announcing it again (``InputRequestedEvent``).
+    def to_human(self, input_id: str, escalation: str | None = None) -> PendingInput:
+        """Route an open input to the human, announcing it again (``InputRequestedEvent``);
+        ``escalation`` says why the ladder sent it up (the inbox shows it).
 
         Raises:
             InputNotFound, InputAlreadyAnswered: it is no longer open.
         """
         item = self._inputs.get(input_id)
         route = self.fallback()
-        if item.route == route:
+        if item.route == route and (escalation is None or item.escalation == escalation):
             return item
-        item = item.model_copy(update={"route": route, "route_label": None})
+        update: dict[str, object] = {"route": route, "route_label": None}
+        if escalation is not None:
+            update["escalation"] = escalation
+        item = item.model_copy(update=update)
         self._inputs.update(item)
         self._republish(item)
         return item

@@ -10,18 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
+from cctui import paths
 from cctui.config import Settings
 from cctui.core.audit import AuditLog
 from cctui.core.decisions import confirmations, grants
+from cctui.core.decisions.allowances import call_detail
 from cctui.core.decisions.desk import InputDesk
 from cctui.core.decisions.registry import PendingInputs
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution, check_answers
 from cctui.core.decisions.routing import Router
 from cctui.core.events import SessionEvent
-from cctui.errors import InputNotFound, ValidationFailed
+from cctui.core.policy import ClientRegistry, Ladder, PolicyStore, Verdict
+from cctui.errors import BeyondAuthority, CctuiError, InputNotFound, ValidationFailed
 
 
 class Decisions:
@@ -47,11 +51,18 @@ class Decisions:
         self.inputs = PendingInputs()
         """The registry: every open input, answered once."""
         self._humans = 0
+        self.ladder = Ladder(
+            PolicyStore(settings.policy_file, settings.state_dir),
+            ClientRegistry(settings.state_dir),
+            home=str(paths.home()),
+        )
+        """The policy's rules rung, the delegates' authority and the breaker."""
         self.router = Router(
             self.inputs,
             self._republish,
             humans=lambda: self.human_attached,
             answer=lambda input_id, decision, by: self.respond(input_id, decision, by),
+            may_answer=self._may_answer,
         )
         """Who is asked about each input, by which channel, until when."""
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -89,9 +100,71 @@ class Decisions:
             )
         decision = check_answers(item, decision)
         desk = self._desk_of(item.session_id)
+        why = None
+        if decided_by.startswith("mcp:") and item.kind != "confirmation":
+            why = self._authorize(item, decision, decided_by.removeprefix("mcp:"), desk)
         if desk is None:
-            return self.inputs.resolve(input_id, decision, decided_by)
-        return desk.resolve(input_id, decision, decided_by)
+            return self.inputs.resolve(input_id, decision, decided_by, why)
+        return desk.resolve(input_id, decision, decided_by, why)
+
+    def _authorize(
+        self, item: PendingInput, decision: Decision, label: str, desk: InputDesk | None
+    ) -> Verdict:
+        """The delegate's verdict on its own answer; beyond its authority, the input goes
+        up to the human (the inbox says why), the refusal is audited, and the client is
+        told.
+
+        Raises:
+            BeyondAuthority: the answer was not applied.
+        """
+        verdict = self.ladder.authorize(
+            label,
+            session_id=item.session_id,
+            kind=item.kind,
+            tool=item.tool_name,
+            tool_input=item.tool_input,
+            behavior=decision.behavior,
+            creator=self.router.creator(item.session_id),
+            cwd=desk.cwd if desk is not None else None,
+        )
+        if verdict.behavior != "escalate":
+            return verdict
+        self.router.gave_up(item.id)  # this client is not asked about it again
+        with contextlib.suppress(CctuiError):
+            self.router.to_human(item.id, verdict.reason)
+        self._audit.decision(
+            session_id=item.session_id,
+            input_id=item.id,
+            tool=item.tool_name,
+            kind=item.kind,
+            decision="escalated",
+            decided_by=f"mcp:{label}",
+            message=f"answer {decision.behavior!r} not applied",
+            detail=call_detail(item.tool_name, item.tool_input),
+            why=verdict,
+        )
+        raise BeyondAuthority(
+            f"Your answer ({decision.behavior}) to {item.id} was not applied: {verdict.reason}. "
+            "It now waits for the human at cctui.",
+            suggestion="Answer only the sessions you created, or ask the user to grant this "
+            "client more (cctui clients add NAME; [clients.NAME] in the policy).",
+        )
+
+    def _may_answer(self, item: PendingInput, label: str) -> bool:
+        """Whether client ``label`` may be asked about ``item`` at all (its scope and the
+        input's kind; the answer itself is checked again when it comes)."""
+        desk = self._desk_of(item.session_id)
+        verdict = self.ladder.authorize(
+            label,
+            session_id=item.session_id,
+            kind=item.kind,
+            tool=item.tool_name,
+            tool_input=item.tool_input,
+            behavior="deny",
+            creator=self.router.creator(item.session_id),
+            cwd=desk.cwd if desk is not None else None,
+        )
+        return verdict.behavior != "escalate"
 
     def respond_as_client(
         self,
@@ -115,7 +188,7 @@ class Decisions:
         item = self.inputs.get(input_id)
         grant = grants.plan(
             item,
-            may_persist=self._settings.mcp_may_persist_rules,
+            may_persist=self._settings.mcp_may_persist_rules or self.ladder.may_persist(client),
             human=self.human_attached,
             client=client,
         )

@@ -15,7 +15,8 @@ from mcp.server.mcpserver import Context
 from mcp_types.version import is_version_at_least
 from pydantic import BaseModel, Field
 
-from cctui.core import Decision, PendingInput
+from cctui.core import Decision, PendingInput, SessionManager
+from cctui.core.policy.clients import CLIENT_KEY
 
 MODERN = "2026-07-28"
 ELICIT_TEXT_MAX = 20_000
@@ -38,14 +39,47 @@ class DecisionForm(BaseModel):
     )
 
 
+UNVERIFIED = " (unverified)"
+"""Added to a declared name that is a registered client's: only its token makes it that."""
+
+
 def client_label(ctx: Context[Any, Any]) -> str:
-    """The client's name from its clientInfo (stable across 2026-07-28 retry rounds)."""
+    """Who is calling: a registered client's name when the request carried its own token
+    (``BearerAuth`` said so), else the name the client declared in its clientInfo (stable
+    across 2026-07-28 retry rounds), marked unverified if a registered client has it."""
+    verified = _verified_client(ctx)
+    if verified is not None:
+        return verified
     try:
         params = ctx.session.client_params
     except ValueError:  # no request (direct call)
         return "client"
     name = params.client_info.name if params is not None else ""
-    return (name or "client").strip()[:64]
+    label = (name or "client").strip()[:64]
+    if label in _registered_names(ctx):
+        label += UNVERIFIED
+    return label
+
+
+def _verified_client(ctx: Context[Any, Any]) -> str | None:
+    try:
+        request = ctx.request_context.request
+    except ValueError:  # outside a request
+        return None
+    state = getattr(request, "scope", {}).get("state") if request is not None else None
+    found = state.get(CLIENT_KEY) if isinstance(state, dict) else None
+    return found if isinstance(found, str) else None
+
+
+def _registered_names(ctx: Context[Any, Any]) -> frozenset[str]:
+    try:
+        manager = getattr(ctx.mcp_server, "manager", None)
+    except ValueError:
+        return frozenset()
+    if not isinstance(manager, SessionManager):
+        return frozenset()
+    clients = manager.decisions.ladder.clients
+    return clients.names() if clients is not None else frozenset()
 
 
 def is_modern(ctx: Context[Any, Any]) -> bool:

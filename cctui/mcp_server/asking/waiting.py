@@ -19,7 +19,7 @@ import anyio
 from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, ElicitationResult
 
 from cctui.core import PendingInput, Router, SessionManager, WaitOutcome
-from cctui.errors import InputAlreadyAnswered, InputNotFound, ValidationFailed
+from cctui.errors import BeyondAuthority, InputAlreadyAnswered, InputNotFound, ValidationFailed
 from cctui.mcp_server.asking.confirming import NoQuestion
 from cctui.mcp_server.asking.decisions import (
     DecisionForm,
@@ -163,6 +163,9 @@ def apply_answer(
             res = manager.respond(item.id, decision, f"mcp:{label}")
         except (InputAlreadyAnswered, InputNotFound) as exc:
             tally.notes.append(exc.message)
+        except BeyondAuthority as exc:  # the core sent it up to the human already
+            tally.notes.append(exc.message)
+            return
         except ValidationFailed as exc:  # e.g. an answer that is not an option
             router.gave_up(item.id)
             tally.notes.append(

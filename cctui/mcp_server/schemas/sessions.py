@@ -85,6 +85,9 @@ class PendingInputOut(Out):
     """What ``claude_respond`` with ``allowForProject: true`` would write and where; null
     when Claude Code suggested no rule that may be kept (a whole tool, a mode, a directory)."""
     how_to_answer: str = ""
+    escalated: str | None = None
+    """Why cctui's authority ladder sent it to the human (a client's answer beyond its
+    authority, the breaker open); null when it was not escalated."""
 
     @classmethod
     def of(cls, item: PendingInput) -> PendingInputOut:
@@ -103,6 +106,7 @@ class PendingInputOut(Out):
             tool_input=item.tool_input,
             description=describe_input(item),
             plan=item.plan,
+            escalated=item.escalation,
             questions=[q.model_dump(by_alias=True) for q in item.questions],
             asked=item.route,
             allow_for_session=item.allow_for_session,

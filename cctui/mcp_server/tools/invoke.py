@@ -75,7 +75,7 @@ def register(
         def created(info: SessionInfo) -> None:
             # The caller owns the task's decisions (asked again on a later round, first
             # answer wins with the human), if it can be asked at all.
-            broker.note_owner(info.session_id, run.label, elicits)
+            broker.note_created(info.session_id, run.label, elicits)
             run.started()
 
         try:

@@ -94,7 +94,7 @@ def register(server: MCPServer, manager: SessionManager, broker: Router) -> None
         info = await run.run.start(prompt, config)
         # The caller owns the run's decisions (asked again on a later round, first answer
         # wins with the human), if it can be asked at all.
-        broker.note_owner(info.session_id, run.label, can_elicit(ctx))
+        broker.note_created(info.session_id, run.label, can_elicit(ctx))
         manager.keep(asyncio.create_task(run.supervise(forget_later)))
         return run
 

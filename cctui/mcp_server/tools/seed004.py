@@ -218,7 +218,7 @@ def register(
         )
         check_allowed_root(settings, config.cwd)
         info = await manager.create(prompt, config, session_id=session_id, worktree=worktree)
-        broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
+        broker.note_created(info.session_id, client_label(ctx), can_elicit(ctx))
         return StartSessionOut(
             session_id=info.session_id,
             status=start_status(info.status),

@@ -144,7 +144,7 @@ def register(
             prompt = templates.find(settings, template).prompt
         keep_reachable(broker, ctx)  # seed 002 Flow A: asked later, while it only polls
         info = await manager.create(prompt, config, session_id=sessionId, worktree=worktree)
-        broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
+        broker.note_created(info.session_id, client_label(ctx), can_elicit(ctx))
         return SessionOut.of(info)
 
     deliveries = Deliveries(manager, broker)
@@ -421,5 +421,5 @@ def register(
         """
         keep_reachable(broker, ctx)
         info = await manager.fork(sessionId, prompt, worktree=worktree)
-        broker.note_owner(info.session_id, client_label(ctx), can_elicit(ctx))
+        broker.note_created(info.session_id, client_label(ctx), can_elicit(ctx))
         return SessionOut.of(info)

@@ -11,6 +11,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from cctui.core.policy.clients import CLIENT_KEY, ClientRegistry
 from cctui.fs.atomic import write_atomic
 from cctui.owner import TOKEN_FILE
 
@@ -49,16 +50,35 @@ def read_server_file(path: Path) -> dict[str, Any] | None:
 
 
 class BearerAuth:
-    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>``."""
+    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>``:
+    the shared token (``server.json``), or a registered client's own (``cctui clients
+    add``), whose name it records in the request's state for the tools."""
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(self, app: ASGIApp, token: str, clients: ClientRegistry | None = None) -> None:
         self.app = app
         self.expected = f"Bearer {token}".encode()
+        self.clients = clients
+
+    def _client(self, given: bytes) -> str | None:
+        """The registered client whose token ``given`` carries, or None."""
+        if self.clients is None or not given.startswith(b"Bearer "):
+            return None
+        try:
+            token = given[len(b"Bearer ") :].decode("ascii").strip()
+        except UnicodeDecodeError:
+            return None
+        return self.clients.verify(token) if token else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             given = dict(scope["headers"]).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
+            state = scope.setdefault("state", {})
+            state.pop(CLIENT_KEY, None)  # only this middleware may say who is calling
+            shared = hmac.compare_digest(given, self.expected)
+            client = None if shared else self._client(given)
+            if client is not None:
+                state[CLIENT_KEY] = client
+            if not shared and client is None:
                 await send(
                     {
                         "type": "http.response.start",

@@ -19,6 +19,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from cctui.config import Settings
+from cctui.core.policy import ClientRegistry
 from cctui.errors import CctuiError
 from cctui.mcp_server.transport.auth import (
     BearerAuth,
@@ -235,7 +236,7 @@ class HttpService:
         self._port = sock.getsockname()[1]
         cap = connection_cap()
         config = uvicorn.Config(
-            BearerAuth(app, self.token),
+            BearerAuth(app, self.token, _clients(self.server)),
             log_config=None,
             log_level="warning",
             access_log=False,
@@ -282,3 +283,11 @@ class HttpService:
         info = read_server_file(self.settings.server_file)
         if info is not None and info.get("pid") == os.getpid() and info.get("url") == self.url:
             self.settings.server_file.unlink(missing_ok=True)
+
+
+def _clients(server: MCPServer) -> ClientRegistry | None:
+    """The registered clients of the manager this server serves (a bare MCPServer: none)."""
+    manager = getattr(server, "manager", None)
+    decisions = getattr(manager, "decisions", None)
+    ladder = getattr(decisions, "ladder", None)
+    return getattr(ladder, "clients", None)

@@ -80,6 +80,8 @@ class InboxScreen(Modal[None]):
 
     def _cells(self, p: PendingInput) -> tuple[Text, ...]:
         who = (p.route_label or "client") if p.route == "client" else "you"
+        if p.escalation:
+            who += " ↑"  # the ladder sent it up; the preview says why
         return (
             Text(fmt.waited(p.created_at), justify="right"),
             Text(fmt.one_line(self._describe(p.session_id), 30)),
@@ -176,7 +178,11 @@ class InboxScreen(Modal[None]):
                 )
             )
         else:
-            body.update(render.tool_input(p.tool_name, p.tool_input, limit=None))
+            shown = render.tool_input(p.tool_name, p.tool_input, limit=None)
+            if p.escalation:  # why the ladder sent it up to you, before what it is
+                head = Content.styled(f"↑ escalated to you: {p.escalation}\n\n", "$warning")
+                shown = head + shown
+            body.update(shown)
 
     def action_open(self) -> None:
         p = self._selected()

@@ -85,11 +85,14 @@ def event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
         who = item.route_label if item.route == "client" else "you"
         what = _KIND_LABEL.get(item.kind, item.kind)
         line = f"◆ asks {who}: {what} for {item.tool_name} (a: inbox)"
+        if item.escalation:
+            line += f" · escalated: {item.escalation}"
         return lambda: Note(Content(line), classes="input")
     if isinstance(event, InputResolvedEvent):
         verb = {"allow": "allowed", "deny": "denied"}.get(event.decision, event.decision)
-        extra = f": {event.message}" if event.message else ""
-        line = f"  {verb} by {event.decided_by}{extra}"
+        extra = f": {event.message}" if event.message and not event.why else ""
+        what = f"{event.tool_name} " if event.tool_name else ""
+        line = f"  {what}{verb} by {event.why or event.decided_by}{extra}"
         return lambda: Note(Content(line), classes="input")
     if isinstance(event, ResultEvent):
         content = _result_line(event)

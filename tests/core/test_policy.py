@@ -1,0 +1,222 @@
+"""The policy: rule patterns, files with line-precise problems, the last good policy, the
+rules rung, the delegates' authority and the breaker."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from cctui.core.policy import ClientGrant, ClientRegistry, Ladder, PolicyStore
+from cctui.core.policy.load import LAST_GOOD, PROJECT_FILE, check_text
+from cctui.core.policy.patterns import Pattern, PatternError
+
+HOME = "/home/u"
+CWD = "/work/app"
+
+
+def matches(rule: str, tool: str, deny: bool = False, **tool_input: str) -> bool:
+    return Pattern.parse(rule).matches(tool, tool_input, cwd=CWD, home=HOME, deny=deny)
+
+
+def test_bash_patterns_match_like_the_cli() -> None:
+    assert matches("Bash(npm test*)", "Bash", command="npm test --watch")
+    assert matches("Bash(npm test:*)", "Bash", command="npm test -- -x")
+    assert not matches("Bash(npm test:*)", "Bash", command="npm testify")
+    # An allow rule must cover every part of a compound command; a deny rule any part.
+    assert not matches("Bash(npm test*)", "Bash", command="npm test && rm -rf /")
+    assert matches("Bash(rm -rf /*)", "Bash", deny=True, command="npm test && rm -rf /")
+    assert matches("Bash", "Bash", command="anything")
+    assert not matches("Bash(npm test*)", "Read", file_path="x")
+
+
+def test_path_patterns_are_gitignore_style_and_edit_covers_write() -> None:
+    assert matches("Edit(src/**)", "Write", file_path=f"{CWD}/src/a/b.py")
+    assert matches("Edit(src/**)", "Edit", file_path="src/x.py")
+    assert not matches("Edit(src/**)", "Edit", file_path=f"{CWD}/src/../../etc/passwd")
+    assert matches("Read(~/.ssh/**)", "Read", file_path=f"{HOME}/.ssh/id_rsa")
+    assert matches("Read(//etc/*)", "Grep", path="/etc/hosts")
+    assert matches("Read(*.env)", "Read", file_path=f"{CWD}/deep/dir/.env")
+    assert not matches("Read(*.env)", "Read", file_path=f"{CWD}/deep/dir/env.txt")
+    assert matches("Read(.env)", "Read", file_path=f"{CWD}/deep/dir/.env")
+    assert matches("WebFetch(domain:example.com)", "WebFetch", url="https://api.example.com/x")
+    assert matches("mcp__github", "mcp__github__create_issue")
+
+
+def test_a_bad_rule_is_refused_by_name() -> None:
+    with pytest.raises(PatternError, match="empty parentheses"):
+        Pattern.parse("Bash()")
+    with pytest.raises(PatternError, match="not a rule"):
+        Pattern.parse("Bash(npm")
+
+
+def test_problems_carry_their_line() -> None:
+    text = (
+        "version = 1\n"  # 1
+        "[rules]\n"  # 2
+        "allow = [\n"  # 3
+        '  "Bash(npm test*)",\n'  # 4
+        '  "Bash()",\n'  # 5
+        "]\n"  # 6
+        "[breaker]\n"  # 7
+        "max_allows = 0\n"  # 8
+        "surprise = 1\n"  # 9
+    )
+    policy, problems = check_text(text, "p.toml")
+    assert policy is None
+    assert [(p.line, p.message.split(":")[0]) for p in problems] == [
+        (5, "rules.allow.1"),
+        (8, "breaker.max_allows"),
+        (9, "unknown key 'breaker.surprise'"),
+    ]
+    _, [syntax] = check_text("[rules\nallow = 1\n", "p.toml")
+    assert (syntax.line, syntax.column) == (1, 7) and "not valid TOML" in syntax.message
+    assert str(syntax).startswith("p.toml:1:7: ")
+
+
+def test_a_project_file_may_not_grant_clients() -> None:
+    _, [problem] = check_text("[clients.bot]\nplans = true\n", "x", project=True)
+    assert problem.line == 1 and "not allowed in a project policy" in problem.message
+
+
+def test_a_bad_file_keeps_the_last_good_policy_even_across_a_restart(tmp_path: Path) -> None:
+    user = tmp_path / "policy.toml"
+    state = tmp_path / "state"
+    state.mkdir()
+    user.write_text('[rules]\nallow = ["Bash(npm test*)"]\n')
+    store = PolicyStore(user, state)
+    assert store.in_force(None).policy.rules.allow == ("Bash(npm test*)",)
+    user.write_text('[rules]\nallow = ["Bash(npm test*)", "Bash(make*)"\n')  # cut short
+    os.utime(user, ns=(1, 1))
+    force = store.in_force(None)
+    assert force.policy.rules.allow == ("Bash(npm test*)",)
+    assert force.problems and force.problems[0].line is not None
+    assert (state / LAST_GOOD).is_file()
+    restarted = PolicyStore(user, state)
+    problems = restarted.start_problems()
+    assert problems and restarted.in_force(None).policy.rules.allow == ("Bash(npm test*)",)
+    # No good version ever: nothing is allowed by the unreadable file.
+    fresh = PolicyStore(user, tmp_path / "elsewhere")
+    assert fresh.in_force(None).policy.rules.allow == ()
+
+
+def ladder_for(tmp_path: Path, text: str = "", project_text: str = "") -> Ladder:
+    user = tmp_path / "policy.toml"
+    user.write_text(text)
+    if project_text:
+        (tmp_path / "app" / ".claude").mkdir(parents=True)
+        (tmp_path / "app" / PROJECT_FILE).write_text(project_text)
+    return Ladder(PolicyStore(user), ClientRegistry(tmp_path / "state"), home=HOME)
+
+
+def test_the_rules_rung_hard_denies_first(tmp_path: Path) -> None:
+    ladder = ladder_for(
+        tmp_path,
+        '[rules]\nallow = ["Bash", "Edit"]\n',
+        project_text='[hard_deny]\nrules = ["Bash(terraform destroy*)"]\n',
+    )
+    cwd = tmp_path / "app"
+
+    def screen(tool: str, **tool_input: str) -> tuple[str, str, str] | None:
+        verdict = ladder.screen("s1", "permission", tool, tool_input, cwd)
+        return None if verdict is None else (verdict.behavior, verdict.rung, verdict.basis)
+
+    assert screen("Bash", command="npm test") == ("allow", "policy", "Bash")
+    assert screen("Bash", command="cd x && rm -rf /") == ("deny", "hard-deny", "Bash(rm -rf /)")
+    assert screen("Bash", command="cat ~/.ssh/id_rsa")[:2] == ("deny", "hard-deny")  # type: ignore[index]
+    assert screen("Bash", command="terraform destroy -auto-approve") == (
+        "deny",
+        "hard-deny",
+        "Bash(terraform destroy*)",
+    )
+    assert screen("Bash", command="git push origin main") == (
+        "deny",
+        "hard-deny",
+        "push to a push to main",
+    )
+    assert screen("Bash", command="git push --force origin topic")[:2] == ("deny", "hard-deny")  # type: ignore[index]
+    assert screen("Bash", command="git push origin topic") == ("allow", "policy", "Bash")
+    assert screen("Write", file_path="/etc/cron.d/x") == (
+        "deny",
+        "hard-deny",
+        "writes outside the project",
+    )
+    assert screen("Write", file_path=str(cwd / "src" / "a.py")) == ("allow", "policy", "Edit")
+    assert screen("Edit", file_path=str(cwd / ".claude" / "cctui-policy.toml"))[:2] == (  # type: ignore[index]
+        "deny",
+        "hard-deny",
+    )
+    verdict = ladder.screen("s1", "permission", "Bash", {"command": "terraform destroy"}, cwd)
+    assert verdict is not None and verdict.source.endswith("cctui-policy.toml")
+    assert verdict.words().startswith("hard deny Bash(terraform destroy*) in ")
+
+
+def test_a_delegate_answers_only_within_its_authority(tmp_path: Path) -> None:
+    ladder = ladder_for(tmp_path, '[clients.ci-bot]\nprojects = ["/work/app"]\n')
+    assert ladder.clients is not None
+    ladder.clients.add("ci-bot", ClientGrant(rules=("Bash(npm test*)",)))
+    cwd = Path(CWD)
+
+    def ask(
+        label: str, command: str, creator: str | None, behavior: str = "allow"
+    ) -> tuple[str, str]:
+        verdict = ladder.authorize(
+            label,
+            session_id="s1",
+            kind="permission",
+            tool="Bash",
+            tool_input={"command": command},
+            behavior=behavior,
+            creator=creator,
+            cwd=cwd,
+        )
+        return verdict.behavior, verdict.basis or verdict.reason
+
+    # A shared-token client: its own sessions only.
+    assert ask("claude-code", "make", "claude-code") == ("allow", "own session")
+    behavior, reason = ask("claude-code", "make", "other")
+    assert behavior == "escalate" and "created by other" in reason
+    # A registered client: its grant's projects, and only its grant's rules.
+    assert ask("ci-bot", "npm test", "someone") == ("allow", "grant: Bash(npm test*)")
+    behavior, reason = ask("ci-bot", "make deploy", "someone")
+    assert behavior == "escalate" and "allows only Bash(npm test*)" in reason
+    behavior, reason = ask("ci-bot", "rm -rf /", "ci-bot")
+    assert behavior == "escalate" and "hard deny" in reason
+    assert ask("ci-bot", "make", "ci-bot", "deny") == ("deny", "own session")
+
+
+def test_the_breaker_opens_after_its_limit_and_the_human_closes_it(tmp_path: Path) -> None:
+    now = [0.0]
+    ladder = Ladder(PolicyStore(None), home=HOME, clock=lambda: now[0])
+    (tmp_path / "p.toml").write_text(
+        '[rules]\nallow = ["Bash(npm test*)"]\n[breaker]\nmax_allows = 3\nwindow_s = 60\n'
+    )
+    ladder.store = PolicyStore(tmp_path / "p.toml")
+    cwd = Path(CWD)
+    policy = ladder.in_force(cwd).policy
+    for _ in range(3):
+        verdict = ladder.screen("s1", "permission", "Bash", {"command": "npm test"}, cwd)
+        assert verdict is not None and verdict.behavior == "allow"
+        ladder.count("s1", verdict, policy)
+        now[0] += 1
+    verdict = ladder.screen("s1", "permission", "Bash", {"command": "npm test"}, cwd)
+    assert verdict is not None and verdict.behavior == "escalate" and verdict.rung == "breaker"
+    assert "3 automated allows within 60 s" in verdict.reason
+    other = ladder.screen("s2", "permission", "Bash", {"command": "npm test"}, cwd)
+    assert other is not None and other.behavior == "allow"  # per session
+    ladder.human_answered("s1")
+    verdict = ladder.screen("s1", "permission", "Bash", {"command": "npm test"}, cwd)
+    assert verdict is not None and verdict.behavior == "allow"
+
+
+def test_registered_tokens_are_stored_hashed_and_private(tmp_path: Path) -> None:
+    clients = ClientRegistry(tmp_path)
+    token = clients.add("ci-bot", ClientGrant(plans=True))
+    assert clients.verify(token) == "ci-bot" and clients.verify(token + "x") is None
+    stored = clients.path.read_text()
+    assert token not in stored and "token_sha256" in stored
+    assert clients.path.stat().st_mode & 0o777 == 0o600
+    with pytest.raises(Exception, match="registered already"):
+        clients.add("ci-bot")
+    assert clients.remove("ci-bot") and clients.verify(token) is None

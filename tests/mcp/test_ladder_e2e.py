@@ -1,0 +1,181 @@
+"""The authority ladder end to end: the real ``claude`` against the fake API, two real MCP
+clients over Streamable HTTP, one with its own token (``cctui clients add``) and one with
+the shared token, a policy file, the audit log and ``cctui policy test``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from mcp.client.streamable_http import streamable_http_client
+
+from cctui import cli
+from cctui.config import Settings
+from cctui.core import Decision, SessionManager
+from cctui.core.policy import ClientGrant
+from cctui.mcp_server.server import build_server
+from cctui.mcp_server.transport.http import HttpService
+from tests.mcp.conftest import client, error_body
+
+pytestmark = pytest.mark.e2e
+
+POLICY = """
+[hard_deny]
+rules = ["Bash(touch forbidden*)"]
+
+[rules]
+allow = ["Bash(touch ok*)"]
+
+[breaker]
+max_allows = 2
+"""
+
+
+@pytest.fixture
+async def ladder_http(
+    real_settings: Settings, tmp_path: Path
+) -> AsyncIterator[tuple[HttpService, SessionManager, str]]:
+    policy = tmp_path / "policy.toml"
+    policy.write_text(POLICY)
+    settings = real_settings.model_copy(update={"policy_file": policy})
+    manager = SessionManager(settings)
+    await manager.start()
+    clients = manager.decisions.ladder.clients
+    assert clients is not None
+    token = clients.add("ci-bot", ClientGrant(rules=("Bash(npm test*)", "Bash(touch*)")))
+    service = HttpService(build_server(manager, settings), settings)
+    await service.start()
+    yield service, manager, token
+    await service.stop()
+    await manager.shutdown()
+
+
+async def call(c: Any, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await c.call_tool(tool, args)
+    assert not result.is_error, result.content[0].text
+    out: dict[str, Any] = result.structured_content
+    return out
+
+
+def with_token(service: HttpService, token: str) -> Any:
+    http = httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=60)
+    )
+    return streamable_http_client(service.url, http_client=http)
+
+
+async def wait_input(c: Any, sid: str) -> dict[str, Any]:
+    out = await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
+    assert out["reason"] == "input_needed", out
+    item: dict[str, Any] = out["pendingInputs"][0]
+    return item
+
+
+async def test_delegates_answer_within_their_authority_and_the_rest_goes_up(
+    ladder_http: tuple[HttpService, SessionManager, str],
+    project_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    service, manager, token = ladder_http
+    bot = client(with_token(service, token), name="claimed-name")
+    other = client(with_token(service, service.token), name="other")
+    # A shared-token client may not pass for the registered client by naming itself so.
+    impostor = client(with_token(service, service.token), name="ci-bot")
+    async with bot as b, other as o, impostor as imp:
+        # 1. ci-bot answers its own session's npm test within its grant.
+        mine = (await call(b, "claude_create_session", {"prompt": "[[bash cmd=npm test]]"}))[
+            "sessionId"
+        ]
+        item = await wait_input(b, mine)
+        answered = await call(
+            b,
+            "claude_respond",
+            {"sessionId": mine, "inputId": item["inputId"], "decision": "allow"},
+        )
+        assert answered["decidedBy"] == "mcp:ci-bot"  # its token, not its clientInfo name
+
+        # 2. Its answer to another client's session goes to the human, with the reason.
+        theirs = (await call(o, "claude_create_session", {"prompt": "[[bash cmd=npm test]]"}))[
+            "sessionId"
+        ]
+        item = await wait_input(o, theirs)
+        refused = await b.call_tool(
+            "claude_respond",
+            {"sessionId": theirs, "inputId": item["inputId"], "decision": "allow"},
+        )
+        body = error_body(refused)
+        assert body["code"] == "beyond_authority"
+        assert "was not applied" in body["message"] and "created by other" in body["message"]
+        status = await call(o, "claude_get_status", {"sessionId": theirs})
+        [pending] = status["pendingInputs"]
+        assert pending["escalated"] and "ci-bot may not answer" in pending["escalated"]
+        # The impostor is refused too: its label is marked unverified.
+        body = error_body(
+            await imp.call_tool(
+                "claude_respond",
+                {"sessionId": theirs, "inputId": item["inputId"], "decision": "allow"},
+            )
+        )
+        assert body["code"] == "beyond_authority" and "ci-bot (unverified)" in body["message"]
+        manager.respond(item["inputId"], Decision(behavior="deny"), "tui")  # the human
+
+        # 3. A hard-denied command is refused before any delegate is asked, though the
+        # delegate's grant would allow it.
+        hard = (
+            await call(
+                b,
+                "claude_create_session",
+                {"prompt": "[[bash cmd=touch forbidden.txt]]"},
+            )
+        )["sessionId"]
+        out = await call(b, "claude_wait", {"sessionId": hard, "timeoutMs": 30000})
+        assert out["reason"] == "turn_ended" and not out["pendingInputs"], out
+        assert not (project_dir / "forbidden.txt").exists()
+
+        # 4. The breaker: two policy allows, then the third goes to the human.
+        three = "[[bash cmd=touch ok1]] [[bash cmd=touch ok2]] [[bash cmd=touch ok3]]"
+        busy = (await call(b, "claude_create_session", {"prompt": three}))["sessionId"]
+        item = await wait_input(b, busy)
+        assert item["toolInput"]["command"] == "touch ok3"
+        assert "breaker" in (item["escalated"] or "") and item["asked"] in ("human", "nobody")
+        assert (project_dir / "ok1").exists() and (project_dir / "ok2").exists()
+        body = error_body(
+            await b.call_tool(
+                "claude_respond",
+                {"sessionId": busy, "inputId": item["inputId"], "decision": "allow"},
+            )
+        )
+        assert body["code"] == "beyond_authority" and "breaker" in body["message"]
+        manager.respond(item["inputId"], Decision(behavior="allow"), "tui")
+        out = await call(b, "claude_wait", {"sessionId": busy, "timeoutMs": 30000})
+        assert out["reason"] == "turn_ended", out
+
+    records = [r for r in manager.audit.read() if r.get("event") == "decision"]
+    by_rung = {(r.get("rung"), r["decision"], r.get("basis")) for r in records}
+    assert ("delegate", "allow", "grant: Bash(npm test*)") in by_rung
+    assert ("hard-deny", "deny", "Bash(touch forbidden*)") in by_rung
+    assert ("policy", "allow", "Bash(touch ok*)") in by_rung
+    assert ("human", "allow", "") in by_rung
+    escalated = [r for r in records if r["decision"] == "escalated"]
+    assert {r["decided_by"] for r in escalated} >= {"mcp:ci-bot", "mcp:ci-bot (unverified)"}
+
+    # 5. cctui policy test replays the recorded log through a stricter policy.
+    stricter = project_dir.parent / "stricter.toml"
+    stricter.write_text('[rules]\nallow = ["Bash(npm test*)"]\ndeny = ["Bash(touch ok2)"]\n')
+    state = manager.settings.state_dir
+    monkeypatch.setenv("XDG_STATE_HOME", str(state.parent))
+    assert cli.main(["policy", "test", "--policy", str(stricter)]) == 0
+    printed = capsys.readouterr().out
+    first = printed.splitlines()[0]
+    assert first.startswith("would have allowed 2 of "), printed
+    assert "1 of them you denied (listed)" in first  # the npm test the human denied
+    assert "would deny, allowed then:" in printed and "touch ok2" in printed
+    assert "decided by a rule then, would be asked now:" in printed and "touch ok1" in printed
+    assert cli.main(["policy", "test", "--policy", str(stricter), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["allowed_you_denied"][0]["past_by"] == "tui"
