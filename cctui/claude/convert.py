@@ -30,6 +30,7 @@ from cctui.claude.frames import (
     Frame,
     Init,
     ModeChanged,
+    PermissionDenied,
     PromptAccepted,
     TextDelta,
     ToolCall,
@@ -112,6 +113,17 @@ def _system(message: SystemMessage) -> list[Frame]:
         ]
     if message.subtype == "status" and isinstance(data.get("permissionMode"), str):
         return [ModeChanged(data["permissionMode"])]
+    if message.subtype == "permission_denied":
+        return [
+            PermissionDenied(
+                tool_name=str(data.get("tool_name") or ""),
+                tool_use_id=str(data["tool_use_id"]) if data.get("tool_use_id") else None,
+                reason_type=_str(data.get("decision_reason_type")),
+                reason_code=_str(data.get("decision_reason_code")),
+                reason=str(data.get("decision_reason") or data.get("message") or "denied"),
+                message=str(data.get("message") or ""),
+            )
+        ]
     if message.subtype == "api_retry":
         return [
             ApiRetry(
@@ -123,6 +135,10 @@ def _system(message: SystemMessage) -> list[Frame]:
             )
         ]
     return []
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _int(value: object) -> int | None:

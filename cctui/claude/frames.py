@@ -135,6 +135,23 @@ class ApiRetry:
 
 
 @dataclass(frozen=True)
+class PermissionDenied:
+    """The CLI refused a tool call without asking anyone (its ``system``/``permission_denied``):
+    auto mode's classifier said no, or could not run (docs/auto-mode.md)."""
+
+    tool_name: str
+    tool_use_id: str | None
+    reason_type: str | None
+    """Who refused: ``classifier`` for auto mode."""
+    reason_code: str | None
+    """Why, as a closed-set code (``auto_mode_no_check_in_session``: no classifier)."""
+    reason: str
+    """The CLI's short reason (``Classifier unavailable``)."""
+    message: str
+    """What the model was told."""
+
+
+@dataclass(frozen=True)
 class TurnResult:
     """End of a turn. ``total_cost_usd`` is cumulative for the process, as the CLI reports it."""
 
@@ -175,6 +192,7 @@ Frame = (
     | ToolOutcome
     | ModeChanged
     | ApiRetry
+    | PermissionDenied
     | TurnResult
     | PromptAccepted
     | ProcessExited

@@ -6,6 +6,7 @@ import asyncio
 from typing import Any, Protocol
 
 from cctui.claude.driver import DriverFactory
+from cctui.claude.frames import PermissionDenied
 from cctui.config import Settings
 from cctui.core.audit import AuditLog
 from cctui.core.decisions.service import Decisions
@@ -29,3 +30,12 @@ class SessionHost(Protocol):
 
     def keep(self, task: asyncio.Task[Any]) -> None:
         """Hold a reference to a background task until it finishes."""
+
+    def refused_by_cli(
+        self,
+        session_id: str,
+        denial: PermissionDenied,
+        tool_input: dict[str, Any],
+        breaker: str | None,
+    ) -> None:
+        """The CLI refused a call without asking (auto mode): put it to the human."""

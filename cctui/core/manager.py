@@ -18,9 +18,18 @@ from pathlib import Path
 from typing import Any
 
 from cctui.claude.driver import ClaudeDriver, DriverFactory
-from cctui.claude.frames import LaunchSpec, ModelOption
+from cctui.claude.frames import LaunchSpec, ModelOption, PermissionDenied
 from cctui.config import Settings
-from cctui.core import launch, rewind, rules, session_log, spare_records, steering, worktrees
+from cctui.core import (
+    automode,
+    launch,
+    rewind,
+    rules,
+    session_log,
+    spare_records,
+    steering,
+    worktrees,
+)
 from cctui.core.audit import AuditLog
 from cctui.core.buffer import Page
 from cctui.core.decisions.desk import InputDesk
@@ -126,6 +135,24 @@ class SessionManager:
         await self._sessions.close()
 
     # ------------------------------------------------------------------ SessionHost
+
+    def refused_by_cli(
+        self,
+        session_id: str,
+        denial: PermissionDenied,
+        tool_input: dict[str, Any],
+        breaker: str | None,
+    ) -> None:
+        """The CLI refused a call without asking (auto mode): the human is asked what to do
+        about it, in the background (``automode``)."""
+        if self._shutting_down:
+            return
+        self.keep(
+            asyncio.get_running_loop().create_task(
+                automode.follow_up(self, session_id, denial, tool_input, breaker=breaker),
+                name=f"auto mode refusal in {session_id}",
+            )
+        )
 
     def publish(self, event: SessionEvent) -> None:
         """Fan an event out to every subscriber (a failing listener is logged, not fatal)."""

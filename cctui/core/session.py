@@ -99,6 +99,9 @@ class Session:
             ladder=host.decisions.ladder,
         )
         """This session's pending inputs: asks in, answers out."""
+        self.translator.on_refused = lambda denial, tool_input: host.refused_by_cli(
+            session_id, denial, tool_input, self.desk.refused(denial, tool_input)
+        )
         self.process = Process(
             self.state,
             desk=self.desk,

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cctui.claude.driver import DriverFactory
-from cctui.claude.frames import LaunchSpec
+from cctui.claude.frames import LaunchSpec, PermissionDenied
 from cctui.config import Settings
 from cctui.core import launch, spare_records
 from cctui.core.audit import AuditLog
@@ -75,6 +75,15 @@ class _Held:
 
     def keep(self, task: asyncio.Task[Any]) -> None:
         self._host.keep(task)
+
+    def refused_by_cli(
+        self,
+        session_id: str,
+        denial: PermissionDenied,
+        tool_input: dict[str, Any],
+        breaker: str | None,
+    ) -> None:
+        self._host.refused_by_cli(session_id, denial, tool_input, breaker)
 
 
 @dataclass

@@ -25,9 +25,10 @@ from cctui.core.models import SessionInfo
 from cctui.core.session import Session
 from cctui.errors import SettingRefused, ValidationFailed
 
-MODE_CYCLE: tuple[PermissionModeName, ...] = ("default", "acceptEdits", "plan")
+MODE_CYCLE: tuple[PermissionModeName, ...] = ("default", "acceptEdits", "plan", "auto")
 """What ``shift+tab`` steps through, as in Claude Code's own TUI (``bypassPermissions`` too
-for a session launched with it)."""
+for a session launched with it); ``auto`` hands permissions to the CLI's classifier, whose
+refusals come to the inbox (docs/auto-mode.md)."""
 
 BYPASS_HELP = (
     "bypassPermissions is possible only for a session started with it (the TUI's "

@@ -8,6 +8,8 @@ the process, which the owner knows.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from typing import Any
 
 from cctui.claude.frames import (
     ApiRetry,
@@ -15,6 +17,7 @@ from cctui.claude.frames import (
     Frame,
     Init,
     ModeChanged,
+    PermissionDenied,
     ProcessExited,
     PromptAccepted,
     TextDelta,
@@ -53,6 +56,9 @@ class FrameTranslator:
         self._state = state
         self._timer = timer
         self.denied: set[str] = set()
+        self.on_refused: Callable[[PermissionDenied, dict[str, Any]], None] | None = None
+        """Told when the CLI refused a call without asking (auto mode): the refusal and the
+        call's input (the session's desk sets it)."""
         """tool_use ids the desk denied, so their outcome reads ``denied``, not ``failed``."""
         self.tools: dict[str, ToolUseEvent] = {}
         """The newest tool calls, by tool_use id, oldest first."""
@@ -113,6 +119,12 @@ class FrameTranslator:
                     error=frame.error,
                 )
             )
+        elif isinstance(frame, PermissionDenied):
+            call = self.tools.get(frame.tool_use_id or "")
+            if frame.tool_use_id:
+                self.denied.add(frame.tool_use_id)  # its error result marks it denied
+            if self.on_refused is not None:
+                self.on_refused(frame, dict(call.input) if call is not None else {})
         elif isinstance(frame, TurnResult):
             self._on_result(frame)
         elif isinstance(frame, PromptAccepted):

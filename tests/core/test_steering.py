@@ -21,8 +21,9 @@ def settings_events(manager: SessionManager, sid: str) -> list[SettingChangedEve
 def test_mode_cycle_follows_claude_code() -> None:
     assert next_mode("default", bypass_allowed=False) == "acceptEdits"
     assert next_mode("acceptEdits", bypass_allowed=False) == "plan"
-    assert next_mode("plan", bypass_allowed=False) == "default"
-    assert next_mode("plan", bypass_allowed=True) == "bypassPermissions"
+    assert next_mode("plan", bypass_allowed=False) == "auto"
+    assert next_mode("auto", bypass_allowed=False) == "default"
+    assert next_mode("auto", bypass_allowed=True) == "bypassPermissions"
     assert next_mode("bypassPermissions", bypass_allowed=True) == "default"
     assert next_mode("dontAsk", bypass_allowed=False) == "default"
 

@@ -14,10 +14,10 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from cctui import paths
-from cctui.claude.frames import PermissionAnswer, PermissionAsk
+from cctui.claude.frames import PermissionAnswer, PermissionAsk, PermissionDenied
 from cctui.claude.transcripts import PLAN_WRITERS, read_plan
 from cctui.config import Settings
 from cctui.core.audit import AuditLog
@@ -34,6 +34,7 @@ from cctui.core.decisions.requests import Decision, PendingInput, Resolution
 from cctui.core.decisions.routing import Router
 from cctui.core.events import InputRequestedEvent, InputResolvedEvent, ToolUseEvent
 from cctui.core.policy import Ladder, Policy, PolicyStore, Verdict
+from cctui.core.policy.ladder import OWN_SESSION
 from cctui.core.policy.patterns import replay_input
 from cctui.core.rules import local_settings_file
 from cctui.core.session_state import SessionState
@@ -79,6 +80,9 @@ class InputDesk:
         self._settings_file: Path | None = None
         self.items: dict[str, PendingInput] = {}
         """Open inputs of this session, by id (for the audit record when they close)."""
+        self.allowed_once: dict[str, str] = {}
+        """Exact calls (tool + input) the human allowed once after auto mode refused them,
+        and who: the next ask of that call is allowed at once, then forgotten."""
         self.allowed_calls: set[str] = set()
         """Exact calls (tool + input) allowed for the rest of the live process ("A" on an
         ask with no usable CLI rule); forgotten when the process ends."""
@@ -97,6 +101,9 @@ class InputDesk:
                 detail=call_detail(ask.tool_name, ask.input),
             )
             return PermissionAnswer(allow=True, updated_input=dict(ask.input))
+        once_by = self.allowed_once.pop(call_key(ask.tool_name, ask.input), None)
+        if once_by is not None:
+            return self._allowed_once(ask, once_by)
         kind = requests.kind_of(ask.tool_name)
         force = self._ladder.in_force(self._cwd)
         verdict = self._ladder.screen(state.id, kind, ask.tool_name, ask.input, self._cwd, force)
@@ -163,6 +170,77 @@ class InputDesk:
         if decision.behavior == "deny" and ask.tool_use_id:
             self._on_denied(ask.tool_use_id)
         return requests.to_answer(item, decision, rules, persist)
+
+    def _allowed_once(self, ask: PermissionAsk, by: str) -> PermissionAnswer:
+        """The human allowed this exact call once (after auto mode refused it)."""
+        why = Verdict(
+            behavior="allow",
+            rung="human",
+            basis="allow once",
+            reason="allowed once from the inbox after auto mode refused it",
+        )
+        self._state.publish(
+            InputResolvedEvent(
+                session_id=self._state.id,
+                input_id="-",
+                decision="allow",
+                decided_by=by,
+                why="the human (allow once, after auto mode refused it)",
+                tool_name=ask.tool_name,
+            )
+        )
+        self._audit.decision(
+            session_id=self._state.id,
+            input_id="-",
+            tool=ask.tool_name,
+            kind="permission",
+            decision="allow",
+            decided_by=by,
+            detail=call_detail(ask.tool_name, ask.input),
+            why=why,
+            cwd=str(self._cwd),
+            tool_input=replay_input(ask.input),
+        )
+        return PermissionAnswer(allow=True, updated_input=dict(ask.input))
+
+    def refused(self, denial: PermissionDenied, tool_input: dict[str, Any]) -> str | None:
+        """The CLI refused a call without asking (auto mode's classifier): published (the
+        pane's tool line), audited and counted by the breaker. Returns why the breaker is
+        open, if it is now."""
+        state = self._state
+        verdict = Verdict(
+            behavior="deny",
+            rung="auto-mode",
+            basis=denial.reason_code or denial.reason_type or "",
+            reason=f"denied by auto mode: {denial.reason}",
+        )
+        force = self._ladder.in_force(self._cwd)
+        self._ladder.count(state.id, verdict, force.policy)
+        state.publish(
+            InputResolvedEvent(
+                session_id=state.id,
+                input_id="-",
+                decision="deny",
+                decided_by="auto-mode",
+                message=denial.message,
+                why=f"auto mode: {denial.reason}",
+                tool_name=denial.tool_name,
+            )
+        )
+        self._audit.decision(
+            session_id=state.id,
+            input_id="-",
+            tool=denial.tool_name,
+            kind="permission",
+            decision="deny",
+            decided_by="auto-mode",
+            message=denial.message,
+            detail=call_detail(denial.tool_name, tool_input),
+            why=verdict,
+            cwd=str(self._cwd),
+            tool_input=replay_input(tool_input),
+        )
+        return self._ladder.breaker_open(state.id)
 
     def _decided_by_rules(
         self, ask: PermissionAsk, verdict: Verdict, policy: Policy
@@ -246,7 +324,9 @@ class InputDesk:
         resolution = self._inputs.resolve(input_id, decision, decided_by, why)
         if decided_by == "tui":
             self._ladder.human_answered(state.id)  # the human decided: the breaker closes
-        elif why is not None and why.rung == "delegate":
+        elif why is not None and why.rung == "delegate" and why.basis != OWN_SESSION:
+            # A client answering a session it created is that session's driver (the seeds'
+            # flows), not an approver of someone else's work: only grants are counted.
             self._ladder.count(state.id, why, self._ladder.in_force(self._cwd).policy)
         self._router.done(input_id)  # whoever answered: nobody else is asked any more
         self.record(resolution)

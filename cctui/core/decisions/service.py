@@ -18,7 +18,7 @@ from cctui import paths
 from cctui.config import Settings
 from cctui.core.audit import AuditLog
 from cctui.core.decisions import confirmations, grants
-from cctui.core.decisions.allowances import call_detail
+from cctui.core.decisions.allowances import call_detail, call_key
 from cctui.core.decisions.desk import InputDesk
 from cctui.core.decisions.registry import PendingInputs
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution, check_answers
@@ -231,6 +231,12 @@ class Decisions:
             cancel=cancel,
             timeout_s=timeout,
         )
+
+    def preapprove(self, session_id: str, tool: str, tool_input: dict[str, Any], by: str) -> None:
+        """The human allowed this exact call once (``automode``): its next ask is allowed."""
+        desk = self._desk_of(session_id)
+        if desk is not None:
+            desk.allowed_once[call_key(tool, tool_input)] = by
 
     def withdraw_all(self) -> None:
         """cctui is shutting down: close every open input without an answer."""

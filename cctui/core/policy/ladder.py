@@ -43,6 +43,8 @@ from cctui.core.policy.patterns import (
 )
 from cctui.core.policy.verdict import Rung, Verdict
 
+OWN_SESSION = "own session"
+"""A delegate's basis when it answers a session it created (its default authority)."""
 _FORCE = frozenset({"-f", "--force", "--force-with-lease", "--force-if-includes", "--mirror"})
 
 
@@ -243,7 +245,7 @@ class Ladder:
             return refuse(
                 f"{label} may not answer questions of sessions it did not create (grant: questions)"
             )
-        basis = "own session" if own else "grant: " + ", ".join(grant.projects if grant else ())
+        basis = OWN_SESSION if own else "grant: " + ", ".join(grant.projects if grant else ())
         if kind == "permission" and behavior == "allow" and grant is not None and grant.rules:
             home = self._home
             here = str(cwd or "/")
@@ -283,8 +285,9 @@ class Ladder:
         return state.open_reason if state is not None else None
 
     def count(self, session_id: str, verdict: Verdict, policy: Policy) -> None:
-        """Count an automated decision (policy rule, delegate, auto mode); may open the
-        breaker. Hard denies are not counted: they are the policy working, not drifting."""
+        """Count an automated decision (policy rule, a delegate's grant, auto mode); may open
+        the breaker. Hard denies are not counted: they are the policy working, not drifting;
+        nor is a client answering a session it created (the desk does not pass those)."""
         if verdict.rung not in ("policy", "delegate", "auto-mode"):
             return
         state = self._breakers.setdefault(session_id, BreakerState())
