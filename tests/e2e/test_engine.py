@@ -70,6 +70,7 @@ async def test_write_allowed_and_bash_denied(manager: SessionManager, project_di
     await manager.send(info.session_id, "[[bash cmd=echo no > bash_out.txt]]")
     [item] = (await until(manager, info.session_id, "input_needed")).pending
     assert item.tool_name == "Bash"
+    manager.decisions.router.note_created(info.session_id, "t", can_ask=False)  # its own
     manager.respond(item.id, Decision(behavior="deny", message="Not this time"), "mcp:t")
     outcome = await until(manager, info.session_id, "turn_ended")
     assert not (project_dir / "bash_out.txt").exists()

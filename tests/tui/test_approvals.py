@@ -126,8 +126,9 @@ async def test_several_requests_queue_one_modal_at_a_time(run_app: RunApp) -> No
 
 async def test_answered_elsewhere_closes_the_modal_and_says_who(run_app: RunApp) -> None:
     async with run_app() as h:
-        await h.create("please bash")
+        sid = await h.create("please bash")
         screen = await _modal(h)
+        h.manager.decisions.router.note_created(sid, "claude-code", can_ask=False)  # its own
         h.manager.respond(screen.pending.id, Decision(behavior="deny"), "mcp:claude-code")
         await h.until(lambda: isinstance(h.app.screen, MainScreen))
         assert screen.withdrawn_by == "mcp:claude-code"
@@ -138,6 +139,7 @@ async def test_answered_elsewhere_closes_the_modal_and_says_who(run_app: RunApp)
 async def test_client_routed_inputs_wait_in_the_inbox_without_a_modal(run_app: RunApp) -> None:
     async with run_app() as h:
         sid = str(uuid.uuid4())
+        h.manager.decisions.router.note_created(sid, "claude-code", can_ask=True)  # its own
         with h.manager.decisions.router.waiting(sid, "claude-code", can_ask=True):
             config = SessionConfig(cwd=h.project)
             await h.manager.create("please bash", config, session_id=sid)

@@ -44,6 +44,7 @@ async def test_a_problem_that_appears_mid_run_is_shown_once(run_app: RunApp) -> 
         for n in range(2):
             sid = await h.create(f"please bash {n}")
             [item] = h.manager.pending(sid)
+            h.manager.decisions.router.note_created(sid, "test", can_ask=False)  # its own
             h.manager.respond(item.id, Decision(behavior="deny"), "mcp:test")
             await h.until(lambda: bool(_warnings(h.app, "audit log")))  # on the next tick
         assert h.manager.audit.failures >= 2

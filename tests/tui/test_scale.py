@@ -86,6 +86,7 @@ async def test_inbox_keys_wait_for_the_arm_delay_and_the_cursor_keeps_its_reques
         first = h.manager.pending()[0]
         from cctui.core import Decision
 
+        h.manager.decisions.router.note_created(first.session_id, "test", can_ask=False)
         h.manager.respond(first.id, Decision(behavior="deny"), "mcp:test")
         await h.until(lambda: len(inbox._shown) == 2)
         assert inbox._shown[table.cursor_row].id == chosen
