@@ -458,7 +458,6 @@ class CctuiApp(App[None]):
     def _rewind_confirmed(self, session_id: str, prompt_id: str, go: bool | None) -> None:
         if go:
             self.rewind_files(session_id, prompt_id)
-        self.call_later(self.approvals.pump)
 
     @work(group="rewind", exit_on_error=False)
     async def rewind_files(self, session_id: str, prompt_id: str) -> None:
@@ -534,7 +533,6 @@ class CctuiApp(App[None]):
             self.run_worker(self.manager.discard_spare(), group="sessions", exit_on_error=False)
         else:
             self._start(request)
-        self.call_later(self.approvals.pump)
 
     def _start(self, request: NewSessionRequest) -> None:
         try:
@@ -624,7 +622,6 @@ class CctuiApp(App[None]):
         def answered(yes: bool | None) -> None:
             if yes:
                 then()
-            self.call_later(self.approvals.pump)
 
         self.push_screen(question, callback=answered)
 
@@ -650,7 +647,6 @@ class CctuiApp(App[None]):
     def _after_diff(self, _result: None) -> None:
         # Reading the diff may have found the worktree removed by hand (no event says so).
         self.main.catch_up(full=True)
-        self._pump_after(None)
 
     @work(group="sessions", exit_on_error=False)
     async def action_finish(self) -> None:
@@ -665,7 +661,6 @@ class CctuiApp(App[None]):
         row = self.main.sessions.row(session_id)
         title = (row.title if row is not None else "") or session_id[:8]
         choice = await self.push_screen_wait(FinishScreen(preview, title))
-        self.call_later(self.approvals.pump)
         if choice is not None:
             await self._finish(session_id, choice)
 
@@ -741,7 +736,6 @@ class CctuiApp(App[None]):
     def _model_chosen(self, session_id: str, model: str | None) -> None:
         if model is not None:
             self.set_model(session_id, model)
-        self.call_later(self.approvals.pump)
 
     @work(group="steer", exit_on_error=False)
     async def set_model(self, session_id: str, model: str) -> None:
@@ -765,14 +759,12 @@ class CctuiApp(App[None]):
         row = self.main.sessions.row(self.main.current_session_id or "")
         if row is not None and row.cwd is not None and row.cwd.is_dir():
             directory = row.cwd
-        self.push_screen(RulesScreen(self.manager, directory), callback=self._pump_after)
+        self.push_screen(RulesScreen(self.manager, directory))
 
     def action_inbox(self) -> None:
         if any(isinstance(s, InboxScreen) for s in self.screen_stack):
             return
-        self.push_screen(
-            InboxScreen(self.manager.pending, self.describe_session), callback=self._pump_after
-        )
+        self.push_screen(InboxScreen(self.manager.pending, self.describe_session))
 
     def action_filter(self) -> None:
         self.main.start_filter()
@@ -809,7 +801,6 @@ class CctuiApp(App[None]):
                 config_dir=self.settings.claude_config_dir,
                 own_reply=self._own_reply,
             ),
-            callback=self._pump_after,
         )
 
     def _own_reply(self, session_id: str) -> tuple[str, datetime | None] | None:
@@ -835,7 +826,6 @@ class CctuiApp(App[None]):
     def _filter_project(self, project_id: str | None) -> None:
         if project_id is not None:
             self.main.set_filter(f"project:{project_id}")
-        self.call_later(self.approvals.pump)
 
     def action_search(self) -> None:
         if not any(isinstance(s, SearchScreen) for s in self.screen_stack):
@@ -844,27 +834,26 @@ class CctuiApp(App[None]):
     def _open_hit(self, hit: SearchHit | None) -> None:
         if hit is not None:
             self.main.open_session(hit.session_id, at_message=(hit.message_uuid, hit.timestamp))
-        self.call_later(self.approvals.pump)
 
     def action_usage(self) -> None:
         if not any(isinstance(s, UsageScreen) for s in self.screen_stack):
-            self.push_screen(UsageScreen(self.source.index), callback=self._pump_after)
+            self.push_screen(UsageScreen(self.source.index))
 
     def action_metrics(self) -> None:
         if not any(isinstance(s, MetricsScreen) for s in self.screen_stack):
-            self.push_screen(
-                MetricsScreen(self.manager.metrics_snapshot), callback=self._pump_after
-            )
+            self.push_screen(MetricsScreen(self.manager.metrics_snapshot))
 
     def action_help(self) -> None:
         # Installed once: composing and styling the page again cost more than showing it.
         if not self.is_screen_installed("help"):
             self.install_screen(HelpScreen(), "help")
-        self.push_screen("help", callback=self._pump_after)
+        self.push_screen("help")
 
-    def _pump_after(self, _result: None) -> None:
-        # A modal queued while a form or help page was open may pop now.
-        self.call_later(self.approvals.pump)
+    def on_main_screen_uncovered(self, _message: MainScreen.Uncovered) -> None:
+        """The one place the approval queue is pumped: whatever covered the main screen (a
+        modal, a form, a page) has closed, so a modal queued meanwhile may pop now. A new
+        screen needs nothing of its own for it."""
+        self.approvals.pump()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """The app's keys (from the key table), then Textual's commands that are not ours."""

@@ -174,8 +174,7 @@ class ApprovalController:
                 self.modal = None
             if decision is not None and not withdrawn:
                 self.answer(pending.id, decision)
-            # Let the screen stack settle before deciding whether the next modal may pop.
-            self._app.call_later(self.pump)
+            # The next modal pops when the main screen is uncovered (CctuiApp pumps then).
             self._app.call_later(self.refresh_inbox)
 
         self._app.push_screen(screen, callback=closed)

@@ -91,7 +91,6 @@ class TakeOver:
         def answered(yes: bool | None) -> None:
             if yes:
                 self._run(session_id, end_first=True)
-            app.call_later(app.approvals.pump)
 
         app.push_screen(
             AskScreen(

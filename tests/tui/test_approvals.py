@@ -231,3 +231,28 @@ async def test_a_modal_waits_while_the_new_session_form_is_open(run_app: RunApp)
         assert not isinstance(h.app.screen, ApprovalScreen)  # never over a form being typed
         await h.pilot.press("escape")
         await _modal(h)
+
+
+async def test_a_modal_asked_while_any_page_covers_the_list_pops_when_it_closes(
+    run_app: RunApp,
+) -> None:
+    """The queue is pumped in one place, when the main screen is uncovered: no page or
+    form needs a call of its own (one that forgot it left approvals stuck)."""
+    from cctui.tui.screens.metrics import MetricsScreen
+
+    async with run_app() as h:
+        for key, page in (("m", MetricsScreen), ("question_mark", None)):
+            await h.pilot.press(key)
+            await h.until(lambda: not isinstance(h.app.screen, MainScreen))
+            covering = h.app.screen
+            assert page is None or isinstance(covering, page)
+            session_id = await h.create("please bash")
+            await h.until(lambda sid=session_id: bool(h.manager.pending(sid)))
+            await h.pilot.pause()
+            assert h.app.screen is covering  # it waits behind the page
+            await h.pilot.press("escape")
+            screen = await _modal(h)
+            assert screen.pending.session_id == session_id
+            await h.pilot.press("y")
+            await h.settle(session_id)
+            await h.until(lambda: isinstance(h.app.screen, MainScreen))

@@ -47,6 +47,9 @@ async def start_in_worktree(h: Harness, name: str) -> str:
     await h.until(lambda: any(i.worktree for i in h.manager.list()))
     sid = next(i.session_id for i in h.manager.list() if i.worktree)
     await h.settle(sid)
+    # The form leaves the keyboard on the message line (a reply is typed next); the list's
+    # keys need it back on the list.
+    await h.pilot.press("escape")
     return sid
 
 

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Static
@@ -245,8 +246,12 @@ class MainScreen(Screen[None]):
         translucent modal, where drawing would re-blend the whole backdrop on every frame.)"""
         return self.is_attached and self.app.screen is self
 
+    class Uncovered(Message):
+        """Nothing covers the main screen any more (a modal, form or page was closed)."""
+
     def on_screen_resume(self) -> None:
         self.catch_up()
+        self.post_message(self.Uncovered())
 
     def open_session(
         self,
