@@ -258,9 +258,7 @@ class CctuiApp(App[None]):
             await self.leave(self.settings.on_quit)
 
     async def _quit_chosen(self, choice: Leaving | None) -> None:
-        if choice is None:
-            self.call_later(self.approvals.pump)
-        else:
+        if choice is not None:
             await self.leave(choice)
 
     async def leave(self, how: Leaving) -> None:
