@@ -2,4 +2,6 @@
 
 from cctui.cli import main
 
-raise SystemExit(main())
+# Guarded: the history index's build worker (a spawned process) imports the main module again.
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -36,7 +36,7 @@ import anyio.to_thread
 
 from cctui.config import Settings
 from cctui.history.extract import NOT_INDEXED
-from cctui.history.indexer import Plan, TranscriptIndexer
+from cctui.history.indexer import Job, Plan, TranscriptIndexer
 from cctui.history.models import (
     HistoryPrompt,
     IndexChange,
@@ -48,6 +48,7 @@ from cctui.history.models import (
     SourceName,
     UsageReport,
 )
+from cctui.history.prepare import PREFETCH_DEPTH, PREFETCH_MIN_FILES, SEGMENT, Prefetch
 from cctui.history.pricing import Pricer
 from cctui.history.processes import ProcessScanner
 from cctui.history.prompts import HistoryFileReader, HistoryRead
@@ -118,6 +119,8 @@ class HistoryIndex:
         self._problems = Problems()
         self._lock = threading.Lock()  # guards what readers see
         self._refresh_lock = threading.Lock()  # one refresh at a time
+        self._prefetch: Prefetch | None = None
+        """The worker process preparing a build's next files, while a large build runs."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> HistoryIndex:
@@ -144,7 +147,8 @@ class HistoryIndex:
             conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('thinking', ?)", (flag,))
 
     def close(self) -> None:
-        """Close the index file (a temporary one is removed)."""
+        """Close the index file (a temporary one is removed) and stop a build's worker."""
+        self._stop_prefetch()
         self.store.close()
 
     # -- reading -------------------------------------------------------------------------
@@ -273,6 +277,9 @@ class HistoryIndex:
             if not self.transcripts.loaded:
                 self._apply(self.transcripts.load())
             plan = self.transcripts.scan()
+            self._stop_prefetch()
+            if sum(self._prefetchable(j) for j in plan.jobs) >= PREFETCH_MIN_FILES:
+                self._prefetch = Prefetch(self.thinking)
         self.progress = IndexProgress(
             active=bool(plan.jobs), files_total=len(plan.jobs), bytes_total=plan.bytes_total
         )
@@ -289,8 +296,17 @@ class HistoryIndex:
                 while plan.gone:
                     touched |= self.transcripts.forget(plan.gone.pop())
                 while plan.jobs:
+                    ready = None
+                    pf = self._prefetch  # (close() may stop it from another thread)
+                    if pf is not None:
+                        pf.feed(
+                            (str(j.path), j.session_id, j.kind)
+                            for j in plan.jobs[:PREFETCH_DEPTH]
+                            if self._prefetchable(j)
+                        )
+                        ready = pf.take(str(plan.jobs[0].path))
                     job = plan.jobs.pop(0)
-                    touched |= self.transcripts.ingest(job.path, job.session_id, job.kind)
+                    touched |= self.transcripts.ingest(job.path, job.session_id, job.kind, ready)
                     p = self.progress
                     self.progress = p.model_copy(
                         update={"files_done": p.files_done + 1,
@@ -300,8 +316,18 @@ class HistoryIndex:
                         break
             if not plan.jobs:
                 self.progress = self.progress.model_copy(update={"active": False})
+                self._stop_prefetch()
                 self.store.checkpoint()
             return self._apply(touched)
+
+    def _prefetchable(self, job: Job) -> bool:
+        """A new file a worker can read whole (one segment)."""
+        return job.size <= SEGMENT and self.transcripts.is_new(job.path)
+
+    def _stop_prefetch(self) -> None:
+        pf, self._prefetch = self._prefetch, None
+        if pf is not None:
+            pf.close()
 
     def _compact_due(self) -> bool:
         """Tombstones (rows of files read again, see ``store``) outnumber the live rows."""
@@ -320,13 +346,18 @@ class HistoryIndex:
         then of ``seconds`` (each yield redraws a list of thousands: not too often)."""
         plan = await anyio.to_thread.run_sync(self.plan, abandon_on_cancel=True)
         budget = first
-        while True:
-            yield await anyio.to_thread.run_sync(
-                partial(self.step, plan, seconds=budget), abandon_on_cancel=True
-            )
-            budget = seconds
-            if not plan.jobs and not plan.gone:
-                return
+        try:
+            while True:
+                yield await anyio.to_thread.run_sync(
+                    partial(self.step, plan, seconds=budget), abandon_on_cancel=True
+                )
+                budget = seconds
+                if not plan.jobs and not plan.gone:
+                    return
+        finally:  # cancelled (cctui quits mid-build): the worker process ends with it
+            pf, self._prefetch = self._prefetch, None
+            if pf is not None:
+                pf.close(wait=False)
 
     def refresh_paths(self, paths: Iterable[Path]) -> IndexChange:
         """Refresh after a watcher named these paths: only those transcripts are re-checked.

@@ -27,7 +27,6 @@ import os
 import sqlite3
 import stat
 import time
-import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -35,20 +34,15 @@ from pathlib import Path
 from typing import BinaryIO
 
 from cctui.history import _sdk
-from cctui.history.extract import ROLE_CODES, Usage, extract, parse, wanted
-from cctui.history.lines import complete_lines
+from cctui.history.extract import ROLE_CODES
+from cctui.history.prepare import Prepared, read_segment
 from cctui.history.pricing import Pricer
 from cctui.history.store import IndexStore
 from cctui.history.transcripts import ReadStats, TranscriptMeta, read_meta
 
 logger = logging.getLogger(__name__)
 
-MAX_LINE = 8 * 1024 * 1024
-"""Longer lines are dropped as they stream past (and counted): parsing one costs several
-times its size in memory."""
-SEGMENT = 16 * 1024 * 1024
-"""Bytes of one file read per write transaction."""
-FTS_BUFFER = 16 * 1024 * 1024
+FTS_BUFFER = 8 * 1024 * 1024
 """Characters of text held for the FTS table before a batch writes them (see ``batch``)."""
 _SIG = 4096
 ID_SLOTS = 32
@@ -81,15 +75,6 @@ class Plan:
     jobs: list[Job] = field(default_factory=list)
     gone: list[Path] = field(default_factory=list)
     bytes_total: int = 0
-
-
-@dataclass(slots=True)
-class _Counts:
-    lines: int = 0
-    skipped: int = 0
-    oversized: int = 0
-    bad_utf8: int = 0
-    cost_state: float | None = None
 
 
 class _Ids:
@@ -154,6 +139,7 @@ class TranscriptIndexer:
         """FTS rows (id, text, role) of the files read in this batch, not written yet."""
         self._fts_chars = 0
         self._batching = False
+        self._used_ready = False
 
     # -- batches -----------------------------------------------------------------------------
 
@@ -164,7 +150,7 @@ class TranscriptIndexer:
 
         Each write of a contentless FTS5 table inside a savepoint (one per file) is flushed to a
         new segment when the savepoint is released; tiny segments then cost merges. Held back
-        and written together, a build writes ~16 MB segments instead (``FTS_BUFFER``).
+        and written together, a build writes ~8 MB segments instead (``FTS_BUFFER``).
         """
         self._batching = True
         try:
@@ -226,6 +212,10 @@ class TranscriptIndexer:
         if self.store.get_meta("pricing") != self.pricer.fingerprint:
             self._reprice()
         return set(self._paths_by_session)
+
+    def is_new(self, path: Path) -> bool:
+        """The index has never read this file (as far as this process knows)."""
+        return str(path) not in self._known
 
     def _put(self, meta: TranscriptMeta) -> None:
         key = str(meta.path)
@@ -379,14 +369,28 @@ class TranscriptIndexer:
         key = str(path)
         return self.forget(path) if key in self._known or key in self._metas else set()
 
-    def ingest(self, path: Path, session_id: str, kind: str) -> set[str]:
-        """Bring one file's rows up to date. Returns the listed session ids that changed."""
+    def ingest(
+        self, path: Path, session_id: str, kind: str, ready: Prepared | None = None
+    ) -> set[str]:
+        """Bring one file's rows up to date. Returns the listed session ids that changed.
+
+        ``ready``: what a worker prepared from this file (``prepare.Prefetch``); used only if
+        the file is new to the index and still the one the worker read.
+        """
         try:
             st = path.stat()
             if not stat.S_ISREG(st.st_mode):
                 return self._fail(path, "not a regular file")
             with path.open("rb") as fh:
-                changed = self._consume_file(fh, path, session_id, kind)
+                st = os.fstat(fh.fileno())
+                if ready is not None and ready.identity != (
+                    st.st_dev,
+                    st.st_ino,
+                    st.st_size,
+                    st.st_mtime_ns,
+                ):
+                    ready = None
+                changed = self._consume_file(fh, path, session_id, kind, ready)
         except FileNotFoundError:
             return self.forget(path)
         except OSError as exc:
@@ -399,6 +403,9 @@ class TranscriptIndexer:
         was = self.meta(session_id)
         meta: TranscriptMeta | None = None
         if kind != "main":
+            self.stats.files_read += 1
+        elif ready is not None and ready.meta_read and self._used_ready:
+            meta = ready.meta
             self.stats.files_read += 1
         else:
             try:
@@ -419,12 +426,15 @@ class TranscriptIndexer:
         now = self.meta(session_id)
         return {session_id} if (now is not None or was is not None) and now != was else set()
 
-    def _consume_file(self, fh: BinaryIO, path: Path, session_id: str, kind: str) -> bool:
+    def _consume_file(
+        self, fh: BinaryIO, path: Path, session_id: str, kind: str, ready: Prepared | None
+    ) -> bool:
         """Read what is new in ``fh`` into the index, a segment per transaction.
 
         Returns False when the index already had the file as it is (nothing was read).
         """
         changed = False
+        self._used_ready = False
         while True:
             with self._segment() as conn:
                 st = os.fstat(fh.fileno())
@@ -459,9 +469,14 @@ class TranscriptIndexer:
                         )
                         offset = 0
                 assert source_id is not None
-                end, counts, more = self._consume(
-                    conn, fh, source_id, session_id, kind == "subagent", offset
+                # A worker's work is the file from its first byte: only for a file new here.
+                use = ready if row is None and offset == 0 else None
+                got = self._consume(
+                    conn, fh, source_id, session_id, kind == "subagent", offset, use
                 )
+                self._used_ready = self._used_ready or use is not None
+                ready = None
+                end, counts, more = got.end, got.counts, got.more
                 changed = True
                 deferred = 0 if more else max(0, os.fstat(fh.fileno()).st_size - end)
                 conn.execute(
@@ -497,64 +512,31 @@ class TranscriptIndexer:
         session_id: str,
         sidechain_file: bool,
         offset: int,
-    ) -> tuple[int, _Counts, bool]:
-        """Read up to ``SEGMENT`` bytes of complete lines; (new offset, counts, more to read)."""
-        counts = _Counts()
+        ready: Prepared | None = None,
+    ) -> Prepared:
+        """Read up to ``SEGMENT`` bytes of complete lines (or take what a worker read) and
+        write their rows."""
+        got = ready or read_segment(
+            fh, offset, sidechain_file=sidechain_file, thinking=self.thinking
+        )
+        ids = _Ids(conn)
         msgs: list[tuple[object, ...]] = []
         fts: list[tuple[int, str, str]] = []
-        replies: dict[tuple[str, str], Usage] = {}
-        last_ts = os.fstat(fh.fileno()).st_mtime  # for entries without a timestamp
-        end = offset
-        more = False
-        ids = _Ids(conn)
-        lines = complete_lines(fh, offset, max_line=MAX_LINE)
-        for end, line in lines:
-            counts.lines += 1
-            if line is None:
-                counts.oversized += 1
-            elif line.strip() and wanted(line):
-                entry, bad = parse(line)
-                counts.bad_utf8 += bad
-                if entry is None:
-                    counts.skipped += 1
-                else:
-                    got = extract(entry, thinking=self.thinking)
-                    if got.cost_state is not None:
-                        counts.cost_state = got.cost_state
-                    side = int(got.sidechain or sidechain_file)
-                    last_ts = got.ts or last_ts
-                    if got.pieces:
-                        start, size, crc = end - len(line) - 1, len(line), zlib.crc32(line)
-                        for p in got.pieces:
-                            mid = ids.next(msg_id_floor(last_ts))
-                            msgs.append(
-                                (mid, source_id, got.ts, ROLE_CODES[p.role], side, start, size,
-                                 crc, p.part)
-                            )  # fmt: skip
-                            fts.append((mid, p.body, p.role))
-                    u = got.usage
-                    if u is not None:
-                        u.sidechain = bool(side)
-                        # A reply's lines (one per content block) repeat its usage: one write
-                        # per reply, the same one the upsert's rule would keep.
-                        key = (u.msg_id, u.request_id)
-                        had = replies.get(key)
-                        if (
-                            had is None
-                            or u.total > had.total
-                            or (u.total == had.total and u.ts < had.ts)
-                        ):
-                            replies[key] = u
-            if end - offset >= SEGMENT:
-                more = True
-                break
-        lines.close()
+        for line in got.lines:
+            floor = msg_id_floor(line.when)
+            for role, body, part in line.pieces:
+                mid = ids.next(floor)
+                msgs.append(
+                    (mid, source_id, line.ts, ROLE_CODES[role], line.side, line.start, line.size,
+                     line.crc, part)
+                )  # fmt: skip
+                fts.append((mid, body, role))
+                self._fts_chars += len(body)
         conn.executemany("INSERT INTO msg VALUES (?,?,?,?,?,?,?,?,?)", msgs)
         self._fts += fts
-        self._fts_chars += sum(len(r[1]) for r in fts)
-        for u in replies.values():
+        for u in got.replies:
             self._put_usage(conn, source_id, session_id, u)
-        return end, counts, more
+        return got
 
     def _put_usage(
         self, conn: sqlite3.Connection, source_id: int, session_id: str, u: object

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cctui.history import HistoryIndex, indexer
+from cctui.history import HistoryIndex, prepare
+from cctui.history import index as index_module
 from cctui.history.lines import complete_lines
 from cctui.history.store import SCHEMA_VERSION, IndexStore
 from tests.history import make_lines as mk
@@ -132,7 +133,7 @@ def test_rewritten_truncated_replaced_and_deleted_files(home: Path, index: Histo
 def test_bad_lines_are_counted_and_nothing_else_is_lost(
     home: Path, index: HistoryIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(indexer, "MAX_LINE", 200_000)
+    monkeypatch.setattr(prepare, "MAX_LINE", 200_000)
     huge = mk.user("needle_in_huge " + "x " * 300_000, SID)  # ~600 KB: over the limit
     # ~120 KB: indexed whole, a word in its middle too
     big = mk.tool_result("needle_in_big " + "y " * 30_000 + "mid_needle " + "y " * 30_000, SID)
@@ -399,3 +400,29 @@ def test_thinking_is_searchable_only_when_asked(home: Path, index_file: Path) ->
     hit = ix.search("aardvark").hits[0]
     assert hit.session_id == SID and hit.role == "assistant" and "aardvark" in hit.snippet
     ix.close()
+
+
+def test_a_build_of_many_new_files_reads_them_in_a_worker_process(
+    home: Path, index: HistoryIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(index_module, "PREFETCH_MIN_FILES", 4)
+    sids = [f"{n:08d}-0000-4000-8000-000000000000" for n in range(8)]
+    for n, sid in enumerate(sids):
+        mk.write(home, sid, mk.user(f"prompt number{n}", sid) + mk.tool_result(f"word{n}", sid))
+    used: list[bool] = []
+    ingest = index.transcripts.ingest
+
+    def spy(path: Path, sid: str, kind: str, ready: prepare.Prepared | None = None) -> set[str]:
+        used.append(ready is not None)
+        return ingest(path, sid, kind, ready)
+
+    monkeypatch.setattr(index.transcripts, "ingest", spy)
+    plan = index.plan()
+    while plan.jobs:
+        index.step(plan, seconds=5.0)
+    assert all(used) and len(used) == 8  # every file came prepared by the worker
+    assert index._prefetch is None  # the worker is gone once the plan is done
+    for n, sid in enumerate(sids):
+        assert _found(index, f"word{n}") == {sid}
+    assert {s.session_id for s in index.sessions()} == set(sids)
+    assert {s.title for s in index.sessions()} == {f"prompt number{n}" for n in range(8)}

@@ -1,0 +1,190 @@
+"""Transcript lines made into index rows, apart from the writer: in its thread, or ahead of
+it in a worker process during a build.
+
+Reading, parsing and extracting a transcript is about half of a first build's CPU; writing
+SQLite (FTS tokenizing, inserts) is the rest, on the one writer. During a build of many new
+files (``Prefetch``), a worker process prepares the next files while the writer writes the
+current one, so the two halves run on two cores. What a worker prepared is used only if the
+file is still the one it read (device, inode, size, mtime); otherwise the writer reads it
+itself, as it always does for grown or changed files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import os
+import zlib
+from collections.abc import Iterable
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from cctui.history.extract import Usage, extract, parse, wanted
+from cctui.history.lines import complete_lines
+from cctui.history.transcripts import TranscriptMeta, read_meta
+
+logger = logging.getLogger(__name__)
+
+MAX_LINE = 8 * 1024 * 1024
+"""Longer lines are dropped as they stream past (and counted): parsing one costs several
+times its size in memory."""
+SEGMENT = 16 * 1024 * 1024
+"""Bytes of one file read per write transaction (and the most a worker prepares)."""
+PREFETCH_MIN_FILES = 16
+"""New files a plan must hold before a worker process is worth starting."""
+PREFETCH_DEPTH = 4
+"""Files prepared ahead of the writer at most (bounds the memory they hold)."""
+
+
+@dataclass(slots=True)
+class Counts:
+    lines: int = 0
+    skipped: int = 0
+    oversized: int = 0
+    bad_utf8: int = 0
+    cost_state: float | None = None
+
+
+@dataclass(slots=True)
+class Line:
+    """One line that gives searchable pieces."""
+
+    ts: float | None
+    when: float
+    """Its time, or the last one before it (the message id follows it)."""
+    side: int
+    start: int
+    size: int
+    crc: int
+    pieces: list[tuple[str, str, int]]
+    """(role, text, part) of each piece."""
+
+
+@dataclass(slots=True)
+class Prepared:
+    """What a run of complete lines gives the index."""
+
+    end: int
+    more: bool
+    counts: Counts
+    lines: list[Line] = field(default_factory=list)
+    replies: list[Usage] = field(default_factory=list)
+    """One per reply (its lines repeat its usage): the one the upsert's rule would keep."""
+    identity: tuple[int, int, int, int] | None = None
+    """(device, inode, size, mtime_ns) of the file a worker read."""
+    meta: TranscriptMeta | None = None
+    meta_read: bool = False
+
+
+def read_segment(fh: BinaryIO, offset: int, *, sidechain_file: bool, thinking: bool) -> Prepared:
+    """Up to ``SEGMENT`` bytes of complete lines from ``offset``."""
+    counts = Counts()
+    out = Prepared(end=offset, more=False, counts=counts)
+    replies: dict[tuple[str, str], Usage] = {}
+    last_ts = os.fstat(fh.fileno()).st_mtime  # for entries without a timestamp
+    lines = complete_lines(fh, offset, max_line=MAX_LINE)
+    end = offset
+    for end, line in lines:
+        counts.lines += 1
+        if line is None:
+            counts.oversized += 1
+        elif line.strip() and wanted(line):
+            entry, bad = parse(line)
+            counts.bad_utf8 += bad
+            if entry is None:
+                counts.skipped += 1
+            else:
+                got = extract(entry, thinking=thinking)
+                if got.cost_state is not None:
+                    counts.cost_state = got.cost_state
+                side = int(got.sidechain or sidechain_file)
+                last_ts = got.ts or last_ts
+                if got.pieces:
+                    out.lines.append(
+                        Line(got.ts, last_ts, side, end - len(line) - 1, len(line),
+                             zlib.crc32(line), [(p.role, p.body, p.part) for p in got.pieces])
+                    )  # fmt: skip
+                u = got.usage
+                if u is not None:
+                    u.sidechain = bool(side)
+                    key = (u.msg_id, u.request_id)
+                    had = replies.get(key)
+                    if (
+                        had is None
+                        or u.total > had.total
+                        or (u.total == had.total and u.ts < had.ts)
+                    ):
+                        replies[key] = u
+        if end - offset >= SEGMENT:
+            out.more = True
+            break
+    lines.close()
+    out.end = end
+    out.replies = list(replies.values())
+    return out
+
+
+def prepare_file(path: str, session_id: str, kind: str, thinking: bool) -> Prepared | None:
+    """A worker's job: the first segment of a new file, and its list metadata."""
+    try:
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            out = read_segment(fh, 0, sidechain_file=kind == "subagent", thinking=thinking)
+        out.identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        if kind == "main" and not out.more:
+            out.meta = read_meta(Path(path), session_id)
+            out.meta_read = True
+    except OSError:
+        return None  # the writer reads it itself and reports what is wrong
+    return out
+
+
+class Prefetch:
+    """A worker process preparing the next new files of a build (see the module docstring)."""
+
+    def __init__(self, thinking: bool) -> None:
+        self._thinking = thinking
+        # spawn, not fork: the TUI's process has threads (a fork would copy their locks).
+        self._pool = ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("spawn")
+        )
+        self._ahead: dict[str, Future[Prepared | None]] = {}
+        self._broken = False
+
+    def feed(self, jobs: Iterable[tuple[str, str, str]]) -> None:
+        """Start preparing these (path, session id, kind), up to ``PREFETCH_DEPTH`` ahead."""
+        for path, session_id, kind in jobs:
+            if len(self._ahead) >= PREFETCH_DEPTH or self._broken:
+                return
+            if path not in self._ahead:
+                try:
+                    self._ahead[path] = self._pool.submit(
+                        prepare_file, path, session_id, kind, self._thinking
+                    )
+                except Exception:  # the worker died (or could not start): the writer reads
+                    logger.warning("index worker unavailable; reading in this process")
+                    self._broken = True
+
+    def take(self, path: str) -> Prepared | None:
+        """What the worker prepared for ``path`` (waiting for it), if it was asked to."""
+        fut = self._ahead.pop(path, None)
+        if fut is None or self._broken:
+            return None
+        try:
+            return fut.result()
+        except Exception:  # a broken worker: the writer reads the file itself
+            logger.warning("index worker failed on %s", path, exc_info=True)
+            self._broken = True
+            return None
+
+    def close(self, *, wait: bool = True) -> None:
+        """Stop the worker (nothing prepared is kept); it exits after the file it is on."""
+        self._broken = True
+        for fut in self._ahead.values():
+            fut.cancel()
+        self._ahead.clear()
+        with contextlib.suppress(Exception):
+            self._pool.shutdown(wait=wait, cancel_futures=True)
