@@ -8,18 +8,18 @@ import contextlib
 import logging
 import os
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import datetime
 from functools import partial
 from importlib.resources import files
 from pathlib import Path, PurePath
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.notifications import SeverityLevel
-from textual.screen import Screen
+from textual.screen import Screen, ScreenResultCallbackType
 
 from cctui.config import Settings
 from cctui.core import (
@@ -71,6 +71,11 @@ from cctui.tui.sources import SessionSource
 from cctui.tui.takeover import TakeOver
 from cctui.tui.widgets.event_lines import PromptBlock
 from cctui.tui.widgets.session_pane import SessionPane
+
+R = TypeVar("R")
+"""What a screen gives back when it closes."""
+T = TypeVar("T")
+"""What a core verb returns."""
 
 log = logging.getLogger(__name__)
 
@@ -252,8 +257,7 @@ class CctuiApp(App[None]):
         if not working:
             await self.leave("end")
         elif self.settings.on_quit == "ask":
-            if not any(isinstance(s, QuitScreen) for s in self.screen_stack):
-                self.push_screen(QuitScreen(working), callback=self._quit_chosen)
+            self._open_once(QuitScreen, lambda: QuitScreen(working), self._quit_chosen)
         else:
             await self.leave(self.settings.on_quit)
 
@@ -460,10 +464,10 @@ class CctuiApp(App[None]):
     @work(group="rewind", exit_on_error=False)
     async def rewind_files(self, session_id: str, prompt_id: str) -> None:
         """Put the files back (the core dry-runs again first: they may have changed)."""
-        try:
-            done = await self.manager.rewind_files(session_id, prompt_id=prompt_id, by="tui")
-        except CctuiError as exc:
-            self.notify(exc.message, title="Not rewound", severity="error", timeout=10)
+        done = await self._verb(
+            "Not rewound", self.manager.rewind_files(session_id, prompt_id=prompt_id, by="tui")
+        )
+        if done is None:
             return
         files = len(done.files)
         where = f"prompt {done.prompt.index}" if done.prompt else "that prompt"
@@ -566,10 +570,7 @@ class CctuiApp(App[None]):
     @work(group="sessions", exit_on_error=False)
     async def send_message(self, session_id: str, text: str) -> None:
         """Send ``text``; an ended session is resumed by the core."""
-        try:
-            await self.manager.send(session_id, text)
-        except CctuiError as exc:
-            self.notify(exc.message, title="Not sent", severity="error")
+        await self._verb("Not sent", self.manager.send(session_id, text))
 
     def _current(self) -> str | None:
         session_id = self.main.current_session_id
@@ -582,12 +583,8 @@ class CctuiApp(App[None]):
         session_id = self._current()
         if session_id is None:
             return
-        try:
-            await self.manager.interrupt(session_id)
-        except CctuiError as exc:
-            self.notify(exc.message, title="Not interrupted", severity="error")
-            return
-        self.notify("Interrupted the current turn.")
+        if await self._verb("Not interrupted", self.manager.interrupt(session_id)):
+            self.notify("Interrupted the current turn.")
 
     def action_kill(self) -> None:
         """``ctrl+k``: end the session's process; asks first while a turn runs (the turn is
@@ -626,21 +623,20 @@ class CctuiApp(App[None]):
     @work(group="sessions", exit_on_error=False)
     async def kill(self, session_id: str) -> None:
         """End the session's process (it stays resumable)."""
-        try:
-            await self.manager.kill(session_id)
-        except CctuiError as exc:
-            self.notify(exc.message, title="Not killed", severity="error")
-            return
-        self.notify("Session ended. Send it a message to resume it.")
+        if await self._verb("Not killed", self.manager.kill(session_id)):
+            self.notify("Session ended. Send it a message to resume it.")
 
     def action_diff(self) -> None:
         session_id = self._current()
-        if session_id is None or any(isinstance(s, DiffScreen) for s in self.screen_stack):
+        if session_id is None:
             return
         row = self.main.sessions.row(session_id)
         title = (row.title if row is not None else "") or session_id[:8]
-        screen = DiffScreen(title, partial(self.manager.diff, session_id))
-        self.push_screen(screen, callback=self._after_diff)
+        self._open_once(
+            DiffScreen,
+            lambda: DiffScreen(title, partial(self.manager.diff, session_id)),
+            self._after_diff,
+        )
 
     def _after_diff(self, _result: None) -> None:
         # Reading the diff may have found the worktree removed by hand (no event says so).
@@ -664,11 +660,11 @@ class CctuiApp(App[None]):
 
     async def _finish(self, session_id: str, choice: Choice) -> None:
         action, force = choice
-        try:
-            done = await self.manager.finish_worktree(session_id, action, force=force)
-        except CctuiError as exc:
-            title = {"merge": "Not merged", "keep": "Not kept"}.get(action, "Not discarded")
-            self.notify(exc.message, title=title, severity="error", timeout=20)
+        title = {"merge": "Not merged", "keep": "Not kept"}.get(action, "Not discarded")
+        done = await self._verb(
+            title, self.manager.finish_worktree(session_id, action, force=force)
+        )
+        if done is None:
             return
         self.main.catch_up(full=True)  # the row's worktree state changed without an event
         self.notify(done.note, title="Worktree finished")
@@ -692,10 +688,8 @@ class CctuiApp(App[None]):
     @work(group="sessions", exit_on_error=False)
     async def fork_worktree(self, session_id: str) -> None:
         """Fork the session into its own worktree and open the copy."""
-        try:
-            info = await self.manager.fork(session_id, worktree=True)
-        except CctuiError as exc:
-            self.notify(exc.message, title="Not forked", severity="error")
+        info = await self._verb("Not forked", self.manager.fork(session_id, worktree=True))
+        if info is None:
             return
         where = info.worktree.branch if info.worktree else "its worktree"
         self.notify(f"Forked into {where}. Type a message to start it.")
@@ -708,10 +702,10 @@ class CctuiApp(App[None]):
         session_id = self._current()
         if session_id is None:
             return
-        try:
-            change = await self.manager.cycle_permission_mode(session_id)
-        except CctuiError as exc:
-            self._refused("Mode not changed", exc)
+        change = await self._verb(
+            "Mode not changed", self.manager.cycle_permission_mode(session_id)
+        )
+        if change is None:
             return
         self.notify(change.note, title=f"Mode: {change.value}", timeout=3)
         self.main.catch_up()
@@ -738,43 +732,61 @@ class CctuiApp(App[None]):
     @work(group="steer", exit_on_error=False)
     async def set_model(self, session_id: str, model: str) -> None:
         """Switch the session's model (live at once, else at its next start)."""
-        try:
-            change = await self.manager.set_model(session_id, model)
-        except CctuiError as exc:
-            self._refused("Model not changed", exc)
+        change = await self._verb("Model not changed", self.manager.set_model(session_id, model))
+        if change is None:
             return
         self.notify(change.note, title=f"Model: {change.value or 'default'}", timeout=4)
         self.main.catch_up()
+
+    async def _verb(self, refused: str, call: Awaitable[T]) -> T | None:
+        """Await a core verb on a session; a refusal (``CctuiError``) becomes a notice
+        titled ``refused`` with what to do next, never a crash, and gives None."""
+        try:
+            return await call
+        except CctuiError as exc:
+            self._refused(refused, exc)
+            return None
 
     def _refused(self, title: str, exc: CctuiError) -> None:
         text = exc.message + (f"\n{exc.suggestion}" if exc.suggestion else "")
         self.notify(text, title=title, severity="error", timeout=12)
 
+    def _open_once(
+        self,
+        kind: type[Screen[R]],
+        make: Callable[[], Screen[R]],
+        callback: ScreenResultCallbackType[R] | None = None,
+    ) -> None:
+        """Push the screen ``make`` builds, unless one of ``kind`` is already open (its key
+        pressed again, or from the palette under it)."""
+        if not any(isinstance(s, kind) for s in self.screen_stack):
+            self.push_screen(make(), callback=callback)
+
     def action_rules(self) -> None:
-        if any(isinstance(s, RulesScreen) for s in self.screen_stack):
-            return
         directory = self.settings.default_cwd or Path(os.getcwd())
         row = self.main.sessions.row(self.main.current_session_id or "")
         if row is not None and row.cwd is not None and row.cwd.is_dir():
             directory = row.cwd
-        self.push_screen(RulesScreen(self.manager, directory))
+        self._open_once(RulesScreen, lambda: RulesScreen(self.manager, directory))
 
     def action_inbox(self) -> None:
-        if any(isinstance(s, InboxScreen) for s in self.screen_stack):
-            return
-        self.push_screen(InboxScreen(self.manager.pending, self.describe_session))
+        self._open_once(
+            InboxScreen, lambda: InboxScreen(self.manager.pending, self.describe_session)
+        )
 
     def action_filter(self) -> None:
         self.main.start_filter()
 
     def action_projects(self) -> None:
-        if not any(isinstance(s, ProjectsScreen) for s in self.screen_stack):
-            screen = ProjectsScreen(
+        self._open_once(
+            ProjectsScreen,
+            lambda: ProjectsScreen(
                 self.project_registry,
                 self.source.rows(),
                 default_root=self.settings.default_cwd or Path(os.getcwd()),
-            )
-            self.push_screen(screen, callback=self._filter_project)
+            ),
+            self._filter_project,
+        )
 
     # -- from the list, without opening a session (issue 18) ------------------------------
 
@@ -790,10 +802,11 @@ class CctuiApp(App[None]):
             return  # a space in a form, a page or a modal is theirs
         session_id = self._row_under_cursor()
         row = self.main.sessions.row(session_id) if session_id else None
-        if row is None or any(isinstance(s, PeekScreen) for s in self.screen_stack):
+        if row is None:
             return
-        self.push_screen(
-            PeekScreen(
+        self._open_once(
+            PeekScreen,
+            lambda: PeekScreen(
                 row,
                 self.manager.pending,
                 config_dir=self.settings.claude_config_dir,
@@ -826,20 +839,17 @@ class CctuiApp(App[None]):
             self.main.set_filter(f"project:{project_id}")
 
     def action_search(self) -> None:
-        if not any(isinstance(s, SearchScreen) for s in self.screen_stack):
-            self.push_screen(SearchScreen(self.source.index), callback=self._open_hit)
+        self._open_once(SearchScreen, lambda: SearchScreen(self.source.index), self._open_hit)
 
     def _open_hit(self, hit: SearchHit | None) -> None:
         if hit is not None:
             self.main.open_session(hit.session_id, at_message=(hit.message_uuid, hit.timestamp))
 
     def action_usage(self) -> None:
-        if not any(isinstance(s, UsageScreen) for s in self.screen_stack):
-            self.push_screen(UsageScreen(self.source.index))
+        self._open_once(UsageScreen, lambda: UsageScreen(self.source.index))
 
     def action_metrics(self) -> None:
-        if not any(isinstance(s, MetricsScreen) for s in self.screen_stack):
-            self.push_screen(MetricsScreen(self.manager.metrics_snapshot))
+        self._open_once(MetricsScreen, lambda: MetricsScreen(self.manager.metrics_snapshot))
 
     def action_help(self) -> None:
         # Installed once: composing and styling the page again cost more than showing it.
