@@ -152,7 +152,19 @@ class Settings(BaseModel):
     permission_timeout_ms: int = Field(default=300_000, gt=0)
     """An unanswered permission, plan review or question is denied after this long."""
     max_sessions: int = Field(default=10, ge=1)
-    """Live ``claude`` processes at most; the next create is refused."""
+    """Working sessions at most (starting or running a turn; one waiting on a human, idle
+    or paused holds no slot): a new session past it is queued (``docs/dispatch.md``)."""
+    project_max_sessions: dict[str, int] = Field(default_factory=dict)
+    """Per project (its label, its directory's name or its path): working sessions at most;
+    past it a new session of that project is queued (``[project_max_sessions] api = 1``)."""
+    usage_limit_resume: bool = True
+    """At the usage limit's reset, send each session paused by it ``usage_limit_continue``;
+    off, they stay as they are (idle) and only the queue and schedules wait."""
+    usage_limit_continue: str = (
+        "Your usage limit has reset. Continue the task you were working on when the limit "
+        "was reached; do not repeat work that is already complete."
+    )
+    """The message that continues a session paused at the usage limit."""
     log_level: LogLevel = "INFO"
     """Level of cctui's log file (never the terminal, never stdout)."""
     event_buffer_size: int = Field(default=500, ge=10)

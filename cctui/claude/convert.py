@@ -15,6 +15,7 @@ from typing import Any
 
 from claude_agent_sdk import (
     AssistantMessage,
+    RateLimitEvent,
     ResultMessage,
     StreamEvent,
     SystemMessage,
@@ -32,6 +33,7 @@ from cctui.claude.frames import (
     ModeChanged,
     PermissionDenied,
     PromptAccepted,
+    RateLimited,
     TextDelta,
     ToolCall,
     ToolOutcome,
@@ -57,6 +59,9 @@ class FrameConverter:
             return [_result(message)]
         if isinstance(message, SystemMessage):
             return _system(message)
+        if isinstance(message, RateLimitEvent):
+            info = message.rate_limit_info
+            return [RateLimited(info.status, info.resets_at, info.rate_limit_type)]
         return []
 
     def _stream(self, message: StreamEvent) -> list[Frame]:

@@ -152,6 +152,16 @@ class PermissionDenied:
 
 
 @dataclass(frozen=True)
+class RateLimited:
+    """The CLI's ``rate_limit_event``: the plan's usage window changed state. ``rejected``
+    means the usage limit is hit; ``resets_at`` (epoch seconds) is when it resets."""
+
+    status: str
+    resets_at: int | None
+    limit_type: str | None
+
+
+@dataclass(frozen=True)
 class TurnResult:
     """End of a turn. ``total_cost_usd`` is cumulative for the process, as the CLI reports it."""
 
@@ -193,6 +203,7 @@ Frame = (
     | ModeChanged
     | ApiRetry
     | PermissionDenied
+    | RateLimited
     | TurnResult
     | PromptAccepted
     | ProcessExited

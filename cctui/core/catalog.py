@@ -72,6 +72,9 @@ class CatalogEntry(BaseModel):
     pid: int | None = None
     pending_inputs: int = 0
     """Permissions, plan reviews or questions waiting for an answer (cctui's sessions only)."""
+    dispatch_note: str | None = None
+    """What the dispatcher says of it (``queued 3rd``, ``waits for 2 sessions``, ``paused
+    until 14:05 (usage limit)``; cctui's sessions only)."""
     sources: frozenset[CatalogSource] = frozenset()
     """Where this row came from."""
     transcript_path: Path | None = None
@@ -184,6 +187,9 @@ def _merge_one(sid: str, summary: SessionSummary | None, own: Own | None) -> Cat
         tags=config.tags if config else (),
         pid=pid or (summary.pid if summary else None),
         pending_inputs=len(own.pending_input_ids) if isinstance(own, SessionInfo) else 0,
+        dispatch_note=(
+            own.dispatch.note if isinstance(own, SessionInfo) and own.dispatch else None
+        ),
         sources=frozenset(sources),
         transcript_path=summary.transcript_path if summary else None,
         file_size=summary.file_size if summary else None,

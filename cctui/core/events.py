@@ -111,6 +111,9 @@ class ResultEvent(_Event):
     terminal_reason: str | None = None
     usage: dict[str, Any] = Field(default_factory=dict)
     """The CLI's token usage for the turn (input/output/cache tokens), as it reports it."""
+    usage_limit_resets_at: datetime | None = None
+    """The turn was refused at the plan's usage limit (the CLI's ``rate_limit_event`` said
+    ``rejected`` before this result); the limit resets then (``core.dispatch``)."""
     interrupted: bool = False
     """The turn ended because it was interrupted (the user, an MCP client or the turn time
     limit asked). The CLI reports such a turn as an error (``error_during_execution``,

@@ -37,6 +37,7 @@ from cctui.core.decisions.grants import ProjectGrant
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution
 from cctui.core.decisions.service import Decisions
 from cctui.core.diffs import SessionDiff, TurnChanges, session_diff
+from cctui.core.dispatch import Dispatcher, DispatchRequest
 from cctui.core.events import SessionEvent
 from cctui.core.metrics import Metrics, MetricsSnapshot
 from cctui.core.models import (
@@ -54,7 +55,7 @@ from cctui.core.states import SessionStatus
 from cctui.core.table import SessionTable
 from cctui.core.watch import Fanout, Listener, WaitOutcome, wait_for
 from cctui.core.worktrees import Action, FinishPreview, FinishResult, WorktreeRequest
-from cctui.errors import CctuiError, SessionLimitReached, SessionNotReady, ValidationFailed
+from cctui.errors import CctuiError, SessionNotReady, ValidationFailed
 from cctui.fs import git
 
 __all__ = ["Listener", "SessionManager", "WaitOutcome"]
@@ -92,6 +93,9 @@ class SessionManager:
             desk_of=self._desk_of,
         )
         """Every pending input: who is asked, the answers, confirmations, the human."""
+        self.dispatch = Dispatcher(_DispatchHost(self), settings.state_dir)
+        """The queue past the limits, ``after``, schedules and the usage-limit hold."""
+        self._fanout.subscribe(self.dispatch.observe)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._shutting_down = False
         self._models: tuple[ModelOption, ...] = ()
@@ -102,7 +106,7 @@ class SessionManager:
     def problems(self) -> builtins.list[str]:
         """Things that went wrong outside any request (a damaged registry, a failing audit
         log), for the TUI and ``claude_health`` to show; they are in the log too."""
-        problems = list(self.registry.problems)
+        problems = list(self.registry.problems) + self.dispatch.problems
         if self.audit.problem:
             problems.append(self.audit.problem)
         ladder = self.decisions.ladder
@@ -115,8 +119,10 @@ class SessionManager:
         return problems
 
     async def start(self) -> None:
-        """Load the registry (sessions from earlier runs become listed and resumable)."""
+        """Load the registry (sessions from earlier runs become listed and resumable), then
+        the dispatcher (its queue and schedules go on)."""
         self._sessions.load()
+        await self.dispatch.start()
 
     async def shutdown(self) -> None:
         """End every process (no child outlives cctui), withdraw pending inputs, save.
@@ -125,6 +131,7 @@ class SessionManager:
         grace); an idle session ends ``completed``, a busy one ``interrupted``.
         """
         self._shutting_down = True
+        await self.dispatch.close()
         await self._spare.discard()
         busy = [s for s in self._sessions if s.process.busy]
         if busy:
@@ -189,8 +196,13 @@ class SessionManager:
         session_id: str | None = None,
         worktree: WorktreeRequest = None,
         listed: Callable[[str], None] | None = None,
+        dispatch: DispatchRequest | None = None,
     ) -> SessionInfo:
         """Start a process; returns once it is connected, with the (pre-assigned) session id.
+
+        Over a limit, ``after`` sessions not ended yet, or while the usage limit holds, the
+        session is queued instead (status ``queued``, returned at once) and started by the
+        dispatcher later (``core.dispatch``; ``dispatch`` says how).
 
         The first prompt is queued at once; the turn runs in the background. ``worktree``
         (True, or a name) starts it in a new git worktree of its own (``worktrees``). A
@@ -219,20 +231,29 @@ class SessionManager:
                 str(config.log_file), config.cwd, self.settings.state_dir
             )
             config = config.model_copy(update={"log_file": where})
-        self._check_limit()
+        if self._shutting_down:
+            raise SessionNotReady("cctui is shutting down.")
         sid = session_id or str(uuid.uuid4())
         if config.team and not config.teammate:  # seed 004: a team member always has a name
             config = config.model_copy(update={"teammate": launch.default_teammate(sid)})
         if config.title is None and prompt:
             config = config.model_copy(update={"title": launch.title_of(prompt)})
-        if session_id is None and not worktree:
-            spare = self._spare.claim(config)
-            if spare is not None:
-                await self._take_spare(spare, prompt, listed)
-                return spare.session.info()
-        session = Session(self, sid, config)
-        await self._start(session, prompt, worktree, listed, session_id=sid)
-        return session.info()
+        request = dispatch or DispatchRequest()
+        parents = self.dispatch.admit(sid, config, request)
+        if parents is not None:
+            session = self.dispatch.enqueue(sid, config, prompt, worktree, request, parents)
+            if listed is not None:
+                listed(sid)
+            return self.dispatch.annotate(session.info(), session)
+        with self.dispatch.reserved(sid, config):  # its slot is taken before its status says so
+            if session_id is None and not worktree:
+                spare = self._spare.claim(config)
+                if spare is not None:
+                    await self._take_spare(spare, prompt, listed)
+                    return spare.session.info()
+            session = Session(self, sid, config)
+            await self._start(session, prompt, worktree, listed, session_id=sid)
+            return session.info()
 
     def prewarm(self, config: SessionConfig) -> None:
         """Start a process for a session about to be created with ``config``, unlisted, so
@@ -263,6 +284,15 @@ class SessionManager:
         session = await self._settled(session_id)
         if session.process.alive:
             await session.process.send(text)
+            return session.info()
+        if session.status == S.QUEUED:
+            raise SessionNotReady(
+                f"Session {session_id} is queued and has not started.",
+                suggestion="claude_queue with action start_now starts it now.",
+            )
+        if session.status == S.CANCELLED:  # never started: this message starts it afresh
+            self._check_limit()
+            await self.launch_queued(session, text, None)
             return session.info()
         return await self._resume(session, text)
 
@@ -359,6 +389,9 @@ class SessionManager:
         period (seed 004's ``force``).
         """
         session = self._sessions.find_or_adopt(session_id)
+        if session.status == S.QUEUED:  # not started: killing it takes it off the queue
+            self.dispatch.cancel(session_id, "kill")
+            return session.info()
         await session.process.stop(S.INTERRUPTED, force=force)
         return session.info()
 
@@ -508,12 +541,17 @@ class SessionManager:
         Raises:
             SessionNotFound: neither cctui nor a transcript knows the id.
         """
-        return self._sessions.find_or_adopt(session_id).info()
+        session = self._sessions.find_or_adopt(session_id)
+        return self.dispatch.annotate(session.info(), session)
 
     def list(self, *, active_only: bool = False) -> list[SessionInfo]:
         """cctui's sessions (live and registered), newest activity first."""
         self._sessions.load()
-        infos = [s.info() for s in self._sessions if s.active or not active_only]
+        infos = [
+            self.dispatch.annotate(s.info(), s)
+            for s in self._sessions
+            if s.active or not active_only
+        ]
         return sorted(infos, key=lambda i: i.last_activity, reverse=True)
 
     def events(
@@ -797,11 +835,95 @@ class SessionManager:
         return session.desk if session is not None else None
 
     def _check_limit(self) -> None:
+        """A resume or a prewarm needs a free slot: only working sessions hold one."""
         if self._shutting_down:
             raise SessionNotReady("cctui is shutting down.")
-        live = sum(1 for s in self._sessions if s.process.busy)
-        if live >= self.settings.max_sessions:
-            raise SessionLimitReached(
-                f"{live} sessions are running; MAX_SESSIONS is {self.settings.max_sessions}.",
-                suggestion="Kill an idle session or raise MAX_SESSIONS.",
-            )
+        self.dispatch.check_limit()
+
+    # ------------------------------------------------------------------ the dispatcher's
+
+    def new_queued(self, session_id: str, config: SessionConfig) -> Session:
+        """Track and save a session that waits to start (``Dispatcher.enqueue``)."""
+        session = Session(self, session_id, config)
+        session.state.status = S.QUEUED
+        self._sessions.add(session)
+        self.save(session_id)
+        return session
+
+    async def launch_queued(
+        self, session: Session, prompt: str | None, worktree: WorktreeRequest
+    ) -> None:
+        """Start a queued session's first process; a failure leaves it listed, in error."""
+        if self._shutting_down:
+            raise SessionNotReady("cctui is shutting down.")
+        launch.check_cwd(session.config.cwd)
+        try:
+            await self._start(session, prompt, worktree, None, session_id=session.id)
+        except BaseException:
+            if session.id not in self._sessions:  # _spawn forgot it: it stays listed
+                self._sessions.add(session)
+                self.save(session.id)
+            raise
+
+    async def continue_paused(self, session: Session, text: str | None) -> None:
+        """Send a session paused at the usage limit its continue message."""
+        if session.process.alive and text is not None:
+            await session.process.send(text)
+            return
+        await self._resume(session, text)
+
+
+class _DispatchHost:
+    """The manager as the dispatcher sees it (``dispatch.DispatchHost``)."""
+
+    def __init__(self, manager: SessionManager) -> None:
+        self._m = manager
+        self.settings = manager.settings
+
+    def tracked(self) -> builtins.list[Session]:
+        return list(self._m._sessions)
+
+    def session(self, session_id: str) -> Session | None:
+        return self._m._sessions.get(session_id)
+
+    def new_queued(self, session_id: str, config: SessionConfig) -> Session:
+        return self._m.new_queued(session_id, config)
+
+    async def launch_queued(
+        self, session: Session, prompt: str | None, worktree: WorktreeRequest
+    ) -> None:
+        await self._m.launch_queued(session, prompt, worktree)
+
+    async def continue_paused(self, session: Session, text: str | None) -> None:
+        await self._m.continue_paused(session, text)
+
+    async def create_dispatched(
+        self,
+        prompt: str,
+        config: SessionConfig,
+        *,
+        session_id: str,
+        worktree: WorktreeRequest,
+        dispatch: DispatchRequest,
+    ) -> SessionInfo:
+        return await self._m.create(
+            prompt, config, session_id=session_id, worktree=worktree, dispatch=dispatch
+        )
+
+    async def results_of(self, session_id: str, kind: str) -> str:
+        session = self._m._sessions.get(session_id)
+        if session is None:
+            return "(not known any more)"
+        if kind == "diff":
+            try:
+                diff = await self._m.diff(session_id, patch=False)
+            except CctuiError as exc:
+                return f"(its changes could not be read: {exc.message})"
+            if not diff.files:
+                return "(no files changed)"
+            lines = [f"{f.status} {f.path} +{f.added} -{f.removed}" for f in diff.files]
+            return "\n".join(lines)
+        return session.state.last_result or "(no final reply)"
+
+    def keep(self, task: asyncio.Task[Any]) -> None:
+        self._m.keep(task)

@@ -101,6 +101,27 @@ class ToolUseSummary(BaseModel):
     """A short rendering of the input (command, file path, ...)."""
 
 
+class DispatchView(BaseModel):
+    """What the dispatcher says of one session (``core.dispatch``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    note: str
+    """In a few words, for lists: ``queued 3rd``, ``waits for 2 sessions``,
+    ``paused until 14:05 (usage limit)``, ``run of schedule nightly``."""
+    queue_position: int | None = None
+    """1 = starts next (queued sessions only)."""
+    after: tuple[str, ...] = ()
+    """The sessions it runs after."""
+    waits_for: tuple[str, ...] = ()
+    """Those of ``after`` that have not ended yet."""
+    priority: int = 0
+    schedule_id: str | None = None
+    schedule_name: str | None = None
+    resumes_at: datetime | None = None
+    """A paused session's continue time (the usage limit's reset)."""
+
+
 class SessionInfo(BaseModel):
     """A snapshot of one session cctui drives (live or registered)."""
 
@@ -137,6 +158,9 @@ class SessionInfo(BaseModel):
     base_commit: str | None = None
     """The commit HEAD pointed at when cctui started the session or first saw it live:
     the diff's base (for a worktree, the merge-base with ``worktree.base_branch``)."""
+    dispatch: DispatchView | None = None
+    """Where the dispatcher has it (queued, waiting for others, paused at the usage limit,
+    a schedule's run); None when it has nothing to say."""
 
 
 class SessionRecord(BaseModel):

@@ -118,7 +118,7 @@ class SessionState:
         if not can_transition(old, new):
             log.warning("session %s: unexpected transition %s -> %s", self.id, old, new)
         self.status = new
-        if new == S.ERROR:
+        if new in (S.ERROR, S.CANCELLED):
             self.error = error
         elif new in (S.RUNNING, S.STARTING):
             self.error = None

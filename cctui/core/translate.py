@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from typing import Any
+from datetime import UTC, datetime
 
 from cctui.claude.frames import (
     ApiRetry,
@@ -20,6 +21,7 @@ from cctui.claude.frames import (
     PermissionDenied,
     ProcessExited,
     PromptAccepted,
+    RateLimited,
     TextDelta,
     ToolCall,
     ToolOutcome,
@@ -62,6 +64,9 @@ class FrameTranslator:
         """tool_use ids the desk denied, so their outcome reads ``denied``, not ``failed``."""
         self.tools: dict[str, ToolUseEvent] = {}
         """The newest tool calls, by tool_use id, oldest first."""
+        self._usage_limit: datetime | None = None
+        """The reset time of a usage limit the CLI just reported (its ``rate_limit_event``
+        comes before the refused turn's result, which carries it on)."""
         self._texts: dict[str, tuple[list[str], str]] = {}
         """Per message id: its finished text blocks, and the block still streaming."""
         self._unsaid: set[str] = set()
@@ -125,6 +130,9 @@ class FrameTranslator:
                 self.denied.add(frame.tool_use_id)  # its error result marks it denied
             if self.on_refused is not None:
                 self.on_refused(frame, dict(call.input) if call is not None else {})
+        elif isinstance(frame, RateLimited):
+            if frame.status == "rejected" and frame.resets_at is not None:
+                self._usage_limit = datetime.fromtimestamp(frame.resets_at, UTC)
         elif isinstance(frame, TurnResult):
             self._on_result(frame)
         elif isinstance(frame, PromptAccepted):
@@ -198,6 +206,7 @@ class FrameTranslator:
         if session.turns.busy:
             self._timer.arm()
         interrupted, session.interrupting = session.interrupting, False
+        limit, self._usage_limit = self._usage_limit, None
         session.publish(
             ResultEvent(
                 session_id=session.id,
@@ -209,6 +218,7 @@ class FrameTranslator:
                 terminal_reason=frame.terminal_reason,
                 usage=dict(frame.usage),
                 interrupted=interrupted,
+                usage_limit_resets_at=limit if frame.is_error else None,
             )
         )
         if frame.is_error and not interrupted:

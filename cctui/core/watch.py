@@ -26,6 +26,10 @@ Listener = Callable[[SessionEvent], None]
 
 _Found = Literal["input_needed", "turn_ended", "session_ended"]
 
+_NOT_YET = frozenset({SessionStatus.QUEUED, SessionStatus.PAUSED})
+"""A session the dispatcher will start (queued) or continue (paused at the usage limit):
+its work has not ended, so a wait goes on."""
+
 
 class WaitOutcome(BaseModel):
     """Why ``wait`` returned."""
@@ -69,6 +73,8 @@ async def wait_for(
     def check() -> _Found | None:
         if pending.list(session.id):
             return "input_needed"
+        if session.status in _NOT_YET:
+            return None
         if not session.process.alive and session.status != SessionStatus.STARTING:
             return "session_ended"
         if session.process.alive and not session.turns.busy:

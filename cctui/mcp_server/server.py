@@ -292,6 +292,7 @@ def build_server(
         tools.history.register(server, manager, settings, history)
         tools.team.register(server, manager, broker)
         tools.worktrees.register(server, manager)
+        tools.dispatch.register(server, manager)
         tools.seed004.register(server, manager, broker, settings, history)
         if not settings.compat_tools:
             server.hidden |= set(seed004.TOOLS)

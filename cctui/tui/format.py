@@ -18,6 +18,9 @@ BADGES: dict[str, tuple[str, str, str]] = {
     "completed": ("✓", "done", "foreground-muted"),
     "interrupted": ("■", "stopped", "text-secondary"),
     "error": ("✗", "error", "text-error"),
+    "queued": ("◷", "queued", "text-secondary"),
+    "paused_usage_limit": ("‖", "paused", "text-warning"),
+    "cancelled": ("⊘", "cancelled", "foreground-muted"),
     "past": ("·", "past", "foreground-muted"),
 }
 

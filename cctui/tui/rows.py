@@ -36,6 +36,9 @@ class SessionRow:
     worktree: str | None = None
     """It runs in a worktree of its own: ``active``, ``gone`` (removed by hand), or how it
     was finished (``merged``, ``kept``, ``discarded``)."""
+    dispatch_note: str | None = None
+    """What the dispatcher says of it: ``queued 3rd``, ``waits for 2 sessions``, ``paused
+    until 14:05 (usage limit)``, ``run of schedule nightly``."""
     entry: CatalogEntry | None = field(default=None, compare=False, repr=False)
     """The catalog entry the row was made from (what the filter reads)."""
 
@@ -60,6 +63,7 @@ class SessionRow:
             waiting_since=waiting_since,
             branch=entry.git_branch,
             worktree=entry.worktree,
+            dispatch_note=entry.dispatch_note,
             entry=entry,
         )
 

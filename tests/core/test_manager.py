@@ -24,6 +24,7 @@ from cctui.core import (
     StatusChanged,
     ToolUseEvent,
 )
+from cctui.core.dispatch import DispatchRequest
 from cctui.core.registry import Registry
 from cctui.errors import (
     CliNotFound,
@@ -426,14 +427,23 @@ async def test_clean_exit_is_completed(make_manager: MakeManager, project: Path)
 
 
 async def test_max_sessions_limit(make_manager: MakeManager, project: Path) -> None:
+    """Only working sessions hold a slot: idle ones do not; past the limit a create is
+    queued (or refused when the caller says not to queue)."""
     manager = make_manager(max_sessions=2)
-    a = await manager.create(None, manager.default_config(project))
-    await manager.create(None, manager.default_config(project))
+    await manager.start()
+    a = await manager.create("slow", manager.default_config(project))
+    await manager.create("slow", manager.default_config(project))
     with pytest.raises(SessionLimitReached):
-        await manager.create(None, manager.default_config(project))
+        await manager.create(
+            "slow", manager.default_config(project), dispatch=DispatchRequest(queue_when_full=False)
+        )
+    queued = await manager.create("hi", manager.default_config(project))
+    assert queued.status == S.QUEUED and queued.dispatch is not None
     await manager.kill(a.session_id)
-    await manager.create(None, manager.default_config(project))
-    assert len(manager.list(active_only=True)) == 2
+    outcome = await manager.wait(queued.session_id, 5)
+    assert outcome.session.status in (S.RUNNING, S.IDLE), outcome
+    idle = await manager.create(None, manager.default_config(project))
+    assert idle.status == S.IDLE  # an idle session holds no slot, so it is never queued
 
 
 async def test_create_errors(make_manager: MakeManager, project: Path, tmp_path: Path) -> None:

@@ -335,6 +335,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.api.sleep(reply.delay)
             if reply.is_error:
                 extra = {"x-should-retry": "true"} if reply.status in (429, 529) else {}
+                extra |= reply.headers
                 self._json(reply.status, reply.error_body(), extra)
                 return
             if body.get("stream") is not True:

@@ -47,6 +47,8 @@ class Reply:
     stop_reason: str | None = None
     """Default: ``tool_use`` if any block is a tool_use, else ``end_turn``."""
     label: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    """Response headers an error answer carries (e.g. the usage limit's)."""
 
     @property
     def is_error(self) -> bool:
@@ -103,6 +105,26 @@ def text_reply(value: str, **kw: Any) -> Reply:
 
 def error_reply(status: int, message: str = "", **kw: Any) -> Reply:
     return Reply(status=status, error_message=message, **kw)
+
+
+def usage_limit_reply(reset_epoch: int) -> Reply:
+    """Anthropic's answer at a subscription's usage limit: a 429 whose unified rate-limit
+    headers say ``rejected`` and when the window resets (what the CLI reads)."""
+    return Reply(
+        status=429,
+        error_message=(
+            "This request would exceed your account's rate limit. Please try again later."
+        ),
+        error_type="rate_limit_error",
+        headers={
+            "anthropic-ratelimit-unified-status": "rejected",
+            "anthropic-ratelimit-unified-reset": str(reset_epoch),
+            "anthropic-ratelimit-unified-representative-claim": "five_hour",
+            "anthropic-ratelimit-unified-5h-status": "rejected",
+            "anthropic-ratelimit-unified-5h-reset": str(reset_epoch),
+            "anthropic-ratelimit-unified-5h-utilization": "1.0",
+        },
+    )
 
 
 ReplySpec = Reply | str | list[Block] | Callable[[ParsedRequest], "Reply | str | list[Block]"]

@@ -52,9 +52,9 @@ FinalState = Literal["idle", "active", "error", "dead"]
 
 def start_status(status: SessionStatus) -> StartStatus:
     """A new session in seed 004's words: spawning, taking messages, or failed."""
-    if status == SessionStatus.STARTING:
-        return "starting"
-    return "error" if status == SessionStatus.ERROR else "ready"
+    if status in (SessionStatus.STARTING, SessionStatus.QUEUED):
+        return "starting"  # a queued session is one that has not started yet
+    return "error" if status in (SessionStatus.ERROR, SessionStatus.CANCELLED) else "ready"
 
 
 def resume_status(status: SessionStatus) -> ResumeStatus:

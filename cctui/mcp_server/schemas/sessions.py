@@ -22,14 +22,23 @@ SeedStatus = Literal["running", "waiting_for_input", "completed", "error", "inte
 """Seed 002's session states."""
 
 
+_SEED_WORDS: dict[SessionStatus, SeedStatus] = {
+    SessionStatus.STARTING: "running",
+    SessionStatus.IDLE: "completed",
+    # The dispatcher's states, for a client that knows only the seed's: a queued session
+    # reads as one starting, a paused one as still at work (it is continued at the reset),
+    # a cancelled one (it will never start) as failed; ``state`` has the exact word.
+    SessionStatus.QUEUED: "running",
+    SessionStatus.PAUSED: "running",
+    SessionStatus.CANCELLED: "error",
+}
+
+
 def seed_status(status: SessionStatus) -> SeedStatus:
     """cctui's state in seed 002's words: ``starting`` is running, ``idle`` (turn done,
     process alive) is completed. The exact state is in ``state``."""
-    if status == SessionStatus.STARTING:
-        return "running"
-    if status == SessionStatus.IDLE:
-        return "completed"
-    return status.value  # type: ignore[return-value]
+    word = _SEED_WORDS.get(status)
+    return word if word is not None else status.value  # type: ignore[return-value]
 
 
 _DESCRIPTIONS = {
@@ -145,6 +154,17 @@ class SessionFields(Out):
     """The session's own git worktree (null: it runs in its directory as it is)."""
     base_commit: str | None = None
     """The commit its diff is against (claude_get_diff)."""
+    dispatch_note: str | None = None
+    """What the dispatcher says of it, in a few words (``queued 3rd``, ``waits for 2
+    sessions``, ``paused until 14:05 (usage limit)``, ``run of schedule nightly``)."""
+    queue_position: int | None = None
+    """1 = starts next; set while ``state`` is ``queued``."""
+    waits_for: list[str] = Field(default_factory=list)
+    """Sessions it runs ``after`` that have not ended yet."""
+    resumes_at: str | None = None
+    """``state`` ``paused_usage_limit``: when the usage limit resets and it is continued."""
+    schedule: str | None = None
+    """The schedule this session is a run of."""
     session_id_004: str = Field(default="", alias="session_id")
     """Seed 004's ``session_id`` (filled from the same keyword as ``sessionId``)."""
     started_at: str = Field(default="", alias="started_at")
@@ -175,7 +195,21 @@ class SessionFields(Out):
                 WorktreeOut.of(info.worktree, gone=info.worktree_gone) if info.worktree else None
             ),
             "base_commit": info.base_commit,
+            **_dispatch_fields(info),
         }
+
+
+def _dispatch_fields(info: SessionInfo) -> dict[str, Any]:
+    view = info.dispatch
+    if view is None:
+        return {}
+    return {
+        "dispatch_note": view.note,
+        "queue_position": view.queue_position,
+        "waits_for": list(view.waits_for),
+        "resumes_at": iso_z(view.resumes_at) if view.resumes_at else None,
+        "schedule": view.schedule_name,
+    }
 
 
 class SessionOut(SessionFields):
@@ -188,6 +222,22 @@ class SessionOut(SessionFields):
     def of(cls, info: SessionInfo) -> SessionOut:
         """Build from the core's snapshot."""
         return cls(status=seed_status(info.status), **SessionFields.fields(info))
+
+
+class CreatedOut(SessionFields):
+    """``claude_create_session``: the new session (started, or queued)."""
+
+    status: SeedStatus | Literal["queued"]
+    """Seed 002's word for ``state``; ``queued`` for a queued session when the call named a
+    dispatch field (``after``, ``queue: true``, ``priority``); else a queued session
+    reads as the seed's starting (``running``)."""
+
+    @classmethod
+    def of_created(cls, info: SessionInfo, *, queued_word: bool) -> CreatedOut:
+        """Build from the core's snapshot."""
+        queued = queued_word and info.status == SessionStatus.QUEUED
+        status = "queued" if queued else seed_status(info.status)
+        return cls(status=status, **SessionFields.fields(info))
 
 
 class InterruptOut(SessionFields):

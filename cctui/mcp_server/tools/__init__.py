@@ -4,6 +4,7 @@
 """
 
 from cctui.mcp_server.tools import (
+    dispatch,
     health,
     history,
     invoke,
@@ -22,6 +23,7 @@ from cctui.mcp_server.tools import (
 )
 
 __all__ = [
+    "dispatch",
     "health",
     "history",
     "invoke",

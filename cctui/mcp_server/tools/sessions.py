@@ -14,6 +14,7 @@ from pydantic import Field
 
 from cctui.config import Settings
 from cctui.core import Decision, Router, SessionManager, SessionStatus, templates
+from cctui.core.dispatch import DispatchRequest
 from cctui.core.launch import check_allowed_root
 from cctui.mcp_server.asking.decisions import DecisionForm, can_elicit, client_label
 from cctui.mcp_server.asking.reaching import keep_reachable
@@ -22,6 +23,7 @@ from cctui.mcp_server.asking.waiting import Checkpoint, checkpoint, finish, ques
 from cctui.mcp_server.render import event_out, output_lines, tool_uses
 from cctui.mcp_server.schemas.common import ACT, MAX_WAIT_MS, READ, STOP, SessionId
 from cctui.mcp_server.schemas.sessions import (
+    CreatedOut,
     InterruptOut,
     KillOut,
     PendingInputOut,
@@ -114,8 +116,34 @@ def register(
             ),
         ] = None,
         worktree: Worktree = None,
-    ) -> SessionOut:
+        after: Annotated[
+            list[str] | None,
+            Field(
+                description="Session ids that must all end well first (AND); it is queued "
+                "until then, and cancelled, saying why, if one fails, is killed or cancelled"
+            ),
+        ] = None,
+        includeParentResults: Annotated[
+            Literal["none", "reply", "diff"],
+            Field(description="Append each 'after' session's final reply or changed files"),
+        ] = "none",
+        priority: Annotated[
+            int, Field(ge=-100, le=100, description="Queue priority: higher starts first")
+        ] = 0,
+        queue: Annotated[
+            bool | None,
+            Field(
+                description="At the session limit: true/omitted queue it (status 'queued' "
+                "when true); false refuses with session_limit"
+            ),
+        ] = None,
+        startNow: Annotated[bool, Field(description="Start even over the session limits")] = False,
+    ) -> CreatedOut:
         """Start a new Claude Code session in a project; returns its sessionId at once.
+
+        Over the session limit (only working sessions count), with 'after' sessions not
+        ended, or while the usage limit holds, it is queued: listed at once, started later
+        (queuePosition; claude_queue reorders, starts or cancels it).
 
         Follow with claude_wait (or claude_get_status) to see its progress and decisions.
         Seed 004 start_session names work too: session_id, cwd, team_name, teammate_name,
@@ -143,9 +171,20 @@ def register(
         if prompt is None and template is not None:
             prompt = templates.find(settings, template).prompt
         keep_reachable(broker, ctx)  # seed 002 Flow A: asked later, while it only polls
-        info = await manager.create(prompt, config, session_id=sessionId, worktree=worktree)
+        dispatch = DispatchRequest(
+            after=tuple(after or ()),
+            parent_results=includeParentResults,
+            priority=priority,
+            start_now=startNow,
+            queue_when_full=queue is not False,
+        )
+        info = await manager.create(
+            prompt, config, session_id=sessionId, worktree=worktree, dispatch=dispatch
+        )
         broker.note_created(info.session_id, client_label(ctx), can_elicit(ctx))
-        return SessionOut.of(info)
+        # A client that named a dispatch field reads "queued"; a seed's reads its own word.
+        knows = bool(after) or queue is True or priority != 0
+        return CreatedOut.of_created(info, queued_word=knows)
 
     deliveries = Deliveries(manager, broker)
 

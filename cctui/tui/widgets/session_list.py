@@ -413,6 +413,8 @@ class SessionList(DataTable[Text]):
         glyph, label, var = fmt.badge(r.status)
         if r.waiting_since is not None:
             label = f"{label} {fmt.waited(r.waiting_since)}"  # "waiting 3m": for how long
+        elif r.status == "queued" and r.dispatch_note and r.dispatch_note.startswith("queued "):
+            label = r.dispatch_note  # "queued 3rd"
         status = _StatusCell(f"{glyph} {label}", style=self._colour(var))
         status.order = self._order(r)
         if r.status == "waiting_for_input":
@@ -434,6 +436,11 @@ class SessionList(DataTable[Text]):
         if r.worktree_label is not None:
             tag = self._colour("text-warning" if r.worktree == "gone" else "text-accent")
             title = Text.assemble((r.worktree_label + " ", tag), title)
+            title.truncate(self._title_width, overflow="ellipsis")
+        note = r.dispatch_note
+        if note and not (r.status == "queued" and note.startswith("queued ")):
+            # "waits for 2 sessions", "paused until 14:05 (usage limit)", a schedule's run
+            title = Text.assemble((note + " · ", self._colour("text-secondary")), title)
             title.truncate(self._title_width, overflow="ellipsis")
         return title
 
