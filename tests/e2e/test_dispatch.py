@@ -121,7 +121,7 @@ async def test_a_permission_wait_holds_no_slot_and_a_seed_client_reads_starting(
         w = await call(c, "claude_wait", {"sessionId": asking["sessionId"], "timeoutMs": 30_000})
         assert w["reason"] == "input_needed"
         w = await call(c, "claude_wait", {"sessionId": second["sessionId"], "timeoutMs": 30_000})
-        assert w["reason"] == "turn_ended" and w["result"] == "second"
+        assert w["reason"] == "turn_ended" and w["reply"] == "second"
         [pending] = manager.pending(asking["sessionId"])
         manager.respond(pending.id, Decision(behavior="allow"), "tui")
 
@@ -147,7 +147,7 @@ async def test_after_two_runs_with_their_replies_and_not_after_a_kill(
         assert w["reason"] == "turn_ended"
         prompts = [r.prompt for r in fake_api.requests if r.is_messages]
         sent = next(p for p in prompts if p.startswith("combine them"))
-        assert "alpha result" in sent and "OK: beta" in sent
+        assert "alpha result" in sent and "OK: [[stall seconds=2]] beta" in sent
 
         slow = await call(c, "claude_create_session", {"prompt": "[[stall seconds=20]] slow"})
         fine = await call(c, "claude_create_session", {"prompt": "[[say text=fine]]"})
@@ -189,9 +189,9 @@ async def test_a_schedule_over_mcp_fires_once_across_a_restart(
         [schedule] = listed["schedules"]
         [run] = schedule["lastRuns"]
         w = await call(c, "claude_wait", {"sessionId": run["sessionId"], "timeoutMs": 30_000})
-        assert w["result"] == "scheduled"
+        assert w["reply"] == "scheduled"
         status = await call(c, "claude_get_status", {"sessionId": run["sessionId"]})
-        assert status["schedule"] == "soon"
+        assert status["session"]["schedule"] == "soon"
         gone = await call(c, "claude_cancel_schedule", {"schedule": "soon"})
         assert gone["name"] == "soon"
         assert (await call(c, "claude_list_schedules", {}))["schedules"] == []
@@ -220,7 +220,7 @@ async def test_the_usage_limit_pauses_and_resumes_at_the_reset(
         held = await call(c, "claude_create_session", {"prompt": "[[say text=later]]"})
         assert held["state"] == "queued"
         w = await call(c, "claude_wait", {"sessionId": held["sessionId"], "timeoutMs": 40_000})
-        assert w["result"] == "later"
+        assert w["reply"] == "later"
         assert time.time() >= reset
         await until(lambda: manager.get(sid).status == S.IDLE)
         assert manager.get(sid).last_result.startswith("OK: Your usage limit has reset")  # type: ignore[union-attr]

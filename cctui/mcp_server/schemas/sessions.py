@@ -324,6 +324,13 @@ class StatusOut(Out):
     cost_usd: float = 0.0
     turn_count: int = 0
     is_active: bool = False
+    dispatch_note: str | None = None
+    """What the dispatcher says of it (``queued 3rd``, ``waits for 2 sessions``, ``paused
+    until 14:05 (usage limit)``)."""
+    queue_position: int | None = None
+    """``state`` ``queued``: 1 = starts next."""
+    resumes_at: str | None = None
+    """``state`` ``paused_usage_limit``: when the usage limit resets and it is continued."""
     session: SessionOut
     recent_output: list[str]
     events: list[EventOut]

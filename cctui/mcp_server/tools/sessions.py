@@ -313,6 +313,7 @@ def register(
         info = manager.get(sessionId)
         page = manager.events(sessionId, since=sinceSeq, limit=limit)
         everything = manager.events(sessionId).events
+        session = SessionOut.of(info)
         return StatusOut(
             session_id=info.session_id,
             status=seed_status(info.status),
@@ -322,7 +323,10 @@ def register(
             cost_usd=info.total_cost_usd,
             turn_count=info.num_turns,
             is_active=info.is_active,
-            session=SessionOut.of(info),
+            dispatch_note=session.dispatch_note,
+            queue_position=session.queue_position,
+            resumes_at=session.resumes_at,
+            session=session,
             recent_output=output_lines(everything, outputLines),
             events=[event_out(e) for e in page.events],
             next_seq=page.next_seq,
