@@ -68,8 +68,12 @@ async def started(
     return manager
 
 
-def status(manager: SessionManager, sid: str) -> SessionStatus:
-    return manager.get(sid).status
+def status(manager: SessionManager, sid: str) -> SessionStatus | None:
+    """The session's status; None while a schedule's run is recorded but not yet created."""
+    try:
+        return manager.get(sid).status
+    except SessionNotFound:
+        return None
 
 
 # ---------------------------------------------------------------------------- the queue

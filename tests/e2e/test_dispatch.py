@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 from cctui.config import Settings
 from cctui.core import Decision, SessionManager, SessionStatus
 from cctui.mcp_server.server import build_server
+from cctui.timestamps import iso_z
 from tests.fakes.anthropic_api import FakeAnthropicAPI
 from tests.fakes.api_script import usage_limit_reply
 from tests.fakes.clock import FakeClock
@@ -206,21 +208,24 @@ async def test_the_usage_limit_pauses_and_resumes_at_the_reset(
     # The CLI reads the unified rate-limit headers only for a claude.ai sign-in.
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     monkeypatch.setenv("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-fake")
-    reset = int(time.time()) + 8
+    reset = int(time.time()) + 3600  # the fake clock gets there, not the test
     fake_api.add_rule(contains="hit the limit", reply=usage_limit_reply(reset), once=True)
-    manager = await start(managers, make())
+    clock = FakeClock(datetime.now(UTC))
+    manager = await start(managers, make(), clock)
     async with client(build_server(manager, manager.settings)) as c:
         hit = await call(c, "claude_create_session", {"prompt": "hit the limit"})
         sid = hit["sessionId"]
         await until(lambda: manager.get(sid).status == S.PAUSED)
         status = await call(c, "claude_get_status", {"sessionId": sid})
-        assert status["state"] == "paused_usage_limit"
-        assert status["resumesAt"].startswith(time.strftime("%Y-%m-%dT", time.gmtime(reset)))
+        assert status["state"] == "paused_usage_limit" and status["status"] == "running"
+        assert status["resumesAt"] == iso_z(datetime.fromtimestamp(reset, UTC))
         assert status["dispatchNote"].startswith("paused until")
         held = await call(c, "claude_create_session", {"prompt": "[[say text=later]]"})
-        assert held["state"] == "queued"
+        assert held["state"] == "queued" and "usage limit" in held["dispatchNote"]
+        clock.set(datetime.fromtimestamp(reset + 1, UTC))
+        await manager.dispatch.tick()
         w = await call(c, "claude_wait", {"sessionId": held["sessionId"], "timeoutMs": 40_000})
         assert w["reply"] == "later"
-        assert time.time() >= reset
-        await until(lambda: manager.get(sid).status == S.IDLE)
-        assert manager.get(sid).last_result.startswith("OK: Your usage limit has reset")  # type: ignore[union-attr]
+        w = await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 40_000})
+        assert w["state"] == "idle", w
+        assert w["reply"].startswith("OK: hit the limit Your usage limit has reset")
