@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
 from datetime import UTC, datetime
+from typing import Any
 
 from cctui.claude.frames import (
     ApiRetry,
