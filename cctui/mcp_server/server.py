@@ -62,7 +62,7 @@ class CctuiMCPServer(MCPServer):
         self.manager = manager
         self.profile = profile
         """The ``--tools`` profile; a call to a tool outside it is refused."""
-        self.broker = manager.decisions.router
+        self.router = manager.decisions.router
         """Who is asked about each pending input (the core's router, shared by every server
         on this manager)."""
         self.clients_seen: dict[str, float] = {}
@@ -281,19 +281,19 @@ def build_server(
     finally:
         if placeholder is not None:
             root.removeHandler(placeholder)
-    broker = server.broker
+    router = server.router
     if "sessions" in groups:
-        tools.sessions.register(server, manager, broker, settings)
+        tools.sessions.register(server, manager, router, settings)
         tools.steering.register(server, manager)
         tools.rules.register(server, manager, services.registry)
-        tools.query.register(server, manager, broker)
+        tools.query.register(server, manager, router)
         # One view, so one index: the TUI's live one, or under `serve` one built on first use.
         history = HistoryView(settings, manager, services.history)
         tools.history.register(server, manager, settings, history)
-        tools.team.register(server, manager, broker)
+        tools.team.register(server, manager, router)
         tools.worktrees.register(server, manager)
         tools.dispatch.register(server, manager)
-        tools.seed004.register(server, manager, broker, settings, history)
+        tools.seed004.register(server, manager, router, settings, history)
         if not settings.compat_tools:
             server.hidden |= set(seed004.TOOLS)
         tools.rewind.register(server, manager)
@@ -301,7 +301,7 @@ def build_server(
     if "projects" in groups:
         services.projects.start()  # registered projects' trees, built in the background
         tools.projects.register(server, manager, services.projects)
-        tools.invoke.register(server, manager, services.projects, broker)
+        tools.invoke.register(server, manager, services.projects, router)
         tools.resources.register(server, services.projects)
         tools.prompts.register(server, services.projects)
     if "review" in groups:

@@ -51,7 +51,7 @@ class Followed:
     rounds asked and gathered. ``runs.query`` and ``runs.invoke`` say what a caller sees."""
 
     run: SessionRun
-    broker: Router
+    router: Router
     label: str
     """The client that started it; only it continues it in later rounds."""
     tally: Tally = field(default_factory=Tally)
@@ -110,7 +110,7 @@ class Followed:
         async with anyio.create_task_group() as tg:
             if streaming:
                 tg.start_soon(self._stream, ctx)
-            with self.broker.waiting(self.sid, label, elicits):
+            with self.router.waiting(self.sid, label, elicits):
                 item = await next_decision(ctx, self, label, elicits)
             tg.cancel_scope.cancel()
         if streaming:
@@ -137,12 +137,12 @@ async def next_decision(
     while not run.ended:
         changed = run.changed
         pending = run.manager.pending(run.sid)
-        item = run.broker.claim(pending, label) if elicits and pending else None
+        item = run.router.claim(pending, label) if elicits and pending else None
         if item is not None:
             if is_modern(ctx):
                 run.asked = item
                 return item
-            await ask_midcall(ctx, run.manager, run.broker, label, item, run.tally)
+            await ask_midcall(ctx, run.manager, run.router, label, item, run.tally)
             continue
         for_human = [p for p in pending if p.route != "client"]
         if for_human and not run.manager.decisions.human_attached:
@@ -157,7 +157,7 @@ def take_answer(run: Followed, ctx: Context[Any, Any]) -> None:
     """A 2026-07-28 retry: apply its answer to the input the last round asked about."""
     item, run.asked = run.asked, None
     if item is not None:
-        apply_answer(run.manager, run.broker, client_label(ctx), item, answer_of(ctx), run.tally)
+        apply_answer(run.manager, run.router, client_label(ctx), item, answer_of(ctx), run.tally)
 
 
 class Run(Protocol):
@@ -234,7 +234,7 @@ def outcome_of(response: Any) -> ElicitationResult[Any]:
 async def ask_midcall(
     ctx: Context[Any, Any],
     manager: SessionManager,
-    broker: Router,
+    router: Router,
     label: str,
     item: PendingInput,
     tally: Tally,
@@ -242,7 +242,7 @@ async def ask_midcall(
     """Handshake era: elicit now, bounded so a silent client cannot hold the decision."""
     result: ElicitationResult[Any] | None = None
     try:
-        with anyio.move_on_after(broker.elicit_bound_s):
+        with anyio.move_on_after(router.elicit_bound_s):
             result = await ctx.elicit(question_text(item), DecisionForm)
     except ValueError:
         # The SDK's word for an accepted answer that does not fit the form: not an answer,
@@ -252,7 +252,7 @@ async def ask_midcall(
             f"Your answer to {item.id} did not fit the question (decision: allow or deny)."
         )
     if result is None:
-        broker.gave_up(item.id)
+        router.gave_up(item.id)
         tally.notes.append(f"No elicitation answer for {item.id} in time; the human decides.")
         return
-    apply_answer(manager, broker, label, item, result, tally)
+    apply_answer(manager, router, label, item, result, tally)

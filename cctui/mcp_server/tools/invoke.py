@@ -50,7 +50,7 @@ def register(
     server: MCPServer,
     manager: SessionManager,
     projects: ProjectService,
-    broker: Router,
+    router: Router,
 ) -> None:
     """Add invoke_claude_code to ``server``."""
     tasks = ProjectTasks(manager, projects)
@@ -69,13 +69,13 @@ def register(
     ) -> InvokeRun:
         job = await tasks.open(projectId, task, contextFiles or (), maxTime)
         job.on_finished.append(forget_later)
-        run = InvokeRun(run=job.run, task=job, broker=broker, label=client_label(ctx))
+        run = InvokeRun(run=job.run, task=job, router=router, label=client_label(ctx))
         elicits = can_elicit(ctx)
 
         def created(info: SessionInfo) -> None:
             # The caller owns the task's decisions (asked again on a later round, first
             # answer wins with the human), if it can be asked at all.
-            broker.note_created(info.session_id, run.label, elicits)
+            router.note_created(info.session_id, run.label, elicits)
             run.started()
 
         try:

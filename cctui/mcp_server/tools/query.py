@@ -66,7 +66,7 @@ def _merged(flat: QueryOptions, options: QueryOptions | None) -> QueryOptions:
     return QueryOptions(**out)
 
 
-def register(server: MCPServer, manager: SessionManager, broker: Router) -> None:
+def register(server: MCPServer, manager: SessionManager, router: Router) -> None:
     """Add claude_query to ``server``."""
     runs: dict[str, QueryRun] = {}
     """Runs between the rounds of a 2026-07-28 call, by run id."""
@@ -85,7 +85,7 @@ def register(server: MCPServer, manager: SessionManager, broker: Router) -> None
         check_allowed_root(manager.settings, config.cwd)
         run = QueryRun(
             run=Run(manager, max_ms / 1000),
-            broker=broker,
+            router=router,
             label=client_label(ctx),
             run_id="query_" + uuid.uuid4().hex[:10],
             max_messages=given.maxMessages or 100,
@@ -94,7 +94,7 @@ def register(server: MCPServer, manager: SessionManager, broker: Router) -> None
         info = await run.run.start(prompt, config)
         # The caller owns the run's decisions (asked again on a later round, first answer
         # wins with the human), if it can be asked at all.
-        broker.note_created(info.session_id, run.label, can_elicit(ctx))
+        router.note_created(info.session_id, run.label, can_elicit(ctx))
         manager.keep(asyncio.create_task(run.supervise(forget_later)))
         return run
 

@@ -152,12 +152,12 @@ async def _send_chunk(ctx: Context, session_id: str, n: int, text: str) -> None:
 def register(
     server: MCPServer,
     manager: SessionManager,
-    broker: Router,
+    router: Router,
     settings: Settings,
     history: HistoryView,
 ) -> None:
     """Add seed 004's eight tools to ``server``."""
-    deliveries = Deliveries(manager, broker)
+    deliveries = Deliveries(manager, router)
 
     @server.tool(annotations=ACT)
     async def start_session(
@@ -218,7 +218,7 @@ def register(
         )
         check_allowed_root(settings, config.cwd)
         info = await manager.create(prompt, config, session_id=session_id, worktree=worktree)
-        broker.note_created(info.session_id, client_label(ctx), can_elicit(ctx))
+        router.note_created(info.session_id, client_label(ctx), can_elicit(ctx))
         return StartSessionOut(
             session_id=info.session_id,
             status=start_status(info.status),
@@ -282,7 +282,7 @@ def register(
                 resumed_at=_now(),
                 note="No session with this id: list_sessions shows every session.",
             )
-        broker.note_owner(session_id, client_label(ctx), can_elicit(ctx))
+        router.note_owner(session_id, client_label(ctx), can_elicit(ctx))
         resumed_at = _now()
         sent = None
         if message is not None:
@@ -384,7 +384,7 @@ def register(
             await _deliver(session_id, message, include_context, ctx)
 
         return await checkpoint(
-            ctx, manager, broker, session_id, timeout_ms, send, wait_for_response
+            ctx, manager, router, session_id, timeout_ms, send, wait_for_response
         )
 
     async def send_question(cp: Annotated[Checkpoint, Resolve(send_checkpoint)]) -> Any:
@@ -433,7 +433,7 @@ def register(
                 state=info.status,
                 error=info.error,
             )
-        w = await finish(ctx, manager, broker, session_id, cp, answer, message_sent=True, sent=sent)
+        w = await finish(ctx, manager, router, session_id, cp, answer, message_sent=True, sent=sent)
         return SendMessageOut(
             session_id=session_id,
             message_sent=True,
@@ -464,7 +464,7 @@ def register(
         """Send a session its project's current context as a message (seed 004
         sync_context): git status, the files' contents, environment variable names."""
         del force
-        broker.note_owner(session_id, client_label(ctx), can_elicit(ctx))
+        router.note_owner(session_id, client_label(ctx), can_elicit(ctx))
         built, _ = await context.sync(manager, session_id, context_type, paths or ())
         return SyncContextOut(
             session_id=session_id,
@@ -478,7 +478,7 @@ def register(
         )
 
     async def wait_checkpoint(session_id: str, timeout_ms: int, ctx: Context) -> Checkpoint:
-        return await checkpoint(ctx, manager, broker, session_id, timeout_ms)
+        return await checkpoint(ctx, manager, router, session_id, timeout_ms)
 
     async def wait_question(cp: Annotated[Checkpoint, Resolve(wait_checkpoint)]) -> Any:
         return question(cp)
@@ -503,7 +503,7 @@ def register(
         took through elicitation.
         """
         del poll_interval_ms, check_idle
-        w = await finish(ctx, manager, broker, session_id, cp, answer)
+        w = await finish(ctx, manager, router, session_id, cp, answer)
         return WaitForCompletionOut(
             session_id=session_id,
             completed=w.completed,

@@ -50,7 +50,7 @@ TimeoutMs = Annotated[
 
 
 def register(
-    server: MCPServer, manager: SessionManager, broker: Router, settings: Settings
+    server: MCPServer, manager: SessionManager, router: Router, settings: Settings
 ) -> None:
     """Add the session tools to ``server``."""
 
@@ -170,7 +170,7 @@ def register(
         check_allowed_root(settings, config.cwd)
         if prompt is None and template is not None:
             prompt = templates.find(settings, template).prompt
-        keep_reachable(broker, ctx)  # seed 002 Flow A: asked later, while it only polls
+        keep_reachable(router, ctx)  # seed 002 Flow A: asked later, while it only polls
         dispatch = DispatchRequest(
             after=tuple(after or ()),
             parent_results=includeParentResults,
@@ -181,17 +181,17 @@ def register(
         info = await manager.create(
             prompt, config, session_id=sessionId, worktree=worktree, dispatch=dispatch
         )
-        broker.note_created(info.session_id, client_label(ctx), can_elicit(ctx))
+        router.note_created(info.session_id, client_label(ctx), can_elicit(ctx))
         # A client that named a dispatch field reads "queued"; a seed's reads its own word.
         knows = bool(after) or queue is True or priority != 0
         return CreatedOut.of_created(info, queued_word=knows)
 
-    deliveries = Deliveries(manager, broker)
+    deliveries = Deliveries(manager, router)
 
     async def deliver(
         sessionId: str, message: str | None, workingDirectory: str | None, ctx: Context
     ) -> None:
-        keep_reachable(broker, ctx)
+        keep_reachable(router, ctx)
         await deliveries.deliver(
             sessionId, message, workingDirectory, client_label(ctx), can_elicit(ctx)
         )
@@ -208,7 +208,7 @@ def register(
             await deliver(sessionId, message, workingDirectory, ctx)
 
         waits = wait and message is not None
-        return await checkpoint(ctx, manager, broker, sessionId, timeoutMs, send, waits)
+        return await checkpoint(ctx, manager, router, sessionId, timeoutMs, send, waits)
 
     async def send_question(cp: Annotated[Checkpoint, Resolve(send_checkpoint)]) -> Any:
         return question(cp)
@@ -259,11 +259,11 @@ def register(
             reason: Literal["sent", "resumed"] = "sent" if delivered else "resumed"
             return WaitOut.build(info, reason, pending, message_sent=delivered, sent=sent)
         return await finish(
-            ctx, manager, broker, sessionId, cp, answer, message_sent=True, sent=sent
+            ctx, manager, router, sessionId, cp, answer, message_sent=True, sent=sent
         )
 
     async def wait_checkpoint(sessionId: str, timeoutMs: int, ctx: Context) -> Checkpoint:
-        return await checkpoint(ctx, manager, broker, sessionId, timeoutMs)
+        return await checkpoint(ctx, manager, router, sessionId, timeoutMs)
 
     async def wait_question(cp: Annotated[Checkpoint, Resolve(wait_checkpoint)]) -> Any:
         return question(cp)
@@ -284,7 +284,7 @@ def register(
         poll_interval_ms and check_idle are accepted and ignored (the wait is event-driven
         and ends at the turn's end or a needed decision).
         """
-        return await finish(ctx, manager, broker, sessionId, cp, answer)
+        return await finish(ctx, manager, router, sessionId, cp, answer)
 
     @server.tool(annotations=READ)
     async def claude_get_status(
@@ -405,7 +405,7 @@ def register(
             client_label(ctx),
             session_id=sessionId,
         )
-        broker.done(inputId)
+        router.done(inputId)
         return RespondOut(
             session_id=sessionId,
             input_id=inputId,
@@ -462,7 +462,7 @@ def register(
 
         With worktree, the fork runs in a new git worktree branched from the source's HEAD.
         """
-        keep_reachable(broker, ctx)
+        keep_reachable(router, ctx)
         info = await manager.fork(sessionId, prompt, worktree=worktree)
-        broker.note_created(info.session_id, client_label(ctx), can_elicit(ctx))
+        router.note_created(info.session_id, client_label(ctx), can_elicit(ctx))
         return SessionOut.of(info)

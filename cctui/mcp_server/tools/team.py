@@ -20,7 +20,7 @@ from cctui.projects import context
 METRICS_URI = "cctui://metrics"
 
 
-def register(server: MCPServer, manager: SessionManager, broker: Router) -> None:
+def register(server: MCPServer, manager: SessionManager, router: Router) -> None:
     """Add the team tools, claude_sync_context and ``cctui://metrics`` to ``server``."""
 
     @server.tool(annotations=ACT)
@@ -35,7 +35,7 @@ def register(server: MCPServer, manager: SessionManager, broker: Router) -> None
         """
         label, elicits = client_label(ctx), can_elicit(ctx)
         for member in teams.members(manager, team):
-            broker.note_owner(member.session_id, label, elicits)
+            router.note_owner(member.session_id, label, elicits)
         results = await teams.broadcast(manager, team, message)
         out = [DeliveryOut.model_validate(r.model_dump()) for r in results]
         ok = sum(1 for r in out if r.delivered)
@@ -51,7 +51,7 @@ def register(server: MCPServer, manager: SessionManager, broker: Router) -> None
         """Send a message to one session of a team, addressed by its teammate name (seed
         004's sendToTeammate); an ended session is resumed first."""
         member = teams.teammate(manager, team, teammate)
-        broker.note_owner(member.session_id, client_label(ctx), can_elicit(ctx))
+        router.note_owner(member.session_id, client_label(ctx), can_elicit(ctx))
         result = await teams.send_to_teammate(manager, team, teammate, message)
         return DeliveryOut.model_validate(result.model_dump())
 
@@ -76,7 +76,7 @@ def register(server: MCPServer, manager: SessionManager, broker: Router) -> None
         """
         member = teams.teammate(manager, team, teammate)
         label = client_label(ctx)
-        broker.note_owner(member.session_id, label, can_elicit(ctx))
+        router.note_owner(member.session_id, label, can_elicit(ctx))
         answer = await teams.request_shutdown(
             manager,
             team,
@@ -112,7 +112,7 @@ def register(server: MCPServer, manager: SessionManager, broker: Router) -> None
         environment variables. Paths outside the session's working directory are refused.
         """
         del force  # always synced: building the message is cheap and the caller asked
-        broker.note_owner(sessionId, client_label(ctx), can_elicit(ctx))
+        router.note_owner(sessionId, client_label(ctx), can_elicit(ctx))
         built, after = await context.sync(manager, sessionId, context_type, paths or ())
         return SyncContextOut(
             session_id=sessionId,
