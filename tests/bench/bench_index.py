@@ -136,7 +136,10 @@ while worker.is_alive():
 late.sort()
 ix.close()
 ru = resource.getrusage(resource.RUSAGE_SELF)
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)  # the build's worker process
 print(json.dumps(out | {"cpu_s": ru.ru_utime + ru.ru_stime, "rss_mb": ru.ru_maxrss / 1024,
+                        "worker_cpu_s": kids.ru_utime + kids.ru_stime,
+                        "worker_rss_mb": kids.ru_maxrss / 1024,
                         "sessions": len(ix.sessions()),
                         "loop_late_p99_ms": late[int(len(late) * 0.99)] * 1e3,
                         "loop_late_max_ms": late[-1] * 1e3}))
@@ -281,7 +284,9 @@ def main() -> None:
                 f"peak RSS {b['rss_mb']:.0f} MB; {b['sessions']} sessions; a 10 ms timer on "
                 f"the main thread fired late by p99 {b['loop_late_p99_ms']:.0f} ms, max "
                 f"{b['loop_late_max_ms']:.0f} ms; CPU {b['cpu_s']:.0f} s "
-                f"({figures['build']['cpu_mb_s']:.1f} MB per CPU second)"
+                f"({figures['build']['cpu_mb_s']:.1f} MB per CPU second of the writer's "
+                f"process) + the worker's {b['worker_cpu_s']:.0f} s (peak RSS "
+                f"{b['worker_rss_mb']:.0f} MB)"
             )
 
         sweep = statistics.median(_timed(lambda: _stat_sweep(home), repeat=5))
@@ -330,7 +335,7 @@ def main() -> None:
         from cctui.history import HistoryIndex
 
         index = HistoryIndex(home, index_file=index_file)
-        index.load()
+        index.refresh()  # the planted transcript, when the index was built before (--index)
         lat: list[float] = []
         cpu0 = time.process_time()
         for q in QUERIES:
