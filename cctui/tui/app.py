@@ -53,6 +53,7 @@ from cctui.tui.messages import (
 from cctui.tui.notify import desktop_notification
 from cctui.tui.screens.ask import AskScreen
 from cctui.tui.screens.diff import DiffScreen
+from cctui.tui.screens.dispatch import DispatchScreen
 from cctui.tui.screens.finish import Choice, FinishScreen
 from cctui.tui.screens.help import HelpScreen
 from cctui.tui.screens.inbox import InboxScreen
@@ -844,6 +845,14 @@ class CctuiApp(App[None]):
     def _open_hit(self, hit: SearchHit | None) -> None:
         if hit is not None:
             self.main.open_session(hit.session_id, at_message=(hit.message_uuid, hit.timestamp))
+
+    def action_dispatch(self) -> None:
+        self._open_once(
+            DispatchScreen,
+            lambda: DispatchScreen(
+                self.manager, default_root=self.settings.default_cwd or Path(os.getcwd())
+            ),
+        )
 
     def action_usage(self) -> None:
         self._open_once(UsageScreen, lambda: UsageScreen(self.source.index))

@@ -24,6 +24,7 @@ from textual.widgets import Input
 from cctui.claude.frames import RewindAnswer
 from cctui.config import load_settings
 from cctui.core import SessionConfig, SessionManager
+from cctui.core.dispatch import DispatchRequest
 from cctui.fs.atomic import locked
 from cctui.tui import clock
 from cctui.tui.app import CctuiApp
@@ -34,6 +35,7 @@ from cctui.tui.screens.finish import FinishScreen
 from cctui.tui.screens.rewind import RewindScreen
 from cctui.tui.widgets.blocks import ToolBody, ToolCall
 from cctui.tui.widgets.event_lines import PromptBlock
+from tests.fakes.clock import FakeClock
 from tests.fakes.fake_driver import fake_driver_factory, plan, text, tool
 from tests.snapshot_apps.history import write_history, write_transcript
 
@@ -166,6 +168,7 @@ _IDS = {
     "split": "d4a7b8e1-0000-4000-8000-000000000004",
     "ci": "e5f6a7b8-0000-4000-8000-000000000005",
     "readme": "a1b2c3d4-0000-4000-8000-000000000006",
+    "notes": "f0e1d2c3-0000-4000-8000-000000000007",
 }
 
 PROMPTS = {
@@ -373,6 +376,8 @@ class DemoApp(CctuiApp):
             "starting": ["readme", "flaky"],
             "tool_open": ["readme", "flaky"],
             "quit": ["readme", "flaky", "deploy"],
+            "dispatch": ["readme", "flaky", "deploy"],
+            "dispatch_list": ["readme", "flaky", "deploy"],
         }[self.scenario]
         if self.scenario in ("diff", "finish"):
             _repo(ROOT / "api")
@@ -419,6 +424,8 @@ class DemoApp(CctuiApp):
             "starting": "flaky",
             "tool_open": "flaky",
             "quit": "flaky",
+            "dispatch": "flaky",
+            "dispatch_list": "flaky",
         }.get(self.scenario)
         if shown is not None:
             self.main.open_session(_IDS[shown])
@@ -429,6 +436,8 @@ class DemoApp(CctuiApp):
             await self.manager.set_model(_IDS["flaky"], "opus")
         if self.scenario == "rules":
             _rules(self.settings.claude_config_dir)
+        if self.scenario in ("dispatch", "dispatch_list"):
+            await self._dispatch()
         if self.scenario in ("waiting", "peek"):
             # Three minutes after the newest request: every waiting row says "waiting 3m".
             asked = max(p.created_at for p in self.manager.pending())
@@ -452,6 +461,37 @@ class DemoApp(CctuiApp):
             )
         self.approvals.pump()
         self.ready.set()
+
+    async def _dispatch(self) -> None:
+        """A session that waits for two others (one still asks), two schedules (one run
+        already, one paused), on a fixed dispatcher clock (a Monday morning, UTC)."""
+        d = self.manager.dispatch
+        d.clock = FakeClock(datetime(2026, 11, 30, 7, 40, tzinfo=UTC))
+        await self.manager.create(
+            "Write the release notes from the fix and the rollout",
+            SessionConfig(cwd=ROOT / "api", model="sonnet"),
+            session_id=_IDS["notes"],
+            dispatch=DispatchRequest(after=(_IDS["flaky"], _IDS["deploy"]), parent_results="reply"),
+        )
+        config = SessionConfig(cwd=ROOT / "api", model="sonnet")
+        d.add_schedule(
+            "standup",
+            "every weekday 09:00",
+            "Summarise yesterday's commits",
+            config,
+            timezone="UTC",
+        )
+        d.add_schedule(
+            "nightly-deps",
+            "0 2 * * *",
+            "Check for outdated dependencies",
+            config,
+            missed="skip",
+            timezone="UTC",
+        )
+        d.edit_schedule("nightly-deps", paused=True)
+        run = await d.run_schedule_now("standup")
+        await self.manager.wait(run.session_id, 5)
 
 
 async def _counted(manager: SessionManager, session_id: str) -> None:
@@ -520,7 +560,8 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
         if scenario in (
             *("main", "inbox", "help", "new", "metrics", "projects", "waiting", "peek"),
             *("project_form", "project_remove", "diff", "finish", "rewind"),
-            *("model", "rules", "steer", "starting", "tool_open", "quit"),
+            *("model", "rules", "steer", "starting", "tool_open", "quit", "dispatch"),
+            "dispatch_list",
         ):
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
             await app.settle()
@@ -588,6 +629,9 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             await pilot.press("x")
         if scenario == "model":
             await pilot.press("M")
+        if scenario == "dispatch":
+            await pilot.press("t")
+            await _until(pilot, lambda: type(app.screen).__name__ == "DispatchScreen")
         if scenario == "rules":
             await pilot.press("R")
             rules = app.screen

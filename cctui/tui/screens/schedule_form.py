@@ -1,0 +1,123 @@
+"""Add or edit a schedule (from the queue and schedules page).
+
+The form only gathers the fields; ``save`` (the page's) hands them to the dispatcher and
+raises what is wrong (a ``when`` it cannot read, a name in use), which the form shows under
+the fields and stays open, so a mistyped schedule is fixed in place rather than lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import ClassVar, cast, get_args
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Input, Label, Static
+
+from cctui.core.dispatch import MissedRule, Schedule
+from cctui.errors import CctuiError, ValidationFailed
+from cctui.tui.keymap import bindings, key_line
+from cctui.tui.modal import Modal
+
+_RULES: tuple[str, ...] = get_args(MissedRule)
+
+
+@dataclass(frozen=True)
+class ScheduleFields:
+    """What the form edits."""
+
+    name: str
+    when: str
+    prompt: str
+    directory: str
+    model: str = ""
+    mode: str = ""
+    missed: MissedRule = "once"
+    existing: str | None = None
+    """The schedule's id when editing (directory, model and mode are then shown, not
+    changed: they belong to the schedule as made)."""
+
+
+Save = Callable[[ScheduleFields], Schedule]
+
+
+class ScheduleForm(Modal[Schedule | None]):
+    """The fields of a schedule; dismisses with the saved one."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings("ScheduleForm")
+
+    def __init__(self, title: str, fields: ScheduleFields, save: Save) -> None:
+        super().__init__()
+        self._title = title
+        self._fields = fields
+        self._save = save
+
+    def compose(self) -> ComposeResult:
+        f = self._fields
+        new = f.existing is None
+        with Vertical(id="dialog"):
+            yield Static(Content.styled(self._title, "bold"), id="title")
+            yield Label("Name")
+            yield Input(f.name, id="name")
+            yield Label("When: cron, 'every weekday 09:00', 'every 15 minutes', 'in 10 minutes'")
+            yield Input(f.when, id="when")
+            yield Label("Prompt")
+            yield Input(f.prompt, id="prompt")
+            yield Label("Directory" + ("" if new else " (kept)"))
+            yield Input(f.directory, id="directory", disabled=not new)
+            yield Label("Model (empty: the default) · permission mode (empty: the default)")
+            yield Input(f.model, id="model", disabled=not new, placeholder="model")
+            yield Input(
+                f.mode, id="mode", disabled=not new, placeholder="default, acceptEdits, plan…"
+            )
+            yield Label("Missed runs: once, skip or all")
+            yield Input(f.missed, id="missed")
+            yield Static(id="error")
+            yield Static(key_line([("ctrl+s", "save"), ("esc", "cancel")]), id="keys")
+
+    def on_mount(self) -> None:
+        self.query_one("#error").display = False
+        self.query_one("#name" if not self._fields.name else "#when", Input).focus()
+
+    def _value(self, field: str) -> str:
+        return self.query_one(f"#{field}", Input).value.strip()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_save()
+
+    def action_save(self) -> None:
+        try:
+            missed = self._value("missed") or "once"
+            if missed not in _RULES:
+                raise ValidationFailed("Missed runs: once, skip or all.")
+            mode = self._value("mode")
+            fields = replace(
+                self._fields,
+                name=self._value("name"),
+                when=self._value("when"),
+                prompt=self._value("prompt"),
+                directory=self._value("directory"),
+                model=self._value("model"),
+                mode=mode,
+                missed=cast("MissedRule", missed),
+            )
+            schedule = self._save(fields)
+        except CctuiError as exc:
+            self.show_error(exc.message + (f" {exc.suggestion}" if exc.suggestion else ""))
+            return
+        self.dismiss(schedule)
+
+    def show_error(self, message: str) -> None:
+        """Say what is wrong; the form stays open with what was typed."""
+        error = self.query_one("#error", Static)
+        error.update(Content.styled(message, "$text-error"))
+        error.display = True
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
