@@ -167,7 +167,7 @@ def _match(folded: list[str], i: int, term: Term) -> bool:
 def _best_window(hits: list[tuple[int, int]], n: int) -> int:
     """The window start holding the most distinct terms (the earliest of the best)."""
     best, best_count = 0, -1
-    lead = SNIPPET_TOKENS // 4
+    lead = 1  # one word before the match: a narrow column (the TUI at 80 wide) still shows it
     for pos, _ in hits:
         start = max(0, min(pos - lead, n - SNIPPET_TOKENS))
         count = len({t for p, t in hits if start <= p < start + SNIPPET_TOKENS})
