@@ -1,9 +1,9 @@
 """cctui: a terminal control room for Claude Code sessions, with an MCP server inside.
 
-Rooms (see README, "Architecture"): ``claude`` adapts claude-agent-sdk, ``history`` reads
+Rooms (ARCHITECTURE.md, "Rooms"): ``claude`` adapts claude-agent-sdk, ``history`` reads
 Claude Code's files, ``core`` owns sessions, ``projects`` and ``review`` build on it,
-``mcp_server`` and ``tui`` are the two front ends, ``cli`` wires them together; ``fs``
-(files, paths, git) is the leaf they all stand on.
+``remote`` reaches other cctuis over MCP, ``mcp_server`` and ``tui`` are the two front ends,
+``cli`` wires them together; ``fs`` (files, paths, git) is the leaf they all stand on.
 """
 
 from importlib.metadata import PackageNotFoundError, version

@@ -12,7 +12,20 @@ import sys
 
 import pytest
 
-HEADLESS = ["cctui.core", "cctui.history", "cctui.config", "cctui.claude"]
+HEADLESS = [
+    "cctui.services",
+    "cctui.review",
+    "cctui.projects",
+    "cctui.core",
+    "cctui.claude",
+    "cctui.history",
+    "cctui.config",
+    "cctui.fs",
+    "cctui.cli_index",
+    "cctui.cli_policy",
+]
+"""The rooms under the front ends (the first contract's layers), and the subcommands that
+print without a UI."""
 
 
 @pytest.mark.parametrize("module", HEADLESS)

@@ -401,7 +401,7 @@ class SdkDriver:
         (``rewind_files`` returns None). ``Query._send_control_request`` is what those
         wrappers call: it numbers the request, writes it and waits for the matching
         response. It is private, so this is the one place that reaches it
-        (``tests/claude/test_sdk_driver.py`` pins that it exists); swap it for a public call
+        (``tests/claude/test_sdk_rewind.py`` pins that it exists); swap it for a public call
         once the SDK returns the answer.
         """
         query = getattr(self._require(), "_query", None)
