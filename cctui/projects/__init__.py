@@ -6,15 +6,15 @@ supervised session run (``cctui.core.runs``); the core knows nothing of projects
 
 from cctui.projects.registry import Project, ProjectRegistry
 from cctui.projects.service import ProjectService, ProjectStatus, ago
-from cctui.projects.state import Checkpoint, SessionState, TaskRecord
+from cctui.projects.state import Checkpoint, ProjectState, TaskRecord
 
 __all__ = [
     "Checkpoint",
     "Project",
     "ProjectRegistry",
     "ProjectService",
+    "ProjectState",
     "ProjectStatus",
-    "SessionState",
     "TaskRecord",
     "ago",
 ]

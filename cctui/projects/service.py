@@ -33,7 +33,7 @@ from cctui.projects.registry import Project, ProjectRegistry, check_root
 from cctui.projects.state import (
     Artifact,
     Checkpoint,
-    SessionState,
+    ProjectState,
     StateFile,
     TaskRecord,
     owned_by_cctui,
@@ -125,7 +125,7 @@ class ProjectStatus:
     """What ``get_project_status`` reports."""
 
     project: Project
-    state: SessionState
+    state: ProjectState
     state_path: Path
     recent_files: list[str]
     git: git.GitStatus | None
@@ -237,12 +237,12 @@ class ProjectService:
         """The project's ``session_state.json``."""
         return StateFile(project.root, project.claude_state_path)
 
-    def state(self, project_id: str) -> tuple[SessionState, Path]:
+    def state(self, project_id: str) -> tuple[ProjectState, Path]:
         """The session state and where it lives."""
         sf = self.state_file(self.get(project_id))
         return sf.read(), sf.path
 
-    def checkpoint(self, project_id: str, checkpoint: Checkpoint) -> tuple[SessionState, Path]:
+    def checkpoint(self, project_id: str, checkpoint: Checkpoint) -> tuple[ProjectState, Path]:
         """Append a checkpoint."""
         sf = self.state_file(self.get(project_id))
         return sf.add_checkpoint(checkpoint), sf.path

@@ -81,7 +81,7 @@ class Artifact(_Camel):
     at: str = Field(default_factory=now_iso)
 
 
-class SessionState(_Camel):
+class ProjectState(_Camel):
     """The whole file."""
 
     session_id: str | None = None
@@ -118,11 +118,11 @@ class StateFile:
         """The state file."""
         return self.file.path
 
-    def read(self) -> SessionState:
+    def read(self) -> ProjectState:
         """The state (empty when the file does not exist yet). Raises ``CorruptFile``."""
         return _parse(self.file.read(), self.path)
 
-    def _update(self, change: Any) -> SessionState:
+    def _update(self, change: Any) -> ProjectState:
         def apply(data: Data | None) -> Data:
             state = _parse(data, self.path)
             change(state)
@@ -132,30 +132,30 @@ class StateFile:
 
         return _parse(self.file.update(apply), self.path)
 
-    def add_checkpoint(self, checkpoint: Checkpoint) -> SessionState:
+    def add_checkpoint(self, checkpoint: Checkpoint) -> ProjectState:
         """Append a checkpoint; its conversation id, when known, becomes the state's."""
 
-        def change(state: SessionState) -> None:
+        def change(state: ProjectState) -> None:
             state.checkpoints.append(checkpoint)
             if checkpoint.conversation_id:
                 state.desktop_conversation_id = checkpoint.conversation_id
 
         return self._update(change)
 
-    def add_artifact(self, artifact: Artifact) -> SessionState:
+    def add_artifact(self, artifact: Artifact) -> ProjectState:
         """Record a file written into the project (the newest ``MAX_ARTIFACTS`` are kept)."""
 
-        def change(state: SessionState) -> None:
+        def change(state: ProjectState) -> None:
             state.artifacts = [a for a in state.artifacts if a.path != artifact.path]
             state.artifacts.append(artifact)
             del state.artifacts[:-MAX_ARTIFACTS]
 
         return self._update(change)
 
-    def put_task(self, task: TaskRecord) -> SessionState:
+    def put_task(self, task: TaskRecord) -> ProjectState:
         """Add or replace a task record (by ``taskId``)."""
 
-        def change(state: SessionState) -> None:
+        def change(state: ProjectState) -> None:
             state.claude_code_tasks = [
                 t for t in state.claude_code_tasks if t.task_id != task.task_id
             ]
@@ -167,9 +167,9 @@ class StateFile:
         return self._update(change)
 
 
-def _parse(data: Data | None, path: Path) -> SessionState:
+def _parse(data: Data | None, path: Path) -> ProjectState:
     try:
-        return SessionState.model_validate(data or {})
+        return ProjectState.model_validate(data or {})
     except ValidationError as exc:
         err = exc.errors()[0]
         raise CorruptFile(

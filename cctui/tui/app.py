@@ -32,8 +32,8 @@ from cctui.core import (
     SessionManager,
     SessionStatus,
 )
+from cctui.core.hosted import HostedService
 from cctui.core.launch import title_of
-from cctui.core.services import Service
 from cctui.errors import CctuiError
 from cctui.history import HistoryIndex
 from cctui.history.models import SearchHit
@@ -103,7 +103,7 @@ class CctuiApp(App[None]):
         settings: Settings,
         manager: SessionManager,
         *,
-        services: Sequence[Service] = (),
+        services: Sequence[HostedService] = (),
         history: HistoryIndex | None = None,
         project_registry: ProjectRegistry | None = None,
         pace_gc: bool | None = None,
@@ -160,7 +160,7 @@ class CctuiApp(App[None]):
         # The main screen composes after this handler; queue what needs it for later.
         self.call_after_refresh(self.approvals.enqueue_existing)
         self.watch_history()
-        # Service status lines (e.g. MCP clients connecting) change without core events.
+        # Hosted services' status lines (e.g. MCP clients connecting) change without core events.
         self.set_interval(1.0, self._tick)
 
     def on_first_frame(self, _: FirstFrame) -> None:

@@ -191,7 +191,7 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 class HttpService:
-    """The MCP server as a background ``Service`` of the app (or of ``serve --http``)."""
+    """The MCP server as a background ``HostedService`` of the app (or of ``serve --http``)."""
 
     def __init__(self, server: MCPServer, settings: Settings) -> None:
         self.server = server

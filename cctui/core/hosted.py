@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Protocol
 
 
-class Service(Protocol):
+class HostedService(Protocol):
     """Something with a start, a stop and a one-line status for the footer."""
 
     async def start(self) -> None:
