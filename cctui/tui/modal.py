@@ -13,7 +13,9 @@ from __future__ import annotations
 from typing import TypeVar
 
 from textual.await_complete import AwaitComplete
+from textual.content import Content
 from textual.screen import ModalScreen
+from textual.widgets import Static
 
 ResultT = TypeVar("ResultT")
 
@@ -32,3 +34,17 @@ class Modal(ModalScreen[ResultT]):
             self.app.call_later(self.dismiss, result)
             return AwaitComplete()
         return super().dismiss(result)
+
+
+class FormModal(Modal[ResultT]):
+    """A form that says what the core refused under its fields (an ``#error`` Static it
+    composes) and stays open with what was typed; ``esc`` dismisses it with None."""
+
+    def show_error(self, message: str) -> None:
+        """Say what is wrong; the form stays open with what was typed."""
+        error = self.query_one("#error", Static)
+        error.update(Content.styled(message, "$text-error"))
+        error.display = True
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -667,35 +667,28 @@ class Dispatcher:
         between the two is repaired at the next start rather than run twice."""
         run = schedules.record_run(schedule, due, self.clock.now())
         self._save()
+        return await self._create_run(schedule, run.session_id)
+
+    async def repair_runs(self) -> None:
+        """A run recorded but never created (cctui stopped between the two) is created now."""
+        for schedule in self.state.schedules:
+            if schedule.runs and self._host.session(schedule.runs[-1].session_id) is None:
+                with contextlib.suppress(CctuiError):  # said in the log by _create_run
+                    await self._create_run(schedule, schedule.runs[-1].session_id)
+
+    async def _create_run(self, schedule: Schedule, session_id: str) -> SessionInfo:
+        """A schedule's run as a session (queued like any other when the limits say so)."""
         try:
             return await self._host.create_dispatched(
                 schedule.prompt,
                 schedule.config,
-                session_id=run.session_id,
+                session_id=session_id,
                 worktree=schedule.worktree,
                 dispatch=DispatchRequest(schedule_id=schedule.id),
             )
         except CctuiError as exc:
             log.warning("schedule %s: run not started: %s", schedule.name, exc.message)
             raise
-
-    async def repair_runs(self) -> None:
-        """A run recorded but never created (cctui stopped between the two) is created now."""
-        for schedule in self.state.schedules:
-            if not schedule.runs:
-                continue
-            run = schedule.runs[-1]
-            if self._host.session(run.session_id) is None:
-                try:
-                    await self._host.create_dispatched(
-                        schedule.prompt,
-                        schedule.config,
-                        session_id=run.session_id,
-                        worktree=schedule.worktree,
-                        dispatch=DispatchRequest(schedule_id=schedule.id),
-                    )
-                except CctuiError as exc:
-                    log.warning("schedule %s: run not repaired: %s", schedule.name, exc.message)
 
 
 def _project_of(config: SessionConfig) -> str:

@@ -21,13 +21,13 @@ from textual.widgets import Input, Label, Static
 from cctui.errors import CctuiError
 from cctui.projects import Project
 from cctui.tui.keymap import bindings, key_line
-from cctui.tui.modal import Modal
+from cctui.tui.modal import FormModal
 
 Save = Callable[[str, str], Project]
 """(name, root directory) -> the project written; raises ``CctuiError`` when refused."""
 
 
-class ProjectForm(Modal[Project | None]):
+class ProjectForm(FormModal[Project | None]):
     """A name and (when registering) a root directory; dismisses with the saved project."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("ProjectForm")
@@ -70,12 +70,3 @@ class ProjectForm(Modal[Project | None]):
             self.show_error(exc.message + (f" {exc.suggestion}" if exc.suggestion else ""))
             return
         self.dismiss(project)
-
-    def show_error(self, message: str) -> None:
-        """Say what is wrong; the form stays open with what was typed."""
-        error = self.query_one("#error", Static)
-        error.update(Content.styled(message, "$text-error"))
-        error.display = True
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

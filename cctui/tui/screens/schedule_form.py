@@ -21,7 +21,7 @@ from textual.widgets import Input, Label, Static
 from cctui.core.dispatch import MissedRule, Schedule
 from cctui.errors import CctuiError, ValidationFailed
 from cctui.tui.keymap import bindings, key_line
-from cctui.tui.modal import Modal
+from cctui.tui.modal import FormModal
 
 _RULES: tuple[str, ...] = get_args(MissedRule)
 
@@ -45,7 +45,7 @@ class ScheduleFields:
 Save = Callable[[ScheduleFields], Schedule]
 
 
-class ScheduleForm(Modal[Schedule | None]):
+class ScheduleForm(FormModal[Schedule | None]):
     """The fields of a schedule; dismisses with the saved one."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("ScheduleForm")
@@ -112,12 +112,3 @@ class ScheduleForm(Modal[Schedule | None]):
             self.show_error(exc.message + (f" {exc.suggestion}" if exc.suggestion else ""))
             return
         self.dismiss(schedule)
-
-    def show_error(self, message: str) -> None:
-        """Say what is wrong; the form stays open with what was typed."""
-        error = self.query_one("#error", Static)
-        error.update(Content.styled(message, "$text-error"))
-        error.display = True
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
