@@ -16,7 +16,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
+import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,8 +38,15 @@ Runner = Callable[[App[None], Sequence[str], Path], Awaitable[int]]
 """Runs a command in the app's terminal and returns its exit code (tests replace it)."""
 
 
+QUICK_EXIT_S = 10.0
+"""A child that fails within this long most likely said why (no network, not logged in,
+onboarding): its words stay on the terminal until the person has read them."""
+
+
 async def run_in_terminal(app: App[None], argv: Sequence[str], cwd: Path) -> int:
-    """Run ``argv`` in the foreground of the app's terminal, the app suspended meanwhile."""
+    """Run ``argv`` in the foreground of the app's terminal, the app suspended meanwhile.
+    When it fails quickly its last output stays on screen until enter (cctui redrawing
+    over it would leave only "it exited with 1")."""
     loop = asyncio.get_running_loop()
     # Inside suspend the event loop keeps running (sessions, the MCP server): batch_update
     # keeps Textual from drawing onto a terminal that belongs to the child until it exits.
@@ -48,13 +57,43 @@ async def run_in_terminal(app: App[None], argv: Sequence[str], cwd: Path) -> int
         loop.add_signal_handler(signal.SIGINT, lambda: None)
         process = None
         try:
+            started = loop.time()
             process = await asyncio.create_subprocess_exec(*argv, cwd=cwd)
-            return await process.wait()
+            code = await process.wait()
+            if code != 0 and loop.time() - started < QUICK_EXIT_S:
+                await _until_enter(f"{Path(argv[0]).name} exited with {code}")
+            return code
         finally:
             loop.remove_signal_handler(signal.SIGINT)
             if process is not None and process.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     process.terminate()  # cctui is quitting under it: no child outlives cctui
+
+
+async def _until_enter(what: str) -> None:
+    """Say ``what`` under the child's output and wait for enter (the terminal is in cooked
+    mode: stdin turns readable with a whole line). A loop reader, not a thread blocked on
+    stdin: quitting cctui meanwhile must not wait for a key."""
+    out, stdin = sys.__stdout__, sys.__stdin__
+    if out is None or stdin is None or not stdin.isatty():
+        return
+    out.write(f"\n[cctui] {what}. Press enter to go back to cctui.\n")
+    out.flush()
+    loop = asyncio.get_running_loop()
+    line: asyncio.Future[None] = loop.create_future()
+    fd = stdin.fileno()
+
+    def readable() -> None:
+        if not line.done():
+            line.set_result(None)
+
+    loop.add_reader(fd, readable)
+    try:
+        await line
+        with contextlib.suppress(OSError):
+            os.read(fd, 4096)  # the line itself: not a key for cctui once it is back
+    finally:
+        loop.remove_reader(fd)
 
 
 class TakeOver:

@@ -41,7 +41,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from tests.bench.bench_turns import Offline, patched_environ
-from tests.fakes.plugin import find_claude, offline_env, seed_claude_home
+from tests.fakes.plugin import find_claude, offline_env
+from tests.fakes.seed_home import seed_claude_home
 
 REPO = Path(__file__).resolve().parents[2]
 SIZE = (130, 40)

@@ -56,7 +56,7 @@ from pathlib import Path
 
 from tests.bench.bare_floor import FORM_NEEDLE
 from tests.bench.bench_tui import REPLY_MARK, STREAM_MARK, TOOLS_MARK, Results, offline
-from tests.fakes.plugin import seed_claude_home
+from tests.fakes.seed_home import seed_claude_home
 
 REPO = Path(__file__).resolve().parents[2]
 SIZE = ("160", "45")

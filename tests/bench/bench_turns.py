@@ -42,7 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.fakes.plugin import find_claude, offline_env, seed_claude_home
+from tests.fakes.plugin import find_claude, offline_env
+from tests.fakes.seed_home import seed_claude_home
 
 REPO = Path(__file__).resolve().parents[2]
 TARGET_MCP = 1.10

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.anthropic_api import FakeAnthropicAPI
+from tests.fakes.seed_home import API_KEY, seed_claude_home
 
-API_KEY = "sk-test"
 KEEP_VARS = {"CLAUDE_CODE_PATH"}
 DROP_PREFIXES = ("CLAUDE", "ANTHROPIC")
 DROP_VARS = {
@@ -41,30 +40,6 @@ def bundled_claude() -> Path:
 def find_claude() -> Path:
     override = os.environ.get("CLAUDE_CODE_PATH")
     return Path(override) if override else bundled_claude()
-
-
-def seed_claude_home(home: Path, *projects: Path) -> None:
-    """Write ``~/.claude.json`` so the CLI skips onboarding, key approval and trust prompts."""
-    config_dir = home / ".claude"
-    config_dir.mkdir(parents=True, exist_ok=True)
-    seed = {
-        "hasCompletedOnboarding": True,
-        "theme": "dark",
-        "autoUpdates": False,
-        "customApiKeyResponses": {"approved": [API_KEY[-20:]], "rejected": []},
-        "projects": {
-            str(p): {
-                "hasTrustDialogAccepted": True,
-                "hasCompletedProjectOnboarding": True,
-                "allowedTools": [],
-            }
-            for p in projects
-        },
-    }
-    text = json.dumps(seed, indent=2)
-    # Without CLAUDE_CONFIG_DIR the CLI reads ~/.claude.json; with it, <dir>/.claude.json.
-    (home / ".claude.json").write_text(text)
-    (config_dir / ".claude.json").write_text(text)
 
 
 def offline_env(base: dict[str, str], url: str, home: Path) -> dict[str, str]:

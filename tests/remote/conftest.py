@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from cctui.remote.hosts import HostChange
-from tests.fakes.plugin import seed_claude_home
+from tests.fakes.seed_home import seed_claude_home
 
 
 @pytest.fixture

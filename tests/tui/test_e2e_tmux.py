@@ -175,6 +175,37 @@ def test_o_takes_a_session_over_in_claude_and_returns_with_the_new_turn(
     assert not tmux.alive(), "cctui did not exit on q"
 
 
+def test_o_keeps_claudes_words_on_screen_when_it_fails_at_once(
+    tmux: Tmux, claude_env: dict[str, str]
+) -> None:
+    """Issue 39, item 4: in a home Claude Code has not onboarded (no ``.claude.json``)
+    ``claude --resume`` tries the network and exits with 1 at once; cctui showed only "it
+    exited with 1". Its words stay on the terminal until enter, then cctui is back."""
+    home = Path(claude_env["HOME"])
+    for seeded in (home / ".claude.json", home / ".claude" / ".claude.json"):
+        seeded.unlink()  # before cctui starts any claude: nothing onboarded this home
+    tmux.wait_for(lambda s: "No session selected" in s and "MCP http://" in s, "cctui to start")
+    tmux.keys("n")
+    tmux.wait_for(lambda s: "New session" in s, "the new-session form")
+    tmux.keys("first prompt", literal=True)
+    tmux.keys("Enter")
+    tmux.wait_for(lambda s: "OK: first prompt" in s and "idle" in s, "the first turn")
+    tmux.keys("Escape")
+    time.sleep(0.3)
+    tmux.keys("o")
+    tmux.wait_for(lambda s: "Open in Claude Code?" in s, "the question")
+    tmux.keys("y")
+    held = tmux.wait_for(lambda s: "Press enter to go back to cctui" in s, "claude's exit")
+    assert "claude exited with 1" in held
+    assert "connect" in held.lower()  # claude's own words, still on screen
+    time.sleep(2)  # it waits for the person, however long
+    assert "Press enter to go back" in tmux.screen() and "Sessions" not in tmux.screen()
+    tmux.keys("Enter")
+    back = tmux.wait_for(lambda s: "Sessions · 1" in s, "cctui again")
+    assert "Press enter" not in back
+    tmux.wait_for(lambda s: "exited with 1" in s, "the toast")
+
+
 def _claude_in(directory: Path, word: str) -> list[str]:
     """Command lines of the processes in ``directory`` (cctui aside) that mention ``word``."""
     found = []

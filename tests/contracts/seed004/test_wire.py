@@ -24,7 +24,7 @@ from cctui.mcp_server.transport.http import HttpService
 from tests.contracts.seed004.client import call, fails
 from tests.contracts.seed004.schemas import MANIFEST
 from tests.fakes.anthropic_api import FakeAnthropicAPI
-from tests.fakes.plugin import seed_claude_home
+from tests.fakes.seed_home import seed_claude_home
 from tests.fakes.settings import make_settings
 from tests.mcp.conftest import Answers, client
 
