@@ -1,8 +1,11 @@
 """What a session changed: its diff against its own base, and a count at each turn's end.
 
-The base is the commit cctui recorded when it started the session (or first saw it live);
-for a session in a worktree, the merge-base of its branch with the branch it came from (so
-what that branch did since does not show). Never the default branch. The work tree is read
+The base is the work tree as it was when cctui started the session (or first saw it live):
+a snapshot tree of it, untracked and uncommitted files included, so that files the person
+(or another session) had there before are not counted as this session's; HEAD then is the
+commit it names (and the base when the snapshot is gone: ``git gc`` prunes it in time). For
+a session in a worktree, the merge-base of its branch with the branch it came from (so what
+that branch did since does not show). Never the default branch. The work tree is read
 through a temporary index (``cctui.fs.gitdiff``): committed, uncommitted and untracked
 files alike, and the user's own index is not touched. Outside git, the files the session's
 edit tools wrote (from its transcript) against their text before the first edit.
@@ -71,6 +74,21 @@ class SessionDiff(BaseModel):
     note: str | None = None
 
 
+def snapshot_base(session: Session, taken: Callable[[str], None]) -> asyncio.Task[None]:
+    """Snapshot the work tree where ``session`` starts (its diff's base), in a thread; the
+    session holds the task and ``session_diff`` waits for it; ``taken(session id)`` then
+    (the registry keeps it). Taken beside the process's start, not before it: a claude
+    process needs far longer than git before it can write a file."""
+
+    async def take() -> None:
+        session.base_tree = await asyncio.to_thread(gitdiff.snapshot, session.config.cwd)
+        taken(session.id)
+
+    task = asyncio.create_task(take())
+    session.base_snapshot = task
+    return task
+
+
 async def session_diff(
     session: Session,
     config_dir: Path,
@@ -80,6 +98,9 @@ async def session_diff(
     max_bytes: int = gitdiff.MAX_PATCH_BYTES,
 ) -> SessionDiff:
     """``session``'s changes (blocking git work runs in a thread)."""
+    if session.base_snapshot is not None:
+        with contextlib.suppress(Exception):  # failed: the start commit is the base
+            await asyncio.shield(session.base_snapshot)
     return await asyncio.to_thread(
         _diff, session, config_dir, path=path, patch=patch, max_bytes=max_bytes
     )
@@ -131,8 +152,12 @@ def _diff(
         base, kind, ref = session.base_commit, "start", None
         tree = gitdiff.snapshot(cwd)
         where = top
+    # A plain session's diff runs from the work tree as it started, named by its commit.
+    since = base
+    if wt is None and session.base_tree and git.object_exists(where, session.base_tree):
+        since = session.base_tree
     found = (
-        gitdiff.changes(where, base, tree, path=path, patch=patch, max_bytes=max_bytes)
+        gitdiff.changes(where, since, tree, path=path, patch=patch, max_bytes=max_bytes)
         if tree
         else None
     )

@@ -36,7 +36,7 @@ from cctui.core.decisions.desk import InputDesk
 from cctui.core.decisions.grants import ProjectGrant
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution
 from cctui.core.decisions.service import Decisions
-from cctui.core.diffs import SessionDiff, TurnChanges, session_diff
+from cctui.core.diffs import SessionDiff, TurnChanges, session_diff, snapshot_base
 from cctui.core.dispatch import Dispatcher, DispatchRequest
 from cctui.core.events import SessionEvent
 from cctui.core.metrics import Metrics, MetricsSnapshot
@@ -348,6 +348,7 @@ class SessionManager:
         if session.base_commit is None and session.worktree is None:
             # First seen live by cctui: its diff counts from here.
             session.base_commit = await asyncio.to_thread(git.head, session.config.cwd)
+            self.keep(snapshot_base(session, self.save))
             self._check_limit()  # again: shutdown may have begun meanwhile
         if session.title is None and text is not None:
             session.title = launch.title_of(text)
@@ -747,6 +748,7 @@ class SessionManager:
             session.in_place.clear()
         else:
             session.base_commit = await asyncio.to_thread(git.head, session.config.cwd)
+            self.keep(snapshot_base(session, self.save))
         launched = launch.launch_spec(self.settings, session.config, **spec)
         self._sessions.add(session)
         if listed is not None:
@@ -805,6 +807,7 @@ class SessionManager:
             listed(session.id)
         try:
             session.base_commit = await asyncio.to_thread(git.head, session.config.cwd)
+            self.keep(snapshot_base(session, self.save))
             await asyncio.wait({spare.started})  # its failure is the fresh start's to report
         except asyncio.CancelledError:
             # The caller gave up (an MCP call cancelled): as in _spawn, the process is

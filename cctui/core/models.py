@@ -181,6 +181,8 @@ class SessionRecord(BaseModel):
     """The session's own worktree, when it runs in one."""
     base_commit: str | None = None
     """The commit HEAD pointed at when cctui started the session or first saw it live."""
+    base_tree: str | None = None
+    """The work tree then, as a git tree (untracked files included): the diff's base."""
     prompts: tuple[PromptMark, ...] = ()
     """Prompts a registry written before the prompt log had a file of its own carried; read
     once, moved to that file (``prompts.PromptLog``), and no longer written here."""

@@ -57,6 +57,11 @@ class Session:
         """The session's own worktree (its directory is ``config.cwd``)."""
         self.base_commit: str | None = record.base_commit if record else None
         """The commit its diff is taken against (see ``SessionInfo.base_commit``)."""
+        self.base_tree: str | None = record.base_tree if record else None
+        """The work tree where it started, as a git tree: the diff runs from it, so files
+        untracked or edited before the session are not its changes (``diffs``)."""
+        self.base_snapshot: asyncio.Task[None] | None = None
+        """Taking ``base_tree`` (``diffs.snapshot_base``), while it runs."""
         self.in_place = asyncio.Event()
         """Clear while the session moves into the worktree the CLI makes for it: its first
         turn can end before cctui has seen the worktree (``worktrees.adopt``)."""
@@ -249,4 +254,5 @@ class Session:
             forked_from=self.forked_from,
             worktree=self.worktree,
             base_commit=self.base_commit,
+            base_tree=self.base_tree,
         )

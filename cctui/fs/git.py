@@ -207,6 +207,11 @@ def rev_parse(root: Path, rev: str) -> str | None:
     return done.text if done.ok and done.text else None
 
 
+def object_exists(root: Path, oid: str) -> bool:
+    """The object ``oid`` is in the repository (an unreachable one may be pruned by gc)."""
+    return run(root, "cat-file", "-e", "--end-of-options", oid).ok
+
+
 def branch_exists(root: Path, branch: str) -> bool:
     """``refs/heads/<branch>`` exists."""
     return run(root, "show-ref", "--verify", "-q", f"refs/heads/{branch}").ok

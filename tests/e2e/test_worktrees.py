@@ -178,9 +178,10 @@ async def test_plain_session_diff_is_against_its_start_and_fork_into_a_worktree(
     await run_turn(manager, info.session_id)
     assert manager.get(info.session_id).base_commit == git(repo, "rev-parse", "HEAD")
     diff = await manager.diff(info.session_id)
-    # Against the start commit: committed, uncommitted and untracked, not the default branch.
-    assert {f.path for f in diff.files} == {"f.txt", "new.txt"}
-    assert diff.base_kind == "start"
+    # Against the work tree as it started (named by its commit), not the default branch:
+    # the person's edit from before is not the session's (issue 39).
+    assert {f.path for f in diff.files} == {"new.txt"}
+    assert diff.base_kind == "start" and diff.base == git(repo, "rev-parse", "HEAD")
     one = await manager.diff(info.session_id, path="new.txt")
     assert [f.path for f in one.files] == ["new.txt"]
     fork = await manager.fork(info.session_id, "[[say text=forked]]", worktree="side")
