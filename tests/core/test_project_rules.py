@@ -275,3 +275,22 @@ def test_a_worktree_writes_to_the_main_checkout(tmp_path: Path) -> None:
     outside = tmp_path / "plain"
     outside.mkdir()
     assert local_settings_file(outside) == outside / ".claude" / "settings.local.json"
+
+
+async def test_p_says_what_it_does_for_the_session_too(
+    manager: SessionManager, project: Path, factory: FakeDriverFactory
+) -> None:
+    """Issue 39, item 6: P also switched the session to acceptEdits (the CLI's setMode
+    suggestion goes back with the rule) while the modal named only the rule and the file."""
+    sid, input_id = await ask_once(manager, project, factory, BASH_RULE, SET_MODE, ADD_DIR)
+    item = manager.pending(sid)[0]
+    words = item.allow_for_project or ""
+    assert "Bash(npm test *)" in words and "settings.local.json" in words
+    assert "acceptEdits" in words and "/tmp/x" in words and "this session" in words
+    manager.respond(input_id, Decision(behavior="allow", for_project=True), "tui")
+    await manager.wait(sid, 5)
+    answer = factory.drivers[-1].answers[-1]
+    assert (answer.suggestions, answer.persist) == ((0, 1, 2), (0,))  # as the words say
+    # Only the rule: nothing more said.
+    sid, _ = await ask_once(manager, project, factory, BASH_RULE)
+    assert "session" not in (manager.pending(sid)[0].allow_for_project or "")

@@ -81,6 +81,21 @@ def project_allowance(
     )
 
 
+def project_words(project: ProjectAllowance, suggestions: Sequence[dict[str, Any]]) -> str:
+    """Everything ``P`` does, in words: the rules and their file, and what goes back for
+    this session with them (P answers as A does too: a mode, a directory the CLI suggested
+    for the session). Once the modal named only the rule while P also switched the session
+    to acceptEdits."""
+    also = [
+        text
+        for index, suggestion in enumerate(suggestions)
+        if index not in project.suggestions and (text := _describe(suggestion)) is not None
+    ]
+    if not also:
+        return project.description
+    return f"{project.description} For this session also: {'; '.join(also)} ({SCOPE_NOTE})."
+
+
 def _project_rules(suggestion: dict[str, Any]) -> list[str]:
     """The rules an allow suggestion would add, if every one has a rule content."""
     if suggestion.get("type") != "addRules" or suggestion.get("behavior") != "allow":

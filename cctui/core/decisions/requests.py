@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cctui.claude.frames import PermissionAnswer, PermissionAsk
-from cctui.core.decisions.allowances import ProjectAllowance, session_allowance
+from cctui.core.decisions.allowances import ProjectAllowance, project_words, session_allowance
 from cctui.core.policy.verdict import Verdict
 from cctui.errors import ValidationFailed
 
@@ -178,7 +178,7 @@ def from_ask(
             if kind == "permission"
             else None
         ),
-        allow_for_project=project.description if project else None,
+        allow_for_project=project_words(project, ask.suggestions) if project else None,
         project_rules=project.rules if project else (),
         project_file=str(project.file) if project else None,
     )
