@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import importlib
 import json
+import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -161,7 +162,33 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``cctui`` command; returns the exit code."""
-    args = _parser().parse_args(argv)
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # here, not at exit: a reader that left is seen below
+    except BrokenPipeError:
+        # `cctui sessions | head`: the reader has what it wanted. No traceback; stdout goes
+        # to /dev/null so the interpreter's own flush at exit does not raise again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
+    return code
+
+
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The arguments; ``search``'s ``-word`` (exclude it, as its help says) is a word of the
+    query, not an unknown option. An unknown ``--option`` is still an error."""
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    words = [x for x in extra if x.startswith("-") and not x.startswith("--")]
+    if extra and (getattr(args, "command", None) != "search" or words != extra):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if extra:
+        args.query = [*args.query, *words]
+    return args
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = _parse(argv)
     try:
         settings = _settings(args)
         configure_logging(settings.log_file, settings.log_level)

@@ -101,7 +101,10 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
                     print(f"{key.replace('_', ' '):20} {value}")
                 ratio = stats.index_bytes / stats.transcript_bytes if stats.transcript_bytes else 0
                 print(f"{'index / transcripts':20} {ratio:.1%}")
-        note = index.problems.describe()
+        # Damaged lines are said once, by `cctui index` (and the TUI's status bar), not by
+        # every search; an index file rebuilt is news to any command.
+        problems = index.problems
+        note = problems.describe() if args.command == "index" else problems.index_note
         if note:
             print(f"cctui: {note}", file=sys.stderr)
         return 0

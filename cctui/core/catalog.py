@@ -112,7 +112,7 @@ class CatalogQuery(BaseModel):
         known = set(STATUS_GROUPS) | {s.value for s in SessionStatus}
         bad = [w for w in words if w not in known]
         if bad:
-            raise ValueError(f"unknown status {bad[0]!r}; use one of {sorted(known)}")
+            raise ValueError(f"unknown status {bad[0]!r}; use one of {', '.join(sorted(known))}")
         return words
 
     def statuses(self) -> frozenset[SessionStatus] | None:

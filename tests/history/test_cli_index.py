@@ -152,3 +152,57 @@ def test_token_totals_equal_ccusage_on_a_generated_corpus(tmp_path: Path, home: 
         for d in theirs["daily"]
     }  # fmt: skip
     assert mine == other
+
+
+def test_search_takes_an_unquoted_minus_word(claude_home: Path, home: Path) -> None:
+    """Issue 39, item 9: ``cctui search word -other`` failed unless quoted, although the
+    help documents ``-exclude``; an unknown ``--option`` is still an error."""
+    quoted = _run(home, claude_home, "search", "hello -nosuchword", "--json")
+    bare = _run(home, claude_home, "search", "hello", "-nosuchword", "--json")
+    assert bare.returncode == 0, bare.stderr
+    assert json.loads(bare.stdout)["hits"] == json.loads(quoted.stdout)["hits"] != []
+    wrong = _run(home, claude_home, "search", "hello", "--nosuchflag")
+    assert wrong.returncode == 2 and "--nosuchflag" in wrong.stderr
+
+
+def test_corrupt_lines_are_said_by_index_stats_not_by_every_command(
+    claude_home: Path, home: Path
+) -> None:
+    """Issue 39, item 9: every command repeated "N corrupt line(s) skipped" on stderr."""
+    (claude_home / "history.jsonl").write_text("garbage\n{not json\n")
+    for args in (("search", "hello"), ("usage",), ("sessions",)):
+        out = _run(home, claude_home, *args)
+        assert out.returncode == 0 and "corrupt" not in out.stderr, (args, out.stderr)
+    stats = _run(home, claude_home, "index", "--stats")
+    assert "corrupt line(s) skipped" in stats.stdout + stats.stderr
+
+
+def test_a_reader_that_leaves_early_is_no_traceback(tmp_path: Path, home: Path) -> None:
+    """Issue 39, item 9: ``cctui sessions | head`` printed a BrokenPipeError traceback."""
+    for n in range(700):
+        sid = f"0b0c7c1e-1111-4222-8333-{n:012d}"
+        project = tmp_path / "claude" / "projects" / "-work-demo"
+        project.mkdir(parents=True, exist_ok=True)
+        line = {
+            "type": "user",
+            "sessionId": sid,
+            "cwd": "/work/demo",
+            "timestamp": "2026-11-20T10:00:00.000Z",
+            "uuid": f"u{n}",
+            "message": {"role": "user", "content": f"session number {n} " + "x" * 40},
+        }
+        (project / f"{sid}.jsonl").write_text(json.dumps(line) + "\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "XDG_"))}
+    env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(tmp_path / "claude"))
+    for args in (("sessions",), ("search", "session", "--limit", "1000"), ("usage", "session")):
+        done = subprocess.run(
+            f"{sys.executable} -m cctui {' '.join(args)} | head -2",
+            shell=True,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        assert len(done.stdout.splitlines()) == 2, (args, done.stdout)
+        assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr

@@ -240,3 +240,19 @@ async def test_command_palette_offers_the_same_commands(run_app: RunApp) -> None
             "Keys",
             "Quit",
         } <= titles
+
+
+async def test_a_bad_status_filter_says_what_is_wrong_in_words(run_app: RunApp) -> None:
+    """Issue 39, item 9: a raw pydantic message ("Value error, …", a Python list) over a
+    list that silently kept the last good filter."""
+    async with run_app() as h:
+        await h.create("alpha one")
+        await h.pilot.press("slash")
+        box = h.app.main.query_one("#filter", Input)
+        box.value = "status:bogus"
+        await h.pilot.pause(0.05)
+        error = h.app.main.query_one("#filter-error", Static)
+        said = error.render().plain
+        assert error.display and "unknown status 'bogus'" in said
+        assert "Value error" not in said and "[" not in said and "live" in said
+        assert "still" in said  # the list is the last filter that worked

@@ -375,7 +375,13 @@ class MainScreen(Screen[None]):
             query = parse_filter(event.value) if event.value.strip() else None
         except ValidationError as exc:
             # Keep the last good filter; say what is wrong with this one.
-            error.update(Content.styled(str(exc.errors()[0]["msg"]), "$text-error"))
+            first = exc.errors()[0]
+            said = str(first.get("ctx", {}).get("error", first["msg"]))  # not pydantic's words
+            error.update(
+                Content.styled(
+                    f"{said} · the list still shows the last filter that worked", "$text-error"
+                )
+            )
             error.display = True
             return
         error.display = False
