@@ -103,17 +103,27 @@ async def test_a_discard_that_loses_work_asks_again_with_the_list(run_app: RunAp
         assert h.manager.get(sid).worktree.finished == "discarded"
 
 
-async def test_outside_git_the_form_reports_the_error(run_app: RunApp) -> None:
+async def test_outside_git_the_form_reports_the_error_and_keeps_the_prompt(
+    run_app: RunApp,
+) -> None:
+    """Issue 39, item 9: the form closed on "not a git repository" and the prompt was lost
+    (it stays open on the other errors)."""
     async with run_app() as h:
         await h.pilot.press("n")
         form = h.app.screen
-        form.query_one("#prompt", Input).value = "hi"
+        form.query_one("#prompt", Input).value = "a long prompt worth keeping"
         form.query_one("#worktree", Checkbox).value = True
         form.query_one("#prompt", Input).focus()
         await h.pilot.press("enter")
         await h.pilot.pause(0.3)
         assert h.manager.list() == []
-        assert any("not in a git repository" in str(n.message) for n in h.app._notifications)
+        assert h.app.screen is form
+        assert "not in a git repository" in form.query_one("#error", Static).render().plain
+        assert form.query_one("#prompt", Input).value == "a long prompt worth keeping"
+        form.query_one("#worktree", Checkbox).value = False
+        form.query_one("#prompt", Input).focus()
+        await h.pilot.press("enter")
+        await h.until(lambda: bool(h.manager.list()))
 
 
 def test_a_turns_change_count_is_a_line_and_nothing_when_nothing_changed() -> None:

@@ -17,6 +17,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from cctui.config import SessionTemplate
 from cctui.core import PermissionModeName, SessionConfig
+from cctui.fs import git
 from cctui.tui.keymap import bindings
 from cctui.tui.modal import Modal
 
@@ -204,5 +205,16 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
         template = chosen if isinstance(chosen, str) else None
         worktree: bool | str = False
         if self.query_one("#worktree", Checkbox).value:
+            # Said here, the form still open: once closed, the prompt was lost with it.
+            if git.toplevel(cwd) is None:
+                error.update(
+                    Content.styled(
+                        f"{cwd} is not in a git repository: a worktree needs one (untick "
+                        "Own git worktree, or pick a directory in git).",
+                        "$text-error",
+                    )
+                )
+                self.query_one("#cwd", Input).focus()
+                return
             worktree = self.query_one("#worktree-name", Input).value.strip() or True
         self.dismiss(NewSessionRequest(prompt, config, template, worktree))
