@@ -62,6 +62,7 @@ from cctui.tui.screens.metrics import MetricsScreen
 from cctui.tui.screens.model import ModelScreen
 from cctui.tui.screens.new_session import NewSessionRequest, NewSessionScreen
 from cctui.tui.screens.peek import PeekAsk, PeekScreen
+from cctui.tui.screens.policy import PolicyScreen
 from cctui.tui.screens.projects import ProjectsScreen
 from cctui.tui.screens.quit import Leaving, QuitScreen
 from cctui.tui.screens.rewind import RewindScreen
@@ -769,6 +770,18 @@ class CctuiApp(App[None]):
         if row is not None and row.cwd is not None and row.cwd.is_dir():
             directory = row.cwd
         self._open_once(RulesScreen, lambda: RulesScreen(self.manager, directory))
+
+    def action_policy(self) -> None:
+        if any(isinstance(s, PolicyScreen) for s in self.screen_stack):
+            return
+        directory = self.settings.default_cwd or Path(os.getcwd())
+        session_id = self.main.current_session_id
+        row = self.main.sessions.row(session_id or "")
+        if row is not None and row.cwd is not None and row.cwd.is_dir():
+            directory = row.cwd
+        self.push_screen(
+            PolicyScreen(self.manager, directory, session_id), callback=self._pump_after
+        )
 
     def action_inbox(self) -> None:
         self._open_once(

@@ -170,11 +170,11 @@ SECTIONS: tuple[Section, ...] = (
             ),
             Key(
                 "shift+tab",
-                "permission mode: default → acceptEdits → plan",
+                "permission mode: default → acceptEdits → plan → auto",
                 # The main screen's own: elsewhere shift+tab moves the focus back.
                 {APP: "cycle_mode", "MainScreen": "cycle_mode"},
                 "Mode",
-                command=Command("Cycle permission mode", "default → acceptEdits → plan"),
+                command=Command("Cycle permission mode", "default → acceptEdits → plan → auto"),
             ),
             Key(
                 "M",
@@ -189,6 +189,15 @@ SECTIONS: tuple[Section, ...] = (
                 {APP: "rules"},
                 "Rules",
                 command=Command("Permission rules", "Allow and deny rules in force; remove one"),
+            ),
+            Key(
+                "L",
+                "policy in force: hard denies, rules, delegates, breaker",
+                {APP: "policy"},
+                "Policy",
+                command=Command(
+                    "Policy in force", "Who may approve what for the session (the ladder)"
+                ),
             ),
             Key(
                 "slash",
@@ -456,6 +465,19 @@ SECTIONS: tuple[Section, ...] = (
                 "Remove",
             ),
             Key("escape,R", "close (R too)", {"RulesScreen": "close"}, "Close"),
+        ),
+    ),
+    Section(
+        "Policy page",
+        1,
+        (
+            Key(
+                "x",
+                "close the session's breaker (automated decisions count again)",
+                {"PolicyScreen": "reset_breaker"},
+                "Close breaker",
+            ),
+            Key("escape,L", "close (L too)", {"PolicyScreen": "close"}, "Close"),
         ),
     ),
     Section(

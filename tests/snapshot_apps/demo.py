@@ -25,6 +25,7 @@ from cctui.claude.frames import RewindAnswer
 from cctui.config import load_settings
 from cctui.core import SessionConfig, SessionManager
 from cctui.core.dispatch import DispatchRequest
+from cctui.core.policy import ClientGrant, Verdict
 from cctui.fs.atomic import locked
 from cctui.tui import clock
 from cctui.tui.app import CctuiApp
@@ -318,6 +319,37 @@ def _rules(claude_dir: Path) -> None:
         path.write_text(json.dumps(data, indent=2))
 
 
+POLICY = """
+[hard_deny]
+rules = ["Bash(terraform destroy*)"]
+
+[rules]
+allow = ["Bash(npm test*)", "Bash(make lint*)", "Read"]
+deny = ["Bash(curl *)"]
+
+[clients.ci-bot]
+plans = true
+
+[breaker]
+max_allows = 20
+deny_streak = 3
+"""
+
+
+def _policy(manager: SessionManager, session_id: str) -> None:
+    """A user policy, a registered client, and two automated allows on the session."""
+    settings = manager.settings
+    assert settings.policy_file is not None
+    settings.policy_file.parent.mkdir(parents=True, exist_ok=True)
+    settings.policy_file.write_text(POLICY)
+    ladder = manager.decisions.ladder
+    assert ladder.clients is not None
+    ladder.clients.add("ci-bot", ClientGrant(projects=(str(ROOT),), rules=("Bash(npm test*)",)))
+    allowed = Verdict(behavior="allow", rung="policy", basis="Bash(npm test*)")
+    for _ in range(2):
+        ladder.count(session_id, allowed, ladder.in_force(None).policy)
+
+
 class DemoApp(CctuiApp):
     """CctuiApp plus a scenario run on its own loop before the first screenshot.
 
@@ -371,6 +403,7 @@ class DemoApp(CctuiApp):
             "finish": ["flaky", "readme"],
             "model": ["readme", "flaky"],
             "rules": ["readme", "flaky"],
+            "policy": ["readme", "flaky"],
             "steer": ["readme", "flaky"],
             "rewind": ["readme", "flaky"],
             "starting": ["readme", "flaky"],
@@ -419,6 +452,7 @@ class DemoApp(CctuiApp):
             "finish": "readme",
             "model": "flaky",
             "rules": "flaky",
+            "policy": "flaky",
             "steer": "flaky",
             "rewind": "flaky",
             "starting": "flaky",
@@ -438,6 +472,8 @@ class DemoApp(CctuiApp):
             _rules(self.settings.claude_config_dir)
         if self.scenario in ("dispatch", "dispatch_list"):
             await self._dispatch()
+        if self.scenario == "policy":
+            _policy(self.manager, _IDS["flaky"])
         if self.scenario in ("waiting", "peek"):
             # Three minutes after the newest request: every waiting row says "waiting 3m".
             asked = max(p.created_at for p in self.manager.pending())
@@ -562,6 +598,7 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             *("project_form", "project_remove", "diff", "finish", "rewind"),
             *("model", "rules", "steer", "starting", "tool_open", "quit", "dispatch"),
             "dispatch_list",
+            "policy",
         ):
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
             await app.settle()
@@ -637,6 +674,13 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             rules = app.screen
             for _ in range(100):
                 if getattr(rules, "view", None) is not None:
+                    break
+                await asyncio.sleep(0.02)
+        if scenario == "policy":
+            await pilot.press("L")
+            page = app.screen
+            for _ in range(100):
+                if getattr(page, "view", None) is not None:
                     break
                 await asyncio.sleep(0.02)
         if scenario == "rewind":

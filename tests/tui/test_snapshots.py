@@ -31,6 +31,7 @@ SCENARIOS = {
     "finish": "finishing a worktree: its state, and a discard listing what it would lose",
     "model": "the model picker (M) over a live session, its model marked",
     "rules": "the rules page (R): user, project and local rules with their files",
+    "policy": "the policy page (L): hard denies, rules, delegates, timeouts, the breaker",
     "steer": "a session switched to plan mode and opus: the pane's lines and header",
     "rewind": "r on a prompt: the files a rewind would put back (the dry run), y or esc",
     "starting": "enter in the new-session form: the new session's prompt while claude starts",
