@@ -772,16 +772,12 @@ class CctuiApp(App[None]):
         self._open_once(RulesScreen, lambda: RulesScreen(self.manager, directory))
 
     def action_policy(self) -> None:
-        if any(isinstance(s, PolicyScreen) for s in self.screen_stack):
-            return
         directory = self.settings.default_cwd or Path(os.getcwd())
         session_id = self.main.current_session_id
         row = self.main.sessions.row(session_id or "")
         if row is not None and row.cwd is not None and row.cwd.is_dir():
             directory = row.cwd
-        self.push_screen(
-            PolicyScreen(self.manager, directory, session_id), callback=self._pump_after
-        )
+        self._open_once(PolicyScreen, lambda: PolicyScreen(self.manager, directory, session_id))
 
     def action_inbox(self) -> None:
         self._open_once(

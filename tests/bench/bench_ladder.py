@@ -76,7 +76,7 @@ async def run(n: int) -> None:
         await manager.start()
         try:
             info = await manager.create(None, manager.default_config(project))
-            desk = manager._desk_of(info.session_id)  # noqa: SLF001 - a bench reaches in
+            desk = manager._desk_of(info.session_id)  # a bench reaches in
             assert desk is not None
             ladder = manager.decisions.ladder
             miss = {"command": "python -m build --wheel"}
