@@ -5,7 +5,7 @@ is never called, and a refusal is only a ``permission_denied`` frame and an erro
 So a refusal becomes a question for the human (a confirmation in the inbox, "denied by auto
 mode: <reason>") with four answers:
 
-- **allow once (retry)**: this exact call is allowed once when Claude asks again; the session
+- **retry, allowing it once**: this exact call is allowed once when Claude asks again; the session
   goes to ``default`` mode (so the CLI asks cctui instead of its classifier) and Claude is told
   to retry;
 - **add the allow rule**: cctui (not the model, which auto mode forbids to widen its own
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-RETRY = "allow once (retry)"
+RETRY = "retry, allowing it once"
 RULE = "add the allow rule"
 MODE = "switch to default mode"
 DISMISS = "dismiss"

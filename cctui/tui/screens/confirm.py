@@ -43,8 +43,9 @@ class ConfirmScreen(DecisionModal):
             yield Static(
                 Content.assemble(("◆ ", "$text-warning"), (p.tool_name, "bold")), id="title"
             )
-            subject = p.session_id.removeprefix("project:")
-            yield Static(Content.styled(f"project {subject}", "$text-muted"), id="context")
+            kind, _, subject = p.session_id.rpartition(":")
+            where = f"session {subject[:8]}" if kind == "auto" else f"project {subject}"
+            yield Static(Content.styled(where, "$text-muted"), id="context")
             yield Static(Content(p.description or ""), id="message")
             yield Static(self.key_line(), id="keys")
 
