@@ -272,6 +272,7 @@ async def _tui(settings: Settings, lock: OwnerLock, front: Front) -> int:
         services=[http],
         history=services.history,
         project_registry=services.registry,
+        hosts=_hosts(settings) if settings.hosts else None,
     )
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, app.exit)

@@ -125,6 +125,8 @@ class CctuiClient:
         """The host's cctui version, once connected."""
         self.tools: frozenset[str] = frozenset()
         """The tools the host serves, once connected."""
+        self.claude_path: str | None = None
+        """The ``claude`` its cctui drives (``claude_health``), for a take-over there."""
         self.closed = False
         """The link broke (a call failed for want of a connection): make a new client."""
 
@@ -176,6 +178,7 @@ class CctuiClient:
                 suggestion=f"install cctui {__version__} or newer on {self.name} "
                 "(pipx upgrade cctui) and serve its full tool profile",
             )
+        self.claude_path = (await self.health()).get("path")
 
     async def _unwind(self, stack: AsyncExitStack) -> None:
         with contextlib.suppress(Exception):

@@ -70,6 +70,7 @@ class Link(Protocol):
     version: str | None
     tools: frozenset[str]
     closed: bool
+    claude_path: str | None
 
     async def connect(self) -> None: ...
     async def close(self) -> None: ...
@@ -141,6 +142,8 @@ class Host:
         self.problem: str | None = None
         self.fix: str | None = None
         self.version: str | None = None
+        self.claude_path: str | None = None
+        """The ``claude`` its cctui drives, as it said when last connected."""
         self.last_seen: datetime | None = None
         self._entries: dict[str, CatalogEntry] = {}
         self._pending: dict[str, PendingInput] = {}
@@ -269,6 +272,7 @@ class Host:
     def _up(self, link: Link) -> None:
         self.state, self.problem, self.fix = "online", None, None
         self.version = link.version
+        self.claude_path = link.claude_path
         self.last_seen = datetime.now(UTC)
         log.info("host %s: connected (cctui %s)", self.name, link.version)
         self._emit(HostChange(host=self.name, sessions=tuple(self._entries)))

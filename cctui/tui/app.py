@@ -38,6 +38,7 @@ from cctui.errors import CctuiError
 from cctui.history import HistoryIndex
 from cctui.history.models import SearchHit
 from cctui.projects import ProjectRegistry
+from cctui.remote.hosts import Host, HostChange, Hosts
 from cctui.tui import format as fmt
 from cctui.tui import gc_pause, keymap
 from cctui.tui.approvals import ApprovalController
@@ -45,12 +46,14 @@ from cctui.tui.bridge import EventBridge
 from cctui.tui.gc_pause import GcPacer
 from cctui.tui.messages import (
     FirstFrame,
+    HostsChanged,
     InputRequested,
     InputResolved,
     OpenSession,
     SessionsActivity,
 )
 from cctui.tui.notify import desktop_notification
+from cctui.tui.remote import RemoteView, host_line, key_of
 from cctui.tui.screens.ask import AskScreen
 from cctui.tui.screens.diff import DiffScreen
 from cctui.tui.screens.dispatch import DispatchScreen
@@ -108,6 +111,7 @@ class CctuiApp(App[None]):
         history: HistoryIndex | None = None,
         project_registry: ProjectRegistry | None = None,
         pace_gc: bool | None = None,
+        hosts: Hosts | None = None,
     ) -> None:
         super().__init__()
         self._pace_gc = pace_gc
@@ -115,8 +119,10 @@ class CctuiApp(App[None]):
         self.settings = settings
         self.manager = manager
         self.services = tuple(services)
-        self.source = SessionSource(settings, manager, history)
-        self.approvals = ApprovalController(self, manager)
+        self.remote = RemoteView(hosts)
+        """Other machines' sessions (``[[hosts]]``); their links start after the first frame."""
+        self.source = SessionSource(settings, manager, history, self.remote)
+        self.approvals = ApprovalController(self, manager, self.remote)
         self.alerts: deque[str] = deque(maxlen=50)
         """Desktop notifications sent (newest last); tests read it, nothing else does."""
         self._bridge = EventBridge(manager, self)
@@ -136,6 +142,7 @@ class CctuiApp(App[None]):
         """``manager.problems`` as last notified (new ones are looked for every tick)."""
         self.takeover = TakeOver(self)
         """``o``: a session handed to Claude Code's own terminal UI, and back."""
+        self._stop_hosts: Callable[[], None] = lambda: None
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -167,6 +174,14 @@ class CctuiApp(App[None]):
     def on_first_frame(self, _: FirstFrame) -> None:
         gc_pause.release()  # held by the composition root while starting
         self.start_services()
+        hosts = self.remote.hosts
+        if hosts and not self._shut_down:
+            # Each host's link runs on its own; its changes come back as messages.
+            def post(change: HostChange) -> None:
+                self.post_message(HostsChanged(change))
+
+            self._stop_hosts = hosts.subscribe(post)
+            hosts.start()
 
     @work(group="services", exit_on_error=False)
     async def start_services(self) -> None:
@@ -311,6 +326,7 @@ class CctuiApp(App[None]):
             return
         self._shut_down = True
         self._let_go()
+        await self._close_hosts()
         try:
             await asyncio.wait_for(self.manager.shutdown(), SHUTDOWN_TIMEOUT_S)
         except Exception:
@@ -324,11 +340,19 @@ class CctuiApp(App[None]):
             except Exception:
                 log.exception("service stop failed")
 
+    async def _close_hosts(self) -> None:
+        """End every host's link (its command too): the window held them, not the sessions."""
+        if self.remote.hosts:
+            self._stop_hosts()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.remote.hosts.stop(), SHUTDOWN_TIMEOUT_S)
+
     async def on_unmount(self) -> None:
         # Exits that skip action_quit (signals, ctrl+c paths) still end every session,
         # unless the window leaves them running in the background.
         if self.leaving == "background":
             self._let_go()
+            await self._close_hosts()
         else:
             await self._stop_everything()
         if self._gc_paced:
@@ -357,8 +381,8 @@ class CctuiApp(App[None]):
         return isinstance(self.screen, MainScreen)
 
     def service_lines(self) -> list[str]:
-        """Each service's one-line status, never raising."""
-        lines = []
+        """Each service's one-line status, and each host's, never raising."""
+        lines = [host_line(h.status()) for h in self.remote.all()]
         for service in self.services:
             try:
                 lines.append(service.status_line())
@@ -382,7 +406,7 @@ class CctuiApp(App[None]):
                 )
                 if b
             )
-        return " · ".join(b for b in (row.project, fmt.one_line(row.title, 60)) if b)
+        return " · ".join(b for b in (row.host, row.project, fmt.one_line(row.title, 60)) if b)
 
     def alert_waiting(self, pending: PendingInput) -> None:
         """Bell + desktop notification: a session now waits for the human."""
@@ -411,6 +435,27 @@ class CctuiApp(App[None]):
             self.main.activity(message)
             if message.list_changed:
                 self._refresh_peeks(message.session_ids, reply=True)
+
+    @on(HostsChanged)
+    def _host_changed(self, message: HostsChanged) -> None:
+        if not self.is_running:
+            return
+        change = message.change
+        self.main.hosts_changed(change.host, change.sessions)
+        host = self.remote.host(change.host)
+        if host is None:
+            return
+        for item in change.requested:
+            self.approvals.requested(self.remote.keyed(host, item))
+        for input_id in change.resolved:
+            key = self.remote.input_key(input_id) or ""
+            found = self.remote.locate(key)
+            by = self.remote.decided_by(host, found[1], input_id) if found else host.name
+            self.approvals.resolved(InputResolved(input_id, key, "answered", by, ""))
+        for note in change.notes:
+            self.notify(note, title=f"Answer on {change.host}", timeout=20)
+        if change.requested or change.resolved:
+            self._refresh_peeks({self.remote.input_key(i) or "" for i in change.resolved})
 
     @on(InputRequested)
     def _input_requested(self, message: InputRequested) -> None:
@@ -441,7 +486,7 @@ class CctuiApp(App[None]):
 
     @on(PromptBlock.Rewind)
     def _rewind(self, message: PromptBlock.Rewind) -> None:
-        session_id = self._current()
+        session_id = self._current("Rewinding files")
         if session_id is not None:
             self.preview_rewind(session_id, message.prompt_id)
 
@@ -513,7 +558,13 @@ class CctuiApp(App[None]):
                 worktree = self.manager.get(row.session_id).worktree
                 cwd = worktree.repo if worktree is not None else cwd
         mode = self.settings.default_permission_mode or "default"
-        screen = NewSessionScreen(cwd=cwd, permission_mode=mode, templates=self.settings.templates)
+        screen = NewSessionScreen(
+            cwd=row.cwd if row is not None and row.host is not None and row.cwd else cwd,
+            permission_mode=mode,
+            templates=self.settings.templates,
+            hosts=self.remote.names,
+            host=row.host if row is not None else None,
+        )
         self.push_screen(screen, callback=self._create)
 
     @on(NewSessionScreen.Likely)
@@ -533,10 +584,37 @@ class CctuiApp(App[None]):
         return self.manager.default_config(request.config.cwd, template=request.template, **shown)
 
     def _create(self, request: NewSessionRequest | None) -> None:
-        if request is None:
+        if request is None or request.host is not None:
             self.run_worker(self.manager.discard_spare(), group="sessions", exit_on_error=False)
-        else:
+        if request is not None and request.host is not None:
+            self.create_remote(request, request.host)
+        elif request is not None:
             self._start(request)
+
+    @work(group="sessions", exit_on_error=False)
+    async def create_remote(self, request: NewSessionRequest, host_name: str) -> None:
+        """Start a session on a host; shown here once the host lists it (its next look)."""
+        host = self.remote.host(host_name)
+        if host is None:
+            return
+        cwd = str(request.config.cwd)
+        self.notify(f"Starting it on {host_name}…", timeout=4)
+        try:
+            session_id = await host.create(
+                request.prompt,
+                cwd=None if cwd == "." else cwd,
+                model=request.config.model,
+                permission_mode=request.config.permission_mode,
+            )
+        except CctuiError as exc:
+            self._refused(f"Not started on {host_name}", exc)
+            return
+        key = key_of(host_name, session_id)
+        for _ in range(100):  # its row comes with the host's next look, at once
+            if self.main.sessions.row(key) is not None:
+                self.post_message(OpenSession(key))
+                return
+            await asyncio.sleep(0.05)
 
     def _start(self, request: NewSessionRequest) -> None:
         try:
@@ -571,13 +649,29 @@ class CctuiApp(App[None]):
 
     @work(group="sessions", exit_on_error=False)
     async def send_message(self, session_id: str, text: str) -> None:
-        """Send ``text``; an ended session is resumed by the core."""
-        await self._verb("Not sent", self.manager.send(session_id, text))
+        """Send ``text``; an ended session is resumed by the core (a host's, by its host's)."""
+        await self._on_session(
+            "Not sent",
+            session_id,
+            partial(self.manager.send, text=text),
+            lambda host, sid: host.send(sid, text),
+        )
 
-    def _current(self) -> str | None:
+    def _current(self, local_only: str | None = None) -> str | None:
+        """The session the user is looking at; ``local_only`` (what the key does): None,
+        with a notice, for a session on another host."""
         session_id = self.main.current_session_id
         if session_id is None:
             self.notify("Select a session first.", severity="warning")
+            return None
+        found = self.remote.locate(session_id) if local_only is not None else None
+        if found is not None:
+            self.notify(
+                f"{local_only} works for this machine's sessions; this one runs on "
+                f"{found[0].name} (o takes it over there).",
+                severity="warning",
+            )
+            return None
         return session_id
 
     @work(group="sessions", exit_on_error=False)
@@ -585,7 +679,9 @@ class CctuiApp(App[None]):
         session_id = self._current()
         if session_id is None:
             return
-        if await self._verb("Not interrupted", self.manager.interrupt(session_id)):
+        if await self._on_session(
+            "Not interrupted", session_id, self.manager.interrupt, Host.interrupt
+        ):
             self.notify("Interrupted the current turn.")
 
     def action_kill(self) -> None:
@@ -594,14 +690,19 @@ class CctuiApp(App[None]):
         session_id = self._current()
         if session_id is None:
             return
+        found = self.remote.locate(session_id)
         try:
-            status = self.manager.get(session_id).status
-        except CctuiError:
+            if found is not None:
+                row = self.main.sessions.row(session_id)
+                status = SessionStatus(row.status) if row is not None else None
+            else:
+                status = self.manager.get(session_id).status
+        except (CctuiError, ValueError):
             status = None  # not cctui's: kill says why not
         if status not in (SessionStatus.RUNNING, SessionStatus.WAITING_FOR_INPUT):
             self.kill(session_id)
             return
-        waits = " What it waits for is withdrawn." if self.manager.pending(session_id) else ""
+        waits = " What it waits for is withdrawn." if self.approvals.pending(session_id) else ""
         self._ask_then(
             AskScreen(
                 "Kill this session?",
@@ -624,12 +725,12 @@ class CctuiApp(App[None]):
 
     @work(group="sessions", exit_on_error=False)
     async def kill(self, session_id: str) -> None:
-        """End the session's process (it stays resumable)."""
-        if await self._verb("Not killed", self.manager.kill(session_id)):
+        """End the session's process (it stays resumable; a host's, on its host)."""
+        if await self._on_session("Not killed", session_id, self.manager.kill, Host.kill):
             self.notify("Session ended. Send it a message to resume it.")
 
     def action_diff(self) -> None:
-        session_id = self._current()
+        session_id = self._current("The diff")
         if session_id is None:
             return
         row = self.main.sessions.row(session_id)
@@ -646,7 +747,7 @@ class CctuiApp(App[None]):
 
     @work(group="sessions", exit_on_error=False)
     async def action_finish(self) -> None:
-        session_id = self._current()
+        session_id = self._current("Finishing a worktree")
         if session_id is None:
             return
         try:
@@ -673,7 +774,7 @@ class CctuiApp(App[None]):
 
     def action_fork_worktree(self) -> None:
         """``w``: asks first; it makes a worktree, a branch and a new claude process."""
-        session_id = self._current()
+        session_id = self._current("Forking into a worktree")
         if session_id is None:
             return
         self._ask_then(
@@ -701,7 +802,7 @@ class CctuiApp(App[None]):
     async def action_cycle_mode(self) -> None:
         """``shift+tab`` on the main screen (and the palette): the selected session's next
         permission mode, as in Claude Code."""
-        session_id = self._current()
+        session_id = self._current("Changing the mode")
         if session_id is None:
             return
         change = await self._verb(
@@ -713,7 +814,7 @@ class CctuiApp(App[None]):
         self.main.catch_up()
 
     def action_pick_model(self) -> None:
-        session_id = self._current()
+        session_id = self._current("Changing the model")
         if session_id is None:
             return
         try:
@@ -749,6 +850,23 @@ class CctuiApp(App[None]):
             self._refused(refused, exc)
             return None
 
+    async def _on_session(
+        self,
+        refused: str,
+        session_id: str,
+        here: Callable[[str], Awaitable[object]],
+        there: Callable[[Host, str], Awaitable[None]],
+    ) -> bool:
+        """A verb on the session: ``there`` on its host for a host's (by its own id),
+        ``here`` on this machine's core; a refusal becomes a notice and gives False."""
+        found = self.remote.locate(session_id)
+        try:
+            await (there(*found) if found is not None else here(session_id))
+        except CctuiError as exc:
+            self._refused(refused, exc)
+            return False
+        return True
+
     def _refused(self, title: str, exc: CctuiError) -> None:
         text = exc.message + (f"\n{exc.suggestion}" if exc.suggestion else "")
         self.notify(text, title=title, severity="error", timeout=12)
@@ -781,7 +899,7 @@ class CctuiApp(App[None]):
 
     def action_inbox(self) -> None:
         self._open_once(
-            InboxScreen, lambda: InboxScreen(self.manager.pending, self.describe_session)
+            InboxScreen, lambda: InboxScreen(self.approvals.pending, self.describe_session)
         )
 
     def action_filter(self) -> None:
@@ -818,7 +936,7 @@ class CctuiApp(App[None]):
             PeekScreen,
             lambda: PeekScreen(
                 row,
-                self.manager.pending,
+                self.approvals.pending,
                 config_dir=self.settings.claude_config_dir,
                 own_reply=self._own_reply,
             ),
@@ -849,7 +967,11 @@ class CctuiApp(App[None]):
             self.main.set_filter(f"project:{project_id}")
 
     def action_search(self) -> None:
-        self._open_once(SearchScreen, lambda: SearchScreen(self.source.index), self._open_hit)
+        self._open_once(
+            SearchScreen,
+            lambda: SearchScreen(self.source.index, remote=self.remote),
+            self._open_hit,
+        )
 
     def _open_hit(self, hit: SearchHit | None) -> None:
         if hit is not None:
@@ -864,7 +986,7 @@ class CctuiApp(App[None]):
         )
 
     def action_usage(self) -> None:
-        self._open_once(UsageScreen, lambda: UsageScreen(self.source.index))
+        self._open_once(UsageScreen, lambda: UsageScreen(self.source.index, remote=self.remote))
 
     def action_metrics(self) -> None:
         self._open_once(MetricsScreen, lambda: MetricsScreen(self.manager.metrics_snapshot))

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING
 
 from cctui.core import Decision, PendingInput, SessionManager
 from cctui.errors import CctuiError, InputAlreadyAnswered
+from cctui.remote.models import NotDelivered
 from cctui.tui.messages import InputResolved
+from cctui.tui.remote import RemoteView
 from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.confirm import ConfirmScreen
 from cctui.tui.screens.decision import DecisionModal
@@ -105,9 +107,13 @@ class ApprovalController:
     while nothing covers the main screen (``app.main_screen_on_top``).
     """
 
-    def __init__(self, app: CctuiApp, manager: SessionManager) -> None:
+    def __init__(
+        self, app: CctuiApp, manager: SessionManager, remote: RemoteView | None = None
+    ) -> None:
         self._app = app
         self._manager = manager
+        self._remote = remote if remote is not None else RemoteView(None)
+        """Hosts' inputs: in the same queue and inbox; answered on their host, by id."""
         self.queue = ApprovalQueue()
         self.modal: DecisionModal | None = None
         """The modal on screen, if any."""
@@ -143,6 +149,12 @@ class ApprovalController:
         self._update_counter()
         self.refresh_inbox()
 
+    def pending(self, session_id: str | None = None) -> list[PendingInput]:
+        """Every open input (``session_id``'s only): this machine's, then each host's (as
+        last seen)."""
+        remote = [p for p in self._remote.pending() if session_id in (None, p.session_id)]
+        return [*self._manager.pending(session_id), *remote]
+
     def enqueue_existing(self) -> None:
         """Pick up inputs that opened before the app subscribed."""
         for pending in self._manager.pending():
@@ -151,7 +163,7 @@ class ApprovalController:
     def pump(self) -> None:
         """Show the next queued modal if nothing else is in the way."""
         if self._app.main_screen_on_top():
-            pending = self.queue.next({p.id: p for p in self._manager.pending()})
+            pending = self.queue.next({p.id: p for p in self.pending()})
             if pending is not None:
                 self.open(pending)
 
@@ -181,6 +193,11 @@ class ApprovalController:
 
     def answer(self, input_id: str, decision: Decision) -> None:
         """Send the human's decision to the core; a lost race becomes a notice, not a crash."""
+        if self._remote.owns_input(input_id):
+            self._app.run_worker(
+                self._answer_remote(input_id, decision), group="answers", exit_on_error=False
+            )
+            return
         try:
             self._manager.respond(input_id, decision, decided_by="tui")
         except InputAlreadyAnswered as exc:
@@ -191,9 +208,28 @@ class ApprovalController:
             log.exception("respond(%s) failed", input_id)
             self._app.notify("Could not send the answer (see the log).", severity="error")
 
+    async def _answer_remote(self, input_id: str, decision: Decision) -> None:
+        """Send the decision to the input's host: delivered once, or said not to be."""
+        try:
+            await self._remote.respond(input_id, decision)
+        except NotDelivered as exc:
+            text = exc.message + (f"\n{exc.suggestion}" if exc.suggestion else "")
+            self._app.notify(text, title="Not delivered", severity="error", timeout=20)
+        except CctuiError as exc:
+            already = exc.code in ("input_already_answered", "input_not_found")
+            self._app.notify(
+                exc.message,
+                title="Too late" if already else "Could not answer",
+                severity="warning" if already else "error",
+            )
+        except Exception:
+            log.exception("respond(%s) on a host failed", input_id)
+            self._app.notify("Could not send the answer (see the log).", severity="error")
+        self.refresh_inbox()
+
     def from_inbox(self, message: InboxScreen.Answer) -> None:
         """The inbox answered in place (``y``/``n``) or asked for the full modal."""
-        pending = {p.id: p for p in self._manager.pending()}.get(message.input_id)
+        pending = {p.id: p for p in self.pending()}.get(message.input_id)
         if pending is None:
             self._app.notify("That request was already answered.", severity="warning")
             self.refresh_inbox()

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from cctui.core import PendingInput
+from cctui.remote.hosts import HostChange
 
 
 @dataclass
@@ -59,3 +60,10 @@ class OpenSession(Message):
 
     session_id: str
     focus_input: bool = False
+
+
+@dataclass
+class HostsChanged(Message):
+    """A host's rows, state or pending inputs changed (``Host`` listeners post it)."""
+
+    change: HostChange

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -39,6 +39,13 @@ class SessionRow:
     dispatch_note: str | None = None
     """What the dispatcher says of it: ``queued 3rd``, ``waits for 2 sessions``, ``paused
     until 14:05 (usage limit)``, ``run of schedule nightly``."""
+    host: str | None = None
+    """The machine it runs on: None for this one, else a ``[[hosts]]`` name (``session_id``
+    is then the list's key, ``HOST/ID``)."""
+    host_rank: int = 0
+    """The list's order: this machine's sessions first (0), then each host's in turn."""
+    offline_since: datetime | None = None
+    """Its host's link is down: when it was last seen (the row is its last known state)."""
     entry: CatalogEntry | None = field(default=None, compare=False, repr=False)
     """The catalog entry the row was made from (what the filter reads)."""
 
@@ -67,6 +74,26 @@ class SessionRow:
             entry=entry,
         )
 
+    def on_host(
+        self, key: str, host: str, rank: int, *, offline_since: datetime | None = None
+    ) -> SessionRow:
+        """This row as a host's: keyed ``key``, labelled, and (``offline_since``) stale.
+        cctui started it there, not here: nothing of this machine's applies to it."""
+        return replace(
+            self,
+            session_id=key,
+            host=host,
+            host_rank=rank,
+            offline_since=offline_since,
+            ours=False,
+            transcript_path=None,
+        )
+
+    @property
+    def remote_id(self) -> str:
+        """The session's own id (on its host, for a remote row)."""
+        return self.entry.session_id if self.entry is not None else self.session_id
+
     @property
     def worktree_label(self) -> str | None:
         """``⎇ worktree-a``, ``⎇ worktree-a (gone)``; None outside a worktree of its own."""
@@ -75,6 +102,9 @@ class SessionRow:
         state = "" if self.worktree == "active" else f" ({self.worktree})"
         return f"⎇ {self.branch or 'worktree'}{state}"
 
-    def matches(self, query: CatalogQuery | None) -> bool:
-        """The core's filter (``catalog.matches``): the list shows what the MCP tool would."""
+    def matches(self, query: CatalogQuery | None, host: str | None = None) -> bool:
+        """The core's filter (``catalog.matches``): the list shows what the MCP tool would;
+        ``host``: only that host's rows (``local``: this machine's)."""
+        if host is not None and (self.host or "local") != host:
+            return False
         return query is None or self.entry is None or matches(self.entry, query)

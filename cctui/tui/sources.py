@@ -17,6 +17,7 @@ from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.core.catalog import build_catalog
 from cctui.history import HistoryIndex, IndexChange, Problems
+from cctui.tui.remote import RemoteView
 from cctui.tui.rows import SessionRow
 
 log = logging.getLogger(__name__)
@@ -26,21 +27,27 @@ class SessionSource:
     """The session list's data; a session cctui drives wins over its history entry."""
 
     def __init__(
-        self, settings: Settings, manager: SessionManager, index: HistoryIndex | None = None
+        self,
+        settings: Settings,
+        manager: SessionManager,
+        index: HistoryIndex | None = None,
+        remote: RemoteView | None = None,
     ) -> None:
         self._settings = settings
         self._manager = manager
+        self.remote = remote if remote is not None else RemoteView(None)
+        """Other machines' sessions (``[[hosts]]``), as last seen."""
         self.index = index if index is not None else HistoryIndex.from_settings(settings)
         self._history_rows: dict[str, SessionRow] = {}
         self._problems = Problems()
         self._failed = ""
 
     def rows(self) -> list[SessionRow]:
-        """Every known session (unsorted; the list sorts)."""
+        """Every known session, this machine's and each host's (unsorted; the list sorts)."""
         merged = dict(self._history_rows)
         for row in self.own_rows():
             merged[row.session_id] = row
-        return list(merged.values())
+        return [*merged.values(), *self.remote.rows()]
 
     def own_rows(self, ids: Iterable[str] | None = None) -> list[SessionRow]:
         """cctui's own sessions (those in ``ids``), merged with what the history knows."""

@@ -17,9 +17,11 @@ import asyncio
 import contextlib
 import logging
 import os
+import shlex
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +29,8 @@ from textual.app import App, SuspendNotSupported
 
 from cctui.core import SessionStatus
 from cctui.errors import CctuiError
+from cctui.remote.terminal import terminal_command
+from cctui.tui.rows import SessionRow
 from cctui.tui.screens.ask import AskScreen
 
 if TYPE_CHECKING:
@@ -111,6 +115,9 @@ class TakeOver:
         if self.running is not None:
             return
         row = app.main.sessions.row(session_id)
+        if row is not None and row.host is not None:
+            self._start_remote(row)
+            return
         status = self._held(session_id)
         if not self._ours(session_id) and row is not None and row.live:
             app.notify(
@@ -141,6 +148,96 @@ class TakeOver:
             ),
             callback=answered,
         )
+
+    def _start_remote(self, row: SessionRow) -> None:
+        """A host's session: Claude Code runs there, through the host's command with a
+        terminal (``ssh -t devbox 'cd … && exec claude --resume ID'``); the host's own
+        process for it is ended first, after a yes/no."""
+        app = self._app
+        found = app.remote.locate(row.session_id)
+        if found is None:
+            return
+        host, session_id = found
+        try:
+            argv = terminal_command(
+                host.config.argv,
+                host.claude_path or "claude",
+                session_id,
+                str(row.cwd) if row.cwd else None,
+            )
+        except CctuiError as exc:
+            app.notify(exc.message, title="Not opened in Claude Code", severity="error")
+            return
+        run = partial(self._run_remote, row.session_id, argv)
+        if not row.live:
+            run(end_first=False)
+            return
+        if not host.online:
+            app.notify(
+                f"{host.name} is {host.state}: its claude process for this session cannot be "
+                "ended from here now, and two processes must never write one session.",
+                title="Not opened in Claude Code",
+                severity="warning",
+            )
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                run(end_first=True)
+            app.call_later(app.approvals.pump)
+
+        app.push_screen(
+            AskScreen(
+                "Open in Claude Code?",
+                f"{host.name}'s claude process for {app.describe_session(row.session_id)} is "
+                "ended first: two processes must never write one session. Claude Code then "
+                f"runs on {host.name} in this terminal ({shlex.join(argv[:3])} …); cctui "
+                "waits until you leave it.",
+                yes="end it and open",
+            ),
+            callback=answered,
+        )
+
+    def _run_remote(self, key: str, argv: list[str], *, end_first: bool) -> None:
+        self._app.run_worker(
+            self._hand_over_remote(key, argv, end_first=end_first),
+            group="takeover",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    async def _hand_over_remote(self, key: str, argv: list[str], *, end_first: bool) -> None:
+        app = self._app
+        found = app.remote.locate(key)
+        if found is None:
+            return
+        host, session_id = found
+        try:
+            if end_first:
+                await host.kill(session_id)
+        except CctuiError as exc:
+            app.notify(exc.message, title="Not opened in Claude Code", severity="error")
+            return
+        self.running = key
+        try:
+            code = await self.runner(app, argv, Path.home())
+        except SuspendNotSupported:
+            app.notify(
+                "This terminal cannot be handed over (Textual cannot suspend here).",
+                title="Not opened in Claude Code",
+                severity="error",
+            )
+            return
+        except OSError as exc:
+            app.notify(f"{argv[0]}: {exc}", title="Not opened in Claude Code", severity="error")
+            return
+        finally:
+            self.running = None
+        host.poke()  # what was done there shows at its next look, which comes now
+        app.main.sessions.select(key)
+        app.main.sessions.focus()
+        ended = "" if code == 0 else f" (it exited with {code})"
+        app.notify(f"Back from Claude Code on {host.name}{ended}.", title="cctui")
 
     def _ours(self, session_id: str) -> bool:
         try:

@@ -40,7 +40,8 @@ class Registry:
 
 
 class ScriptedLink:
-    version = "9"
+    version: str | None = "9"
+    claude_path: str | None = None
     tools = frozenset({"claude_respond"})
 
     def __init__(self, registry: Registry, drop_after_applying: bool) -> None:

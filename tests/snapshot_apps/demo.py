@@ -29,6 +29,7 @@ from cctui.core.policy import ClientGrant, Verdict
 from cctui.fs.atomic import locked
 from cctui.tui import clock
 from cctui.tui.app import CctuiApp
+from cctui.tui.remote import key_of
 from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.decision import DecisionModal
 from cctui.tui.screens.diff import DiffScreen
@@ -39,6 +40,7 @@ from cctui.tui.widgets.event_lines import PromptBlock
 from tests.fakes.clock import FakeClock
 from tests.fakes.fake_driver import fake_driver_factory, plan, text, tool
 from tests.snapshot_apps.history import write_history, write_transcript
+from tests.snapshot_apps.hosts import TOKENIZER, demo_hosts
 
 ROOT = Path("/tmp/cctui-demo")
 LOCK = Path("/tmp/cctui-demo.lock")
@@ -362,7 +364,10 @@ class DemoApp(CctuiApp):
         env = _reset()
         settings = load_settings(env=env, config_path=ROOT / "none.toml")
         self.factory = fake_driver_factory(SCRIPT, rewind_changes=REWIND)
-        super().__init__(settings, SessionManager(settings, driver_factory=self.factory))
+        hosts, self.links = demo_hosts(NOW) if scenario.startswith("hosts") else (None, {})
+        super().__init__(
+            settings, SessionManager(settings, driver_factory=self.factory), hosts=hosts
+        )
         self.scenario = scenario
         self.ready = asyncio.Event()
         self._seeding = True
@@ -411,6 +416,8 @@ class DemoApp(CctuiApp):
             "quit": ["readme", "flaky", "deploy"],
             "dispatch": ["readme", "flaky", "deploy"],
             "dispatch_list": ["readme", "flaky", "deploy"],
+            "hosts": ["readme", "flaky"],
+            "hosts_approval": ["readme", "flaky"],
         }[self.scenario]
         if self.scenario in ("diff", "finish"):
             _repo(ROOT / "api")
@@ -478,6 +485,8 @@ class DemoApp(CctuiApp):
             # Three minutes after the newest request: every waiting row says "waiting 3m".
             asked = max(p.created_at for p in self.manager.pending())
             clock.freeze(asked + timedelta(minutes=3, seconds=30))
+        if self.scenario.startswith("hosts"):
+            await self._hosts_seen()
         if self.scenario in ("projects", "project_form", "project_remove"):
             self.project_registry.register("API service", str(ROOT / "api"), project_id="api")
             self.project_registry.register("Docs site", str(ROOT / "docs"), project_id="docs")
@@ -528,6 +537,22 @@ class DemoApp(CctuiApp):
         d.edit_schedule("nightly-deps", paused=True)
         run = await d.run_schedule_now("standup")
         await self.manager.wait(run.session_id, 5)
+
+    async def _hosts_seen(self) -> None:
+        """Wait until devbox is followed (its permission seen) and gpu has dropped, then
+        date gpu's last look two minutes back: its rows say "last seen 2m"."""
+        hosts = self.remote.hosts
+        assert hosts is not None
+        devbox, gpu = hosts.get("devbox"), hosts.get("gpu")
+        for _ in range(500):
+            if devbox.pending() and devbox.events(TOKENIZER) and gpu.state == "offline":
+                break
+            await asyncio.sleep(0.01)
+        gpu.last_seen = NOW - timedelta(minutes=2, seconds=10)
+        for name in ("devbox", "gpu"):
+            self.main.hosts_changed(name)
+        if self.scenario == "hosts":
+            self.main.open_session(key_of("devbox", TOKENIZER))
 
 
 async def _counted(manager: SessionManager, session_id: str) -> None:
@@ -592,13 +617,15 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
     async def run_before(pilot: Pilot[None]) -> None:
         app = pilot.app
         assert isinstance(app, DemoApp)
-        await settle(pilot, modal=scenario in ("bash", "edit", "plan", "question", "confirm"))
+        modal = ("bash", "edit", "plan", "question", "confirm", "hosts_approval")
+        await settle(pilot, modal=scenario in modal)
         if scenario in (
             *("main", "inbox", "help", "new", "metrics", "projects", "waiting", "peek"),
             *("project_form", "project_remove", "diff", "finish", "rewind"),
             *("model", "rules", "steer", "starting", "tool_open", "quit", "dispatch"),
             "dispatch_list",
             "policy",
+            "hosts",
         ):
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
             await app.settle()

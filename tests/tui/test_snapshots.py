@@ -37,6 +37,9 @@ SCENARIOS = {
     "starting": "enter in the new-session form: the new session's prompt while claude starts",
     "tool_open": "enter on a tool call: its input and result below its line",
     "quit": "q while a session waits: keep the sessions in the background, end them, or stay",
+    "hosts": "devbox's rows after this machine's, labelled; gpu offline, greyed, last seen 2m;"
+    " a devbox session's output in the pane",
+    "hosts_approval": "a permission on devbox pops here as a local one does",
 }
 
 

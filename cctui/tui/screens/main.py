@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
@@ -52,6 +52,18 @@ slowed down. This way drawing takes at most a third of the loop. Tests draw at o
 
 PREVIEW_DELAY_S = 0.12
 """The pane follows the list cursor after this pause, so holding an arrow key stays smooth."""
+
+
+def host_filter(line: str) -> tuple[str, str | None]:
+    """``host:NAME`` taken out of a filter line: (the rest, NAME); the last one wins."""
+    host = None
+    rest = []
+    for word in line.split(" "):
+        if word.lower().startswith("host:") and len(word) > 5:
+            host = word[5:]
+        else:
+            rest.append(word)
+    return " ".join(rest), host
 
 
 class FilterInput(Input):
@@ -115,7 +127,12 @@ class MainScreen(Screen[None]):
                 yield Static(id="filter-error")
                 yield SessionList(id="sessions")
                 yield Static(Content.from_markup(EMPTY_LIST), id="list-empty")
-            yield SessionPane(self._manager, self._settings, id="pane")
+            yield SessionPane(
+                self._manager,
+                self._settings,
+                remote_events=self._source.remote.events,
+                id="pane",
+            )
         yield StatusBar(id="status")
         yield KeyFooter()
 
@@ -180,6 +197,23 @@ class MainScreen(Screen[None]):
         self._follow_starting()
         self.refresh_status()
 
+    def hosts_changed(self, host_name: str, session_ids: Iterable[str] = ()) -> None:
+        """A host's rows or state changed: its rows drawn again (gone ones removed), and the
+        pane's new events when it shows one of that host's sessions (``session_ids``)."""
+        remote = self._source.remote
+        host = remote.host(host_name)
+        if host is None:
+            return
+        rows = remote.rows(host)
+        listed = {r.session_id for r in rows}
+        gone = [k for k in remote.keys_of(host) if k not in listed]
+        self.sessions.update_rows(rows, gone, now=True)
+        shown = self.pane.session_id
+        found = remote.locate(shown) if shown is not None else None
+        if found is not None and found[0] is host and found[1] in set(session_ids):
+            self._pull_pane()
+        self._after_rows()
+
     def tick(self) -> None:
         """Once a second: the list's ages ("now", "3m") and the status bar's services."""
         self.sessions.refresh_ages()
@@ -188,7 +222,7 @@ class MainScreen(Screen[None]):
     def refresh_status(self) -> None:
         """Redraw the status bar (counts, services)."""
         self.query_one(StatusBar).show(
-            pending=len(self._manager.pending()),
+            pending=len(self._manager.pending()) + len(self._source.remote.pending()),
             live=self.sessions.live_count,
             services=self._service_lines(),
             problems=self._source.problems(),
@@ -371,8 +405,16 @@ class MainScreen(Screen[None]):
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         error = self.query_one("#filter-error", Static)
+        line, host = host_filter(event.value)
+        known = ["local", *self._source.remote.names]
+        if host is not None and host not in known:
+            error.update(
+                Content.styled(f"no host {host!r}; hosts: {', '.join(known)}", "$text-error")
+            )
+            error.display = True
+            return
         try:
-            query = parse_filter(event.value) if event.value.strip() else None
+            query = parse_filter(line) if line.strip() else None
         except ValidationError as exc:
             # Keep the last good filter; say what is wrong with this one.
             first = exc.errors()[0]
@@ -387,7 +429,7 @@ class MainScreen(Screen[None]):
         error.display = False
         if query is not None:
             query = with_registered_project(query, self._projects)
-        self.sessions.set_query(query)
+        self.sessions.set_query(query, host)
         self._after_rows()
 
     @on(Input.Submitted, "#filter")

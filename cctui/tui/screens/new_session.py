@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, get_args
@@ -51,6 +51,9 @@ class NewSessionRequest:
     """The config template chosen; what the form shows (prompt, model, mode) wins over it."""
     worktree: bool | str = False
     """Start in a new git worktree: True (a name from the prompt) or the name typed."""
+    host: str | None = None
+    """Start it on this ``[[hosts]]`` machine (None: this one); ``config.cwd`` is then a
+    path there, ``.`` for its cctui's default directory."""
 
 
 class NewSessionScreen(Modal[NewSessionRequest | None]):
@@ -73,9 +76,15 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
         cwd: Path,
         permission_mode: str = "default",
         templates: Mapping[str, SessionTemplate] | None = None,
+        hosts: Sequence[str] = (),
+        host: str | None = None,
     ) -> None:
         super().__init__()
         self._cwd = cwd
+        self._hosts = list(hosts)
+        """Other machines a session may start on (the Machine field shows with any)."""
+        self._host = host if host in self._hosts else None
+        """The machine the form opens on (the selected row's)."""
         modes: tuple[str, ...] = get_args(PermissionModeName)
         self._mode = permission_mode if permission_mode in modes else "default"
         """The mode the form opens with (one it offers)."""
@@ -104,8 +113,21 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
                 )
             yield Label("Prompt")
             yield Input(placeholder="What should Claude do?", id="prompt")
-            yield Label("Directory")
-            yield Input(str(self._cwd), id="cwd")
+            if self._hosts:
+                # The machine beside the directory: a path means something on one machine.
+                yield Label("Machine and directory")
+                with Horizontal(id="where"):
+                    yield Select(
+                        [(name, name) for name in self._hosts],
+                        prompt="this machine",
+                        allow_blank=True,
+                        value=self._host if self._host is not None else Select.NULL,
+                        id="host",
+                    )
+                    yield Input(str(self._cwd), id="cwd")
+            else:
+                yield Label("Directory")
+                yield Input(str(self._cwd), id="cwd")
             with Horizontal(id="worktree-row"):
                 yield Checkbox("Own git worktree", id="worktree")
                 yield Input(
@@ -127,6 +149,7 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
                         allow_blank=False,
                         id="mode",
                     )
+
             yield Static("", id="error")
             with Horizontal(id="buttons"):
                 yield Button("Start", variant="primary", id="start")
@@ -168,6 +191,17 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
         if template is not None and template.permission_mode:
             self.query_one("#mode", Select).value = template.permission_mode
 
+    @on(Select.Changed, "#host")
+    def _host_chosen(self, event: Select.Changed) -> None:
+        """Another machine's paths are its own: the directory is left to it unless typed."""
+        cwd = self.query_one("#cwd", Input)
+        if isinstance(event.value, str):
+            if cwd.value == str(self._cwd) and event.value != self._host:
+                cwd.value = ""  # this machine's directory; a host's row's is kept
+            cwd.placeholder = f"a directory on {event.value} (empty: its default)"
+        elif not cwd.value:
+            cwd.value = str(self._cwd)
+
     @on(Checkbox.Changed, "#worktree")
     def _worktree_toggled(self, event: Checkbox.Changed) -> None:
         self.query_one("#worktree-name", Input).disabled = not event.value
@@ -183,13 +217,17 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
     @on(Button.Pressed, "#start")
     def action_submit(self) -> None:
         prompt = self.query_one("#prompt", Input).value.strip()
-        raw_cwd = self.query_one("#cwd", Input).value.strip() or str(self._cwd)
-        cwd = Path(raw_cwd).expanduser()
         error = self.query_one("#error", Static)
         if not prompt:
             error.update(Content.styled("Write a prompt first.", "$text-error"))
             self.query_one("#prompt", Input).focus()
             return
+        host = self.query("#host").first(Select).value if self._hosts else None
+        if isinstance(host, str):
+            self._submit_remote(prompt, host)
+            return
+        raw_cwd = self.query_one("#cwd", Input).value.strip() or str(self._cwd)
+        cwd = Path(raw_cwd).expanduser()
         if not cwd.is_dir():
             error.update(Content.styled(f"No such directory: {cwd}", "$text-error"))
             self.query_one("#cwd", Input).focus()
@@ -218,3 +256,24 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
                 return
             worktree = self.query_one("#worktree-name", Input).value.strip() or True
         self.dismiss(NewSessionRequest(prompt, config, template, worktree))
+
+    def _submit_remote(self, prompt: str, host: str) -> None:
+        """A session on ``host``: its directory is checked there, not here."""
+        if self.query_one("#worktree", Checkbox).value:
+            self.query_one("#error", Static).update(
+                Content.styled(
+                    f"A worktree of its own is started from {host}'s cctui; here, only on "
+                    "this machine.",
+                    "$text-error",
+                )
+            )
+            return
+        raw = self.query_one("#cwd", Input).value.strip()
+        model = self.query_one("#model", Select).value
+        mode = self.query_one("#mode", Select).value
+        config = SessionConfig(
+            cwd=Path(raw or "."),
+            model=model if isinstance(model, str) else None,
+            permission_mode=mode if isinstance(mode, str) else "default",
+        )
+        self.dismiss(NewSessionRequest(prompt, config, host=host))

@@ -25,6 +25,7 @@ from cctui.history.models import SearchHit, SearchResult
 from cctui.tui import format as fmt
 from cctui.tui.keymap import bindings
 from cctui.tui.modal import Modal
+from cctui.tui.remote import RemoteView
 
 log = logging.getLogger(__name__)
 
@@ -47,13 +48,20 @@ class SearchScreen(Modal[SearchHit | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("SearchScreen")
 
-    def __init__(self, index: HistoryIndex, query: str = "") -> None:
+    def __init__(
+        self, index: HistoryIndex, query: str = "", remote: RemoteView | None = None
+    ) -> None:
         super().__init__()
         self._index = index
+        self._remote = remote
+        """Other machines, searched at the same time; their hits follow as they come."""
+        self._from_hosts: list[str] = []
+        """What the hosts said for the query on screen (``devbox 3``, ``gpu: offline``)."""
         self._query = query
         self._hits: list[SearchHit] = []
         self._timer: Timer | None = None
         self._asked = 0
+        self._summary = ""
         self.last: SearchResult | None = None
         """The result on screen (tests read it)."""
 
@@ -142,20 +150,13 @@ class SearchScreen(Modal[SearchHit | None]):
         if "match" not in table.columns:
             used = sum(w for _, w in _FIXED) + 2 * (len(_FIXED) + 1)
             table.add_column("match", key="match", width=max(20, table.size.width - used))
-        self._hits = list(result.hits) if result is not None else []
-        for hit in self._hits:
-            when = hit.timestamp.astimezone().strftime("%Y-%m-%d %H:%M") if hit.timestamp else ""
-            title = fmt.one_line(hit.title or hit.session_id[:8], 28)
-            role = Text(f"{hit.role}: ", style="dim")
-            table.add_row(
-                Text(when, style="dim"),
-                Text(fmt.one_line(hit.project_name or "", 14)),
-                Text(title),
-                role + snippet_text(hit),
-                key=hit.session_id,
-            )
+        self._hits = []
+        self._add_hits(list(result.hits) if result is not None else [])
+        self._from_hosts = []
         if result is None:
             return
+        if self._remote:
+            self.search_hosts(result.query, asked)
         indexing = self._index.progress.describe()
         parts = [f"{result.total} session(s)" if result.hits else "no match"]
         if result.loose:
@@ -168,7 +169,39 @@ class SearchScreen(Modal[SearchHit | None]):
             parts.append("only the newest 5,000 matches ranked")
         if indexing:
             parts.append(indexing)
-        self._say(" · ".join(parts))
+        self._summary = " · ".join(parts)
+        self._say(self._summary)
+
+    def _add_hits(self, hits: list[SearchHit], host: str | None = None) -> None:
+        table: DataTable[Text] = self.query_one(DataTable)
+        for hit in hits:
+            when = hit.timestamp.astimezone().strftime("%Y-%m-%d %H:%M") if hit.timestamp else ""
+            title = fmt.one_line(hit.title or hit.session_id.rpartition("/")[2][:8], 28)
+            role = Text(f"{hit.role}: ", style="dim")
+            where = f"{host}:{hit.project_name or ''}" if host else hit.project_name or ""
+            table.add_row(
+                Text(when, style="dim"),
+                Text(fmt.one_line(where, 14)),
+                Text(title),
+                role + snippet_text(hit),
+                key=hit.session_id,
+            )
+            self._hits.append(hit)
+
+    @work(group="search-hosts", exclusive=True, exit_on_error=False)
+    async def search_hosts(self, query: str, asked: int) -> None:
+        """Each host's hits, appended as each answers (a slow one holds up nobody)."""
+        if self._remote is None:
+            return
+        async for host, answer in self._remote.search(query, limit=LIMIT):
+            if asked != self._asked or not self.is_attached:
+                return
+            if isinstance(answer, CctuiError):
+                self._from_hosts.append(f"{host}: {answer.message.removeprefix(host + ': ')}")
+            else:
+                self._add_hits(answer, host)
+                self._from_hosts.append(f"{host} {len(answer)}")
+            self._say(" · ".join([self._summary, *self._from_hosts]))
 
     @on(DataTable.RowSelected, "#hits")
     def _chosen(self, event: DataTable.RowSelected) -> None:

@@ -25,6 +25,7 @@ from cctui.history.models import UsageReport, UsageRow
 from cctui.tui import format as fmt
 from cctui.tui.keymap import bindings
 from cctui.tui.modal import Modal
+from cctui.tui.remote import RemoteView
 
 DAYS = 30
 TOP_SESSIONS = 10
@@ -69,9 +70,15 @@ class UsageScreen(Modal[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("UsageScreen")
 
-    def __init__(self, index: HistoryIndex, *, today: date | None = None) -> None:
+    def __init__(
+        self, index: HistoryIndex, *, today: date | None = None, remote: RemoteView | None = None
+    ) -> None:
         super().__init__()
         self._index = index
+        self._remote = remote if remote else None
+        """Other machines: each one's total joins the Machines table as it answers."""
+        self.machines: dict[str, UsageRow | str] = {}
+        """Each machine's total (or why not), as drawn (tests read it)."""
         self._today = today or date.today()
         self.reports: _Reports | None = None
         """The reports on screen (tests read them)."""
@@ -80,6 +87,9 @@ class UsageScreen(Modal[None]):
         with VerticalScroll(id="dialog"):
             yield Static(Content.styled("Usage and cost", "bold"), id="title")
             yield Static(id="totals")
+            if self._remote is not None:
+                yield Static(Content.styled("Machines", "bold $text-primary"), classes="heading")
+                yield DataTable[Text](id="machines", cursor_type="none", zebra_stripes=True)
             yield Static(
                 Content.styled(f"Cost per day, last {DAYS} days", "bold"), id="chart-title"
             )
@@ -107,8 +117,16 @@ class UsageScreen(Modal[None]):
 
     def on_mount(self) -> None:
         columns = ("input", "output", "cache w", "cache r", "cost")
-        for table_id, first in (("days", "day"), ("models", "model"), ("sessions", "session"),
-                                ("blocks", "block")):  # fmt: skip
+        tables = [
+            ("days", "day"),
+            ("models", "model"),
+            ("sessions", "session"),
+            ("blocks", "block"),
+        ]
+        if self._remote is not None:
+            tables.append(("machines", "machine"))
+            self.load_hosts()
+        for table_id, first in tables:
             table: DataTable[Text] = self.query_one(f"#{table_id}", DataTable)
             table.add_column(first, key="key")
             for c in columns:
@@ -172,6 +190,7 @@ class UsageScreen(Modal[None]):
                 f"{first:%b %d} … {self._today:%b %d} · highest day ${peak:,.2f}", "$text-muted"
             )
         )
+        self._draw_machines()
         self._fill("days", list(reversed(reports.daily.rows)), lambda r: Text(r.key))
         self._fill("models", reports.models.rows, lambda r: Text(r.key))
         self._fill(
@@ -188,6 +207,33 @@ class UsageScreen(Modal[None]):
                 style="bold" if r.active else "",
             ),
         )
+
+    @work(exclusive=True, group="usage-hosts", exit_on_error=False)
+    async def load_hosts(self) -> None:
+        """Each host's total, drawn as each answers (a slow host holds up nobody)."""
+        if self._remote is None:
+            return
+        async for host, answer in self._remote.usage("model"):
+            if not self.is_attached:
+                return
+            if isinstance(answer, CctuiError):
+                self.machines[host] = answer.message.removeprefix(host + ": ")
+            else:
+                self.machines[host] = answer.total
+            self._draw_machines()
+
+    def _draw_machines(self) -> None:
+        if self._remote is None or not self.is_attached:
+            return
+        rows = [r.model_copy(update={"key": name}) for name, r in self.machines.items()
+                if isinstance(r, UsageRow)]  # fmt: skip
+        if self.reports is not None:
+            rows.insert(0, self.reports.models.total.model_copy(update={"key": "this machine"}))
+        self._fill("machines", rows, lambda r: Text(r.key))
+        table: DataTable[Text] = self.query_one("#machines", DataTable)
+        for name, why in self.machines.items():
+            if isinstance(why, str):
+                table.add_row(Text(name), Text(fmt.one_line(why, 60), style="dim"), *[Text("")] * 4)
 
     def _fill(self, table_id: str, rows: list[UsageRow], label: object) -> None:
         table: DataTable[Text] = self.query_one(f"#{table_id}", DataTable)

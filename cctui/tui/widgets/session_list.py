@@ -55,15 +55,20 @@ _DRAWN_CELLS = 4096
 dialog, say) and under the cursor."""
 
 
+Order = tuple[int, float, str]
+"""This machine's sessions first, then each host's in turn; newest first within each."""
+
+
 class _StatusCell(Text):
     """The status cell, carrying its row's place in the order (what ``sort`` reads)."""
 
-    order: tuple[float, str] = (0.0, "")
+    order: Order = (0, 0.0, "")
 
 
-def _order(row: SessionRow) -> tuple[float, str]:
+def _order(row: SessionRow) -> Order:
     # Newest first; the id breaks ties so the order never flickers.
-    return (-(row.last_activity.timestamp() if row.last_activity else 0.0), row.session_id)
+    when = row.last_activity.timestamp() if row.last_activity else 0.0
+    return (row.host_rank, -when, row.session_id)
 
 
 _REORDER_S = 30.0
@@ -77,12 +82,12 @@ class _Ordering:
     a sort of the whole table."""
 
     def __init__(self) -> None:
-        self._held: dict[str, tuple[str, tuple[float, str]]] = {}
+        self._held: dict[str, tuple[str, Order]] = {}
 
-    def __call__(self, row: SessionRow) -> tuple[float, str]:
+    def __call__(self, row: SessionRow) -> Order:
         held = self._held.get(row.session_id)
         now = _order(row)
-        if held is None or held[0] != row.status or held[1][0] - now[0] > _REORDER_S:
+        if held is None or held[0] != row.status or held[1][1] - now[1] > _REORDER_S:
             held = self._held[row.session_id] = (row.status, now)
         return held[1]
 
@@ -103,6 +108,8 @@ class SessionList(DataTable[Text]):
         super().__init__(id=id, cursor_type="row", zebra_stripes=False, show_cursor=True)
         self._rows: dict[str, SessionRow] = {}
         self._query: CatalogQuery | None = None
+        self._host: str | None = None
+        """``host:NAME`` in the filter: only that host's rows (``local``: this machine's)."""
         self._shown: list[str] = []
         self._drawn: dict[str, tuple[SessionRow | None, str]] = {}
         """Each listed row as last drawn (with its age text): unchanged rows are skipped."""
@@ -240,9 +247,11 @@ class SessionList(DataTable[Text]):
         removed = [sid for sid in gone if self._rows.pop(sid, None) is not None]
         self._sync([*(r.session_id for r in rows), *removed], now=now)
 
-    def set_query(self, query: CatalogQuery | None) -> None:
-        """Filter rows with the core's catalog filter (``None``: every row)."""
+    def set_query(self, query: CatalogQuery | None, host: str | None = None) -> None:
+        """Filter rows with the core's catalog filter (``None``: every row) and, with
+        ``host``, to that host's rows (``local``: this machine's)."""
         self._query = query
+        self._host = host
         self._sync()
 
     def select(self, session_id: str) -> None:
@@ -264,7 +273,11 @@ class SessionList(DataTable[Text]):
 
     def _schedule(self, row: SessionRow) -> None:
         """Note when ``row``'s age or wait text will next read differently."""
-        times = [fmt.age_changes_at(row.last_activity), fmt.waited_changes_at(row.waiting_since)]
+        times = [
+            fmt.age_changes_at(row.last_activity),
+            fmt.waited_changes_at(row.waiting_since),
+            fmt.age_changes_at(row.offline_since),
+        ]
         at = min((t for t in times if t is not None), default=None)
         sid = row.session_id
         if at is not None and self._due_at.get(sid) != at:
@@ -309,14 +322,15 @@ class SessionList(DataTable[Text]):
         changed_rows: list[str] = []
         for sid in ids:
             r = self._rows.get(sid)
-            if r is None or not r.matches(self._query):
+            if r is None or not r.matches(self._query, self._host):
                 if sid in self._drawn:
                     self.remove_row(sid)
                     del self._drawn[sid], self._plain[sid]
                     self._forget(sid)
                     reorder = True
                 continue
-            seen = (r, fmt.age(r.last_activity) + " " + fmt.waited(r.waiting_since))
+            seen = (r, f"{fmt.age(r.last_activity)} {fmt.waited(r.waiting_since)} "
+                       f"{fmt.age(r.offline_since)}")  # fmt: skip
             self._held.discard(sid)
             before = self._drawn.get(sid)
             if before == seen:
@@ -415,24 +429,34 @@ class SessionList(DataTable[Text]):
             label = f"{label} {fmt.waited(r.waiting_since)}"  # "waiting 3m": for how long
         elif r.status == "queued" and r.dispatch_note and r.dispatch_note.startswith("queued "):
             label = r.dispatch_note  # "queued 3rd"
-        status = _StatusCell(f"{glyph} {label}", style=self._colour(var))
+        muted = self._colour("foreground-muted")
+        if r.host is not None and r.offline_since is not None:
+            # Its host is unreachable: the row is what was last seen, greyed, and says when.
+            status = _StatusCell(f"last seen {fmt.age(r.offline_since)}", style=muted)
+        else:
+            status = _StatusCell(f"{glyph} {label}", style=self._colour(var))
         status.order = self._order(r)
-        if r.status == "waiting_for_input":
+        if r.status == "waiting_for_input" and r.offline_since is None:
             status.stylize("bold")
+        stale = muted if r.offline_since is not None else ""
         return (
             status,
-            Text(fmt.one_line(r.project, 10)),
+            Text(fmt.one_line(r.project, 10), style=stale),
             self._title(r),
-            Text(fmt.age(r.last_activity), style=self._colour("foreground-muted"), justify="right"),
-            Text(fmt.cost(r.cost_usd), justify="right"),
+            Text(fmt.age(r.last_activity), style=muted, justify="right"),
+            Text(fmt.cost(r.cost_usd), style=stale, justify="right"),
         )
 
     def _title(self, r: SessionRow) -> Text:
         """The title cell, cut to the column's width."""
         title = Text(
             fmt.one_line(r.title or "(no prompt yet)", self._title_width),
-            style="" if r.title else self._colour("foreground-muted"),
+            style="" if r.title and r.offline_since is None else self._colour("foreground-muted"),
         )
+        if r.host is not None:
+            # Every remote row says where it runs, before anything else.
+            title = Text.assemble((f"{r.host}: ", self._colour("text-secondary")), title)
+            title.truncate(self._title_width, overflow="ellipsis")
         if r.worktree_label is not None:
             tag = self._colour("text-warning" if r.worktree == "gone" else "text-accent")
             title = Text.assemble((r.worktree_label + " ", tag), title)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import ClassVar
 
@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.widgets import Button, Input, Static
 
 from cctui.config import Settings
-from cctui.core import SessionManager, UserMessageEvent
+from cctui.core import Page, SessionEvent, SessionManager, UserMessageEvent
 from cctui.errors import CctuiError
 from cctui.history import TranscriptMessage, TranscriptPage, aread_transcript
 from cctui.tui import format as fmt
@@ -77,11 +77,18 @@ class SessionPane(Vertical):
             self.text = text
 
     def __init__(
-        self, manager: SessionManager, settings: Settings, *, id: str | None = None
+        self,
+        manager: SessionManager,
+        settings: Settings,
+        *,
+        remote_events: Callable[[str, int, int], Page[SessionEvent]] | None = None,
+        id: str | None = None,
     ) -> None:
         super().__init__(id=id)
         self._manager = manager
         self._settings = settings
+        self._remote_events = remote_events
+        """A host's session's events followed from here, by key (``RemoteView.events``)."""
         self.session_id: str | None = None
         self._seq = 0
         self._row: SessionRow | None = None
@@ -156,6 +163,14 @@ class SessionPane(Vertical):
             self.load_history(row.session_id)
             return
         self.pull()
+        if row.host is not None:
+            if not self._buffered:
+                transcript.note(
+                    f"On {row.host}: its output shows here while it runs (its past stays in "
+                    f"its transcript there; o opens it in Claude Code through {row.host}).",
+                    classes="muted",
+                )
+            return
         if not self._buffered:
             # After the header is drawn: the first read of a transcript imports the SDK's
             # reader (a second, in the worker's thread), and cctui's first frame must not wait.
@@ -189,9 +204,13 @@ class SessionPane(Vertical):
         if self.session_id is None:
             return
         transcript = self.query_one(Transcript)
+        remote = self._row is not None and self._row.host is not None
         while True:
             try:
-                page = self._manager.events(self.session_id, since=self._seq, limit=PAGE)
+                if remote and self._remote_events is not None:
+                    page = self._remote_events(self.session_id, self._seq, PAGE)
+                else:
+                    page = self._manager.events(self.session_id, since=self._seq, limit=PAGE)
             except CctuiError:
                 return  # a session known only from disk: its transcript is the history
             if page.events and self._first_event_at is None:
@@ -312,7 +331,10 @@ class SessionPane(Vertical):
         bits.append(self._mode_and_model(row))
         if row.cost_usd:
             bits.append(fmt.cost(row.cost_usd))
-        bits += [row.session_id[:8], str(row.cwd or "")]
+        if row.host is not None:
+            seen = f" · last seen {fmt.age(row.offline_since)}" if row.offline_since else ""
+            bits.append(f"on {row.host}{seen}")
+        bits += [row.remote_id[:8], str(row.cwd or "")]
         header = Content.assemble(
             (f"{glyph} {label}", f"bold ${var}"),
             "  ",
