@@ -218,21 +218,9 @@ class TakeOver:
         except CctuiError as exc:
             app.notify(exc.message, title="Not opened in Claude Code", severity="error")
             return
-        self.running = key
-        try:
-            code = await self.runner(app, argv, Path.home())
-        except SuspendNotSupported:
-            app.notify(
-                "This terminal cannot be handed over (Textual cannot suspend here).",
-                title="Not opened in Claude Code",
-                severity="error",
-            )
+        code = await self._in_terminal(key, argv, Path.home())
+        if code is None:
             return
-        except OSError as exc:
-            app.notify(f"{argv[0]}: {exc}", title="Not opened in Claude Code", severity="error")
-            return
-        finally:
-            self.running = None
         host.poke()  # what was done there shows at its next look, which comes now
         app.main.sessions.select(key)
         app.main.sessions.focus()
@@ -274,22 +262,28 @@ class TakeOver:
         except CctuiError as exc:
             app.notify(exc.message, title="Not opened in Claude Code", severity="error")
             return
+        code = await self._in_terminal(session_id, argv, cwd)
+        if code is not None:
+            await self._back(session_id, code)
+
+    async def _in_terminal(self, session_id: str, argv: Sequence[str], cwd: Path) -> int | None:
+        """Run ``argv`` in the terminal, cctui suspended; its exit code, None if it did not
+        run (said in a notice)."""
+        app = self._app
         self.running = session_id
         try:
-            code = await self.runner(app, argv, cwd)
+            return await self.runner(app, argv, cwd)
         except SuspendNotSupported:
             app.notify(
                 "This terminal cannot be handed over (Textual cannot suspend here).",
                 title="Not opened in Claude Code",
                 severity="error",
             )
-            return
         except OSError as exc:
             app.notify(f"{argv[0]}: {exc}", title="Not opened in Claude Code", severity="error")
-            return
         finally:
             self.running = None
-        await self._back(session_id, code)
+        return None
 
     async def _back(self, session_id: str, code: int) -> None:
         """Show what was done in Claude Code: re-read the history now, redraw the session."""
