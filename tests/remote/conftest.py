@@ -141,3 +141,22 @@ class Heard:
             while not ok():
                 self._new.clear()
                 await self._new.wait()
+
+
+@pytest.fixture
+def start_command(
+    claude_env: dict[str, str], host_home: Path, host_project: Path, bridge_pidfile: Path
+) -> Iterator[list[str]]:
+    """``cctui bridge --start`` on the other HOME, nothing running there yet: the default
+    command's path (``ssh HOST cctui bridge --start``). The background cctui it starts is
+    stopped (``cctui stop``) after the test."""
+    inner = " ".join(
+        shlex.quote(a) for a in host_command(host_home, host_project, "bridge", "--start")
+    )
+    yield ["sh", "-c", f"echo $$ > {shlex.quote(str(bridge_pidfile))}; exec {inner}"]
+    subprocess.run(
+        host_command(host_home, host_project, "stop"),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=60,
+    )

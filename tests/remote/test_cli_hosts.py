@@ -49,20 +49,30 @@ async def test_hosts_and_their_sessions(
     assert box["version"] and box["sessions"] >= 1 and box["command"] == bridge_command
     assert bare["state"] == "missing" and "pipx install cctui" in bare["fix"]
 
-    text = cctui("--config", str(config), "hosts")
-    assert "box" in text.stdout and "online" in text.stdout
-    assert "missing" in text.stdout and "fix: install cctui on bare" in text.stdout
-
     remote = cctui("--config", str(config), "sessions", "--json", "--host", "box")
     assert remote.returncode == 0, remote.stderr
     rows = json.loads(remote.stdout)
     assert {r["host"] for r in rows} == {"box"}
     assert sid in {r["session_id"] for r in rows}
-    local = cctui("--config", str(config), "sessions", "--json")
-    assert local.returncode == 0 and all(r["host"] is None for r in json.loads(local.stdout))
-    assert sid not in {r["session_id"] for r in json.loads(local.stdout)}
+    both = cctui("--config", str(config), "sessions", "--json", "--host", "*")
+    assert both.returncode == 0, both.stderr  # bare is left out, and says why on stderr
+    assert "not installed" in both.stderr
+    assert {r["host"] for r in json.loads(both.stdout)} <= {None, "box"}
+    assert sid in {r["session_id"] for r in json.loads(both.stdout) if r["host"] == "box"}
 
+
+def test_the_hosts_words_without_reaching_any(tmp_path: Path) -> None:
+    """Text output, an unknown host, and a host that is not there: nothing to start."""
+    config = write_config(
+        tmp_path / "config.toml", {"bare": ["sh", "-c", "exec cctui-not-installed bridge"]}
+    )
+    text = cctui("--config", str(config), "hosts")
+    assert text.returncode == 1
+    assert "bare" in text.stdout and "missing" in text.stdout
+    assert "fix: install cctui on bare" in text.stdout
     failed = cctui("--config", str(config), "sessions", "--host", "bare")
     assert failed.returncode == 1 and "not installed" in failed.stderr
     unknown = cctui("--config", str(config), "sessions", "--host", "nowhere")
     assert unknown.returncode == 2 and "no host named 'nowhere'" in unknown.stderr
+    local = cctui("--config", str(config), "sessions", "--json")
+    assert local.returncode == 0 and all(r["host"] is None for r in json.loads(local.stdout))

@@ -124,3 +124,29 @@ async def test_a_host_that_is_not_there_is_offline_and_local_work_goes_on(
     finally:
         await hosts.stop()
     assert isinstance(gone, Host)
+
+
+async def test_bridge_start_keeps_the_hosts_sessions_across_a_cut(
+    start_command: list[str], host_project: Path, bridge_pidfile: Path, host_home: Path
+) -> None:
+    """Nothing runs on the host at first: ``bridge --start`` starts its cctui in the
+    background, so a session there outlives the link that started it."""
+    hosts = Hosts([HostConfig(name="box", command=tuple(start_command))], make_link,
+                  me=f"mcp:{client_name()}")  # fmt: skip
+    heard = Heard()
+    hosts.subscribe(heard)
+    hosts.start()
+    try:
+        box = hosts.get("box")
+        await heard.until(lambda: box.online, within=90)
+        sid = await box.create("[[slow seconds=8 chunks=40]]", cwd=str(host_project))
+        await heard.until(lambda: any(e.kind == "text" for e in box.events(sid)))
+        os.kill(int(bridge_pidfile.read_text()), signal.SIGKILL)
+        await heard.until(lambda: box.state == "offline", within=30)
+        await heard.until(lambda: box.online, within=60)
+        # The same session, still going (or done) on the host's own cctui.
+        await heard.until(lambda: any(e.kind == "result" for e in box.events(sid)))
+        entry = box.entry(sid)
+        assert entry is not None and entry.cwd == str(host_project)
+    finally:
+        await hosts.stop()
