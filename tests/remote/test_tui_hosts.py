@@ -18,6 +18,7 @@ from cctui.remote.models import client_name
 from cctui.tui.app import CctuiApp
 from cctui.tui.remote import key_of
 from cctui.tui.screens.approval import ApprovalScreen
+from cctui.tui.screens.decision import DecisionModal
 from cctui.tui.screens.new_session import NewSessionScreen
 from cctui.tui.screens.search import SearchScreen
 from tests.fakes.fake_driver import fake_driver_factory
@@ -34,8 +35,9 @@ def make_link(config: HostConfig) -> CctuiClient:
 
 
 async def test_a_hosts_rows_and_its_permission_answered_here(
-    bridge_command: list[str], host_project: Path, tmp_path: Path
+    bridge_command: list[str], host_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(DecisionModal, "ARM_DELAY_S", 0.0)  # keys count at once (tests/tui)
     settings = make_settings(tmp_path / "here", default_cwd=tmp_path)
     hosts = Hosts([HostConfig(name="box", command=tuple(bridge_command))], make_link,
                   me=f"mcp:{client_name()}")  # fmt: skip
