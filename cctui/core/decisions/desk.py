@@ -179,27 +179,12 @@ class InputDesk:
             basis="allow once",
             reason="allowed once from the inbox after auto mode refused it",
         )
-        self._state.publish(
-            InputResolvedEvent(
-                session_id=self._state.id,
-                input_id="-",
-                decision="allow",
-                decided_by=by,
-                why="the human (allow once, after auto mode refused it)",
-                tool_name=ask.tool_name,
-            )
-        )
-        self._audit.decision(
-            session_id=self._state.id,
-            input_id="-",
-            tool=ask.tool_name,
-            kind="permission",
-            decision="allow",
+        self._decided_at_once(
+            ask.tool_name,
+            ask.input,
+            why,
             decided_by=by,
-            detail=call_detail(ask.tool_name, ask.input),
-            why=why,
-            cwd=str(self._cwd),
-            tool_input=replay_input(ask.input),
+            words="the human (allow once, after auto mode refused it)",
         )
         return PermissionAnswer(allow=True, updated_input=dict(ask.input))
 
@@ -216,31 +201,53 @@ class InputDesk:
         )
         force = self._ladder.in_force(self._cwd)
         self._ladder.count(state.id, verdict, force.policy)
-        state.publish(
+        self._decided_at_once(
+            denial.tool_name,
+            tool_input,
+            verdict,
+            decided_by="auto-mode",
+            words=f"auto mode: {denial.reason}",
+            message=denial.message,
+        )
+        return self._ladder.breaker_open(state.id)
+
+    def _decided_at_once(
+        self,
+        tool: str,
+        tool_input: dict[str, Any],
+        verdict: Verdict,
+        *,
+        decided_by: str,
+        words: str | None = None,
+        message: str = "",
+    ) -> None:
+        """Publish (the pane's tool line) and audit a decision no pending input was opened
+        for: a policy rule, auto mode's refusal, an allow-once."""
+        behavior: Literal["allow", "deny"] = "allow" if verdict.behavior == "allow" else "deny"
+        self._state.publish(
             InputResolvedEvent(
-                session_id=state.id,
+                session_id=self._state.id,
                 input_id="-",
-                decision="deny",
-                decided_by="auto-mode",
-                message=denial.message,
-                why=f"auto mode: {denial.reason}",
-                tool_name=denial.tool_name,
+                decision=behavior,
+                decided_by=decided_by,
+                message=message,
+                why=verdict.words() if words is None else words,
+                tool_name=tool,
             )
         )
         self._audit.decision(
-            session_id=state.id,
+            session_id=self._state.id,
             input_id="-",
-            tool=denial.tool_name,
+            tool=tool,
             kind="permission",
-            decision="deny",
-            decided_by="auto-mode",
-            message=denial.message,
-            detail=call_detail(denial.tool_name, tool_input),
+            decision=behavior,
+            decided_by=decided_by,
+            message=message,
+            detail=call_detail(tool, tool_input),
             why=verdict,
             cwd=str(self._cwd),
             tool_input=replay_input(tool_input),
         )
-        return self._ladder.breaker_open(state.id)
 
     def _decided_by_rules(
         self, ask: PermissionAsk, verdict: Verdict, policy: Policy
@@ -251,29 +258,8 @@ class InputDesk:
         self._ladder.count(state.id, verdict, policy)
         allow = verdict.behavior == "allow"
         message = "" if allow else f"Denied by cctui's policy: {verdict.reason}."
-        state.publish(
-            InputResolvedEvent(
-                session_id=state.id,
-                input_id="-",
-                decision="allow" if allow else "deny",
-                decided_by="policy",
-                message=message,
-                why=verdict.words(),
-                tool_name=ask.tool_name,
-            )
-        )
-        self._audit.decision(
-            session_id=state.id,
-            input_id="-",
-            tool=ask.tool_name,
-            kind="permission",
-            decision=verdict.behavior,
-            decided_by="policy",
-            message=message,
-            detail=call_detail(ask.tool_name, ask.input),
-            why=verdict,
-            cwd=str(self._cwd),
-            tool_input=replay_input(ask.input),
+        self._decided_at_once(
+            ask.tool_name, ask.input, verdict, decided_by="policy", message=message
         )
         if not allow and ask.tool_use_id:
             self._on_denied(ask.tool_use_id)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -109,35 +109,50 @@ class Ladder:
         hard = self.hard_denied(force, tool, tool_input, cwd)
         if hard is not None:
             return hard
-        home = self._home
-        for rule in force.policy.rules.deny:
+        rule = self.first_match(force.policy.rules.deny, tool, tool_input, cwd, deny=True)
+        if rule is not None:
+            return Verdict(
+                behavior="deny",
+                rung="policy",
+                basis=rule,
+                source=force.origin(rule),
+                reason=f"denied by the policy rule {rule}",
+            )
+        rule = self.first_match(force.policy.rules.allow, tool, tool_input, cwd)
+        if rule is None:
+            return None
+        opened = self.breaker_open(session_id, force.policy)
+        if opened is not None:
+            return Verdict(
+                behavior="escalate",
+                rung="breaker",
+                basis=rule,
+                reason=f"the breaker is open ({opened}): the human decides",
+            )
+        return Verdict(
+            behavior="allow",
+            rung="policy",
+            basis=rule,
+            source=force.origin(rule),
+            reason=f"allowed by the policy rule {rule}",
+        )
+
+    def first_match(
+        self,
+        rules: Sequence[str],
+        tool: str,
+        tool_input: Mapping[str, Any],
+        cwd: Path | None,
+        *,
+        deny: bool = False,
+    ) -> str | None:
+        """The first of ``rules`` that covers the call (``deny``: a compound command is
+        covered when any part is), or None."""
+        here = str(cwd or "/")
+        for rule in rules:
             pattern = self._pattern(rule)
-            if pattern and pattern.matches(tool, tool_input, cwd=str(cwd), home=home, deny=True):
-                return Verdict(
-                    behavior="deny",
-                    rung="policy",
-                    basis=rule,
-                    source=force.origin(rule),
-                    reason=f"denied by the policy rule {rule}",
-                )
-        for rule in force.policy.rules.allow:
-            pattern = self._pattern(rule)
-            if pattern and pattern.matches(tool, tool_input, cwd=str(cwd), home=home):
-                opened = self.breaker_open(session_id, force.policy)
-                if opened is not None:
-                    return Verdict(
-                        behavior="escalate",
-                        rung="breaker",
-                        basis=rule,
-                        reason=f"the breaker is open ({opened}): the human decides",
-                    )
-                return Verdict(
-                    behavior="allow",
-                    rung="policy",
-                    basis=rule,
-                    source=force.origin(rule),
-                    reason=f"allowed by the policy rule {rule}",
-                )
+            if pattern and pattern.matches(tool, tool_input, cwd=here, home=self._home, deny=deny):
+                return rule
         return None
 
     def hard_denied(
@@ -146,16 +161,15 @@ class Ladder:
         """A hard deny for this call (the shipped list, the policy's, writes outside the
         project, pushes to protected branches), or None."""
         home = self._home
-        for rule in force.policy.hard_deny_rules:
-            pattern = self._pattern(rule)
-            if pattern and pattern.matches(tool, tool_input, cwd=str(cwd), home=home, deny=True):
-                return Verdict(
-                    behavior="deny",
-                    rung="hard-deny",
-                    basis=rule,
-                    source=force.origin(rule),
-                    reason=f"hard deny {rule}: nothing below the human may allow it",
-                )
+        rule = self.first_match(force.policy.hard_deny_rules, tool, tool_input, cwd, deny=True)
+        if rule is not None:
+            return Verdict(
+                behavior="deny",
+                rung="hard-deny",
+                basis=rule,
+                source=force.origin(rule),
+                reason=f"hard deny {rule}: nothing below the human may allow it",
+            )
         hard = force.policy.hard_deny
         if hard.writes_outside_project and tool in EDIT_TOOLS:
             path = call_path(tool_input)
@@ -247,17 +261,7 @@ class Ladder:
             )
         basis = OWN_SESSION if own else "grant: " + ", ".join(grant.projects if grant else ())
         if kind == "permission" and behavior == "allow" and grant is not None and grant.rules:
-            home = self._home
-            here = str(cwd or "/")
-            matched = next(
-                (
-                    rule
-                    for rule in grant.rules
-                    if (p := self._pattern(rule)) is not None
-                    and p.matches(tool, tool_input, cwd=here, home=home)
-                ),
-                None,
-            )
+            matched = self.first_match(grant.rules, tool, tool_input, cwd)
             if matched is None:
                 return refuse(
                     f"{label}'s grant allows only {', '.join(grant.rules)}; this {tool} call "
