@@ -63,10 +63,15 @@ class ReplayReport(BaseModel):
     """Records too old to replay (no tool input kept)."""
 
     def summary(self) -> str:
-        """One line: ``would have allowed 212 of 260; 3 of them you denied``."""
+        """One line: ``would have allowed 212 of 260; 3 of them you denied`` ("you": the
+        human at the TUI; denials by a rule, a client or the timeout are counted apart)."""
         line = f"would have allowed {self.would_allow} of {self.total}"
         if self.allowed_you_denied:
-            line += f"; {len(self.allowed_you_denied)} of them you denied (listed)"
+            by_you = sum(1 for r in self.allowed_you_denied if r.past_by == "tui")
+            others = len(self.allowed_you_denied) - by_you
+            said = [f"{by_you} of them you denied"] if by_you else []
+            said += [f"{others} denied then by a rule, a client or the timeout"] if others else []
+            line += "; " + ", ".join(said) + " (listed)"
         if self.would_deny:
             line += f"; would have denied {self.would_deny}"
             if self.denied_you_allowed:
