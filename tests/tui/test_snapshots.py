@@ -61,3 +61,14 @@ _FLAKY: set[str] = set()
 def test_snapshot(snap_compare: Any, scenario: str) -> None:
     """Each screen looks as it did when the snapshot was reviewed."""
     assert snap_compare(demo_app(scenario), terminal_size=SIZE, run_before=ready(scenario))
+
+
+SMALL = (80, 24)
+"""The smallest terminal cctui promises to work in (issue 39, item 8)."""
+SMALL_SCENARIOS = ("main", "new", "bash", "help", "peek")
+
+
+@pytest.mark.parametrize("scenario", SMALL_SCENARIOS)
+def test_snapshot_at_80x24(snap_compare: Any, scenario: str) -> None:
+    """The same screens at 80x24: every field, key line and button on screen."""
+    assert snap_compare(demo_app(scenario), terminal_size=SMALL, run_before=ready(scenario))

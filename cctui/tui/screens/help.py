@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
@@ -33,12 +34,21 @@ class HelpScreen(Modal[None]):
                         (f"  {line.shown:>{width}}", "bold $text-accent"), f"  {line.help}"
                     )
                 )
+        # Two columns side by side need this many cells (the keys' margin, the dialog's
+        # padding and border, a cell either side); narrower, they stack and the page scrolls.
+        self._wide = sum(max(c.cell_length for c in column) for column in columns) + 4 + 6 + 2
         with VerticalScroll(id="dialog"):
             yield Static(Content.styled("cctui keys", "bold"), id="title")
             with Horizontal(id="columns"):
                 yield Static(Content("\n").join(columns[0]), id="keys")
                 yield Static(Content("\n").join(columns[1]), id="keys-2")
             yield Static(Content.styled("esc to close", "$text-muted"), id="close")
+
+    def on_mount(self) -> None:
+        self.set_class(self.app.size.width < self._wide, "-narrow")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < self._wide, "-narrow")
 
     @property
     def text(self) -> str:

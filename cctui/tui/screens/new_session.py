@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, get_args
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
@@ -155,7 +155,14 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
                 yield Button("Start", variant="primary", id="start")
                 yield Button("Cancel", id="cancel")
 
+    SHORT_ROWS = 34
+    """Below this many rows the form drops its blank lines (``-short`` in its stylesheet)."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.height < self.SHORT_ROWS, "-short")
+
     def on_mount(self) -> None:
+        self.set_class(self.app.size.height < self.SHORT_ROWS, "-short")
         self.query_one("#prompt", Input).focus()
         # Timed from the first paint: the form is drawn before anything starts.
         self.call_after_refresh(self.set_timer, SPARE_AFTER_S, self._likely_now)
