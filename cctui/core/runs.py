@@ -24,6 +24,7 @@ from typing import Literal
 
 import anyio
 
+from cctui.core.dispatch import DispatchRequest
 from cctui.core.events import AssistantTextEvent, ResultEvent, SessionEvent, StatusChanged
 from cctui.core.manager import Listener, SessionManager
 from cctui.core.models import SessionConfig, SessionInfo
@@ -61,6 +62,10 @@ class Outcome:
     """The session as the run ended (None if it never started)."""
     result: ResultEvent | None
     """The last turn's result, if one arrived."""
+
+
+_REFUSE_WHEN_FULL = DispatchRequest(queue_when_full=False)
+"""How a blocking run is dispatched (see ``Run.start``)."""
 
 
 class Run:
@@ -139,12 +144,16 @@ class Run:
         """Create the session and follow it, subscribed first so no event is missed.
 
         A create cancelled half-way is ended by the manager. Raises what
-        ``SessionManager.create`` raises; the run is then over, with nothing to end.
+        ``SessionManager.create`` raises; the run is then over, with nothing to end. At the
+        session limit a run is refused (``session_limit``), not queued: its caller blocks
+        on it under a deadline, and says so at once rather than waiting in the queue.
         """
         self.sid = session_id or str(uuid.uuid4())
         self._unsubscribe = self.manager.subscribe(self._on_event)
         try:
-            return await self.manager.create(prompt, config, session_id=self.sid)
+            return await self.manager.create(
+                prompt, config, session_id=self.sid, dispatch=_REFUSE_WHEN_FULL
+            )
         except BaseException:
             self._unsubscribe()
             raise
