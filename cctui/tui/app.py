@@ -29,9 +29,9 @@ from cctui.core import (
     AssistantTextEvent,
     PendingInput,
     SessionConfig,
-    SessionManager,
     SessionStatus,
 )
+from cctui.core.api import CoreApi
 from cctui.core.hosted import HostedService
 from cctui.core.launch import title_of
 from cctui.errors import CctuiError
@@ -105,7 +105,7 @@ class CctuiApp(App[None]):
     def __init__(
         self,
         settings: Settings,
-        manager: SessionManager,
+        manager: CoreApi,
         *,
         services: Sequence[HostedService] = (),
         history: HistoryIndex | None = None,

@@ -13,7 +13,8 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from cctui.core import Decision, PendingInput, SessionManager
+from cctui.core import Decision, PendingInput
+from cctui.core.api import CoreApi
 from cctui.errors import CctuiError, InputAlreadyAnswered
 from cctui.remote.models import NotDelivered
 from cctui.tui.messages import InputResolved
@@ -107,9 +108,7 @@ class ApprovalController:
     while nothing covers the main screen (``app.main_screen_on_top``).
     """
 
-    def __init__(
-        self, app: CctuiApp, manager: SessionManager, remote: RemoteView | None = None
-    ) -> None:
+    def __init__(self, app: CctuiApp, manager: CoreApi, remote: RemoteView | None = None) -> None:
         self._app = app
         self._manager = manager
         self._remote = remote if remote is not None else RemoteView(None)

@@ -20,10 +20,10 @@ from cctui.core import (
     InputResolvedEvent,
     ResultEvent,
     SessionEvent,
-    SessionManager,
     StatusChanged,
     UserMessageEvent,
 )
+from cctui.core.api import CoreApi
 from cctui.tui.messages import InputRequested, InputResolved, SessionsActivity
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ _LIST_EVENTS = (
 class EventBridge:
     """Subscribes once to the manager and posts messages to ``target`` (the app)."""
 
-    def __init__(self, manager: SessionManager, target: MessagePump) -> None:
+    def __init__(self, manager: CoreApi, target: MessagePump) -> None:
         self._manager = manager
         self._target = target
         self._dirty: set[str] = set()

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Iterable
 from datetime import datetime
 
 from cctui.config import Settings
-from cctui.core import SessionManager
+from cctui.core.api import CoreApi
 from cctui.core.catalog import build_catalog
 from cctui.history import HistoryIndex, IndexChange, Problems
 from cctui.tui.remote import RemoteView
@@ -29,7 +29,7 @@ class SessionSource:
     def __init__(
         self,
         settings: Settings,
-        manager: SessionManager,
+        manager: CoreApi,
         index: HistoryIndex | None = None,
         remote: RemoteView | None = None,
     ) -> None:

@@ -365,9 +365,9 @@ class DemoApp(CctuiApp):
         settings = load_settings(env=env, config_path=ROOT / "none.toml")
         self.factory = fake_driver_factory(SCRIPT, rewind_changes=REWIND)
         hosts, self.links = demo_hosts(NOW) if scenario.startswith("hosts") else (None, {})
-        super().__init__(
-            settings, SessionManager(settings, driver_factory=self.factory), hosts=hosts
-        )
+        self.sm = SessionManager(settings, driver_factory=self.factory)
+        """The in-process core itself (``self.manager`` is the TUI's view of it)."""
+        super().__init__(settings, self.sm, hosts=hosts)
         self.scenario = scenario
         self.ready = asyncio.Event()
         self._seeding = True
@@ -378,7 +378,7 @@ class DemoApp(CctuiApp):
         clock.freeze(NOW)
         if self.scenario != "empty":
             _history(self.settings.claude_config_dir, corrupt=1)
-        await self.manager.start()
+        await self.sm.start()
 
     def main_screen_on_top(self) -> bool:
         # No modal pops while seeding: it would cover a pane that is still being drawn.
@@ -432,9 +432,9 @@ class DemoApp(CctuiApp):
             if worktree is not None:
                 config = config.model_copy(update={"cwd": ROOT / "api"})
             await self.manager.create(prompt, config, session_id=_IDS[name], worktree=worktree)
-            await self.manager.wait(_IDS[name], 5)
+            await self.sm.wait(_IDS[name], 5)
             if self.scenario in ("diff", "finish") and (project == "api" or worktree):
-                await _counted(self.manager, _IDS[name])
+                await _counted(self.sm, _IDS[name])
         if self.scenario == "diff":
             _edit(ROOT / "api")
         if self.scenario == "finish":
@@ -472,8 +472,8 @@ class DemoApp(CctuiApp):
             self.main.open_session(_IDS[shown])
         if self.scenario == "steer":
             # What shift+tab twice and M -> opus do (the keys are driven in test_keys).
-            await self.manager.set_permission_mode(_IDS["flaky"], "acceptEdits")
-            await self.manager.set_permission_mode(_IDS["flaky"], "plan")
+            await self.sm.set_permission_mode(_IDS["flaky"], "acceptEdits")
+            await self.sm.set_permission_mode(_IDS["flaky"], "plan")
             await self.manager.set_model(_IDS["flaky"], "opus")
         if self.scenario == "rules":
             _rules(self.settings.claude_config_dir)
@@ -496,7 +496,7 @@ class DemoApp(CctuiApp):
             # What an MCP client without elicitation gets for write_to_project on a file
             # that exists: the human picks.
             self._confirming = asyncio.create_task(
-                self.manager.confirm(
+                self.sm.confirm(
                     "project:api",
                     "File exists",
                     "File 'docs/plan.md' already exists in project api. Overwrite it (replace "
@@ -724,7 +724,7 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             await _until(pilot, lambda: bool(app.query(ToolBody)))
         if scenario == "metrics":
             for tool, outcome, ms, retry in _CALLS:
-                app.manager.record_tool_call(
+                app.sm.record_tool_call(
                     "mcp:demo", tool, {}, outcome=outcome, duration_ms=ms, retry=retry
                 )
             await pilot.press("m")

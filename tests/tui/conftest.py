@@ -65,6 +65,7 @@ class Harness:
 
     @property
     def manager(self) -> SessionManager:
+        assert isinstance(self.app.manager, SessionManager)  # the in-process core
         return self.app.manager
 
     async def create(self, prompt: str, **config: Any) -> str:

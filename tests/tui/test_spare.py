@@ -57,6 +57,7 @@ async def test_the_session_the_form_starts_runs_on_the_process_it_opened_and_is_
     app: CctuiApp, claude_home: Path
 ) -> None:
     manager = app.manager
+    assert isinstance(manager, SessionManager)
     async with app.run_test(size=(160, 45)) as pilot:
         await app.history_loaded.wait()
         await pilot.press("n")
@@ -92,6 +93,7 @@ async def test_a_cancelled_form_ends_its_process_and_another_choice_starts_afres
     app: CctuiApp, claude_home: Path
 ) -> None:
     manager = app.manager
+    assert isinstance(manager, SessionManager)
     async with app.run_test(size=(160, 45)) as pilot:
         await pilot.press("n")
         await pilot.press("escape")  # at once: no process started
@@ -136,6 +138,7 @@ async def test_a_prompt_written_at_once_starts_the_process_before_the_timer_woul
 
     monkeypatch.setattr(form_module, "SPARE_AFTER_S", 600.0)  # only the prompt can start it
     manager = app.manager
+    assert isinstance(manager, SessionManager)
     async with app.run_test(size=(160, 45)) as pilot:
         await pilot.press("n")
         await pilot.pause()

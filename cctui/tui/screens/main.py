@@ -20,7 +20,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Input, Static
 
 from cctui.config import Settings
-from cctui.core import SessionManager
+from cctui.core.api import CoreApi
 from cctui.core.catalog import parse_filter
 from cctui.history import IndexChange
 from cctui.projects import ProjectRegistry
@@ -88,7 +88,7 @@ class MainScreen(Screen[None]):
 
     def __init__(
         self,
-        manager: SessionManager,
+        manager: CoreApi,
         settings: Settings,
         source: SessionSource,
         service_lines: Callable[[], list[str]],

@@ -19,7 +19,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
-from cctui.core import SessionManager
+from cctui.core.api import CoreApi
 from cctui.core.rules import Rule, RulesInForce
 from cctui.errors import CctuiError
 from cctui.tui.keymap import bindings, key_line
@@ -77,7 +77,7 @@ class RulesScreen(Modal[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("RulesScreen")
 
-    def __init__(self, manager: SessionManager, directory: Path) -> None:
+    def __init__(self, manager: CoreApi, directory: Path) -> None:
         super().__init__()
         self._manager = manager
         self.directory = directory

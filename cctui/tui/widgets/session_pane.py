@@ -17,7 +17,8 @@ from textual.message import Message
 from textual.widgets import Button, Input, Static
 
 from cctui.config import Settings
-from cctui.core import Page, SessionEvent, SessionManager, UserMessageEvent
+from cctui.core import Page, SessionEvent, UserMessageEvent
+from cctui.core.api import CoreApi
 from cctui.errors import CctuiError
 from cctui.history import TranscriptMessage, TranscriptPage, aread_transcript
 from cctui.tui import format as fmt
@@ -78,7 +79,7 @@ class SessionPane(Vertical):
 
     def __init__(
         self,
-        manager: SessionManager,
+        manager: CoreApi,
         settings: Settings,
         *,
         remote_events: Callable[[str, int, int], Page[SessionEvent]] | None = None,
