@@ -29,7 +29,8 @@ from cctui.redact import redact_text
 if TYPE_CHECKING:
     from cctui.mcp_server.server import CctuiMCPServer
     from cctui.mcp_server.transport.http import HttpService
-    from cctui.owner import OwnerLock
+    from cctui.owner import Owner, OwnerLock
+    from cctui.remote.attached import AttachedCore
     from cctui.remote.hosts import Host, Hosts
     from cctui.services import Services
 
@@ -211,7 +212,7 @@ def _main(argv: Sequence[str] | None) -> int:
             if args.transport == "http":
                 return asyncio.run(cli_owner.serve_http(settings))
             return asyncio.run(_serve_stdio(settings))
-        return cli_owner.tui(settings, _run_tui)
+        return cli_owner.tui(settings, _run_tui, _run_attached)
     except CctuiError as exc:
         hint = f"\n  hint: {exc.suggestion}" if exc.suggestion else ""
         print(redact_text(f"cctui: {exc.message}{hint}"), file=sys.stderr)
@@ -250,6 +251,58 @@ async def _serve_stdio(settings: Settings) -> int:
 
 def _run_tui(settings: Settings, lock: OwnerLock, front: Front) -> int:
     return asyncio.run(_tui(settings, lock, front))
+
+
+def _run_attached(settings: Settings, owner: Owner) -> int:
+    return asyncio.run(_attached(settings, owner))
+
+
+async def _attached(settings: Settings, owner: Owner) -> int:
+    """A window on the sessions another cctui owns (``remote.attached``); quitting it leaves
+    them with that owner."""
+    from cctui.history import HistoryIndex
+    from cctui.remote.attached import AttachedCore
+    from cctui.tui.app import CctuiApp
+
+    core = AttachedCore(settings, owner)
+    app = CctuiApp(
+        settings,
+        core,
+        services=[_AttachedStatus(core)],
+        history=HistoryIndex.from_settings(settings),
+        attached=f"⇄ attached to pid {owner.pid} · q leaves them running",
+    )
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, app.exit)
+
+    def hung_up(_signum: int, _frame: object) -> None:
+        drop_terminal()  # see detach.drop_terminal
+        loop.call_soon_threadsafe(app.exit)
+
+    signal.signal(signal.SIGHUP, hung_up)
+    try:
+        await app.run_async()
+    finally:
+        with contextlib.suppress(Exception):
+            await core.shutdown()
+    return 0
+
+
+class _AttachedStatus:
+    """The attached window's banner in the status bar, as its one service (it connects the
+    window to the owner when the app starts its services)."""
+
+    def __init__(self, core: AttachedCore) -> None:
+        self._core = core
+
+    async def start(self) -> None:
+        await self._core.start()
+
+    async def stop(self) -> None:
+        await self._core.shutdown()
+
+    def status_line(self) -> str:
+        return self._core.status_line()
 
 
 async def _tui(settings: Settings, lock: OwnerLock, front: Front) -> int:

@@ -111,13 +111,21 @@ def _hung_up_headless() -> None:
 # -- the window ------------------------------------------------------------------------------
 
 
-def tui(settings: Settings, run: Callable[[Settings, OwnerLock, Front], int]) -> int:
-    """``cctui``: the window, owning the sessions. ``run`` runs the app (the composition
-    root's ``_tui``) once the front is split off and the lock is held."""
+def tui(
+    settings: Settings,
+    run: Callable[[Settings, OwnerLock, Front], int],
+    attach: Callable[[Settings, Owner], int],
+) -> int:
+    """``cctui``: the window, owning the sessions; ``run`` runs the app (the composition
+    root's ``_tui``) once the front is split off and the lock is held. Beside a running owner,
+    ``attach`` opens a window attached to it instead."""
     owner = find_owner(settings.state_dir)
     if owner is not None:
-        print(already_owned(owner, settings, "opening a second window"), file=sys.stderr)
-        return 1
+        if owner.url is None:
+            time.sleep(2.0)  # it is starting: its MCP server listens in a moment
+            owner = find_owner(settings.state_dir)
+        if owner is not None:
+            return attach(settings, owner)
     terminal = sys.stdin.isatty() and sys.stdout.isatty()
     front = split_front() if terminal else Front(None)
     lock = OwnerLock.acquire(settings.state_dir, "tui")

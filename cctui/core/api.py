@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from cctui.claude.frames import ModelOption
+from cctui.config import Settings
 from cctui.core import rules, steering
 from cctui.core.buffer import Page
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution
 from cctui.core.diffs import SessionDiff
+from cctui.core.dispatch import Dispatcher, DispatchRequest
 from cctui.core.events import SessionEvent
 from cctui.core.metrics import MetricsSnapshot
 from cctui.core.models import SessionConfig, SessionInfo
@@ -41,6 +43,16 @@ class CoreApi(Protocol):
     @property
     def decisions(self) -> Humans:
         """Pending inputs' routing: a window attaches its human here."""
+        ...
+
+    @property
+    def settings(self) -> Settings:
+        """The settings the core runs with."""
+        ...
+
+    @property
+    def dispatch(self) -> Dispatcher:
+        """The queue and the schedules."""
         ...
 
     @property
@@ -68,6 +80,7 @@ class CoreApi(Protocol):
         session_id: str | None = None,
         worktree: WorktreeRequest = None,
         listed: Callable[[str], None] | None = None,
+        dispatch: DispatchRequest | None = None,
     ) -> SessionInfo: ...
     def prewarm(self, config: SessionConfig) -> None: ...
     async def discard_spare(self) -> None: ...

@@ -298,6 +298,9 @@ def build_server(
             server.hidden |= set(seed004.TOOLS)
         tools.rewind.register(server, manager)
     tools.health.register(server, manager, settings)
+    if "sessions" in groups:
+        tools.window.register(server, manager)
+        server.hidden.add(tools.window.TOOL)
     if "projects" in groups:
         services.projects.start()  # registered projects' trees, built in the background
         tools.projects.register(server, manager, services.projects)

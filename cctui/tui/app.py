@@ -112,6 +112,7 @@ class CctuiApp(App[None]):
         project_registry: ProjectRegistry | None = None,
         pace_gc: bool | None = None,
         hosts: Hosts | None = None,
+        attached: str | None = None,
     ) -> None:
         super().__init__()
         self._pace_gc = pace_gc
@@ -130,6 +131,9 @@ class CctuiApp(App[None]):
         """The TUI's one registry: the main screen's filter and the projects page read it."""
         self._detach_human: Callable[[], None] | None = None
         self._shut_down = False
+        self.attached = attached
+        """A window on sessions another cctui owns (quitting leaves them running there):
+        the banner under the list says so; None for the window that owns them."""
         self.hung_up = False
         """The terminal hung up (closed, SSH dropped): the window did not choose to leave."""
         self.leaving: Leaving = "end"
@@ -170,6 +174,13 @@ class CctuiApp(App[None]):
         self.watch_history()
         # Hosted services' status lines (e.g. MCP clients connecting) change without core events.
         self.set_interval(1.0, self._tick)
+        if self.attached is not None:
+            self.call_after_refresh(self._show_attached)
+
+    def _show_attached(self) -> None:
+        left = self.main.query_one("#left")
+        left.border_subtitle = self.attached
+        left.add_class("-attached")
 
     def on_first_frame(self, _: FirstFrame) -> None:
         gc_pause.release()  # held by the composition root while starting
@@ -270,6 +281,9 @@ class CctuiApp(App[None]):
         """Quit; sessions still working are kept in the background or ended, as the config's
         ``on_quit`` says (``ask``: the quit modal). Ending: sessions first (no claude child may
         outlive cctui), then services, then exit."""
+        if self.attached:  # the sessions are the owner's: they stay with it
+            await self.leave("end")
+            return
         working = self.working_sessions()
         if not working:
             await self.leave("end")
@@ -290,7 +304,8 @@ class CctuiApp(App[None]):
         if how == "background":
             self._let_go()
         else:
-            self.notify("Stopping sessions…", timeout=SHUTDOWN_TIMEOUT_S)
+            if not self.attached:
+                self.notify("Stopping sessions…", timeout=SHUTDOWN_TIMEOUT_S)
             await self._stop_everything()
         self.exit()
 
@@ -978,6 +993,11 @@ class CctuiApp(App[None]):
             self.main.open_session(hit.session_id, at_message=(hit.message_uuid, hit.timestamp))
 
     def action_dispatch(self) -> None:
+        try:
+            self.manager.dispatch  # noqa: B018 -- an attached window has none yet: say so
+        except CctuiError as exc:
+            self.notify(exc.message, title="Not here", severity="warning")
+            return
         self._open_once(
             DispatchScreen,
             lambda: DispatchScreen(

@@ -340,3 +340,55 @@ def test_a_hang_up_keeps_the_session_running_headless(
     assert "hung up" in log
     assert owner.url is not None
     _stop_leaves_nothing(claude_env, claude_home)
+
+
+async def test_a_window_attached_to_the_owner_answers_its_permission(
+    window: Window, claude_env: dict[str, str], claude_home: Path, project_dir: Path
+) -> None:
+    """A permission asked while no window was attached waits for nobody; `cctui` started
+    beside the owner attaches, pops it, and `y` there is the answer. Quitting the attached
+    window leaves the owner and its sessions running."""
+    env = dict(claude_env, CCTUI_HTTP_PORT="0")
+    owner_proc = subprocess.Popen(
+        [sys.executable, "-m", "cctui", "serve", "--http"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        owner = _listening_owner(claude_home)
+        token = (_state(claude_home) / "token").read_text().strip()
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+            Client(streamable_http_client(str(owner.url), http_client=http)) as client,
+        ):
+            created = await client.call_tool(
+                "claude_create_session",
+                {
+                    "prompt": "[[write path=attached.txt content=hi]]",
+                    "workingDirectory": str(project_dir),
+                },
+            )
+            assert not created.is_error, created.content
+        window.keys(str(window.script), "Enter")
+        window.wait_for(lambda s: "attached to pid" in s, "the attached banner", 90)
+        modal = window.wait_for(
+            lambda s: "allow for this session" in s, "the Write permission in the window", 90
+        )
+        assert "attached.txt" in modal
+        time.sleep(0.6)  # the modal ignores keys for a moment after it appears
+        window.keys("y")
+        assert _wait_for((project_dir / "attached.txt").exists, 60)
+        audit = (_state(claude_home) / "audit.jsonl").read_text()
+        assert '"decision": "allow"' in audit
+        window.keys("q")
+        window.wait_for(lambda s: "attached to pid" not in s, "the window to close", 30)
+        assert owner_proc.poll() is None
+        assert find_owner(_state(claude_home)) == owner
+        _stop_leaves_nothing(env, claude_home)
+        assert owner_proc.wait(10) == 0
+    finally:
+        if owner_proc.poll() is None:
+            owner_proc.kill()
+            owner_proc.wait()

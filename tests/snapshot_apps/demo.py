@@ -367,7 +367,11 @@ class DemoApp(CctuiApp):
         hosts, self.links = demo_hosts(NOW) if scenario.startswith("hosts") else (None, {})
         self.sm = SessionManager(settings, driver_factory=self.factory)
         """The in-process core itself (``self.manager`` is the TUI's view of it)."""
-        super().__init__(settings, self.sm, hosts=hosts)
+        # "attached": the banner of a window on another cctui's sessions (its core here is
+        # the in-process one: the banner and the list are what the snapshot is about).
+        banner = "⇄ attached to pid 4242 · q leaves them running"
+        attached = banner if scenario == "attached" else None
+        super().__init__(settings, self.sm, hosts=hosts, attached=attached)
         self.scenario = scenario
         self.ready = asyncio.Event()
         self._seeding = True
@@ -418,6 +422,7 @@ class DemoApp(CctuiApp):
             "dispatch_list": ["readme", "flaky", "deploy"],
             "hosts": ["readme", "flaky"],
             "hosts_approval": ["readme", "flaky"],
+            "attached": ["readme", "flaky", "deploy"],
         }[self.scenario]
         if self.scenario in ("diff", "finish"):
             _repo(ROOT / "api")
@@ -467,6 +472,7 @@ class DemoApp(CctuiApp):
             "quit": "flaky",
             "dispatch": "flaky",
             "dispatch_list": "flaky",
+            "attached": "flaky",
         }.get(self.scenario)
         if shown is not None:
             self.main.open_session(_IDS[shown])
@@ -536,7 +542,7 @@ class DemoApp(CctuiApp):
         )
         d.edit_schedule("nightly-deps", paused=True)
         run = await d.run_schedule_now("standup")
-        await self.manager.wait(run.session_id, 5)
+        await self.sm.wait(run.session_id, 5)
 
     async def _hosts_seen(self) -> None:
         """Wait until devbox is followed (its permission seen) and gpu has dropped, then
@@ -626,6 +632,7 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             "dispatch_list",
             "policy",
             "hosts",
+            "attached",
         ):
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
             await app.settle()

@@ -40,6 +40,7 @@ SCENARIOS = {
     "hosts": "devbox's rows after this machine's, labelled; gpu offline, greyed, last seen 2m;"
     " a devbox session's output in the pane",
     "hosts_approval": "a permission on devbox pops here as a local one does",
+    "attached": "a window attached to another cctui: the banner under the list",
 }
 
 

@@ -251,8 +251,14 @@ class Decisions:
         """A front end with a human at it (the TUI) shows inputs; returns the detach function.
 
         Without one, nobody could answer a confirmation, so callers fail fast instead.
+        Inputs that waited for nobody (no human was attached: a cctui in the background)
+        go to the human now, announced again, so a window attached later pops them.
         """
         self._humans += 1
+        for item in self.inputs.list():
+            if item.route == "nobody":
+                with contextlib.suppress(CctuiError):  # answered meanwhile
+                    self.router.to_human(item.id)
         detached = False
 
         def detach() -> None:

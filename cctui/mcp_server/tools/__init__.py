@@ -19,6 +19,7 @@ from cctui.mcp_server.tools import (
     sessions,
     steering,
     team,
+    window,
     worktrees,
 )
 
@@ -38,5 +39,6 @@ __all__ = [
     "sessions",
     "steering",
     "team",
+    "window",
     "worktrees",
 ]

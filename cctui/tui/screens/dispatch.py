@@ -24,7 +24,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
-from cctui.core import SessionManager
+from cctui.core.api import CoreApi
 from cctui.core.dispatch import Schedule
 from cctui.errors import CctuiError, ValidationFailed
 from cctui.tui import format as fmt
@@ -63,7 +63,7 @@ class DispatchScreen(Modal[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("DispatchScreen")
 
-    def __init__(self, manager: SessionManager, *, default_root: Path) -> None:
+    def __init__(self, manager: CoreApi, *, default_root: Path) -> None:
         super().__init__()
         self._manager = manager
         self._dispatch = manager.dispatch

@@ -1,0 +1,422 @@
+"""A window attached to the cctui that owns this machine's sessions: ``CoreApi`` over MCP.
+
+``cctui`` started while an owner runs (a window left in the background, ``serve --http``,
+``bridge --start``'s) opens a window on that owner's sessions instead of owning any: the TUI
+is the same, built on this second implementation of ``cctui.core.api.CoreApi``. Underneath
+is the hosts' follower (``hosts.Host``) over a ``client.CctuiClient`` that runs ``cctui
+bridge`` (the owner's own MCP tools, its bearer token, 127.0.0.1; no new protocol): the list
+of the owner's sessions, each live session's events paged by seq (mirrored here into a ring
+the panes read, as from an in-process core), and its pending inputs. While attached, the
+window counts as the owner's human (``cctui_attach_window``, called again before its lease
+runs out), so an input that falls back to the human pops here, in every attached window; the
+first answer wins there.
+
+What this window cannot do yet raises ``NotAvailableAttached``, which the TUI shows: nothing
+is silently ignored. Quitting the window leaves every session with the owner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NoReturn
+
+from cctui.claude.frames import ModelOption
+from cctui.config import HostConfig, Settings
+from cctui.core import (
+    AssistantTextEvent,
+    Decision,
+    PendingInput,
+    SessionConfig,
+    SessionEvent,
+    SessionInfo,
+    rules,
+    steering,
+)
+from cctui.core.buffer import EventBuffer, Page
+from cctui.core.catalog import CatalogEntry
+from cctui.core.decisions.requests import Resolution
+from cctui.core.diffs import SessionDiff
+from cctui.core.dispatch import Dispatcher, DispatchRequest
+from cctui.core.metrics import MetricsSnapshot
+from cctui.core.rewind import RewindResult
+from cctui.core.states import LIVE, SessionStatus
+from cctui.core.watch import Listener
+from cctui.core.worktrees import Action, FinishPreview, FinishResult, WorktreeRequest
+from cctui.errors import CctuiError, SessionNotFound
+from cctui.owner import Owner
+from cctui.remote.client import LOCATION_VARS, CctuiClient
+from cctui.remote.hosts import Host, HostChange
+from cctui.remote.models import client_name
+
+log = logging.getLogger(__name__)
+
+HOLD_S = 20.0
+"""Each ``cctui_attach_window`` call holds this long; the next one follows at once."""
+LISTED_WAIT_S = 5.0
+"""A session started from here is waited for this long to appear in the owner's list."""
+
+UNAVAILABLE_KEYS = "d f w shift+tab M R r o m"
+"""The keys an attached window does not serve yet (the status line names them)."""
+
+
+class NotAvailableAttached(CctuiError):
+    """Something an attached window cannot do yet."""
+
+    code = "not_available_attached"
+
+
+def _unavailable(what: str) -> NoReturn:
+    raise NotAvailableAttached(
+        f"{what} is not available in a window attached to a background cctui yet",
+        suggestion="`cctui stop`, then `cctui`, gives a window that owns the sessions again "
+        "(ending them)",
+    )
+
+
+class _Humans:
+    """The owner counts this window as its human through the lease, not here."""
+
+    def attach_human(self) -> Callable[[], None]:
+        return lambda: None
+
+
+class AttachedCore:
+    """``CoreApi`` for a window attached to the owner of this machine's sessions."""
+
+    def __init__(self, settings: Settings, owner: Owner) -> None:
+        self.settings = settings
+        self.owner = owner
+        # The bridge must find this machine's owner: this process's locations go with it
+        # (the hosts' client leaves them out, for other machines).
+        here = [f"{k}={os.environ[k]}" for k in LOCATION_VARS if k in os.environ]
+        argv = ["env", *here, sys.executable, "-m", "cctui", "bridge"]
+        self._host = Host(
+            HostConfig(name="owner", command=argv),
+            self._link,
+            me=f"mcp:{client_name()}",
+        )
+        self._host.subscribe(self._changed)
+        self.decisions = _Humans()
+        self._problems: list[str] = []
+        self._listeners: list[Listener] = []
+        self._buffers: dict[str, EventBuffer[SessionEvent]] = {}
+        self._mirrored: dict[str, tuple[str, int]] = {}
+        """Session id -> (the owner's epoch, the last owner seq copied into the ring)."""
+        self._lease: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._created: dict[str, SessionInfo] = {}
+        """Sessions started from this window that the owner has not listed yet."""
+        self._client: CctuiClient | None = None
+        """The link the follower made last (the lease calls through it too)."""
+
+    def _link(self, config: HostConfig) -> CctuiClient:
+        self._client = CctuiClient(config.name, list(config.argv))
+        return self._client
+
+    # -- life --------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Connect (in the background: the window draws at once) and hold the lease."""
+        self._host.start()
+        self._lease = asyncio.get_running_loop().create_task(self._hold(), name="attach-lease")
+
+    async def _hold(self) -> None:
+        while True:
+            link = self._client
+            if link is None or link.closed or not self._host.online:
+                await asyncio.sleep(0.2)
+                continue
+            try:
+                await link.call("cctui_attach_window", holdSeconds=HOLD_S)
+            except CctuiError as exc:
+                log.info("attach lease: %s", exc.message)
+                await asyncio.sleep(1.0)
+
+    async def shutdown(self) -> None:
+        """Leave: the sessions stay with the owner."""
+        if self._lease is not None:
+            self._lease.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._lease
+        await self._host.stop()
+
+    def status_line(self) -> str:
+        """The attached banner, for the status bar."""
+        state = "attached" if self._host.state == "online" else self._host.state
+        return f"⇄ {state} · not here yet: {UNAVAILABLE_KEYS}"
+
+    @property
+    def dispatch(self) -> Dispatcher:
+        _unavailable("The queue and schedules")
+
+    @property
+    def problems(self) -> builtins.list[str]:
+        problems = list(self._problems)
+        if self._host.state != "online" and self._host.problem:
+            problems.append(f"the owner cctui: {self._host.problem}")
+        return problems
+
+    # -- what the owner said -----------------------------------------------------------------
+
+    def _changed(self, change: HostChange) -> None:
+        for note in change.notes:
+            self._problems.append(note)
+        for sid in change.sessions:
+            for event in self._mirror(sid):
+                self._publish(event)
+
+    def _mirror(self, session_id: str) -> builtins.list[SessionEvent]:
+        """Copy the owner's new events of a session into its ring here; the stored copies."""
+        events = self._host.events(session_id)
+        if not events:
+            return []
+        epoch, last = self._mirrored.get(session_id, ("", 0))
+        buffer = self._buffers.get(session_id)
+        stored: builtins.list[SessionEvent] = []
+        if buffer is None:
+            buffer = self._buffers[session_id] = EventBuffer(self.settings.event_buffer_size)
+        for event in events:
+            seq = getattr(event, "seq", 0)
+            if seq <= last:
+                continue
+            key = f"text:{event.message_id}" if isinstance(event, AssistantTextEvent) else None
+            stored.append(buffer.append(event, merge_key=key))
+            last = seq
+        self._mirrored[session_id] = (epoch, last)
+        return stored
+
+    def _publish(self, event: SessionEvent) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:
+                log.exception("listener failed")
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def _info(self, entry: CatalogEntry) -> SessionInfo:
+        sid = entry.session_id
+        buffer = self._buffers.get(sid)
+        return SessionInfo(
+            session_id=sid,
+            status=entry.status,
+            config=SessionConfig(cwd=Path(entry.cwd or "/"), title=entry.title),
+            created_at=entry.created_at or entry.last_activity,
+            last_activity=entry.last_activity,
+            title=entry.title,
+            total_cost_usd=entry.total_cost_usd or 0.0,
+            pid=entry.pid,
+            is_active=entry.is_active,
+            last_seq=buffer.last_seq if buffer is not None else 0,
+            pending_input_ids=tuple(p.id for p in self._host.pending(sid)),
+        )
+
+    def get(self, session_id: str) -> SessionInfo:
+        entry = self._host.entry(session_id)
+        if entry is not None and entry.started_by_cctui:
+            self._created.pop(session_id, None)
+            return self._info(entry)
+        created = self._created.get(session_id)
+        if created is None:
+            raise SessionNotFound(f"Session {session_id} is not one the owner cctui runs.")
+        return created
+
+    def list(self, *, active_only: bool = False) -> builtins.list[SessionInfo]:
+        listed = [
+            self._info(e)
+            for e in self._host.sessions()
+            if e.started_by_cctui and (not active_only or e.status in LIVE)
+        ]
+        seen = {info.session_id for info in listed}
+        for sid in [sid for sid in self._created if sid in seen]:
+            del self._created[sid]
+        return [*listed, *self._created.values()]
+
+    def events(
+        self, session_id: str, since: int = 0, limit: int | None = None
+    ) -> Page[SessionEvent]:
+        buffer = self._buffers.get(session_id)
+        if buffer is None:
+            self._mirror(session_id)
+            buffer = self._buffers.get(session_id)
+        if buffer is None:
+            return Page(events=[], next_seq=since, missed=False, oldest_seq=0)
+        return buffer.since(since, limit)
+
+    def pending(self, session_id: str | None = None) -> builtins.list[PendingInput]:
+        return self._host.pending(session_id)
+
+    @property
+    def spare_ids(self) -> frozenset[str]:
+        return frozenset()
+
+    # -- acting ------------------------------------------------------------------------------
+
+    def default_config(self, cwd: Path | str | None = None, **fields: Any) -> SessionConfig:
+        if fields.get("template"):
+            _unavailable("Starting from a template")
+        known = {k: v for k, v in fields.items() if k in SessionConfig.model_fields and v}
+        return SessionConfig(cwd=Path(cwd or self.settings.default_cwd or os.getcwd()), **known)
+
+    async def create(
+        self,
+        prompt: str | None,
+        config: SessionConfig,
+        *,
+        session_id: str | None = None,
+        worktree: WorktreeRequest = None,
+        listed: Callable[[str], None] | None = None,
+        dispatch: DispatchRequest | None = None,
+    ) -> SessionInfo:
+        if worktree:
+            _unavailable("A new session in its own worktree")
+        if dispatch is not None:
+            _unavailable("Queueing or scheduling a session")
+        sid = await self._host.create(
+            prompt,
+            cwd=str(config.cwd),
+            model=config.model,
+            permission_mode=config.permission_mode,
+            title=config.title,
+        )
+        stamp = datetime.now(UTC)
+        # Listed here at once, as the in-process core does, until the owner's list has it.
+        self._created[sid] = SessionInfo(
+            session_id=sid,
+            status=SessionStatus.STARTING,
+            config=config,
+            created_at=stamp,
+            last_activity=stamp,
+            title=config.title or (prompt or "")[:80],
+        )
+        if listed is not None:
+            listed(sid)
+        for _ in range(int(LISTED_WAIT_S / 0.1)):  # the owner lists it at its next look
+            if self._host.entry(sid) is not None:
+                break
+            await asyncio.sleep(0.1)
+        return self.get(sid)
+
+    def prewarm(self, config: SessionConfig) -> None:
+        return  # an optimisation of the in-process core: nothing to show either way
+
+    async def discard_spare(self) -> None:
+        return
+
+    async def send(self, session_id: str, text: str) -> SessionInfo:
+        await self._host.send(session_id, text)
+        return self.get(session_id)
+
+    async def interrupt(self, session_id: str, wait_s: float = 0.0) -> SessionInfo:
+        await self._host.interrupt(session_id)
+        return self.get(session_id)
+
+    async def end(self, session_id: str) -> SessionInfo:
+        await self._host.kill(session_id)
+        return self.get(session_id)
+
+    async def kill(self, session_id: str, *, force: bool = False) -> SessionInfo:
+        await self._host.kill(session_id)
+        return self.get(session_id)
+
+    def respond(
+        self,
+        input_id: str,
+        decision: Decision,
+        decided_by: str,
+        *,
+        session_id: str | None = None,
+    ) -> Resolution:
+        pending = {p.id: p for p in self._host.pending()}.get(input_id)
+        sid = session_id or (pending.session_id if pending is not None else None)
+        if sid is None:
+            raise SessionNotFound(f"Input {input_id} is no longer waiting at the owner.")
+        task = asyncio.get_running_loop().create_task(self._answer(sid, input_id, decision))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return Resolution(input_id=input_id, decision=decision, decided_by=decided_by)
+
+    async def _answer(self, session_id: str, input_id: str, decision: Decision) -> None:
+        try:
+            await self._host.respond(session_id, input_id, decision)
+        except CctuiError as exc:
+            self._problems.append(f"Your answer: {exc.message}")
+
+    # -- not here yet ------------------------------------------------------------------------
+
+    def interactive_command(
+        self, session_id: str, cwd: Path | None
+    ) -> tuple[builtins.list[str], Path]:
+        _unavailable("Opening the session in Claude Code (o)")
+
+    async def fork(
+        self, session_id: str, prompt: str | None = None, *, worktree: WorktreeRequest = None
+    ) -> SessionInfo:
+        _unavailable("Forking into a worktree (w)")
+
+    async def cycle_permission_mode(self, session_id: str) -> steering.SettingChange:
+        _unavailable("Changing the permission mode (shift+tab)")
+
+    async def set_model(self, session_id: str, model: str | None) -> steering.SettingChange:
+        _unavailable("Changing the model (M)")
+
+    def models(self, session_id: str | None = None) -> tuple[ModelOption, ...]:
+        _unavailable("Picking a model (M)")
+
+    async def rewind_files(
+        self,
+        session_id: str,
+        *,
+        prompt_id: str | None = None,
+        prompt_index: int | None = None,
+        dry_run: bool = False,
+        by: str,
+    ) -> RewindResult:
+        _unavailable("Rewinding files (r)")
+
+    async def diff(
+        self,
+        session_id: str,
+        *,
+        path: str | None = None,
+        patch: bool = True,
+        max_bytes: int | None = None,
+    ) -> SessionDiff:
+        _unavailable("The diff (d)")
+
+    async def finish_preview(self, session_id: str) -> FinishPreview:
+        _unavailable("Finishing a worktree (f)")
+
+    async def finish_worktree(
+        self, session_id: str, action: Action, *, force: bool = False
+    ) -> FinishResult:
+        _unavailable("Finishing a worktree (f)")
+
+    async def rules_for(self, directory: Path) -> rules.RulesInForce:
+        _unavailable("The rules page (R)")
+
+    async def remove_rule(
+        self,
+        directory: Path,
+        rule: str,
+        *,
+        source: rules.RuleSource,
+        behavior: rules.Behavior | None = None,
+        by: str,
+    ) -> rules.RuleChange:
+        _unavailable("Removing a rule (R)")
+
+    def metrics_snapshot(self) -> MetricsSnapshot:
+        _unavailable("The metrics page (m)")
