@@ -27,6 +27,10 @@ from cctui import __version__
 
 LOCK_FILE = "owner.lock"
 TOKEN_FILE = "token"
+WINDOW_KEY_FILE = "window.key"
+"""Proof that a caller is a cctui window of this user on this machine (mode 0600 in the
+state dir; never printed by ``mcp-config``, so an MCP client holding the token alone cannot
+answer as the human)."""
 """The MCP server's bearer token, in the state dir (mode 0600), kept across restarts."""
 
 Mode = Literal["tui", "background", "serve"]
@@ -200,3 +204,22 @@ def owner_endpoint(state_dir: Path) -> tuple[str, str] | None:
     except OSError:
         return None
     return (owner.url, token) if token else None
+
+
+def window_key(state_dir: Path, *, create: bool = False) -> str | None:
+    """The window key (made, 0600, when ``create`` and missing); None when there is none."""
+    path = state_dir / WINDOW_KEY_FILE
+    try:
+        key = path.read_text(encoding="utf-8").strip()
+    except OSError:
+        key = ""
+    if key or not create:
+        return key or None
+    import secrets
+
+    key = secrets.token_urlsafe(32)
+    state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(key + "\n")
+    return key

@@ -299,8 +299,8 @@ def build_server(
         tools.rewind.register(server, manager)
     tools.health.register(server, manager, settings)
     if "sessions" in groups:
-        tools.window.register(server, manager)
-        server.hidden.add(tools.window.TOOL)
+        tools.window.register(server, manager, settings)
+        server.hidden |= {tools.window.TOOL, tools.window.ANSWER_TOOL}
     if "projects" in groups:
         services.projects.start()  # registered projects' trees, built in the background
         tools.projects.register(server, manager, services.projects)

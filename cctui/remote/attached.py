@@ -51,7 +51,7 @@ from cctui.core.states import LIVE, SessionStatus
 from cctui.core.watch import Listener
 from cctui.core.worktrees import Action, FinishPreview, FinishResult, WorktreeRequest
 from cctui.errors import CctuiError, SessionNotFound
-from cctui.owner import Owner
+from cctui.owner import Owner, window_key
 from cctui.remote.client import LOCATION_VARS, CctuiClient
 from cctui.remote.hosts import Host, HostChange
 from cctui.remote.models import client_name
@@ -135,7 +135,7 @@ class AttachedCore:
                 await asyncio.sleep(0.2)
                 continue
             try:
-                await link.call("cctui_attach_window", holdSeconds=HOLD_S)
+                await link.call("cctui_attach_window", windowKey=self._key(), holdSeconds=HOLD_S)
             except CctuiError as exc:
                 log.info("attach lease: %s", exc.message)
                 await asyncio.sleep(1.0)
@@ -348,11 +348,25 @@ class AttachedCore:
         task.add_done_callback(self._tasks.discard)
         return Resolution(input_id=input_id, decision=decision, decided_by=decided_by)
 
+    def _key(self) -> str:
+        return window_key(self.settings.state_dir) or ""
+
     async def _answer(self, session_id: str, input_id: str, decision: Decision) -> None:
+        """The human's answer (not a delegate's): ``cctui_answer_as_window``."""
+        link = self._client
         try:
-            await self._host.respond(session_id, input_id, decision)
+            if link is None or link.closed or not self._host.online:
+                raise CctuiError("the owner cctui is not reachable; nothing was sent")
+            await link.call(
+                "cctui_answer_as_window",
+                windowKey=self._key(),
+                sessionId=session_id,
+                inputId=input_id,
+                decision=decision.model_dump(mode="json", exclude_none=True),
+            )
         except CctuiError as exc:
             self._problems.append(f"Your answer: {exc.message}")
+        self._host.poke()
 
     # -- not here yet ------------------------------------------------------------------------
 

@@ -371,6 +371,11 @@ async def test_a_window_attached_to_the_owner_answers_its_permission(
                 },
             )
             assert not created.is_error, created.content
+            # The token alone does not make a client the human: the window key does.
+            posing = await client.call_tool("cctui_attach_window", {"windowKey": "guess"})
+            assert posing.is_error
+            listed = {t.name for t in (await client.list_tools()).tools}
+            assert not {"cctui_attach_window", "cctui_answer_as_window"} & listed
         window.keys(str(window.script), "Enter")
         window.wait_for(lambda s: "attached to pid" in s, "the attached banner", 90)
         modal = window.wait_for(
@@ -379,9 +384,9 @@ async def test_a_window_attached_to_the_owner_answers_its_permission(
         assert "attached.txt" in modal
         time.sleep(0.6)  # the modal ignores keys for a moment after it appears
         window.keys("y")
-        assert _wait_for((project_dir / "attached.txt").exists, 60)
+        assert _wait_for((project_dir / "attached.txt").exists, 60), window.screen()
         audit = (_state(claude_home) / "audit.jsonl").read_text()
-        assert '"decision": "allow"' in audit
+        assert '"decision": "allow", "decided_by": "tui:window"' in audit, audit[-2000:]
         window.keys("q")
         window.wait_for(lambda s: "attached to pid" not in s, "the window to close", 30)
         assert owner_proc.poll() is None

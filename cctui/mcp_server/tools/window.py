@@ -1,4 +1,5 @@
-"""``cctui_attach_window``: a cctui window attached to this one counts as its human.
+"""``cctui_attach_window`` and ``cctui_answer_as_window``: a cctui window attached to this one
+is its human.
 
 Internal (left out of ``tools/list``): the window of ``cctui`` started beside a running owner
 calls it again and again. While a call lasts, and for ``LEASE_S`` after it returns (the next
@@ -10,6 +11,7 @@ pops them as modals. The first answer wins, by ``claude_respond``, as for every 
 from __future__ import annotations
 
 import asyncio
+import hmac
 import os
 from typing import Annotated, Any
 
@@ -18,28 +20,42 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from cctui import __version__
-from cctui.core import SessionManager
+from cctui.config import Settings
+from cctui.core import Decision, SessionManager
+from cctui.errors import ValidationFailed
+from cctui.owner import window_key
 
 TOOL = "cctui_attach_window"
+ANSWER_TOOL = "cctui_answer_as_window"
 LEASE_S = 15.0
 """How long a window still counts after its last call returned: the next call starts
 before this runs out, so the human never drops out between two calls."""
 
+ANSWER = ToolAnnotations(
+    readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
+)
 WINDOW = ToolAnnotations(
     readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False
 )
 
 
-def register(server: MCPServer, manager: SessionManager) -> None:
-    """Add the internal ``cctui_attach_window``."""
+def register(server: MCPServer, manager: SessionManager, settings: Settings) -> None:
+    """Add the internal ``cctui_attach_window`` and ``cctui_answer_as_window``."""
+    expected = window_key(settings.state_dir, create=True) or ""
+
+    def check(key: str) -> None:
+        if not hmac.compare_digest(key.encode(), expected.encode()):
+            raise ValidationFailed("Not a cctui window of this machine (wrong window key).")
 
     @server.tool(name=TOOL, annotations=WINDOW)
     async def cctui_attach_window(
-        holdSeconds: Annotated[  # noqa: N803 -- the wire's camelCase
+        windowKey: Annotated[str, Field(max_length=200)],  # noqa: N803 -- wire camelCase
+        holdSeconds: Annotated[  # noqa: N803
             float, Field(ge=0, le=50, description="How long this call holds the window")
         ] = 30.0,
     ) -> dict[str, Any]:
         """Internal: a cctui window attached to this cctui is its human while it calls."""
+        check(windowKey)
         detach = manager.decisions.attach_human()
         loop = asyncio.get_running_loop()
         try:
@@ -47,3 +63,19 @@ def register(server: MCPServer, manager: SessionManager) -> None:
         finally:
             loop.call_later(LEASE_S, detach)
         return {"pid": os.getpid(), "version": __version__}
+
+    @server.tool(name=ANSWER_TOOL, annotations=ANSWER)
+    async def cctui_answer_as_window(
+        windowKey: Annotated[str, Field(max_length=200)],  # noqa: N803 -- wire camelCase
+        sessionId: Annotated[str, Field(max_length=200)],  # noqa: N803
+        inputId: Annotated[str, Field(max_length=200)],  # noqa: N803
+        decision: dict[str, Any],
+    ) -> dict[str, Any]:
+        """Internal: the human at an attached window answers a pending input."""
+        check(windowKey)
+        try:
+            parsed = Decision.model_validate(decision)
+        except ValueError as exc:
+            raise ValidationFailed(f"Not a decision: {exc}") from None
+        done = manager.respond(inputId, parsed, decided_by="tui:window", session_id=sessionId)
+        return {"inputId": done.input_id, "decidedBy": done.decided_by}
