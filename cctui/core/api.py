@@ -24,6 +24,7 @@ from cctui.core.dispatch import Dispatcher, DispatchRequest
 from cctui.core.events import SessionEvent
 from cctui.core.metrics import MetricsSnapshot
 from cctui.core.models import SessionConfig, SessionInfo
+from cctui.core.policy import Ladder
 from cctui.core.rewind import RewindResult
 from cctui.core.watch import Listener
 from cctui.core.worktrees import Action, FinishPreview, FinishResult, WorktreeRequest
@@ -34,6 +35,11 @@ class Humans(Protocol):
 
     def attach_human(self) -> Callable[[], None]:
         """Count a person at this front end; returns the function that stops counting."""
+        ...
+
+    @property
+    def ladder(self) -> Ladder:
+        """The authority ladder: who may answer what (the policy page reads it)."""
         ...
 
 

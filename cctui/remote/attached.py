@@ -46,6 +46,7 @@ from cctui.core.decisions.requests import Resolution
 from cctui.core.diffs import SessionDiff
 from cctui.core.dispatch import Dispatcher, DispatchRequest
 from cctui.core.metrics import MetricsSnapshot
+from cctui.core.policy import Ladder
 from cctui.core.rewind import RewindResult
 from cctui.core.states import LIVE, SessionStatus
 from cctui.core.watch import Listener
@@ -63,7 +64,7 @@ HOLD_S = 20.0
 LISTED_WAIT_S = 5.0
 """A session started from here is waited for this long to appear in the owner's list."""
 
-UNAVAILABLE_KEYS = "d f w shift+tab M R r o m"
+UNAVAILABLE_KEYS = "d f w shift+tab M R L r o m"
 """The keys an attached window does not serve yet (the status line names them)."""
 
 
@@ -86,6 +87,10 @@ class _Humans:
 
     def attach_human(self) -> Callable[[], None]:
         return lambda: None
+
+    @property
+    def ladder(self) -> Ladder:
+        _unavailable("The policy page (L)")
 
 
 class AttachedCore:

@@ -910,6 +910,11 @@ class CctuiApp(App[None]):
         row = self.main.sessions.row(session_id or "")
         if row is not None and row.cwd is not None and row.cwd.is_dir():
             directory = row.cwd
+        try:
+            self.manager.decisions.ladder  # noqa: B018 -- an attached window has none yet
+        except CctuiError as exc:
+            self.notify(exc.message, title="Not here", severity="warning")
+            return
         self._open_once(PolicyScreen, lambda: PolicyScreen(self.manager, directory, session_id))
 
     def action_inbox(self) -> None:

@@ -486,7 +486,7 @@ class DemoApp(CctuiApp):
         if self.scenario in ("dispatch", "dispatch_list"):
             await self._dispatch()
         if self.scenario == "policy":
-            _policy(self.manager, _IDS["flaky"])
+            _policy(self.sm, _IDS["flaky"])
         if self.scenario in ("waiting", "peek"):
             # Three minutes after the newest request: every waiting row says "waiting 3m".
             asked = max(p.created_at for p in self.manager.pending())

@@ -20,7 +20,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from cctui.core import SessionManager
+from cctui.core.api import CoreApi
 from cctui.core.policy import SHIPPED_HARD_DENY, ClientRecord, InForce
 from cctui.core.policy.ladder import BreakerState
 from cctui.tui.keymap import bindings, key_line
@@ -45,7 +45,7 @@ class PolicyScreen(Modal[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("PolicyScreen")
 
-    def __init__(self, manager: SessionManager, directory: Path, session_id: str | None) -> None:
+    def __init__(self, manager: CoreApi, directory: Path, session_id: str | None) -> None:
         super().__init__()
         self._manager = manager
         self.directory = directory
