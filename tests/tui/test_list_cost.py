@@ -12,6 +12,7 @@ from textual.app import App, ComposeResult
 from cctui.tui.rows import SessionRow
 from cctui.tui.widgets import session_list
 from cctui.tui.widgets.session_list import SessionList
+from tests.tui.conftest import RunApp
 
 SID = "0a1b2c3d-0000-4000-8000-00000000c057"
 NOW = datetime.now(UTC)
@@ -66,3 +67,16 @@ async def test_the_cost_of_a_running_session_is_drawn_every_few_seconds() -> Non
         table.update_rows([_row(0.40, status="idle")])  # the turn ended: everything at once
         assert cost() == "$0.400"
         assert "idle" in table.get_cell(SID, "status").plain
+
+
+async def test_at_80x24_the_cost_is_whole_not_clipped(run_app: RunApp) -> None:
+    """Issue 39, item 8: at 80x24 the list was wider than its pane and cut the last column:
+    $0.111 read "$0.1". The project column gives way before the cost does."""
+    async with run_app() as h:
+        h.factory.cost_per_turn = 0.111
+        await h.create("hello")
+        await h.pilot.resize_terminal(80, 24)
+        await h.pilot.pause(0.2)
+        sessions = h.app.main.sessions
+        lines = [s.text for s in sessions.render_lines(sessions.region.reset_offset)]
+        assert any("$0.111" in line for line in lines), lines

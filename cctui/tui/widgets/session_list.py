@@ -40,6 +40,7 @@ _COLUMNS = (
     ("cost", "cost", 6),
 )
 _KEYS = tuple(key for key, _, _ in _COLUMNS)
+_PROJECT_WIDTH = {key: w for key, _, w in _COLUMNS}["project"]
 _COST = _KEYS.index("cost")
 _TITLE = _KEYS.index("title")
 _COST_EVERY_S = 2.0
@@ -285,7 +286,17 @@ class SessionList(DataTable[Text]):
         self._due_at[sid] = at
 
     def on_resize(self) -> None:
-        width = max(12, self.size.width - _FIXED)
+        # Narrower than every column at full width (80x24): the project column gives way
+        # first, then the title; the cost, the last column, must never be cut ($0.111 read
+        # "$0.1").
+        spare = self.size.width - _FIXED
+        project = _PROJECT_WIDTH if spare >= 12 else max(5, _PROJECT_WIDTH - (12 - spare))
+        width = max(8, spare + _PROJECT_WIDTH - project)
+        column = self.columns["project"]  # type: ignore[index]
+        if column.width != project:
+            column.width = project
+            self._require_update_dimensions = True
+            self.refresh()
         if width != self._title_width:
             self._title_width = width
             self.columns["title"].width = width  # type: ignore[index]
