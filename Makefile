@@ -2,8 +2,12 @@
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# The suite runs on every core (pytest-xdist); the snapshot demo's tests stay on one worker
+# (their fixed directories: tests/conftest.py). N=0 runs it in this one process.
+N ?= auto
+PYTEST := $(BIN)/python -m pytest -q -n $(N) --dist loadgroup
 
-.PHONY: install run check lint typecheck imports test snapshot-update screenshots bench
+.PHONY: install run check lint typecheck imports test test-fast snapshot-update screenshots bench
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -27,7 +31,11 @@ imports:
 	$(BIN)/lint-imports
 
 test:
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
+
+# The edit loop: everything but the real-CLI (e2e) and slow tests.
+test-fast:
+	$(PYTEST) -m "not e2e and not slow"
 
 check: install lint typecheck imports test
 

@@ -1,4 +1,8 @@
-"""Shared pytest configuration. Fixtures for the real CLI live in tests/fakes/plugin.py."""
+"""Shared pytest configuration. Fixtures for the real CLI live in tests/fakes/plugin.py.
+
+Also here: ``--repeat N`` (every selected test N times, to show a test stable or catch a
+flake) and the xdist group that keeps the snapshot demo's fixed directories to one worker.
+"""
 
 from pathlib import Path
 
@@ -7,6 +11,45 @@ import pytest
 from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory
 
 pytest_plugins = ["tests.fakes.plugin"]
+
+DEMO_GROUP = "demo"
+"""The xdist group of every test that runs a snapshot demo app (``demo_root``): their
+directories are fixed because the paths show on screen, so within one parallel run one
+worker runs them all in turn (``--dist loadgroup``); two runs at once take turns by the
+lock in ``tests/snapshot_apps/demo.py``."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run every selected test N times (ids end in -runK); with -x, stop at the first "
+        "failure",
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    runs: int = metafunc.config.getoption("repeat")
+    if runs > 1:
+        metafunc.fixturenames.append("_run")
+        metafunc.parametrize("_run", range(runs), ids=lambda n: f"run{n}")
+
+
+REAL_CLI_FIXTURES = frozenset({"claude_bin", "claude_env", "fake_api", "real_settings"})
+"""A test that asks for one of these runs the real CLI: it is ``e2e`` whether or not its
+module says so (``make test-fast`` leaves those out)."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if "demo_root" in fixtures:
+            item.add_marker(pytest.mark.xdist_group(DEMO_GROUP))
+        if fixtures & REAL_CLI_FIXTURES and item.get_closest_marker("e2e") is None:
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture
@@ -19,5 +62,5 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def factory() -> FakeDriverFactory:
-    """A FakeDriver factory with the default script."""
+    """A FakeDriverFactory with the default script."""
     return fake_driver_factory()

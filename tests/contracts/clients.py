@@ -11,7 +11,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import Implementation
 
 from cctui.mcp_server.transport.http import HttpService
-from tests.mcp.test_http import authed
+from tests.mcp.conftest import authed
 
 ERAS = {"2025-11-25": "legacy", "2026-07-28": "auto"}
 """Protocol era -> the SDK client's mode."""
@@ -35,12 +35,3 @@ def over_stdio(env: Mapping[str, str], name: str, *extra: str, **kwargs: Any) ->
     return Client(
         params, client_info=Implementation(name=name, version="1"), mode="legacy", **kwargs
     )
-
-
-async def ok(c: Client, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    """Call a tool the way the seed's client does and return its structured result."""
-    r = await c.call_tool(name, args)
-    assert not r.is_error, r.content
-    assert r.structured_content is not None
-    out: dict[str, Any] = r.structured_content
-    return out

@@ -4,27 +4,22 @@ once showed 5 files where the session wrote 1)."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from cctui.core import SessionConfig
 from cctui.core.manager import SessionManager
 from cctui.core.registry import Registry
-
-
-def _git(repo: Path, *args: str) -> str:
-    cmd = ["git", "-C", str(repo), *args]
-    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip()
+from tests.helpers import git
 
 
 def _repo(repo: Path) -> None:
     repo.mkdir()
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "config", "user.name", "T")
-    _git(repo, "config", "user.email", "t@example.com")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.name", "T")
+    git(repo, "config", "user.email", "t@example.com")
     (repo / "a.py").write_text("x = 1\n")
-    _git(repo, "add", "a.py")
-    _git(repo, "commit", "-qm", "first")
+    git(repo, "add", "a.py")
+    git(repo, "commit", "-qm", "first")
 
 
 async def _based(manager: SessionManager, session_id: str) -> None:
@@ -52,7 +47,7 @@ async def test_untracked_and_dirty_files_at_the_start_are_not_the_sessions(
     (repo / "new.py").write_text("y = 1\n")
     (repo / "notes.txt").write_text("mine\nand the session's line\n")
     diff = await manager.diff(info.session_id)
-    assert diff.base_kind == "start" and diff.base == _git(repo, "rev-parse", "HEAD")
+    assert diff.base_kind == "start" and diff.base == git(repo, "rev-parse", "HEAD")
     assert [(f.path, f.status, f.added, f.removed) for f in diff.files] == [
         ("new.py", "A", 1, 0),
         ("notes.txt", "M", 1, 0),

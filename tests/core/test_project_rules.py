@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from cctui.core.rules import add_rule, local_settings_file, remove_rule, rules_i
 from cctui.errors import RuleNotFound, ValidationFailed
 from tests.core.conftest import MakeManager
 from tests.fakes.fake_driver import FakeDriverFactory, text, tool
+from tests.helpers import git
 
 BASH_RULE = {
     "type": "addRules",
@@ -245,10 +245,6 @@ def test_add_rule_creates_the_file_once(project: Path) -> None:
     assert add_rule(file, "Bash(make *)").changed
     assert not add_rule(file, "Bash(make *)").changed
     assert json.loads(file.read_text()) == {"permissions": {"allow": ["Bash(make *)"]}}
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True)
 
 
 def test_a_worktree_writes_to_the_main_checkout(tmp_path: Path) -> None:

@@ -116,6 +116,7 @@ def test_one_invalid_record_keeps_the_others(tmp_path: Path) -> None:
     assert {r["session_id"] for r in kept} == {"good", "bad", "new"}  # nothing dropped
 
 
+@pytest.mark.slow
 def test_kill_9_during_writes_always_leaves_a_parseable_file(tmp_path: Path) -> None:
     """200 writers killed with SIGKILL at random moments: the file is always old or new."""
     rng = random.Random(8)

@@ -20,8 +20,7 @@ from cctui.timestamps import iso_z
 from tests.fakes.anthropic_api import FakeAnthropicAPI
 from tests.fakes.api_script import usage_limit_reply
 from tests.fakes.clock import FakeClock
-from tests.mcp.conftest import client
-from tests.mcp.test_tools_inmemory import call
+from tests.mcp.conftest import client, ok
 
 pytestmark = pytest.mark.e2e
 S = SessionStatus
@@ -86,7 +85,7 @@ async def test_five_sessions_over_mcp_run_two_at_a_time_in_order(
     async with client(build_server(manager, manager.settings)) as c:
         made = await asyncio.gather(
             *(
-                call(
+                ok(
                     c,
                     "claude_create_session",
                     {"prompt": f"[[stall seconds=2]] run {n}", "queue": True},
@@ -97,15 +96,15 @@ async def test_five_sessions_over_mcp_run_two_at_a_time_in_order(
         ids = [m["sessionId"] for m in made]
         assert [m["status"] for m in made] == ["running"] * 2 + ["queued"] * 3
         assert [m.get("queuePosition") for m in made[2:]] == [1, 2, 3]
-        queue = await call(c, "claude_queue", {})
+        queue = await ok(c, "claude_queue", {})
         assert [q["sessionId"] for q in queue["queued"]] == ids[2:]
         assert queue["queued"][2]["note"] == "queued 3rd" and queue["working"] == 2
         for sid in ids:  # a wait on a queued session waits for it to start and finish
-            w = await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 40_000})
+            w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 40_000})
             assert w["reason"] == "turn_ended", w
         assert started[:2] == ids[:2] or set(started[:2]) == set(ids[:2])
         assert started[2:] == ids[2:]
-        results = [(await call(c, "claude_get_status", {"sessionId": s}))["result"] for s in ids]
+        results = [(await ok(c, "claude_get_status", {"sessionId": s}))["result"] for s in ids]
         assert results == [f"OK: [[stall seconds=2]] run {n}" for n in range(5)]
 
 
@@ -114,15 +113,13 @@ async def test_a_permission_wait_holds_no_slot_and_a_seed_client_reads_starting(
 ) -> None:
     manager = await start(managers, make(max_sessions=1))
     async with client(build_server(manager, manager.settings)) as c:
-        asking = await call(
-            c, "claude_create_session", {"prompt": "[[write path=a.txt content=x]]"}
-        )
+        asking = await ok(c, "claude_create_session", {"prompt": "[[write path=a.txt content=x]]"})
         # Full while the first one starts: a seed client's call gets an id and its word.
-        second = await call(c, "claude_create_session", {"prompt": "[[say text=second]]"})
+        second = await ok(c, "claude_create_session", {"prompt": "[[say text=second]]"})
         assert second["status"] == "running" and second["state"] == "queued"
-        w = await call(c, "claude_wait", {"sessionId": asking["sessionId"], "timeoutMs": 30_000})
+        w = await ok(c, "claude_wait", {"sessionId": asking["sessionId"], "timeoutMs": 30_000})
         assert w["reason"] == "input_needed"
-        w = await call(c, "claude_wait", {"sessionId": second["sessionId"], "timeoutMs": 30_000})
+        w = await ok(c, "claude_wait", {"sessionId": second["sessionId"], "timeoutMs": 30_000})
         assert w["reason"] == "turn_ended" and w["reply"] == "second"
         [pending] = manager.pending(asking["sessionId"])
         manager.respond(pending.id, Decision(behavior="allow"), "tui")
@@ -133,9 +130,9 @@ async def test_after_two_runs_with_their_replies_and_not_after_a_kill(
 ) -> None:
     manager = await start(managers, make())
     async with client(build_server(manager, manager.settings)) as c:
-        a = await call(c, "claude_create_session", {"prompt": "[[say text=alpha result]]"})
-        b = await call(c, "claude_create_session", {"prompt": "[[stall seconds=2]] beta"})
-        child = await call(
+        a = await ok(c, "claude_create_session", {"prompt": "[[say text=alpha result]]"})
+        b = await ok(c, "claude_create_session", {"prompt": "[[stall seconds=2]] beta"})
+        child = await ok(
             c,
             "claude_create_session",
             {
@@ -145,22 +142,22 @@ async def test_after_two_runs_with_their_replies_and_not_after_a_kill(
             },
         )
         assert child["status"] == "queued" and child["dispatchNote"].startswith("waits for")
-        w = await call(c, "claude_wait", {"sessionId": child["sessionId"], "timeoutMs": 40_000})
+        w = await ok(c, "claude_wait", {"sessionId": child["sessionId"], "timeoutMs": 40_000})
         assert w["reason"] == "turn_ended"
         prompts = [r.prompt for r in fake_api.requests if r.is_messages]
         sent = next(p for p in prompts if p.startswith("combine them"))
         assert "alpha result" in sent and "OK: [[stall seconds=2]] beta" in sent
 
-        slow = await call(c, "claude_create_session", {"prompt": "[[stall seconds=20]] slow"})
-        fine = await call(c, "claude_create_session", {"prompt": "[[say text=fine]]"})
-        waiting = await call(
+        slow = await ok(c, "claude_create_session", {"prompt": "[[stall seconds=20]] slow"})
+        fine = await ok(c, "claude_create_session", {"prompt": "[[say text=fine]]"})
+        waiting = await ok(
             c,
             "claude_create_session",
             {"prompt": "never", "after": [slow["sessionId"], fine["sessionId"]]},
         )
-        await call(c, "claude_kill_session", {"sessionId": slow["sessionId"]})
+        await ok(c, "claude_kill_session", {"sessionId": slow["sessionId"]})
         await until(lambda: manager.get(waiting["sessionId"]).status == S.CANCELLED)
-        status = await call(c, "claude_get_status", {"sessionId": waiting["sessionId"]})
+        status = await ok(c, "claude_get_status", {"sessionId": waiting["sessionId"]})
         assert status["state"] == "cancelled" and status["status"] == "error"
         assert slow["sessionId"][:8] in status["error"] and "killed" in status["error"]
         refused = await c.call_tool(
@@ -175,7 +172,7 @@ async def test_a_schedule_over_mcp_fires_once_across_a_restart(
     clock = FakeClock()
     first = await start(managers, make(), clock)
     async with client(build_server(first, first.settings)) as c:
-        made = await call(
+        made = await ok(
             c,
             "claude_schedule",
             {"name": "soon", "when": "in 2 minutes", "prompt": "[[say text=scheduled]]"},
@@ -187,16 +184,16 @@ async def test_a_schedule_over_mcp_fires_once_across_a_restart(
     await again.dispatch.tick()
     await again.dispatch.tick()
     async with client(build_server(again, again.settings)) as c:
-        listed = await call(c, "claude_list_schedules", {})
+        listed = await ok(c, "claude_list_schedules", {})
         [schedule] = listed["schedules"]
         [run] = schedule["lastRuns"]
-        w = await call(c, "claude_wait", {"sessionId": run["sessionId"], "timeoutMs": 30_000})
+        w = await ok(c, "claude_wait", {"sessionId": run["sessionId"], "timeoutMs": 30_000})
         assert w["reply"] == "scheduled"
-        status = await call(c, "claude_get_status", {"sessionId": run["sessionId"]})
+        status = await ok(c, "claude_get_status", {"sessionId": run["sessionId"]})
         assert status["session"]["schedule"] == "soon"
-        gone = await call(c, "claude_cancel_schedule", {"schedule": "soon"})
+        gone = await ok(c, "claude_cancel_schedule", {"schedule": "soon"})
         assert gone["name"] == "soon"
-        assert (await call(c, "claude_list_schedules", {}))["schedules"] == []
+        assert (await ok(c, "claude_list_schedules", {}))["schedules"] == []
 
 
 async def test_the_usage_limit_pauses_and_resumes_at_the_reset(
@@ -213,19 +210,19 @@ async def test_the_usage_limit_pauses_and_resumes_at_the_reset(
     clock = FakeClock(datetime.now(UTC))
     manager = await start(managers, make(), clock)
     async with client(build_server(manager, manager.settings)) as c:
-        hit = await call(c, "claude_create_session", {"prompt": "hit the limit"})
+        hit = await ok(c, "claude_create_session", {"prompt": "hit the limit"})
         sid = hit["sessionId"]
         await until(lambda: manager.get(sid).status == S.PAUSED)
-        status = await call(c, "claude_get_status", {"sessionId": sid})
+        status = await ok(c, "claude_get_status", {"sessionId": sid})
         assert status["state"] == "paused_usage_limit" and status["status"] == "running"
         assert status["resumesAt"] == iso_z(datetime.fromtimestamp(reset, UTC))
         assert status["dispatchNote"].startswith("paused until")
-        held = await call(c, "claude_create_session", {"prompt": "[[say text=later]]"})
+        held = await ok(c, "claude_create_session", {"prompt": "[[say text=later]]"})
         assert held["state"] == "queued" and "usage limit" in held["dispatchNote"]
         clock.set(datetime.fromtimestamp(reset + 1, UTC))
         await manager.dispatch.tick()
-        w = await call(c, "claude_wait", {"sessionId": held["sessionId"], "timeoutMs": 40_000})
+        w = await ok(c, "claude_wait", {"sessionId": held["sessionId"], "timeoutMs": 40_000})
         assert w["reply"] == "later"
-        w = await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 40_000})
+        w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 40_000})
         assert w["state"] == "idle", w
         assert w["reply"].startswith("OK: hit the limit Your usage limit has reset")

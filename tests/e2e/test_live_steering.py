@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import subprocess
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from cctui.config import Settings
 from cctui.core import Decision, SessionManager
 from cctui.errors import SettingRefused
 from tests.fakes.anthropic_api import FakeAnthropicAPI
+from tests.helpers import git
 
 pytestmark = pytest.mark.e2e
 
@@ -163,10 +163,6 @@ async def test_what_the_cli_refuses_is_said_plainly(
         await manager.set_model(sid, "no-such-model")
     info = manager.get(sid)
     assert info.permission_mode == "default" and info.config.model is None
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True)
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import hashlib
-import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -20,16 +19,10 @@ from cctui.core import (
     WorktreeRefused,
 )
 from cctui.fs.errors import NotAGitRepository
+from tests.helpers import git
 
 pytestmark = pytest.mark.e2e
 S = SessionStatus
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
-    )
-    return done.stdout.strip()
 
 
 @pytest.fixture

@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from cctui.fs import git
-
-
-def _git(root: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
-    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
+from tests import helpers
 
 
 def test_status_text_is_porcelain_with_the_branch_and_none_outside_a_repo(
@@ -25,10 +18,10 @@ def test_status_text_is_porcelain_with_the_branch_and_none_outside_a_repo(
     assert git.status_text(tmp_path / "plain") is None
     repo = tmp_path / "repo"
     repo.mkdir()
-    _git(repo, "init", "-q", "-b", "main")
+    helpers.git(repo, "init", "-q", "-b", "main")
     (repo / "a.txt").write_text("a\n")
-    _git(repo, "add", "a.txt")
-    _git(repo, "commit", "-qm", "one")
+    helpers.git(repo, "add", "a.txt")
+    helpers.git(repo, "commit", "-qm", "one")
     (repo / "a.txt").write_text("b\n")
     (repo / "new.txt").write_text("n\n")
     assert git.status_text(repo) == "## main\n M a.txt\n?? new.txt\n"
@@ -53,14 +46,14 @@ def test_toplevel_asks_git_once_per_repository_and_never_outside_one(
 
     repo = tmp_path / "repo"
     (repo / "sub").mkdir(parents=True)
-    _git(repo, "init", "-q", "-b", "main")
+    helpers.git(repo, "init", "-q", "-b", "main")
     assert git.maybe_repository(repo / "sub")
     assert git.toplevel(repo / "sub") == repo.resolve()
     assert git.toplevel(repo / "sub") == repo.resolve()
     assert len(calls) == 1  # the second answer was kept
 
     # A new repository inside (its own .git) is found, not the kept answer.
-    _git(repo / "sub", "init", "-q", "-b", "main")
+    helpers.git(repo / "sub", "init", "-q", "-b", "main")
     assert git.toplevel(repo / "sub") == (repo / "sub").resolve()
     assert len(calls) == 2
 

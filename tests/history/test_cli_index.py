@@ -48,6 +48,7 @@ def test_a_word_in_the_middle_of_a_200_kb_tool_result_is_found(
     assert "not indexed" in stats and "images" in stats
 
 
+@pytest.mark.slow
 def test_search_usage_index_and_sessions_share_one_index(claude_home: Path, home: Path) -> None:
     out = _run(home, claude_home, "search", "PLEASE_WRITE", "--json")
     assert out.returncode == 0, out.stderr

@@ -7,10 +7,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from mcp import Client
 from mcp.client import ClientRequestContext
 from mcp.client.session import ElicitationFnT
+from mcp.client.streamable_http import streamable_http_client
 from mcp.types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult, Implementation
 
 from cctui.config import Settings
@@ -108,12 +110,29 @@ async def real_http(real_settings: Settings) -> AsyncIterator[HttpService]:
     await manager.shutdown()
 
 
-async def call(c: Any, tool: str, **args: Any) -> dict[str, Any]:
-    """Call ``tool`` and return its structured result, failing the test on an error."""
-    result = await c.call_tool(tool, args)
-    assert not result.is_error, result.content[0].text
+def authed(service: HttpService) -> Any:
+    """A Streamable HTTP transport to ``service`` carrying its bearer token."""
+    http = httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {service.token}"}, timeout=httpx2.Timeout(30, read=60)
+    )
+    return streamable_http_client(service.url, http_client=http)
+
+
+async def ok(
+    c: Any, tool: str, args: dict[str, Any] | None = None, **kwargs: Any
+) -> dict[str, Any]:
+    """Call ``tool`` with ``args`` and return its structured result, failing the test on an
+    error (``kwargs`` go to ``call_tool``: a progress callback, a timeout)."""
+    result = await c.call_tool(tool, args or {}, **kwargs)
+    assert not result.is_error, result.content[0].text if result.content else result
+    assert result.structured_content is not None, result.content
     out: dict[str, Any] = result.structured_content
     return out
+
+
+async def call(c: Any, tool: str, **args: Any) -> dict[str, Any]:
+    """``ok`` with the arguments as keywords."""
+    return await ok(c, tool, args)
 
 
 def error_body(result: Any) -> dict[str, Any]:

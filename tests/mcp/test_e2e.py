@@ -10,7 +10,6 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, cast
 
 import anyio
 import pytest
@@ -20,19 +19,11 @@ from mcp.types import LoggingMessageNotificationParams
 from cctui.config import Settings
 from cctui.mcp_server.transport.http import HttpService
 from cctui.owner import OwnerLock
-from tests.mcp.conftest import Answers, client
-from tests.mcp.test_http import authed
+from tests.mcp.conftest import Answers, authed, client, ok
 
 pytestmark = pytest.mark.e2e
 
 WRITE = "[[write path=hello.txt content=hi]]"
-
-
-async def ok(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    r = await c.call_tool(name, args)
-    assert not r.is_error, r.structured_content or r.content
-    assert r.structured_content is not None
-    return cast("dict[str, Any]", r.structured_content)
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

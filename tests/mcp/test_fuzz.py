@@ -140,6 +140,7 @@ def _check(name: str, result: Any) -> None:
         assert result.structured_content is not None or result.content, name
 
 
+@pytest.mark.slow
 @settings(
     max_examples=250,
     deadline=None,

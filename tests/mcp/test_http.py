@@ -10,12 +10,11 @@ from typing import Any
 
 import httpx2
 import pytest
-from mcp.client.streamable_http import streamable_http_client
 
 from cctui.config import Settings
 from cctui.mcp_server.server import CctuiMCPServer
 from cctui.mcp_server.transport.http import HttpService
-from tests.mcp.conftest import INITIALIZE, Answers, client
+from tests.mcp.conftest import INITIALIZE, Answers, authed, client
 
 DISCOVER = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {}}}
 ACCEPT = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
@@ -28,13 +27,6 @@ async def http(server: CctuiMCPServer, settings: Settings) -> AsyncIterator[Http
     await service.start()
     yield service
     await service.stop()
-
-
-def authed(service: HttpService) -> Any:
-    http = httpx2.AsyncClient(
-        headers={"Authorization": f"Bearer {service.token}"}, timeout=httpx2.Timeout(30, read=60)
-    )
-    return streamable_http_client(service.url, http_client=http)
 
 
 async def test_server_file_is_private_and_removed_on_stop(

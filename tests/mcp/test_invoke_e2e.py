@@ -17,9 +17,8 @@ import anyio
 import pytest
 
 from cctui.mcp_server.transport.http import HttpService
-from tests.mcp.conftest import Answers, client
-from tests.mcp.test_http import authed
-from tests.mcp.test_projects_e2e import git, ok
+from tests.helpers import git
+from tests.mcp.conftest import Answers, authed, client, ok
 
 pytestmark = pytest.mark.e2e
 

@@ -21,7 +21,7 @@ from cctui.core.events import InputResolvedEvent
 from cctui.core.policy import ClientGrant
 from cctui.mcp_server.server import build_server
 from cctui.mcp_server.transport.http import HttpService
-from tests.mcp.conftest import client, error_body
+from tests.mcp.conftest import client, error_body, ok
 
 pytestmark = pytest.mark.e2e
 
@@ -56,13 +56,6 @@ async def ladder_http(
     await manager.shutdown()
 
 
-async def call(c: Any, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await c.call_tool(tool, args)
-    assert not result.is_error, result.content[0].text
-    out: dict[str, Any] = result.structured_content
-    return out
-
-
 def with_token(service: HttpService, token: str) -> Any:
     http = httpx2.AsyncClient(
         headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=60)
@@ -71,7 +64,7 @@ def with_token(service: HttpService, token: str) -> Any:
 
 
 async def wait_input(c: Any, sid: str) -> dict[str, Any]:
-    out = await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
+    out = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 30000})
     assert out["reason"] == "input_needed", out
     item: dict[str, Any] = out["pendingInputs"][0]
     return item
@@ -90,11 +83,11 @@ async def test_delegates_answer_within_their_authority_and_the_rest_goes_up(
     impostor = client(with_token(service, service.token), name="ci-bot")
     async with bot as b, other as o, impostor as imp:
         # 1. ci-bot answers its own session's npm test within its grant.
-        mine = (await call(b, "claude_create_session", {"prompt": "[[bash cmd=npm test]]"}))[
+        mine = (await ok(b, "claude_create_session", {"prompt": "[[bash cmd=npm test]]"}))[
             "sessionId"
         ]
         item = await wait_input(b, mine)
-        answered = await call(
+        answered = await ok(
             b,
             "claude_respond",
             {"sessionId": mine, "inputId": item["inputId"], "decision": "allow"},
@@ -102,7 +95,7 @@ async def test_delegates_answer_within_their_authority_and_the_rest_goes_up(
         assert answered["decidedBy"] == "mcp:ci-bot"  # its token, not its clientInfo name
 
         # 2. Its answer to another client's session goes to the human, with the reason.
-        theirs = (await call(o, "claude_create_session", {"prompt": "[[bash cmd=npm test]]"}))[
+        theirs = (await ok(o, "claude_create_session", {"prompt": "[[bash cmd=npm test]]"}))[
             "sessionId"
         ]
         item = await wait_input(o, theirs)
@@ -113,7 +106,7 @@ async def test_delegates_answer_within_their_authority_and_the_rest_goes_up(
         body = error_body(refused)
         assert body["code"] == "beyond_authority"
         assert "was not applied" in body["message"] and "created by other" in body["message"]
-        status = await call(o, "claude_get_status", {"sessionId": theirs})
+        status = await ok(o, "claude_get_status", {"sessionId": theirs})
         [pending] = status["pendingInputs"]
         assert pending["escalated"] and "ci-bot may not answer" in pending["escalated"]
         # The impostor is refused too: its label is marked unverified.
@@ -129,19 +122,19 @@ async def test_delegates_answer_within_their_authority_and_the_rest_goes_up(
         # 3. A hard-denied command is refused before any delegate is asked, though the
         # delegate's grant would allow it.
         hard = (
-            await call(
+            await ok(
                 b,
                 "claude_create_session",
                 {"prompt": "[[bash cmd=touch forbidden.txt]]"},
             )
         )["sessionId"]
-        out = await call(b, "claude_wait", {"sessionId": hard, "timeoutMs": 30000})
+        out = await ok(b, "claude_wait", {"sessionId": hard, "timeoutMs": 30000})
         assert out["reason"] == "turn_ended" and not out["pendingInputs"], out
         assert not (project_dir / "forbidden.txt").exists()
 
         # 4. The breaker: two policy allows, then the third goes to the human.
         three = "[[bash cmd=touch ok1]] [[bash cmd=touch ok2]] [[bash cmd=touch ok3]]"
-        busy = (await call(b, "claude_create_session", {"prompt": three}))["sessionId"]
+        busy = (await ok(b, "claude_create_session", {"prompt": three}))["sessionId"]
         item = await wait_input(b, busy)
         assert item["toolInput"]["command"] == "touch ok3"
         assert "breaker" in (item["escalated"] or "") and item["asked"] in ("human", "nobody")
@@ -154,7 +147,7 @@ async def test_delegates_answer_within_their_authority_and_the_rest_goes_up(
         )
         assert body["code"] == "beyond_authority" and "breaker" in body["message"]
         manager.respond(item["inputId"], Decision(behavior="allow"), "tui")
-        out = await call(b, "claude_wait", {"sessionId": busy, "timeoutMs": 30000})
+        out = await ok(b, "claude_wait", {"sessionId": busy, "timeoutMs": 30000})
         assert out["reason"] == "turn_ended", out
 
     records = [r for r in manager.audit.read() if r.get("event") == "decision"]

@@ -36,7 +36,7 @@ from cctui.mcp_server.server import build_server
 from tests.fakes.settings import make_settings
 from tests.mcp.conftest import client
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(300)]
 
 SESSIONS = int(os.environ.get("CCTUI_LOAD_SESSIONS", "10"))
 TURNS = int(os.environ.get("CCTUI_LOAD_TURNS", "20"))

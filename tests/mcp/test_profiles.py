@@ -19,8 +19,7 @@ from cctui.mcp_server.server import build_server
 from cctui.mcp_server.tools.review import TOOL_NAMES as REVIEW_TOOLS
 from cctui.mcp_server.transport.http import HttpService
 from tests.fakes.fake_driver import FakeDriverFactory
-from tests.mcp.conftest import client, error_body
-from tests.mcp.test_http import authed
+from tests.mcp.conftest import authed, client, error_body
 
 MENU = {*REVIEW_TOOLS, "claude_health"}
 """Pinned by hand on purpose: the menu profile's whole surface is a security promise."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -16,26 +15,12 @@ from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer, build_server
 from tests.content import first_text
 from tests.fakes.settings import make_settings
+from tests.helpers import git
 from tests.mcp.conftest import Answers, call, client, error_body
 
 
 async def fails(c: Any, tool: str, **args: Any) -> dict[str, Any]:
     return error_body(await c.call_tool(tool, args))
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-C", str(root), *args],
-        check=True,
-        capture_output=True,
-        env={
-            **os.environ,
-            "GIT_AUTHOR_NAME": "t",
-            "GIT_AUTHOR_EMAIL": "t@t",
-            "GIT_COMMITTER_NAME": "t",
-            "GIT_COMMITTER_EMAIL": "t@t",
-        },
-    )
 
 
 # -- register_project / list_projects -------------------------------------------------------

@@ -7,34 +7,15 @@ status) in a git repository; one runs in a plain directory (before/after scan) a
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
-from typing import Any, cast
 
 import pytest
 
 from cctui.mcp_server.transport.http import HttpService
-from tests.mcp.conftest import Answers, client
-from tests.mcp.test_http import authed
+from tests.helpers import git
+from tests.mcp.conftest import Answers, authed, client, ok
 
 pytestmark = pytest.mark.e2e
-
-
-async def ok(c: Any, name: str, args: dict[str, Any], **kw: Any) -> dict[str, Any]:
-    r = await c.call_tool(name, args, **kw)
-    assert not r.is_error, r.content[0].text
-    assert r.structured_content is not None
-    return cast("dict[str, Any]", r.structured_content)
-
-
-def git(root: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
-    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    done = subprocess.run(
-        ["git", "-C", str(root), *args], check=True, capture_output=True, text=True, env=env
-    )
-    return done.stdout
 
 
 async def test_desktop_write_invoke_checkpoint_flow_in_a_repo(
@@ -93,6 +74,7 @@ async def test_desktop_write_invoke_checkpoint_flow_in_a_repo(
     assert record["endTime"] and record["command"] == task
 
 
+@pytest.mark.slow
 async def test_timeout_returns_partial_results(real_http: HttpService, project_dir: Path) -> None:
     """No git here: the before/after scan finds the file written before maxTime ran out."""
     answers = Answers("accept", {"decision": "allow"})

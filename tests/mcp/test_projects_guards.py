@@ -19,8 +19,8 @@ from cctui.mcp_server.server import CctuiMCPServer, build_server
 from tests.content import first_text
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
+from tests.helpers import git
 from tests.mcp.conftest import Answers, call, client, error_body
-from tests.mcp.test_projects import git
 
 
 @pytest.fixture

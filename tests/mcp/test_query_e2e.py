@@ -15,9 +15,7 @@ import pytest
 from mcp.types import LoggingMessageNotificationParams
 
 from cctui.mcp_server.transport.http import HttpService
-from tests.mcp.conftest import Answers, client
-from tests.mcp.test_e2e import ok
-from tests.mcp.test_http import authed
+from tests.mcp.conftest import Answers, authed, client, ok
 
 pytestmark = pytest.mark.e2e
 
@@ -38,16 +36,14 @@ async def test_a_default_mode_client_is_asked_and_the_query_succeeds(
         logging_callback=on_log,
         log_level="debug",
     ) as c:  # mode="auto"
-        began = time.monotonic()
         out = await ok(c, "claude_query", {"prompt": "[[bash cmd=echo hi > out.txt]]"})
-        took = time.monotonic() - began
     assert len(answers.asked) == 1 and "Bash" in answers.asked[0], answers.asked
+    # The command ran: the client's answer allowed it (a permission timeout denies).
     assert (project_dir / "out.txt").read_text().strip() == "hi"
     result = out["result"]
     assert result["success"] is True and result["summary"].startswith("Tool result:"), out
     assert "(error)" not in result["summary"] and result["error"] is None
     assert out["usage"] is not None and isinstance(out["executionTime"], int)
-    assert took < 18, took  # asked, not denied by the 20 s permission timeout
     notes = [p.data for p in logs if p.logger == "claude-code/messages"]
     assert notes and all(n["sessionId"] == out["sessionId"] for n in notes)
 

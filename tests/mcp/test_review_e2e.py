@@ -23,8 +23,7 @@ from cctui.core import SessionManager, SessionStatus, StatusChanged
 from cctui.mcp_server.server import build_server
 from cctui.mcp_server.transport.http import HttpService
 from tests.fakes.anthropic_api import FakeAnthropicAPI, Reply, text, tool_use
-from tests.mcp.conftest import client
-from tests.mcp.test_http import authed
+from tests.mcp.conftest import authed, client
 
 pytestmark = pytest.mark.e2e
 

@@ -16,8 +16,7 @@ from cctui.mcp_server.transport.http import HttpService
 from cctui.services import Services
 from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory
 from tests.fakes.fake_driver import text as say
-from tests.mcp.conftest import client
-from tests.mcp.test_http import authed
+from tests.mcp.conftest import authed, client
 
 VERDICT = json.dumps(
     {

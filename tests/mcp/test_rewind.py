@@ -11,8 +11,7 @@ import pytest
 from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer
 from cctui.mcp_server.transport.http import HttpService
-from tests.mcp.conftest import call, client, error_body
-from tests.mcp.test_http import authed
+from tests.mcp.conftest import authed, call, client, error_body
 
 PROMPT_0 = "[[write path=a.txt content=one\\ntwo]]"
 PROMPT_1 = "[[write path=a.txt content=one\\nTWO\\nthree]] [[write path=b.txt content=bee]]"

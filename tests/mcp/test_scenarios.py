@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import anyio
 import pytest
@@ -13,14 +13,7 @@ from mcp.types import LoggingMessageNotificationParams
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer, build_server
-from tests.mcp.conftest import Answers, client, error_body
-
-
-async def ok(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    r = await c.call_tool(name, args)
-    assert not r.is_error, r.structured_content or r.content
-    assert r.structured_content is not None
-    return cast("dict[str, Any]", r.structured_content)
+from tests.mcp.conftest import Answers, client, error_body, ok
 
 
 async def err(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:

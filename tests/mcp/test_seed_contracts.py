@@ -18,20 +18,19 @@ from cctui.mcp_server.server import build_server
 from tests.content import first_text
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
-from tests.mcp.conftest import client, error_body
-from tests.mcp.test_tools_inmemory import call
+from tests.mcp.conftest import client, error_body, ok
 
 SEED_002_STATUSES = {"running", "waiting_for_input", "completed", "error", "interrupted"}
 
 
 async def test_seed_002_session_tools(server: Any, project: Path) -> None:
     async with client(server) as c:
-        created = await call(c, "claude_create_session", {"prompt": "please write"})
+        created = await ok(c, "claude_create_session", {"prompt": "please write"})
         sid = created["sessionId"]
         assert created["status"] in SEED_002_STATUSES
 
-        await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
-        status = await call(c, "claude_get_status", {"sessionId": sid})
+        await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        status = await ok(c, "claude_get_status", {"sessionId": sid})
         assert status["sessionId"] == sid
         assert status["status"] == "waiting_for_input"
         assert isinstance(status["recentOutput"], list)
@@ -45,7 +44,7 @@ async def test_seed_002_session_tools(server: Any, project: Path) -> None:
             assert {"toolName", "status"} <= set(use)
             assert use["status"] in ("running", "completed", "denied")
 
-        responded = await call(
+        responded = await ok(
             c,
             "claude_respond",
             {"sessionId": sid, "inputId": pending["inputId"], "decision": "allow"},
@@ -53,30 +52,30 @@ async def test_seed_002_session_tools(server: Any, project: Path) -> None:
         assert responded["sessionId"] == sid
         assert responded["status"] == "running"  # the answer is on its way; nothing else waits
 
-        sent = await call(c, "claude_send_message", {"sessionId": sid, "message": "hello"})
+        sent = await ok(c, "claude_send_message", {"sessionId": sid, "message": "hello"})
         assert sent["sessionId"] == sid and sent["status"] in SEED_002_STATUSES
         assert sent["session_id"] == sid and sent["message_sent"] is True  # seed 004
 
-        await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
-        done = await call(c, "claude_get_status", {"sessionId": sid})
+        await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        done = await ok(c, "claude_get_status", {"sessionId": sid})
         assert done["status"] == "completed" and done["state"] == "idle"  # turn over, alive
         assert done["result"]
 
-        listed = await call(c, "claude_list_sessions", {})
+        listed = await ok(c, "claude_list_sessions", {})
         [row] = [r for r in listed["sessions"] if r["sessionId"] == sid]
         assert {"projectDirectory", "displayText", "timestamp", "isActive"} <= set(row)
         assert row["isActive"] is True and row["activeStatus"] in SEED_002_STATUSES
         assert row["session_id"] == sid and row["cwd"] == str(project)  # seed 004
         assert listed["total_count"] >= 1 and listed["filtered_count"] == len(listed["sessions"])
 
-        interrupted = await call(c, "claude_interrupt", {"sessionId": sid})
+        interrupted = await ok(c, "claude_interrupt", {"sessionId": sid})
         assert interrupted["sessionId"] == sid
 
 
 async def test_seed_004_wait_for_completion_fields(server: Any) -> None:
     async with client(server) as c:
-        sid = (await call(c, "claude_create_session", {"prompt": "hello"}))["sessionId"]
-        w = await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        sid = (await ok(c, "claude_create_session", {"prompt": "hello"}))["sessionId"]
+        w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
         assert w["session_id"] == sid and w["completed"] is True and w["timed_out"] is False
         assert w["final_state"] == "idle" and isinstance(w["waited_ms"], int)
         assert w["response"] == w["reply"]
@@ -84,7 +83,7 @@ async def test_seed_004_wait_for_completion_fields(server: Any) -> None:
 
 async def test_seed_003_query_result_object(server: Any) -> None:
     async with client(server) as c:
-        out = await call(c, "claude_query", {"prompt": "hello query"})
+        out = await ok(c, "claude_query", {"prompt": "hello query"})
         assert out["sessionId"] and isinstance(out["messages"], list)
         assert isinstance(out["executionTime"], int)
         assert out["result"]["success"] is True
@@ -93,7 +92,7 @@ async def test_seed_003_query_result_object(server: Any) -> None:
 
 async def test_seed_001_health(server: Any) -> None:
     async with client(server) as c:
-        health = await call(c, "claude_health", {})
+        health = await ok(c, "claude_health", {})
         assert isinstance(health["available"], bool) and "version" in health
         assert "path" in health
         if not health["available"]:
@@ -110,10 +109,10 @@ async def test_queries_do_not_leave_their_process_running(
     try:
         async with client(build_server(manager, settings)) as c:
             for n in range(2):
-                out = await call(c, "claude_query", {"prompt": f"query {n}"})
+                out = await ok(c, "claude_query", {"prompt": f"query {n}"})
                 assert out["success"]
                 assert manager.get(out["sessionId"]).is_active is False
-            created = await call(c, "claude_create_session", {"prompt": "hello"})
+            created = await ok(c, "claude_create_session", {"prompt": "hello"})
             assert created["sessionId"]
     finally:
         await manager.shutdown()
@@ -125,7 +124,7 @@ async def test_working_directory_is_stored_resolved(
 ) -> None:
     (project / "sub").mkdir(exist_ok=True)
     async with client(server) as c:
-        created = await call(
+        created = await ok(
             c,
             "claude_create_session",
             {"workingDirectory": f"{project}/{spelling}"},
@@ -141,18 +140,18 @@ async def test_since_seq_past_the_end_and_restarts_are_visible(
     first = SessionManager(settings, driver_factory=factory)
     await first.start()
     async with client(build_server(first, settings)) as c:
-        sid = (await call(c, "claude_create_session", {"prompt": "hello"}))["sessionId"]
-        await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
-        page = await call(c, "claude_get_status", {"sessionId": sid})
+        sid = (await ok(c, "claude_create_session", {"prompt": "hello"}))["sessionId"]
+        await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        page = await ok(c, "claude_get_status", {"sessionId": sid})
         assert page["epoch"] and page["missed"] is False
-        ahead = await call(c, "claude_get_status", {"sessionId": sid, "sinceSeq": 10_000})
+        ahead = await ok(c, "claude_get_status", {"sessionId": sid, "sinceSeq": 10_000})
         assert ahead["missed"] is True and ahead["nextSeq"] == page["nextSeq"]
     await first.shutdown()
     second = SessionManager(settings, driver_factory=factory)
     await second.start()
     try:
         async with client(build_server(second, settings)) as c:
-            again = await call(
+            again = await ok(
                 c, "claude_get_status", {"sessionId": sid, "sinceSeq": page["nextSeq"]}
             )
             assert again["epoch"] != page["epoch"]
@@ -181,10 +180,10 @@ def test_elicitation_text_shows_the_whole_input_or_says_what_is_cut() -> None:
 
 async def test_seed_004_start_and_kill_fields(server: Any) -> None:
     async with client(server) as c:
-        created = await call(c, "claude_create_session", {"prompt": "hello"})
+        created = await ok(c, "claude_create_session", {"prompt": "hello"})
         sid = created["sessionId"]
         assert created["session_id"] == sid and created["started_at"] and "pid" in created
-        killed = await call(c, "claude_kill_session", {"sessionId": sid})
+        killed = await ok(c, "claude_kill_session", {"sessionId": sid})
         assert killed["session_id"] == sid and killed["killed_at"]
         assert killed["state_saved"] is True and killed["status"] == "killed"
         assert killed["state"] == "interrupted"
@@ -195,9 +194,9 @@ async def test_seed_002_question_answered_through_updated_input(
 ) -> None:
     """Seed 002's example: allow with updatedInput {questions, answers: [label, ...]}."""
     async with client(server) as c:
-        sid = (await call(c, "claude_create_session", {"prompt": "ask me"}))["sessionId"]
-        await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
-        [pending] = (await call(c, "claude_get_status", {"sessionId": sid}))["pendingInputs"]
+        sid = (await ok(c, "claude_create_session", {"prompt": "ask me"}))["sessionId"]
+        await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        [pending] = (await ok(c, "claude_get_status", {"sessionId": sid}))["pendingInputs"]
         assert pending["type"] == "user_question"
         bad = await c.call_tool(
             "claude_respond",
@@ -209,7 +208,7 @@ async def test_seed_002_question_answered_through_updated_input(
             },
         )
         assert bad.is_error and "not an option" in first_text(bad)
-        await call(
+        await ok(
             c,
             "claude_respond",
             {
@@ -219,7 +218,7 @@ async def test_seed_002_question_answered_through_updated_input(
                 "updatedInput": {**pending["toolInput"], "answers": ["Blue"]},
             },
         )
-        await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
     answer = factory.drivers[0].answers[0]
     assert answer.updated_input is not None
     assert answer.updated_input["answers"] == {"Which color do you prefer?": "Blue"}
@@ -227,10 +226,10 @@ async def test_seed_002_question_answered_through_updated_input(
 
 async def test_list_filter_by_project_takes_any_spelling(server: Any, project: Path) -> None:
     async with client(server) as c:
-        sid = (await call(c, "claude_create_session", {}))["sessionId"]
+        sid = (await ok(c, "claude_create_session", {}))["sessionId"]
         for spelling in (str(project), f"{project}/sub/..", f"{project}/"):
             (project / "sub").mkdir(exist_ok=True)
-            listed = await call(c, "claude_list_sessions", {"projectDirectory": spelling})
+            listed = await ok(c, "claude_list_sessions", {"projectDirectory": spelling})
             assert sid in [r["sessionId"] for r in listed["sessions"]], spelling
 
 
@@ -252,7 +251,7 @@ async def test_seed_004_start_session_arguments_and_response(
 ) -> None:
     wanted = str(uuid.uuid4())
     async with client(server) as c:
-        out = await call(
+        out = await ok(
             c,
             "claude_create_session",
             {
@@ -270,7 +269,7 @@ async def test_seed_004_start_session_arguments_and_response(
         assert out["session_id"] == out["sessionId"] == wanted
         assert isinstance(out["status"], str) and isinstance(out["pid"], int)
         _iso(out["started_at"])
-        [row] = (await call(c, "claude_list_sessions", {"team_filter": "red"}))["sessions"]
+        [row] = (await ok(c, "claude_list_sessions", {"team_filter": "red"}))["sessions"]
         assert row["session_id"] == wanted
         assert row["team_name"] == "red" and row["teammate_name"] == "ann"
     spec = factory.specs[0]
@@ -287,12 +286,12 @@ async def test_seed_004_doppler_becomes_a_launch_prefix(
     doppler.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
     async with client(server) as c:
-        await call(
+        await ok(
             c,
             "claude_create_session",
             {"prompt": "hello", "doppler_project": "shop", "doppler_config": "dev"},
         )
-        await call(c, "claude_create_session", {"doppler_config": "prd"})
+        await ok(c, "claude_create_session", {"doppler_config": "prd"})
         body = error_body(
             await c.call_tool(
                 "claude_create_session", {"doppler_project": "shop", "launchPrefix": []}
@@ -307,9 +306,9 @@ async def test_seed_004_doppler_becomes_a_launch_prefix(
 
 async def test_seed_004_send_message_arguments_and_response(server: Any) -> None:
     async with client(server) as c:
-        sid = (await call(c, "claude_create_session", {"prompt": "hello"}))["sessionId"]
-        await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
-        out = await call(
+        sid = (await ok(c, "claude_create_session", {"prompt": "hello"}))["sessionId"]
+        await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        out = await ok(
             c,
             "claude_send_message",
             {
@@ -326,11 +325,11 @@ async def test_seed_004_send_message_arguments_and_response(server: Any) -> None
         assert "second" in out["response"] and out["error"] is None
         assert _iso(out["sent_at"]) <= _iso(out["responded_at"])
         # The seed waits by default: a call in its names that omits wait_for_response too.
-        again = await call(c, "claude_send_message", {"session_id": sid, "message": "third"})
+        again = await ok(c, "claude_send_message", {"session_id": sid, "message": "third"})
         assert again["reason"] == "turn_ended" and "third" in again["response"]
         _iso(again["sent_at"])
         # cctui's own names keep cctui's default (return at once).
-        quick = await call(c, "claude_send_message", {"sessionId": sid, "message": "fourth"})
+        quick = await ok(c, "claude_send_message", {"sessionId": sid, "message": "fourth"})
         assert quick["reason"] == "sent" and quick["responded_at"] is None
         _iso(quick["sent_at"])
         body = error_body(
@@ -344,8 +343,8 @@ async def test_seed_004_send_message_arguments_and_response(server: Any) -> None
 
 async def test_seed_004_send_message_reports_the_session_error(server: Any) -> None:
     async with client(server) as c:
-        sid = (await call(c, "claude_create_session", {}))["sessionId"]
-        out = await call(
+        sid = (await ok(c, "claude_create_session", {}))["sessionId"]
+        out = await ok(
             c, "claude_send_message", {"session_id": sid, "message": "error", "timeout_ms": 5000}
         )
         assert out["message_sent"] is True and out["error"], out
@@ -355,12 +354,12 @@ async def test_seed_004_resume_session_arguments_and_response(
     server: Any, project: Path, tmp_path: Path
 ) -> None:
     async with client(server) as c:
-        created = await call(c, "claude_create_session", {"prompt": "hello"})
+        created = await ok(c, "claude_create_session", {"prompt": "hello"})
         sid = created["sessionId"]
-        await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
-        before = await call(c, "claude_get_status", {"sessionId": sid})
-        await call(c, "claude_kill_session", {"sessionId": sid})
-        out = await call(c, "claude_send_message", {"session_id": sid, "cwd": str(project)})
+        await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        before = await ok(c, "claude_get_status", {"sessionId": sid})
+        await ok(c, "claude_kill_session", {"sessionId": sid})
+        out = await ok(c, "claude_send_message", {"session_id": sid, "cwd": str(project)})
         # ResumeSessionResponse: session_id, status, resumed_at, previous_state?
         assert out["session_id"] == sid and isinstance(out["status"], str)
         assert out["resumed"] is True and out["message_sent"] is False
@@ -371,8 +370,8 @@ async def test_seed_004_resume_session_arguments_and_response(
         assert _iso(previous["last_active"]) >= _iso(previous["created_at"])
         assert before["session"]["createdAt"] == previous["created_at"]
         # Resume with a message (the seed's optional ``message``): sent and answered.
-        await call(c, "claude_kill_session", {"sessionId": sid})
-        out = await call(c, "claude_send_message", {"session_id": sid, "message": "back again"})
+        await ok(c, "claude_kill_session", {"sessionId": sid})
+        out = await ok(c, "claude_send_message", {"session_id": sid, "message": "back again"})
         assert out["resumed"] is True and "back again" in out["response"]
         # A resume elsewhere is refused, not ignored: the history lives in the project.
         elsewhere = tmp_path / "elsewhere"
@@ -387,7 +386,7 @@ async def test_seed_004_kill_session_arguments_and_response(
     server: Any, factory: FakeDriverFactory
 ) -> None:
     async with client(server) as c:
-        sid = (await call(c, "claude_create_session", {"prompt": "slow"}))["sessionId"]
+        sid = (await ok(c, "claude_create_session", {"prompt": "slow"}))["sessionId"]
         driver = factory.drivers[0]
         graces: list[float] = []
         close = driver.close
@@ -397,7 +396,7 @@ async def test_seed_004_kill_session_arguments_and_response(
             await close(grace_s)
 
         driver.close = recording_close  # type: ignore[method-assign]
-        out = await call(
+        out = await ok(
             c, "claude_kill_session", {"session_id": sid, "force": True, "save_state": True}
         )
         # KillSessionResponse: session_id, status, killed_at, exit_code?, state_saved
@@ -405,21 +404,21 @@ async def test_seed_004_kill_session_arguments_and_response(
         _iso(out["killed_at"])
         assert out["exit_code"] == 0 and out["state_saved"] is True
         assert graces == [0.0]  # force: no grace between SIGTERM and SIGKILL
-        again = await call(c, "claude_kill_session", {"session_id": sid})
+        again = await ok(c, "claude_kill_session", {"session_id": sid})
         assert again["status"] == "already_dead" and again["exit_code"] is None
 
 
 async def test_seed_004_list_sessions_arguments_and_rows(server: Any, project: Path) -> None:
     async with client(server) as c:
-        red = await call(
+        red = await ok(
             c,
             "claude_create_session",
             {"prompt": "hello", "team_name": "red", "teammate_name": "ann", "model": "opus"},
         )
-        blue = await call(c, "claude_create_session", {"prompt": "hello", "team_name": "blue"})
-        await call(c, "claude_kill_session", {"sessionId": blue["sessionId"]})
+        blue = await ok(c, "claude_create_session", {"prompt": "hello", "team_name": "blue"})
+        await ok(c, "claude_kill_session", {"sessionId": blue["sessionId"]})
 
-        listed = await call(c, "claude_list_sessions", {"team_filter": "red"})
+        listed = await ok(c, "claude_list_sessions", {"team_filter": "red"})
         assert [r["session_id"] for r in listed["sessions"]] == [red["sessionId"]]
         # ListSessionsResponse: sessions[], total_count, filtered_count
         assert listed["total_count"] == 1 and listed["filtered_count"] == 1
@@ -432,23 +431,23 @@ async def test_seed_004_list_sessions_arguments_and_rows(server: Any, project: P
         assert _iso(row["last_active"]) >= _iso(row["created_at"])
         assert row["team_name"] == "red" and row["teammate_name"] == "ann"
 
-        active = await call(c, "claude_list_sessions", {"status_filter": "active"})
+        active = await ok(c, "claude_list_sessions", {"status_filter": "active"})
         assert {r["session_id"] for r in active["sessions"]} == {red["sessionId"]}
-        inactive = await call(
+        inactive = await ok(
             c, "claude_list_sessions", {"status_filter": "inactive", "include_metadata": True}
         )
         [gone] = inactive["sessions"]
         assert gone["session_id"] == blue["sessionId"] and gone["status"] == "inactive"
         assert gone["pid"] is None and gone["state"] == "interrupted"
-        everything = await call(c, "claude_list_sessions", {"status_filter": "all", "limit": 1})
+        everything = await ok(c, "claude_list_sessions", {"status_filter": "all", "limit": 1})
         assert everything["filtered_count"] == 1 and everything["total_count"] == 2
-        assert (await call(c, "claude_list_sessions", {"status_filter": "error"}))["sessions"] == []
+        assert (await ok(c, "claude_list_sessions", {"status_filter": "error"}))["sessions"] == []
 
 
 async def test_seed_004_wait_for_completion_arguments_and_response(server: Any) -> None:
     async with client(server) as c:
-        sid = (await call(c, "claude_create_session", {"prompt": "hello"}))["sessionId"]
-        out = await call(
+        sid = (await ok(c, "claude_create_session", {"prompt": "hello"}))["sessionId"]
+        out = await ok(
             c,
             "claude_wait",
             {
@@ -469,11 +468,11 @@ async def test_seed_004_wait_for_completion_arguments_and_response(server: Any) 
 
 async def test_seed_004_stream_output_and_sync_context_arguments(server: Any) -> None:
     async with client(server) as c:
-        sid = (await call(c, "claude_create_session", {"prompt": "hello"}))["sessionId"]
-        await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
-        out = await call(c, "claude_get_status", {"session_id": sid, "lines": 1, "follow": False})
+        sid = (await ok(c, "claude_create_session", {"prompt": "hello"}))["sessionId"]
+        await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        out = await ok(c, "claude_get_status", {"session_id": sid, "lines": 1, "follow": False})
         assert out["sessionId"] == sid and len(out["recentOutput"]) == 1
-        synced = await call(
+        synced = await ok(
             c, "claude_sync_context", {"session_id": sid, "context_type": "git", "force": True}
         )
         # SyncContextResponse: session_id, synced_at, context_type, files_synced?,
@@ -502,7 +501,7 @@ async def test_unknown_arguments_are_refused_by_name(
         assert f"does not take {named}." in body["message"], body
         assert "It takes:" in body["message"] and body["suggestion"]
         # nothing ran: no session was created by the refused call
-        assert (await call(c, "claude_list_sessions", {}))["sessions"] == []
+        assert (await ok(c, "claude_list_sessions", {}))["sessions"] == []
 
 
 async def test_seed_argument_problems_are_refused(server: Any, project: Path) -> None:
@@ -518,7 +517,7 @@ async def test_seed_argument_problems_are_refused(server: Any, project: Path) ->
             body = error_body(await c.call_tool(tool, args))
             assert body["code"] in ("validation_error", "cwd_not_found"), (tool, body)
             assert word in body["message"], (tool, body)
-        assert (await call(c, "claude_list_sessions", {}))["sessions"] == []
+        assert (await ok(c, "claude_list_sessions", {}))["sessions"] == []
 
 
 # --------------------------------------------------------------------------- seed 003
@@ -530,7 +529,7 @@ async def test_seed_003_query_options_reach_the_cli(
     sub = project / "sub"
     sub.mkdir()
     async with client(server) as c:
-        out = await call(
+        out = await ok(
             c,
             "claude_query",
             {
@@ -546,7 +545,7 @@ async def test_seed_003_query_options_reach_the_cli(
             },
         )
         assert out["truncated"] is True and len(out["messages"]) == 1
-        await call(c, "claude_query", {"prompt": "top level", "cwd": str(sub)})
+        await ok(c, "claude_query", {"prompt": "top level", "cwd": str(sub)})
         body = error_body(
             await c.call_tool("claude_query", {"prompt": "x", "options": {"permissionMode": "x"}})
         )
@@ -565,10 +564,10 @@ async def test_seed_003_query_options_reach_the_cli(
 
 async def test_seed_003_include_system_messages(server: Any) -> None:
     async with client(server) as c:
-        full = await call(c, "claude_query", {"prompt": "error please"})
+        full = await ok(c, "claude_query", {"prompt": "error please"})
         kinds = [(m["type"], m.get("subtype")) for m in full["messages"]]
         assert ("system", "init") in kinds and ("system", "cctui_error") in kinds, kinds
-        bare = await call(
+        bare = await ok(
             c,
             "claude_query",
             {"prompt": "error please", "options": {"includeSystemMessages": False}},
@@ -584,7 +583,7 @@ async def test_seed_003_response_and_notifications(server: Any) -> None:
         logs.append(params)
 
     async with client(server, logging_callback=on_log, log_level="debug") as c:
-        out = await call(c, "claude_query", {"prompt": "hello query"})
+        out = await ok(c, "claude_query", {"prompt": "hello query"})
         # ClaudeCodeQueryResponse: sessionId, messages, executionTime, usage?,
         # result?: {success, summary, error?}
         assert out["sessionId"] and out["messages"] and isinstance(out["executionTime"], int)

@@ -7,9 +7,7 @@ import pytest
 
 from cctui.mcp_server.transport.http import HttpService
 from tests.fakes.anthropic_api import FakeAnthropicAPI
-from tests.mcp.conftest import client
-from tests.mcp.test_e2e import ok
-from tests.mcp.test_http import authed
+from tests.mcp.conftest import authed, client, ok
 
 pytestmark = pytest.mark.e2e
 

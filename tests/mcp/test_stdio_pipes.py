@@ -12,6 +12,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from tests.mcp.conftest import INITIALIZE
 
 REPO = Path(__file__).resolve().parents[2]
@@ -66,6 +68,7 @@ def test_undecodable_bytes_are_replaced_not_fatal() -> None:
     assert done.stdout.decode().splitlines()[2] == "7 '\ufffd\ufffd bad\\n'"
 
 
+@pytest.mark.slow
 def test_serve_answers_from_a_pipe_and_from_a_file(tmp_path: Path) -> None:
     """A pipe takes the loop's streams, a regular file the SDK's own: both answer."""
     request = tmp_path / "request.jsonl"

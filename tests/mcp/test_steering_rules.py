@@ -19,8 +19,7 @@ from cctui.mcp_server.transport.http import HttpService
 from tests.fakes.anthropic_api import FakeAnthropicAPI
 from tests.fakes.fake_driver import FakeDriverFactory, text, tool
 from tests.fakes.settings import make_settings
-from tests.mcp.conftest import call, client, error_body
-from tests.mcp.test_http import authed
+from tests.mcp.conftest import authed, call, client, error_body
 
 RULE = {
     "type": "addRules",

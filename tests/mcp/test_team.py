@@ -4,10 +4,9 @@ an in-memory MCP client over a FakeDriver-backed manager."""
 from __future__ import annotations
 
 import json
-import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import anyio
 import pytest
@@ -18,15 +17,9 @@ from cctui.mcp_server.server import build_server
 from tests.content import first_text
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
-from tests.mcp.conftest import Answers, client, error_body
+from tests.helpers import git
+from tests.mcp.conftest import Answers, client, error_body, ok
 from tests.snapshot_apps.history import write_transcript
-
-
-async def ok(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    r = await c.call_tool(name, args)
-    assert not r.is_error, r.content
-    assert r.structured_content is not None
-    return cast("dict[str, Any]", r.structured_content)
 
 
 @pytest.fixture
@@ -104,25 +97,16 @@ async def test_broadcast_reports_members_it_could_not_reach(make: Any) -> None:
         assert body["code"] == "team_not_found" and "t" in body["message"]
 
 
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-    )
-
-
 async def test_sync_context_sends_git_status_files_and_env_names(
     make: Any, project: Path, factory: FakeDriverFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CCTUI_TEST_SECRET_TOKEN", "hunter2-value")
-    _git(project, "init", "-q", "-b", "main")
+    git(project, "init", "-q", "-b", "main")
     (project / "README.md").write_text("# Demo\n")
     (project / "src").mkdir()
     (project / "src" / "app.py").write_text("print('hello from app')\n")
-    _git(project, "add", ".")
-    _git(project, "commit", "-qm", "init")
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "init")
     (project / "README.md").write_text("# Demo, changed\n")
     (project / "notes.txt").write_text("untracked\n")
     (project.parent / "outside.txt").write_text("do not read me")

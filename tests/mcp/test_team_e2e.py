@@ -3,10 +3,9 @@ the fake Anthropic API, through a real MCP client over Streamable HTTP."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
@@ -15,8 +14,8 @@ from cctui.core import SessionManager
 from cctui.mcp_server.server import build_server
 from cctui.mcp_server.transport.http import HttpService
 from tests.fakes.anthropic_api import FakeAnthropicAPI
-from tests.mcp.conftest import client, error_body
-from tests.mcp.test_http import authed
+from tests.helpers import git
+from tests.mcp.conftest import authed, client, error_body, ok
 
 pytestmark = pytest.mark.e2e
 
@@ -34,13 +33,6 @@ exec "$@"
 """
 
 Serve = Callable[..., Any]
-
-
-async def ok(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    r = await c.call_tool(name, args)
-    assert not r.is_error, r.content
-    assert r.structured_content is not None
-    return cast("dict[str, Any]", r.structured_content)
 
 
 @pytest.fixture
@@ -135,15 +127,6 @@ async def test_prefix_and_template_wrap_the_real_cli(
     assert not any("never sent" in r.prompt for r in fake_api.requests[seen:])
 
 
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-    )
-
-
 async def test_broadcast_to_a_team_of_three_and_sync_context(
     serve: Serve,
     fake_api: FakeAnthropicAPI,
@@ -151,10 +134,10 @@ async def test_broadcast_to_a_team_of_three_and_sync_context(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("CCTUI_E2E_DEPLOY_TOKEN", "value-never-sent")
-    _git(project_dir, "init", "-q", "-b", "trunk")
+    git(project_dir, "init", "-q", "-b", "trunk")
     (project_dir / "app.py").write_text("VERSION = 1\n")
-    _git(project_dir, "add", ".")
-    _git(project_dir, "commit", "-qm", "init")
+    git(project_dir, "add", ".")
+    git(project_dir, "commit", "-qm", "init")
     (project_dir / "app.py").write_text("VERSION = 2  # bumped\n")
     fake_api.add_rule(contains="Standup", reply="ack")
     fake_api.add_rule(contains="cctui context sync", reply="context noted")

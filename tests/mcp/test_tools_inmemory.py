@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
-
 from cctui.mcp_server.server import CctuiMCPServer
-from tests.mcp.conftest import Answers, client
-
-
-async def call(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    r = await c.call_tool(name, args)
-    assert not r.is_error, r.structured_content or r.content
-    assert r.structured_content is not None
-    return cast("dict[str, Any]", r.structured_content)
+from tests.mcp.conftest import Answers, client, ok
 
 
 async def test_create_then_wait_returns_the_reply(server: CctuiMCPServer) -> None:
     async with client(server) as c:
-        s = await call(c, "claude_create_session", {"prompt": "hello there"})
+        s = await ok(c, "claude_create_session", {"prompt": "hello there"})
         sid = s["sessionId"]
-        w = await call(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
+        w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 5000})
         assert w["reason"] == "turn_ended"
         assert "hello there" in (w["reply"] or "")
 
@@ -27,8 +18,8 @@ async def test_create_then_wait_returns_the_reply(server: CctuiMCPServer) -> Non
 async def test_write_is_approved_by_elicitation(server: CctuiMCPServer) -> None:
     answers = Answers(content={"decision": "allow"})
     async with client(server, elicit=answers) as c:
-        s = await call(c, "claude_create_session", {"prompt": "please write"})
-        w = await call(c, "claude_wait", {"sessionId": s["sessionId"], "timeoutMs": 5000})
+        s = await ok(c, "claude_create_session", {"prompt": "please write"})
+        w = await ok(c, "claude_wait", {"sessionId": s["sessionId"], "timeoutMs": 5000})
         assert answers.asked and "Write" in answers.asked[0]
         assert w["answered"][0]["decidedBy"] == "mcp:tester"
         assert w["reason"] == "turn_ended", w

@@ -4,25 +4,19 @@ the real ``claude`` against the fake API, in a temporary git repository."""
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer, build_server
-from tests.mcp.conftest import client
+from tests.helpers import git
+from tests.mcp.conftest import client, ok
 
 pytestmark = pytest.mark.e2e
-
-
-def git(repo: Path, *args: str) -> str:
-    cmd = ["git", "-C", str(repo), *args]
-    done = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    return done.stdout.strip()
 
 
 @pytest.fixture
@@ -42,13 +36,6 @@ async def server(real_settings: Settings) -> AsyncIterator[CctuiMCPServer]:
     await manager.start()
     yield build_server(manager, real_settings)
     await manager.shutdown()
-
-
-async def ok(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    r = await c.call_tool(name, args)
-    assert not r.is_error, r.content
-    assert r.structured_content is not None
-    return cast("dict[str, Any]", r.structured_content)
 
 
 async def fails(c: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 from cctui.projects.changes import diff, snapshot
-
-
-def _git(root: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
-    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
+from tests.helpers import git
 
 
 def _repo(top: Path) -> None:
     top.mkdir(parents=True, exist_ok=True)
-    _git(top, "init", "-q")
+    git(top, "init", "-q")
 
 
 def test_committed_files_are_created_modified_and_deleted(tmp_path: Path) -> None:
@@ -26,17 +19,17 @@ def test_committed_files_are_created_modified_and_deleted(tmp_path: Path) -> Non
     for name in ("kept.txt", "edited.txt", "gone.txt", "moved.txt"):
         (root / name).write_text(name)
     (root / "untracked.txt").write_text("there before")
-    _git(root, "add", "kept.txt", "edited.txt", "gone.txt", "moved.txt")
-    _git(root, "commit", "-qm", "init")
+    git(root, "add", "kept.txt", "edited.txt", "gone.txt", "moved.txt")
+    git(root, "commit", "-qm", "init")
     before = snapshot(root)
     (root / "src").mkdir()
     (root / "src" / "a.txt").write_text("new")
     (root / "edited.txt").write_text("v2")
     (root / "untracked.txt").write_text("there before, now committed")
     (root / "gone.txt").unlink()
-    _git(root, "mv", "moved.txt", "renamed.txt")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "task")
+    git(root, "mv", "moved.txt", "renamed.txt")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "task")
     (root / "after.txt").write_text("not committed")
     (root / "src" / "a.txt").write_text("new, then edited again")  # still created
     changes = diff(root, before, snapshot(root))
@@ -54,11 +47,11 @@ def test_the_first_commit_and_a_project_below_the_repository_top(tmp_path: Path)
     before = snapshot(root)  # no commit yet: HEAD is unborn
     assert before.source == "git"
     (root / "a.txt").write_text("a")
-    _git(top, "add", "-A")
-    _git(top, "commit", "-qm", "first")
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", "first")
     (root / "b.txt").write_text("b")
-    _git(top, "add", "-A")
-    _git(top, "commit", "-qm", "second")
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", "second")
     changes = diff(root, before, snapshot(root))
     assert changes.created == ["a.txt", "b.txt"]
     assert changes.modified == [] and changes.deleted == []
@@ -73,8 +66,8 @@ def test_cctuis_state_files_are_not_a_tasks_changes(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     _repo(repo)
     (repo / "seed.txt").write_text("x")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "init")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
     for root in (plain, repo):
         before = snapshot(root)
         state = root / ".claude"

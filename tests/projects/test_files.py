@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from cctui.fs.errors import PathNotAccessible, PathRefused
 from cctui.projects.changes import diff, snapshot
 from cctui.projects.jsonfile import JsonFile
 from cctui.projects.state import Checkpoint, StateFile
+from tests.helpers import git
 
 
 @pytest.fixture
@@ -56,12 +56,6 @@ def test_state_file_may_not_be_a_link_out(root: Path, tmp_path: Path) -> None:
     assert [c.summary for c in state.checkpoints] == ["one", "two"]
 
 
-def _git(root: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
-    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
-
-
 @pytest.mark.parametrize("repo", [True, False], ids=["git", "scan"])
 def test_changes_found_by_git_and_by_scan(root: Path, repo: bool) -> None:
     (root / "kept.txt").write_text("same")
@@ -70,9 +64,9 @@ def test_changes_found_by_git_and_by_scan(root: Path, repo: bool) -> None:
     (root / "gone.txt").write_text("bye")
     if repo:
         (root / ".gitignore").write_text("ignored/\n")
-        _git(root, "init", "-q")
-        _git(root, "add", "-A")
-        _git(root, "commit", "-qm", "init")
+        git(root, "init", "-q")
+        git(root, "add", "-A")
+        git(root, "commit", "-qm", "init")
         (root / "dirty.txt").write_text("v2 already dirty")
     before = snapshot(root)
     assert before.source == ("git" if repo else "scan")

@@ -22,6 +22,8 @@ from cctui.tui.widgets.transcript import Transcript
 from tests.fakes.fake_driver import text, tool
 from tests.tui.conftest import Harness, RunApp
 
+pytestmark = pytest.mark.slow  # many sessions, long replies: seconds each
+
 
 def visible(widget: Static) -> str:
     """The text a Static shows."""

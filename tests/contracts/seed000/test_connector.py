@@ -16,7 +16,8 @@ from mcp.types import TextResourceContents
 
 from cctui.mcp_server.tools.resources import MAX_TREE_ENTRIES
 from cctui.mcp_server.transport.http import HttpService
-from tests.contracts.clients import ok, over_http, over_stdio
+from tests.contracts.clients import over_http, over_stdio
+from tests.mcp.conftest import ok
 
 pytestmark = pytest.mark.e2e
 

@@ -16,8 +16,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 
 from cctui.mcp_server.transport.http import HttpService
-from tests.contracts.clients import ok, over_http, over_stdio
-from tests.mcp.conftest import Answers
+from tests.contracts.clients import over_http, over_stdio
+from tests.mcp.conftest import Answers, ok
 
 pytestmark = pytest.mark.e2e
 

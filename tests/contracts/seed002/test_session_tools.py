@@ -18,8 +18,9 @@ from cctui.core import SessionManager
 from cctui.mcp_server.server import build_server
 from cctui.mcp_server.transport.http import HttpService
 from tests.content import first_text
-from tests.contracts.clients import ok, over_http, over_stdio
+from tests.contracts.clients import over_http, over_stdio
 from tests.contracts.seed002.test_flow_a import WRITE, poll
+from tests.mcp.conftest import ok
 
 pytestmark = pytest.mark.e2e
 

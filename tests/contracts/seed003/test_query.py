@@ -13,7 +13,8 @@ import pytest
 from mcp.types import LoggingMessageNotificationParams
 
 from cctui.mcp_server.transport.http import HttpService
-from tests.contracts.clients import ok, over_http, over_stdio
+from tests.contracts.clients import over_http, over_stdio
+from tests.mcp.conftest import ok
 
 pytestmark = pytest.mark.e2e
 
