@@ -23,14 +23,17 @@ async def test_a_long_stream_is_published_at_the_pace_and_ends_whole(
     seen: list[SessionEvent] = []
     manager.subscribe(seen.append)
     info = await manager.create("go", manager.default_config(project))
-    await manager.wait(info.session_id, 10)
+    assert (await manager.wait(info.session_id, 60)).reason == "turn_ended"
     texts = [e for e in seen if isinstance(e, AssistantTextEvent)]
     partial = [e for e in texts if not e.complete]
-    assert 2 <= len(partial) < 1000 / 10  # paced, yet it streamed
+    # It streamed, in fewer events than deltas. How many depends on how fast the deltas
+    # came (a loaded machine spaces them out), so the pace is checked as a rate: no two
+    # publications closer than the pace (less the clock's granularity).
+    assert 2 <= len(partial) < 1000
     assert all(b.text.startswith(a.text) for a, b in pairwise(partial))
     assert texts[-1].complete and texts[-1].text == body
-    span = (partial[-1].at - partial[0].at).total_seconds()
-    assert span >= (len(partial) - 1) * TEXT_PACE_S * 0.5  # not faster than the pace
+    gaps = [(b.at - a.at).total_seconds() for a, b in pairwise(partial)]
+    assert min(gaps) >= TEXT_PACE_S * 0.9, gaps  # never faster than the pace
 
 
 async def test_text_not_yet_published_comes_out_before_the_next_thing_said(

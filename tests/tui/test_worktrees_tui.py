@@ -4,7 +4,6 @@ the turn's change count, the diff page, and finishing (merge; a discard listing 
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from textual.widgets import Checkbox, Input, Static
@@ -16,12 +15,8 @@ from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.new_session import NewSessionScreen
 from cctui.tui.widgets.blocks import Note
 from cctui.tui.widgets.event_lines import event_widget
+from tests.helpers import git
 from tests.tui.conftest import Harness, RunApp
-
-
-def git(repo: Path, *args: str) -> str:
-    cmd = ["git", "-C", str(repo), *args]
-    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip()
 
 
 def make_repo(repo: Path) -> None:
@@ -99,8 +94,9 @@ async def test_a_discard_that_loses_work_asks_again_with_the_list(run_app: RunAp
         await h.pilot.press("escape")  # back: the choices again
         await h.pilot.press("x")
         await h.pilot.press("y")
-        await h.until(lambda: not wt.path.exists())
-        assert h.manager.get(sid).worktree.finished == "discarded"
+        # Its directory goes first, then the session records the discard: wait for that.
+        await h.until(lambda: h.manager.get(sid).worktree.finished == "discarded")
+        assert not wt.path.exists()
 
 
 async def test_outside_git_the_form_reports_the_error_and_keeps_the_prompt(
