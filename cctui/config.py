@@ -98,6 +98,77 @@ PROFILE_GROUPS: dict[str, frozenset[str]] = {
 """The tool groups each ``--tools`` profile serves (before the ``[tools]`` switches)."""
 
 
+NotifyReason = Literal["waiting", "finished", "failed"]
+NotifySink = Literal["terminal", "desktop", "ntfy", "command"]
+
+
+class NotifySettings(BaseModel):
+    """When and where cctui tells you a session needs you (``[notify]`` in the config file).
+
+    A notification goes out for a reason (a session waits for your answer, finished a turn
+    you have not seen, failed), once, after ``delay_s`` if it still holds then, and never for
+    the session on screen. Quiet hours hold back every reason but the ``urgent`` ones; ``z``
+    in the TUI mutes a project for an hour.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    reasons: tuple[NotifyReason, ...] = ("waiting", "finished", "failed")
+    """What is worth a notification: ``waiting`` (a permission, plan or question for you),
+    ``finished`` (a turn ended while you looked elsewhere), ``failed`` (it ended in an error)."""
+    delay_s: float = Field(default=10.0, ge=0)
+    """Only once the reason has held this long (answered or looked at before: nothing)."""
+    quiet_hours: str | None = None
+    """``"22:00-07:00"`` (local time; may wrap midnight): only ``urgent`` reasons then."""
+    urgent: tuple[NotifyReason, ...] = ("waiting",)
+    """Reasons that go out during quiet hours too."""
+    sinks: tuple[NotifySink, ...] = ("terminal",)
+    """Where: ``terminal`` (the bell and OSC 9/777/99, through tmux), ``desktop``
+    (``notify-send``, when installed), ``ntfy`` (POST to ``ntfy_url``), ``command``."""
+    ntfy_url: str | None = None
+    """An ntfy topic URL (``https://ntfy.sh/my-topic``) for the ``ntfy`` sink."""
+    command: tuple[str, ...] = ()
+    """Argv of the ``command`` sink (never through a shell); it gets the session, reason, and
+    what it asks in ``CCTUI_NOTIFY_*`` environment variables and as its last three words."""
+
+    @field_validator("quiet_hours")
+    @classmethod
+    def _hours(cls, value: str | None) -> str | None:
+        if value is not None:
+            quiet_window(value)  # raises ValueError with the reason
+        return value
+
+    @model_validator(mode="after")
+    def _sinks_configured(self) -> NotifySettings:
+        if "ntfy" in self.sinks and not self.ntfy_url:
+            raise ValueError("the ntfy sink needs ntfy_url (the topic's URL)")
+        if "command" in self.sinks and not self.command:
+            raise ValueError("the command sink needs command (its argv, a list)")
+        return self
+
+
+def quiet_window(text: str) -> tuple[int, int]:
+    """``"22:00-07:00"`` -> (start, end) in minutes after midnight.
+
+    Raises:
+        ValueError: not two ``HH:MM`` times joined by ``-``.
+    """
+    try:
+        start, end = (part.strip() for part in text.split("-"))
+        minutes = []
+        for part in (start, end):
+            hours, mins = part.split(":")
+            h, m = int(hours), int(mins)
+            if not (0 <= h < 24 and 0 <= m < 60):
+                raise ValueError
+            minutes.append(h * 60 + m)
+    except ValueError:
+        raise ValueError(
+            f"quiet_hours {text!r}: write it as HH:MM-HH:MM, e.g. 22:00-07:00"
+        ) from None
+    return minutes[0], minutes[1]
+
+
 class ModelPrice(BaseModel):
     """A model's price in USD per million tokens (``[prices."model-id"]`` in the config file).
 
@@ -266,6 +337,9 @@ class Settings(BaseModel):
         if twice:
             raise ValueError(f"host names must be unique; {', '.join(twice)} is given twice")
         return value
+
+    notify: NotifySettings = Field(default_factory=NotifySettings)
+    """When and where the TUI tells you a session needs you (``[notify]``)."""
 
     @model_validator(mode="before")
     @classmethod

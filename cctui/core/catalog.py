@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from cctui.config import Settings
 from cctui.core import spare_records
+from cctui.core.archive import ARCHIVE_FILE, read_archived
 from cctui.core.models import SessionInfo, SessionRecord
 from cctui.core.states import LIVE, SessionStatus
 from cctui.history import HistoryIndex, Problems, SessionSummary
@@ -39,6 +40,10 @@ STATUS_GROUPS: dict[str, frozenset[SessionStatus]] = {
     "waiting": frozenset({SessionStatus.WAITING_FOR_INPUT}),
 }
 """Words a status filter accepts besides the states themselves."""
+
+ARCHIVED = "archived"
+"""The status word that lists archived sessions (``core.archive``); without it they are left
+out. With other words too it narrows them: ``status:archived,waiting``."""
 
 
 class CatalogEntry(BaseModel):
@@ -79,6 +84,8 @@ class CatalogEntry(BaseModel):
     """Where this row came from."""
     transcript_path: Path | None = None
     file_size: int | None = None
+    archived: bool = False
+    """Hidden from the list (``core.archive``) until a filter asks for ``status:archived``."""
 
 
 class CatalogQuery(BaseModel):
@@ -109,7 +116,7 @@ class CatalogQuery(BaseModel):
         if not isinstance(value, list | tuple | set | frozenset):
             raise ValueError("status must be a word or a list of words")
         words = tuple(str(v).strip().lower() for v in value if str(v).strip())
-        known = set(STATUS_GROUPS) | {s.value for s in SessionStatus}
+        known = set(STATUS_GROUPS) | {s.value for s in SessionStatus} | {ARCHIVED}
         bad = [w for w in words if w not in known]
         if bad:
             raise ValueError(f"unknown status {bad[0]!r}; use one of {', '.join(sorted(known))}")
@@ -117,12 +124,18 @@ class CatalogQuery(BaseModel):
 
     def statuses(self) -> frozenset[SessionStatus] | None:
         """The status filter as a set of states (groups expanded)."""
-        if self.status is None:
+        words = [w for w in self.status or () if w != ARCHIVED]
+        if not words:
             return None
         out: set[SessionStatus] = set()
-        for word in self.status:
+        for word in words:
             out |= STATUS_GROUPS[word] if word in STATUS_GROUPS else {SessionStatus(word)}
         return frozenset(out)
+
+    @property
+    def archived(self) -> bool:
+        """The filter lists archived sessions (and only those)."""
+        return ARCHIVED in (self.status or ())
 
 
 class CatalogPage(BaseModel):
@@ -211,6 +224,7 @@ def build_catalog(
     history: HistoryIndex | Iterable[SessionSummary],
     own: Iterable[Own] = (),
     hidden: Collection[str] = (),
+    archived: Collection[str] = (),
 ) -> list[CatalogEntry]:
     """Every session once, newest activity first.
 
@@ -218,6 +232,7 @@ def build_catalog(
     status) or the registry's records (``cctui sessions`` without a running manager).
     ``hidden``: ids left out of the history (``SessionManager.spare_ids``: a process cctui
     started ahead of its first prompt has its ``sessions/<pid>.json`` like any other).
+    ``archived``: ids marked archived (``core.archive``), left out unless a query asks.
     """
     summaries = history.sessions() if isinstance(history, HistoryIndex) else history
     by_id: dict[str, SessionSummary] = {
@@ -225,6 +240,11 @@ def build_catalog(
     }
     mine: dict[str, Own] = {o.session_id: o for o in own}
     entries = [_merge_one(sid, by_id.get(sid), mine.get(sid)) for sid in by_id.keys() | mine]
+    if archived:
+        entries = [
+            e.model_copy(update={"archived": True}) if e.session_id in archived else e
+            for e in entries
+        ]
     entries.sort(key=lambda e: (e.last_activity, e.session_id), reverse=True)
     return entries
 
@@ -243,6 +263,8 @@ def _matches(
     entry: CatalogEntry, query: CatalogQuery, statuses: frozenset[SessionStatus] | None
 ) -> bool:
     if statuses is not None and entry.status not in statuses:
+        return False
+    if entry.archived != query.archived:
         return False
     if query.is_active is not None and entry.is_active != query.is_active:
         return False
@@ -345,7 +367,12 @@ def list_catalog_page(
     query = CatalogQuery.model_validate(
         {"text": text, "project": project, "status": status, "team": team, "limit": limit}
     )
-    catalog = build_catalog(index, own, spare_records.published(settings.state_dir))
+    catalog = build_catalog(
+        index,
+        own,
+        spare_records.published(settings.state_dir),
+        read_archived(settings.state_dir / ARCHIVE_FILE),
+    )
     return query_catalog(catalog, query)
 
 

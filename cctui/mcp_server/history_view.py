@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from cctui.config import Settings
 from cctui.core import LIVE, SessionManager, SessionStatus
+from cctui.core.archive import ARCHIVE_FILE, read_archived
 from cctui.core.catalog import CatalogEntry, CatalogQuery, build_catalog, query_catalog
 from cctui.errors import CctuiError, ValidationFailed
 from cctui.history import HistoryIndex, aread_transcript
@@ -191,7 +192,11 @@ class HistoryView:
         """Merged, filtered, newest first: the same catalog the TUI and `cctui sessions` show."""
         index = await self._index_ready()
         own = self._manager.list()
-        entries = build_catalog(index if index is not None else [], own, self._manager.spare_ids)
+        # The TUI's archive (``e``) hides a session here too; ``status:archived`` lists them.
+        archived = read_archived(self._settings.state_dir / ARCHIVE_FILE)
+        entries = build_catalog(
+            index if index is not None else [], own, self._manager.spare_ids, archived
+        )
         try:
             query = CatalogQuery(
                 project=project, status=status, team=team, text=text, limit=limit, offset=offset

@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import datetime
 from functools import partial
@@ -27,7 +27,6 @@ from cctui.core import (
     LIVE,
     SETTING_NAMES,
     AssistantTextEvent,
-    PendingInput,
     SessionConfig,
     SessionStatus,
 )
@@ -41,6 +40,7 @@ from cctui.projects import ProjectRegistry
 from cctui.remote.hosts import Host, HostChange, Hosts
 from cctui.tui import format as fmt
 from cctui.tui import gc_pause, keymap
+from cctui.tui.alerts import Alerts
 from cctui.tui.approvals import ApprovalController
 from cctui.tui.bridge import EventBridge
 from cctui.tui.gc_pause import GcPacer
@@ -52,7 +52,6 @@ from cctui.tui.messages import (
     OpenSession,
     SessionsActivity,
 )
-from cctui.tui.notify import desktop_notification
 from cctui.tui.remote import RemoteView, host_line, key_of
 from cctui.tui.screens.ask import AskScreen
 from cctui.tui.screens.diff import DiffScreen
@@ -124,8 +123,6 @@ class CctuiApp(App[None]):
         """Other machines' sessions (``[[hosts]]``); their links start after the first frame."""
         self.source = SessionSource(settings, manager, history, self.remote)
         self.approvals = ApprovalController(self, manager, self.remote)
-        self.alerts: deque[str] = deque(maxlen=50)
-        """Desktop notifications sent (newest last); tests read it, nothing else does."""
         self._bridge = EventBridge(manager, self)
         self.project_registry = project_registry or ProjectRegistry(settings.projects_file)
         """The TUI's one registry: the main screen's filter and the projects page read it."""
@@ -147,6 +144,8 @@ class CctuiApp(App[None]):
         self.takeover = TakeOver(self)
         """``o``: a session handed to Claude Code's own terminal UI, and back."""
         self._stop_hosts: Callable[[], None] = lambda: None
+        self.alerts = Alerts(self)
+        """Notifications: which session needs you, why, what it asks (``[notify]``)."""
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -256,6 +255,8 @@ class CctuiApp(App[None]):
 
     def _tick(self) -> None:
         self._show_new_problems()
+        if self.is_running and self.main.is_mounted:
+            self.alerts.tick()
         if self._gc_paced:
             self.gc.tick()
         if self.is_running and self.main.is_mounted and self.main.on_top:
@@ -347,6 +348,7 @@ class CctuiApp(App[None]):
         except Exception:
             log.exception("manager shutdown failed")
         self.workers.cancel_group(self, "services")
+        await self.alerts.sinks.close()
         # Every service, not only the started ones: one may be cancelled half-way (stop is
         # idempotent and stops what did start).
         for service in reversed(self.services):
@@ -422,22 +424,6 @@ class CctuiApp(App[None]):
                 if b
             )
         return " · ".join(b for b in (row.host, row.project, fmt.one_line(row.title, 60)) if b)
-
-    def alert_waiting(self, pending: PendingInput) -> None:
-        """Bell + desktop notification: a session now waits for the human."""
-        what = {
-            "plan_review": "a plan to review",
-            "user_question": "a question",
-            "confirmation": f"a confirmation ({pending.tool_name})",
-        }.get(pending.kind, f"permission for {pending.tool_name}")
-        body = f"{self.describe_session(pending.session_id)} needs {what}"
-        sequence = desktop_notification("cctui", body)
-        self.alerts.append(body)
-        if self.takeover.running is not None:
-            return  # the terminal is Claude Code's now: no bytes of cctui's go into it
-        self.bell()
-        if not self.is_headless and self._driver is not None:
-            self._driver.write(sequence)
 
     # -- bridge messages -----------------------------------------------------------------
 
@@ -925,6 +911,60 @@ class CctuiApp(App[None]):
     def action_filter(self) -> None:
         self.main.start_filter()
 
+    def action_next_needing(self, anywhere: bool) -> None:
+        """``]`` (this project) and ``}`` (every project): the next session that waits for
+        an answer, else the next finished one not seen yet."""
+        if not self.main_screen_on_top():
+            return
+        if self.main.next_needing(anywhere=anywhere) is None:
+            where = "" if anywhere else " in this project"
+            self.notify(f"Nothing else needs you{where}.", timeout=3)
+
+    def action_mute_project(self) -> None:
+        """``z``: no notifications from the selected session's project for an hour."""
+        session_id = self._row_under_cursor()
+        row = self.main.sessions.row(session_id) if session_id else None
+        if row is None:
+            return
+        until = self.alerts.toggle_mute(row.group)
+        if until is None:
+            self.notify(f"Notifications from {row.project} are on again.", markup=False)
+        else:
+            at = until.astimezone().strftime("%H:%M")
+            self.notify(
+                f"No notifications from {row.project} until {at} (z again: on now).",
+                markup=False,
+            )
+
+    def action_archive(self) -> None:
+        """``e``: hide the session from the list (nothing is deleted), or bring it back."""
+        if not self.main_screen_on_top():
+            return
+        session_id = self._row_under_cursor()
+        row = self.main.sessions.row(session_id) if session_id else None
+        if row is None:
+            return
+        try:
+            self.source.set_archived(row.session_id, not row.archived)
+        except OSError as exc:
+            self.notify(
+                f"{self.source.archive.path}: {exc.strerror}",
+                title="Not archived",
+                severity="error",
+                markup=False,
+            )
+            return
+        self.main.redraw_rows([row.session_id])
+        title = fmt.one_line(row.title or row.session_id[:8], 40)
+        if row.archived:
+            self.notify(f"Brought back {title}.", timeout=4, markup=False)
+        else:
+            self.notify(
+                f"Archived {title}. status:archived lists it; e brings it back.",
+                timeout=6,
+                markup=False,
+            )
+
     def action_projects(self) -> None:
         self._open_once(
             ProjectsScreen,
@@ -952,6 +992,7 @@ class CctuiApp(App[None]):
         row = self.main.sessions.row(session_id) if session_id else None
         if row is None:
             return
+        self.main.looked_at(row.session_id)
         self._open_once(
             PeekScreen,
             lambda: PeekScreen(

@@ -123,9 +123,8 @@ class ApprovalController:
         return self.queue.queued
 
     def requested(self, pending: PendingInput) -> None:
-        """A new input (or one handed back): alert the human once, queue its modal."""
-        if self.queue.requested(pending):
-            self._app.alert_waiting(pending)
+        """A new input (or one handed back): queue its modal (``Alerts`` notifies)."""
+        self.queue.requested(pending)
         self.pump()
         self._update_counter()
         self.refresh_inbox()

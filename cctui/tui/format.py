@@ -25,9 +25,19 @@ BADGES: dict[str, tuple[str, str, str]] = {
 }
 
 
+UNSEEN = ("◉", "finished", "text-primary")
+"""A turn that ended while nobody looked ("done, not seen yet"; ``tui.attention``)."""
+
+
 def badge(status: str) -> tuple[str, str, str]:
     """(glyph, label, theme variable) for a status value."""
     return BADGES.get(status, ("?", status, "foreground-muted"))
+
+
+def row_badge(status: str, *, unseen: bool = False) -> tuple[str, str, str]:
+    """``badge``, or the unseen one for a finished turn nobody looked at (a failure keeps
+    its own badge: it says more)."""
+    return UNSEEN if unseen and status != "error" else badge(status)
 
 
 def age(when: datetime | None) -> str:

@@ -73,7 +73,14 @@ class Section:
     lines: tuple[Key | Note, ...] = field(default=())
 
 
-_SHOWN = {"question_mark": "?", "slash": "/", "escape": "esc", "delete": "del"}
+_SHOWN = {
+    "question_mark": "?",
+    "slash": "/",
+    "escape": "esc",
+    "delete": "del",
+    "right_square_bracket": "]",
+    "right_curly_bracket": "}",
+}
 
 
 def display(key: str) -> str:
@@ -111,6 +118,48 @@ SECTIONS: tuple[Section, ...] = (
                 {"SessionList": "scroll_bottom"},
                 "Bottom",
                 show=False,
+            ),
+            # -- a hundred sessions (issue 39): what needs you, in a list that stays put --
+            Key(
+                "right_square_bracket",
+                "next that needs you, this project: waiting, then finished",
+                {APP: "next_needing(False)"},
+                "Next",
+                command=Command(
+                    "Next session that needs you (this project)",
+                    "Waiting for an answer first, then finished and not seen",
+                ),
+            ),
+            Key(
+                "right_curly_bracket",
+                "next that needs you, every project",
+                {APP: "next_needing(True)"},
+                "Next anywhere",
+                show=False,
+                command=Command(
+                    "Next session that needs you (every project)",
+                    "Waiting for an answer first, then finished and not seen",
+                ),
+            ),
+            Key(
+                "z",
+                "mute notifications from its project for an hour",
+                {APP: "mute_project"},
+                "Mute",
+                show=False,
+                command=Command(
+                    "Mute project for an hour", "No notifications from it for an hour (z undoes)"
+                ),
+            ),
+            Key(
+                "e",
+                "archive: hide it (status:archived lists; e brings back)",
+                {APP: "archive"},
+                "Archive",
+                show=False,
+                command=Command(
+                    "Archive session", "Hide it from the list; nothing is deleted (e undoes)"
+                ),
             ),
             # -- from the list without opening a session (issue 18) --
             Key(

@@ -7,7 +7,10 @@ from datetime import datetime
 from pathlib import Path
 
 from cctui.core.catalog import CatalogEntry, CatalogQuery, matches
+from cctui.fs.worktree import WORKTREES_DIR
 from cctui.tui.format import one_line, project_name
+
+_WORKTREES = "/" + "/".join(WORKTREES_DIR) + "/"
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,12 @@ class SessionRow:
     """The list's order: this machine's sessions first (0), then each host's in turn."""
     offline_since: datetime | None = None
     """Its host's link is down: when it was last seen (the row is its last known state)."""
+    unseen: bool = False
+    """Its turn ended (or it failed) while nobody looked at it: "done, not seen yet"
+    (``tui.attention`` decides; the pane, a peek or opening it clears it)."""
+    archived: bool = False
+    """Hidden from the list unless the filter asks for ``status:archived`` (``core.archive``)."""
+
     entry: CatalogEntry | None = field(default=None, compare=False, repr=False)
     """The catalog entry the row was made from (what the filter reads)."""
 
@@ -71,6 +80,7 @@ class SessionRow:
             branch=entry.git_branch,
             worktree=entry.worktree,
             dispatch_note=entry.dispatch_note,
+            archived=entry.archived,
             entry=entry,
         )
 
@@ -95,6 +105,19 @@ class SessionRow:
         return self.entry.session_id if self.entry is not None else self.session_id
 
     @property
+    def checkout(self) -> str:
+        """Its project's checkout: the directory, with a worktree of Claude Code's
+        (``<repo>/.claude/worktrees/<name>``) folded into the repository it belongs to."""
+        cwd = str(self.cwd or "")
+        head, sep, _ = cwd.partition(_WORKTREES)
+        return head if sep else cwd
+
+    @property
+    def group(self) -> str:
+        """What the list groups it by: its checkout, else its project label."""
+        return self.checkout or self.project
+
+    @property
     def worktree_label(self) -> str | None:
         """``⎇ worktree-a``, ``⎇ worktree-a (gone)``; None outside a worktree of its own."""
         if self.worktree is None:
@@ -104,7 +127,14 @@ class SessionRow:
 
     def matches(self, query: CatalogQuery | None, host: str | None = None) -> bool:
         """The core's filter (``catalog.matches``): the list shows what the MCP tool would;
-        ``host``: only that host's rows (``local``: this machine's)."""
+        ``host``: only that host's rows (``local``: this machine's). An archived row is left
+        out unless the query asks for ``status:archived``."""
         if host is not None and (self.host or "local") != host:
             return False
-        return query is None or self.entry is None or matches(self.entry, query)
+        if query is None:
+            return not self.archived
+        if self.entry is None:
+            return self.archived == query.archived
+        if self.entry.archived != self.archived:  # archived since the entry was built
+            return matches(self.entry.model_copy(update={"archived": self.archived}), query)
+        return matches(self.entry, query)

@@ -11,10 +11,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Iterable
+from dataclasses import replace
 from datetime import datetime
 
 from cctui.config import Settings
 from cctui.core.api import CoreApi
+from cctui.core.archive import Archive
 from cctui.core.catalog import build_catalog
 from cctui.history import HistoryIndex, IndexChange, Problems
 from cctui.tui.remote import RemoteView
@@ -41,6 +43,19 @@ class SessionSource:
         self._history_rows: dict[str, SessionRow] = {}
         self._problems = Problems()
         self._failed = ""
+        self.archive = Archive(settings.state_dir)
+        """Sessions hidden from the list (``e``); ``status:archived`` lists them."""
+
+    def set_archived(self, session_id: str, archived: bool) -> None:
+        """Archive a session (or bring it back); its rows say so from now on.
+
+        Raises:
+            OSError: the archive file cannot be written (nothing changed).
+        """
+        self.archive.set(session_id, archived)
+        row = self._history_rows.get(session_id)
+        if row is not None:
+            self._history_rows[session_id] = replace(row, archived=archived)
 
     def rows(self) -> list[SessionRow]:
         """Every known session, this machine's and each host's (unsorted; the list sorts)."""
@@ -63,7 +78,7 @@ class SessionSource:
         waiting = self.waiting_since()
         return [
             SessionRow.from_entry(e, waiting_since=waiting.get(e.session_id))
-            for e in build_catalog(summaries, own)
+            for e in build_catalog(summaries, own, archived=self.archive.ids)
         ]
 
     def waiting_since(self) -> dict[str, datetime]:
@@ -90,12 +105,12 @@ class SessionSource:
         """Rebuild the history rows from the index after it changed: those of ``change``'s
         sessions, or (None) every one."""
         if change is None:
-            entries = build_catalog(self.index, (), self._manager.spare_ids)
+            entries = build_catalog(self.index, (), self._manager.spare_ids, self.archive.ids)
             self._history_rows = {e.session_id: SessionRow.from_entry(e) for e in entries}
         else:
             summaries = (self.index.get(sid) for sid in change.changed)
             found = [s for s in summaries if s is not None]
-            for e in build_catalog(found, (), self._manager.spare_ids):
+            for e in build_catalog(found, (), self._manager.spare_ids, self.archive.ids):
                 self._history_rows[e.session_id] = SessionRow.from_entry(e)
             for sid in change.removed:
                 self._history_rows.pop(sid, None)

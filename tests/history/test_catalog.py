@@ -236,3 +236,35 @@ def _exited_pid() -> int:
     child = subprocess.Popen(["true"])
     child.wait()
     return child.pid
+
+
+def test_archived_sessions_are_left_out_unless_the_filter_asks(
+    index: HistoryIndex, tmp_path: Path
+) -> None:
+    from cctui.core.archive import Archive
+    from cctui.core.catalog import parse_filter
+
+    archive = Archive(tmp_path / "state")
+    archive.set(MULTI_ID, True)
+    # The file is replaced whole, and read again by a new Archive (another process).
+    assert Archive(tmp_path / "state").ids == {MULTI_ID}
+    entries = build_catalog(index, archived=Archive(tmp_path / "state").ids)
+    listed = query_catalog(entries, CatalogQuery()).entries
+    assert MULTI_ID not in {e.session_id for e in listed}
+    hidden = query_catalog(entries, parse_filter("status:archived")).entries
+    assert [e.session_id for e in hidden] == [MULTI_ID]
+    # With a state too, it narrows the archived ones.
+    assert query_catalog(entries, parse_filter("status:archived,running")).entries == ()
+    archive.set(MULTI_ID, False)
+    assert Archive(tmp_path / "state").ids == frozenset()
+
+
+def test_a_damaged_archive_hides_nothing(tmp_path: Path) -> None:
+    from cctui.core.archive import Archive
+
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "archived.json").write_text("{not json")
+    assert Archive(state).ids == frozenset()
+    (state / "archived.json").write_text('{"archived": "x"}')
+    assert Archive(state).ids == frozenset()

@@ -146,22 +146,38 @@ async def test_client_routed_inputs_wait_in_the_inbox_without_a_modal(run_app: R
             await h.settle(sid)
         await h.pilot.pause(0.2)
         assert isinstance(h.app.screen, MainScreen)
-        assert not h.app.alerts
+        h.app.app_focus = False  # the person is elsewhere: they would be told of their own
+        assert not [a for a in h.app.alerts.tick() if a.reason == "waiting"]
         await h.pilot.press("a")
         inbox = h.app.screen
         assert isinstance(inbox, InboxScreen)
         assert "claude-code" in str(inbox.query_one("#table").render_line(1))
 
 
-async def test_bell_and_desktop_notification_once_per_request(run_app: RunApp) -> None:
-    async with run_app() as h:
+async def test_a_request_notifies_once_and_not_while_it_is_on_screen(run_app: RunApp) -> None:
+    async with run_app(notify={"delay_s": 0}) as h:
         await h.create("please bash")
         await _modal(h)
+        # Its modal is in front of the person: nothing to tell them, now or later.
+        assert not h.app.alerts.tick()
         await h.pilot.press("escape")
+        h.app.app_focus = False
+        assert not h.app.alerts.tick()
+
+
+async def test_a_request_notifies_a_person_elsewhere_once(run_app: RunApp) -> None:
+    async with run_app(notify={"delay_s": 0}) as h:
+        h.app.app_focus = False  # the terminal lost the focus: the person is elsewhere
+        await h.create("please bash")
+        await _modal(h)
+        h.app.alerts.tick()  # (or the app's own tick did, a moment ago)
+        sent = h.app.alerts.sinks.sent
+        assert [(sink, a.reason) for sink, a in sent] == [("terminal", "waiting")]
+        assert "permission for Bash" in sent[0][1].asks and "please bash" in sent[0][1].session
         h.app.approvals.enqueue_existing()  # the same request seen again
         await h.pilot.pause(0.1)
-        assert len(h.app.alerts) == 1
-        assert "permission for Bash" in h.app.alerts[0]
+        assert not h.app.alerts.tick()
+        assert len(sent) == 1
 
 
 async def test_plan_review_y_approves(run_app: RunApp) -> None:

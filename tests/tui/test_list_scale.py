@@ -49,9 +49,15 @@ def _rows(count: int) -> list[SessionRow]:
 
 
 def _newest(row: SessionRow) -> SessionRow:
-    """``row`` starting a turn now: it moves to the top of the list."""
+    """A new session like ``row``, started now: it comes in at the top of the list (its
+    project's group; a session already listed keeps its place whatever it does)."""
     return dataclasses.replace(
-        row, last_activity=NOW + timedelta(minutes=1), status="running", live=True
+        row,
+        session_id=row.session_id[:-6] + "999999",
+        last_activity=NOW + timedelta(minutes=1),
+        created_at=NOW + timedelta(minutes=1),
+        status="running",
+        live=True,
     )
 
 
@@ -181,13 +187,14 @@ async def test_a_changed_cell_is_the_only_one_drawn_again(
 async def test_a_click_selects_the_row_drawn_there_after_the_order_changed() -> None:
     rows = _rows(5)
     async with _listed(rows) as (pilot, table):
-        # The last row becomes the newest: it moves to the top and every row above it shifts
-        # down one. Each drawn cell carries its row for a click: one drawn before the move
-        # must not be reused at its new place.
+        # A new session comes in at the top: every row shifts down one. Each drawn cell
+        # carries its row for a click: one drawn before the move must not be reused at its
+        # new place.
         newest = _newest(rows[4])
         table.update_rows([newest])
         await pilot.pause()
         assert table.shown[:3] == [newest.session_id, rows[0].session_id, rows[1].session_id]
+        assert table.shown[-1] == rows[4].session_id
         await pilot.click(SessionList, offset=(20, 3))  # the header, then rows 0, 1, 2
         assert table.selected_id == rows[1].session_id
         assert "task 1" in _line(table, 3)
@@ -199,15 +206,18 @@ async def test_rows_shifted_by_a_new_top_row_are_not_drawn_again(
     rows = _rows(300)
     async with _listed(rows) as (pilot, table):
         drawn = _rich_draws(monkeypatch)
-        # Row 20 starts a turn: it moves to the top, the 20 rows above it shift down one.
+        # A new session comes in at the top: every row below shifts down one.
         newest = _newest(rows[20])
         table.update_rows([newest], now=True)
         await pilot.pause()
-        # Rich draws the cells whose text changed (its status, its age), at the top; the
-        # shifted rows keep their drawing, with their new place for a click.
-        assert {row for row, _ in drawn} == {0}
-        assert len(drawn) <= 2
+        # Rich draws the new row's cells unlike any drawn before (status, age), and the
+        # project cell of the row that was its group's first (no longer bold); the shifted
+        # rows keep their drawing, with their new place for a click.
+        project = table.get_column_index("project")
+        assert {row for row, _ in drawn} <= {0, 1}
+        assert {column for row, column in drawn if row == 1} <= {project}
+        assert len(drawn) <= 4
         assert "task 20" in _line(table, 1) and "task 0" in _line(table, 2)
-        assert "task 19" in _line(table, 21) and "task 21" in _line(table, 22)
+        assert "task 19" in _line(table, 21) and "task 20" in _line(table, 22)
         await pilot.click(SessionList, offset=(20, 10))  # the header, then rows 0..8, 9
         assert table.selected_id == rows[8].session_id

@@ -7,6 +7,7 @@ import asyncio
 import gc
 import weakref
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -106,20 +107,22 @@ def _row(status: str, at: datetime, sid: str = "s1") -> SessionRow:
         cost_usd=None,
         cwd=None,
         live=True,
+        created_at=T0,
     )
 
 
-def test_a_streaming_row_keeps_its_place_until_its_status_changes() -> None:
+def test_a_row_keeps_its_place_whatever_its_status_or_activity() -> None:
     order = _Ordering()
-    first = order(_row("running", T0))
-    # Output every 10 ms for 20 s: same place.
-    assert order(_row("running", T0 + timedelta(seconds=20))) == first
-    # The turn ends: it moves to where its last activity puts it.
-    ended = order(_row("idle", T0 + timedelta(seconds=21)))
-    assert ended < first  # sorted ascending: newer is smaller, i.e. higher up
-    # A row that stays in one status still moves up after a while (another terminal's
-    # session writing its transcript).
-    assert order(_row("idle", T0 + timedelta(seconds=52))) < ended
+    order.note(first := _row("running", T0))
+    place = order(first)
+    # Output every 10 ms for 20 s, then the turn ends, then a day of activity: same place.
+    assert order(_row("running", T0 + timedelta(seconds=20))) == place
+    assert order(_row("idle", T0 + timedelta(seconds=21))) == place
+    assert order(_row("idle", T0 + timedelta(days=1))) == place
+    # A session started later in the same project goes above it, and the group moves up.
+    newer = replace(_row("running", T0, sid="s2"), created_at=T0 + timedelta(hours=1))
+    assert order.note(newer) is True
+    assert order(newer) < order(first)
 
 
 async def test_stream_output_is_batched_slower_than_status_changes() -> None:

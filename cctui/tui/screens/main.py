@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
@@ -25,6 +26,7 @@ from cctui.core.catalog import parse_filter
 from cctui.history import IndexChange
 from cctui.projects import ProjectRegistry
 from cctui.tui import format as fmt
+from cctui.tui.attention import Attention, next_needing
 from cctui.tui.keymap import bindings
 from cctui.tui.messages import FirstFrame, SessionsActivity
 from cctui.tui.projects_filter import with_registered_project
@@ -119,6 +121,8 @@ class MainScreen(Screen[None]):
         self._pull_timer: Timer | None = None
         self._draw_cost = 0.0
         """How long the last drawing of new output took, until the screen was refreshed."""
+        self.attention = Attention()
+        """Which sessions finished unseen (the list's "finished" rows, ``]``/``}``)."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -168,15 +172,54 @@ class MainScreen(Screen[None]):
 
     def reload(self) -> None:
         """Re-read every row and redraw what changed."""
-        self.sessions.set_rows(self._source.rows())
+        self.sessions.set_rows(self._attend(self._source.rows()))
         self._after_rows()
 
     def history_changed(self, change: IndexChange) -> None:
         """Redraw the rows of the sessions whose history changed (a running session's
         transcript grows on every tool call: the other rows are not read again)."""
         rows, gone = self._source.rows_of([*change.changed, *change.removed])
-        self.sessions.update_rows(rows, gone)
+        for sid in gone:
+            self.attention.forget(sid)
+        self.sessions.update_rows(self._attend(rows), gone)
         self._after_rows()
+
+    def redraw_rows(self, session_ids: list[str]) -> None:
+        """Read these sessions' rows again (archived or brought back: listed or not now)."""
+        rows, gone = self._source.rows_of(session_ids)
+        self.sessions.update_rows(self._attend(rows), gone)
+        self._after_rows()
+
+    # -- what needs the person (tui.attention) --------------------------------------------
+
+    def _attend(self, rows: list[SessionRow]) -> list[SessionRow]:
+        """The rows with their unseen bit: a turn that ends off screen is "finished"."""
+        shown = self.pane.session_id if self.on_top else None
+        return [self.attention.observe(r, on_screen=r.session_id == shown) for r in rows]
+
+    def looked_at(self, session_id: str) -> None:
+        """The person sees this session now (the pane, a peek): it is not unseen any more."""
+        if self.attention.seen(session_id):
+            row = self.sessions.row(session_id)
+            if row is not None:
+                self.sessions.update_rows([replace(row, unseen=False)])
+
+    def next_needing(self, *, anywhere: bool) -> str | None:
+        """Go to the next listed session that needs the person (``anywhere``: in every
+        project, else in the current one's); its id, or None when none does."""
+        rows = [r for r in map(self.sessions.row, self.sessions.shown) if r is not None]
+        current = self.current_session_id
+        here = self.sessions.row(current or "")
+        group = None if anywhere or here is None else here.group
+        target = next_needing(rows, current, group=group)
+        if target is None or target == current:
+            return None
+        self.sessions.select(target)
+        row = self.sessions.row(target)
+        if row is not None and not self.pane.starting:
+            self.pane.show(row)
+            self.looked_at(target)
+        return target
 
     def _after_rows(self) -> None:
         total = self.sessions.total
@@ -246,7 +289,8 @@ class MainScreen(Screen[None]):
             # stream that the gap protects is over.
             self._pull_pane(now=full or list_changed)
         if full or ids or list_changed:
-            self.sessions.update_rows(self._source.own_rows(None if full else ids), now=full)
+            rows = self._attend(self._source.own_rows(None if full else ids))
+            self.sessions.update_rows(rows, now=full)
             self._after_rows()
 
     def _pull_pane(self, *, now: bool = False) -> None:
@@ -296,13 +340,14 @@ class MainScreen(Screen[None]):
     ) -> None:
         """Show ``session_id`` in the pane (moving the list cursor to it when listed);
         ``at_message`` (uuid, time: a search hit) opens its transcript there."""
-        self.sessions.update_rows(self._source.own_rows([session_id]))
+        self.sessions.update_rows(self._attend(self._source.own_rows([session_id])))
         self._after_rows()
         self._starting_id = None
         self.sessions.select(session_id)
         row = self.sessions.row(session_id)
         if row is not None:
             self.pane.show(row, at_message=at_message)
+            self.looked_at(session_id)
         if focus_input:
             self.query_one(MessageInput).focus()
 
@@ -376,6 +421,7 @@ class MainScreen(Screen[None]):
             return  # the cursor stayed where it was: the starting session stays in view
         if selected is not None and selected != self.pane.session_id:
             self.pane.show(self.sessions.row(selected))
+            self.looked_at(selected)
 
     @on(DataTable.RowSelected, "#sessions")
     def _row_chosen(self) -> None:

@@ -1,4 +1,8 @@
-"""The session list: every session, newest first, one row each, filterable.
+"""The session list: every session, one row each, grouped by project, filterable.
+
+Rows stay where they are: grouped by project (a worktree under its checkout), the newest
+started first, and the group with the newest session on top. State is a column; activity and
+a change of state never move a row (``_Ordering``).
 
 Rows are diffed, never rebuilt: a batch of activity updates the cells that changed (its row
 is repainted, and those cells are the only ones Rich draws again), a new session is one
@@ -43,6 +47,7 @@ _KEYS = tuple(key for key, _, _ in _COLUMNS)
 _PROJECT_WIDTH = {key: w for key, _, w in _COLUMNS}["project"]
 _COST = _KEYS.index("cost")
 _TITLE = _KEYS.index("title")
+_PROJECT = _KEYS.index("project")
 _COST_EVERY_S = 2.0
 """A running session's cost rises with every model call; when nothing else in its row
 changed, a cost already shown is drawn again at most this often (the one-second tick draws
@@ -56,44 +61,55 @@ _DRAWN_CELLS = 4096
 dialog, say) and under the cursor."""
 
 
-Order = tuple[int, float, str]
-"""This machine's sessions first, then each host's in turn; newest first within each."""
+Order = tuple[int, float, str, float, str]
+"""This machine's sessions first, then each host's in turn; within each, groups by project
+(the newest started first), and in a group the newest started first."""
 
 
 class _StatusCell(Text):
-    """The status cell, carrying its row's place in the order (what ``sort`` reads)."""
+    """The status cell, carrying its row's session id (what ``sort`` looks up)."""
 
-    order: Order = (0, 0.0, "")
-
-
-def _order(row: SessionRow) -> Order:
-    # Newest first; the id breaks ties so the order never flickers.
-    when = row.last_activity.timestamp() if row.last_activity else 0.0
-    return (row.host_rank, -when, row.session_id)
-
-
-_REORDER_S = 30.0
-"""A row whose status stays the same moves up at most this often."""
+    sid: str = ""
 
 
 class _Ordering:
-    """Each row's place, moved when its status changes (a turn starts or ends, a question
-    comes) or its activity is ``_REORDER_S`` newer than its place: ten sessions streaming at
-    once would otherwise swap rows under the cursor several times a second, and every swap is
-    a sort of the whole table."""
+    """Each row's place: its project's group, then the newest started first.
+
+    Neither activity nor a change of state moves a row (state is a column): ten sessions
+    streaming at once would otherwise swap rows under the cursor several times a second, and
+    a person running many loses track of which is where. A group is placed by the newest
+    session started in it, so it moves up only when a session starts there (someone's act),
+    and never down when one leaves.
+    """
 
     def __init__(self) -> None:
-        self._held: dict[str, tuple[str, Order]] = {}
+        self._group_at: dict[str, float] = {}
+        self._started: dict[str, float] = {}
+        """When each session started; one whose start is unknown: when it was first listed
+        (its activity then), so it does not move either."""
+
+    def _start(self, row: SessionRow) -> float:
+        started = self._started.get(row.session_id)
+        if started is None or row.created_at is not None:
+            when = row.created_at or row.last_activity
+            started = self._started[row.session_id] = when.timestamp() if when else 0.0
+        return started
+
+    def note(self, row: SessionRow) -> bool:
+        """Take ``row`` into account; True when its group moved (every row must be placed
+        again)."""
+        started = self._start(row)
+        if started > self._group_at.get(row.group, -math.inf):
+            moved = row.group in self._group_at
+            self._group_at[row.group] = started
+            return moved
+        return False
 
     def __call__(self, row: SessionRow) -> Order:
-        held = self._held.get(row.session_id)
-        now = _order(row)
-        if held is None or held[0] != row.status or held[1][1] - now[1] > _REORDER_S:
-            held = self._held[row.session_id] = (row.status, now)
-        return held[1]
-
-    def forget(self, session_id: str) -> None:
-        self._held.pop(session_id, None)
+        group = row.group
+        started = self._start(row)
+        at = self._group_at.get(group, started)
+        return (row.host_rank, -at, group, -started, row.session_id)
 
 
 class SessionList(DataTable[Text]):
@@ -118,6 +134,8 @@ class SessionList(DataTable[Text]):
         """Text and style of each listed row's cells (and its order), to update only those."""
         self._title_width = 30
         self._order = _Ordering()
+        self._heads: set[str] = set()
+        """The first listed row of each project group (its project cell is bold)."""
         self._cost_at: dict[str, float] = {}
         """When each row's cost cell was last drawn (by ``clock``)."""
         self.clock = time.monotonic
@@ -329,7 +347,7 @@ class SessionList(DataTable[Text]):
         without holding back a rising cost)."""
         selected = self.selected_id
         ids = list(self._rows) if only is None else only
-        reorder = False
+        reorder = regroup = False
         changed_rows: list[str] = []
         for sid in ids:
             r = self._rows.get(sid)
@@ -349,6 +367,7 @@ class SessionList(DataTable[Text]):
                     self._schedule(r)
                 continue
             self._schedule(r)
+            regroup = self._order.note(r) or regroup
             cells = self._cells(r)
             plain = (*(_plain(c) for c in cells), str(self._order(r)))
             if before is None:
@@ -379,11 +398,12 @@ class SessionList(DataTable[Text]):
                 del self._drawn[gone], self._plain[gone]
                 self._forget(gone)
                 reorder = True
-        if reorder:
+        if reorder or regroup:
             keys = sorted(self._drawn, key=lambda sid: self._order(self._rows[sid]))
             if keys != self._shown:
-                self.sort("status", key=lambda cell: cell.order)
+                self.sort("status", key=lambda cell: self._order(self._rows[cell.sid]))
             self._shown = keys
+            changed_rows += self._mark_heads()
         self._repaint(changed_rows)
         if selected is not None and selected in self._drawn and self.selected_id != selected:
             self.move_cursor(row=self._shown.index(selected), animate=False)
@@ -429,13 +449,13 @@ class SessionList(DataTable[Text]):
 
     def _forget(self, sid: str) -> None:
         """A row left the list: drop what was kept for it."""
-        self._order.forget(sid)
+        self._heads.discard(sid)
         self._cost_at.pop(sid, None)
         self._held.discard(sid)
         self._due_at.pop(sid, None)  # its entry in _due is stale now
 
     def _cells(self, r: SessionRow) -> tuple[Text, Text, Text, Text, Text]:
-        glyph, label, var = fmt.badge(r.status)
+        glyph, label, var = fmt.row_badge(r.status, unseen=r.unseen)
         if r.waiting_since is not None:
             label = f"{label} {fmt.waited(r.waiting_since)}"  # "waiting 3m": for how long
         elif r.status == "queued" and r.dispatch_note and r.dispatch_note.startswith("queued "):
@@ -446,17 +466,44 @@ class SessionList(DataTable[Text]):
             status = _StatusCell(f"last seen {fmt.age(r.offline_since)}", style=muted)
         else:
             status = _StatusCell(f"{glyph} {label}", style=self._colour(var))
-        status.order = self._order(r)
-        if r.status == "waiting_for_input" and r.offline_since is None:
+        status.sid = r.session_id
+        if (r.status == "waiting_for_input" or r.unseen) and r.offline_since is None:
             status.stylize("bold")
         stale = muted if r.offline_since is not None else ""
         return (
             status,
-            Text(fmt.one_line(r.project, 10), style=stale),
+            self._project(r),
             self._title(r),
             Text(fmt.age(r.last_activity), style=muted, justify="right"),
             Text(fmt.cost(r.cost_usd), style=stale, justify="right"),
         )
+
+    def _project(self, r: SessionRow) -> Text:
+        """The project cell: bold on its group's first row, muted on the others (the list
+        reads as groups, and a row scrolled to the top still says where it belongs)."""
+        head = r.session_id in self._heads and r.offline_since is None
+        return Text(
+            fmt.one_line(r.project, 10),
+            style="bold" if head else self._colour("foreground-muted"),
+        )
+
+    def _mark_heads(self) -> list[str]:
+        """Find each group's first listed row; redraw the project cells that changed."""
+        heads: set[str] = set()
+        last: str | None = None
+        for sid in self._shown:
+            group = self._rows[sid].group
+            if group != last:
+                heads.add(sid)
+                last = group
+        changed = [sid for sid in heads ^ self._heads if sid in self._plain]
+        self._heads = heads
+        for sid in changed:
+            cell = self._project(self._rows[sid])
+            self._set_cells(sid, {_PROJECT: cell})
+            plain = self._plain[sid]
+            self._plain[sid] = (*plain[:_PROJECT], _plain(cell), *plain[_PROJECT + 1 :])
+        return changed
 
     def _title(self, r: SessionRow) -> Text:
         """The title cell, cut to the column's width."""

@@ -1,0 +1,181 @@
+"""A hundred sessions (issue 39): "finished, not seen" rows, the keys to the next session that
+needs you (``]`` this project, ``}`` every project), rows that stay where they are (grouped by
+project, state a column), and archiving (``e``; ``status:archived`` lists them)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cctui.core import SessionConfig
+from cctui.tui.screens.approval import ApprovalScreen
+from cctui.tui.screens.main import MainScreen
+from cctui.tui.screens.peek import PeekScreen
+from tests.fakes.fake_driver import DEFAULT_SCRIPT, sleep, text
+from tests.tui.conftest import Harness, RunApp
+
+SCRIPT = {**DEFAULT_SCRIPT, "*": [sleep(0.2), text("done")]}
+"""Every turn takes a moment: the list sees it run before it ends."""
+
+
+async def _later_all(h: Harness) -> None:
+    """Put every popped approval modal back in the inbox (``esc``: later)."""
+    for _ in range(20):
+        await h.pilot.pause(0.05)
+        if isinstance(h.app.screen, ApprovalScreen):
+            await h.pilot.press("escape")
+        elif isinstance(h.app.screen, MainScreen):
+            return
+
+
+async def _start(h: Harness, prompt: str, cwd: Path | None = None) -> str:
+    """A session started through the core (the pane is not moved to it)."""
+    info = await h.manager.create(prompt, SessionConfig(cwd=cwd or h.project))
+    return info.session_id
+
+
+def _status(h: Harness, session_id: str) -> str:
+    return str(h.app.main.sessions.get_cell(session_id, "status"))
+
+
+async def test_a_turn_that_ends_off_screen_reads_finished_until_looked_at(
+    run_app: RunApp,
+) -> None:
+    async with run_app(SCRIPT) as h:
+        first = await h.create("hello there")
+        main = h.app.main
+        await h.until(lambda: main.pane.session_id == first)  # the cursor's row is previewed
+        other = await _start(h, "another one")
+        await h.settle(other)
+        await h.until(lambda: "finished" in _status(h, other))
+        row = main.sessions.row(other)
+        assert row is not None and row.unseen
+        # The one on screen finished in view: it is plain idle.
+        assert "idle" in _status(h, first)
+        assert h.manager.get(first).status.value == "idle"
+        # A new turn clears the bit; it comes back when that turn ends unseen too.
+        main.sessions.focus()
+        await h.pilot.press("right_square_bracket")
+        await h.until(lambda: main.pane.session_id == other)
+        await h.until(lambda: "idle" in _status(h, other))
+        assert main.sessions.selected_id == other
+        # Nothing else needs the person now.
+        await h.pilot.press("right_square_bracket")
+        await h.pilot.pause(0.05)
+        assert any("Nothing else needs you" in n.message for n in h.app._notifications)
+
+
+async def test_waiting_comes_before_finished_and_the_key_goes_round(run_app: RunApp) -> None:
+    async with run_app(SCRIPT) as h:
+        main = h.app.main
+        first = await h.create("hello")
+        await h.until(lambda: main.pane.session_id == first)
+        done = await _start(h, "quick one")
+        await h.settle(done)
+        asking = await _start(h, "please bash")
+        await h.settle(asking)
+        await _later_all(h)
+        await h.until(lambda: "finished" in _status(h, done))
+        main.sessions.focus()
+        await h.pilot.press("right_curly_bracket")
+        await h.until(lambda: main.sessions.selected_id == asking)  # waiting first
+        await h.pilot.press("right_curly_bracket")
+        await h.until(lambda: main.sessions.selected_id == done)  # then finished
+        await h.pilot.press("right_curly_bracket")
+        await h.until(lambda: main.sessions.selected_id == asking)  # round again
+        assert "finished" not in _status(h, done)  # it was looked at
+
+
+async def test_the_project_key_stays_in_the_project_the_other_goes_anywhere(
+    run_app: RunApp, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    async with run_app(SCRIPT) as h:
+        main = h.app.main
+        first = await h.create("hello")
+        await h.until(lambda: main.pane.session_id == first)
+        away = await _start(h, "please bash", cwd=elsewhere)
+        await h.settle(away)
+        await _later_all(h)
+        main.sessions.focus()
+        await h.pilot.press("right_square_bracket")
+        await h.pilot.pause(0.1)
+        assert main.sessions.selected_id == first
+        assert any("in this project" in n.message for n in h.app._notifications)
+        await h.pilot.press("right_curly_bracket")
+        await h.until(lambda: main.sessions.selected_id == away)
+
+
+async def test_a_peek_clears_finished(run_app: RunApp) -> None:
+    async with run_app(SCRIPT) as h:
+        main = h.app.main
+        first = await h.create("hello")
+        await h.until(lambda: main.pane.session_id == first)
+        other = await _start(h, "another")
+        await h.settle(other)
+        await h.until(lambda: "finished" in _status(h, other))
+        # The cursor goes there and the peek opens before the pane follows the cursor.
+        main.sessions.select(other)
+        main.sessions.focus()
+        await h.pilot.press("space")
+        await h.until(lambda: isinstance(h.app.screen, PeekScreen))
+        row = main.sessions.row(other)
+        assert row is not None and not row.unseen
+
+
+async def test_rows_stay_put_grouped_by_project(run_app: RunApp, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    async with run_app(SCRIPT) as h:
+        main = h.app.main
+        a = await h.create("one")
+        b = await _start(h, "two", cwd=elsewhere)
+        await h.settle(b)
+        c = await _start(h, "three")
+        await h.settle(c)
+        await h.pilot.pause(0.1)
+        # proj (newest started: c) first, its sessions together; then elsewhere.
+        assert main.sessions.shown == [c, a, b]
+        # Activity in an old session does not move it (it used to go to the top).
+        await h.manager.send(b, "more")
+        await h.settle(b)
+        await h.manager.send(a, "more")
+        await h.settle(a)
+        await h.pilot.pause(0.1)
+        assert main.sessions.shown == [c, a, b]
+        # A new session in elsewhere brings its group to the top, with it first.
+        d = await _start(h, "four", cwd=elsewhere)
+        await h.settle(d)
+        await h.pilot.pause(0.1)
+        assert main.sessions.shown == [d, b, c, a]
+        heads = {sid for sid in main.sessions.shown if main.sessions._plain[sid][1]}
+        bold = [sid for sid in heads if "bold" in main.sessions._plain[sid][1]]
+        assert sorted(bold) == sorted([d, c])
+
+
+async def test_e_archives_without_deleting_and_status_archived_lists_it(
+    run_app: RunApp,
+) -> None:
+    async with run_app(SCRIPT) as h:
+        main = h.app.main
+        keep = await h.create("keep me")
+        hide = await _start(h, "hide me")
+        await h.settle(hide)
+        await h.pilot.pause(0.1)
+        main.sessions.select(hide)
+        main.sessions.focus()
+        await h.pilot.press("e")
+        await h.until(lambda: hide not in main.sessions.shown)
+        assert keep in main.sessions.shown
+        stored = json.loads(h.app.source.archive.path.read_text())
+        assert stored == {"archived": [hide]}
+        assert h.manager.get(hide).session_id == hide  # nothing deleted
+        main.set_filter("status:archived")
+        await h.until(lambda: main.sessions.shown == [hide])
+        main.sessions.select(hide)
+        await h.pilot.press("e")
+        await h.until(lambda: main.sessions.shown == [])
+        main.set_filter("")
+        await h.until(lambda: set(main.sessions.shown) == {keep, hide})
+        assert json.loads(h.app.source.archive.path.read_text()) == {"archived": []}
