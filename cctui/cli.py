@@ -123,6 +123,13 @@ def _parser() -> argparse.ArgumentParser:
         help="start a background cctui first when none runs (what another machine runs over ssh)",
     )
     cli_owner.add_commands(sub, common)
+    status = sub.add_parser(
+        "status",
+        parents=[common],
+        help="one line for tmux's status bar: sessions waiting, working, done (cheap)",
+    )
+    status.add_argument("--tmux", action="store_true", help="with tmux's colour codes")
+    status.add_argument("--json", action="store_true", help="the running cctui's counts")
     sessions = sub.add_parser("sessions", parents=[common], help="print the merged session list")
     sessions.add_argument("--json", action="store_true", help="one JSON array")
     sessions.add_argument(
@@ -194,6 +201,11 @@ def _main(argv: Sequence[str] | None) -> int:
         settings = _settings(args)
         configure_logging(settings.log_file, settings.log_level)
         command = args.command or "tui"
+        if command == "status":
+            from cctui import status
+
+            flags = [f for f in ("--tmux", "--json") if getattr(args, f[2:])]
+            return status.main(flags, {**os.environ, "STATE_DIR": str(settings.state_dir)})
         if command == "sessions":
             return _print_sessions(settings, args)
         if command == "hosts":

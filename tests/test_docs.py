@@ -134,7 +134,8 @@ def test_the_readme_gives_the_install_and_the_test_command() -> None:
 
 def test_the_install_command_ends_in_a_cctui_entry_point() -> None:
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert pyproject["project"]["scripts"]["cctui"] == "cctui.cli:main"
+    # cctui.entry answers `status` before importing the CLI, then hands over to cctui.cli.
+    assert pyproject["project"]["scripts"]["cctui"] == "cctui.entry:main"
     assert INSTALL.endswith(".venv/bin/cctui")
 
 

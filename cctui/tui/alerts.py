@@ -8,12 +8,17 @@ ones to send; ``Sinks`` sends them. ``z`` mutes the selected session's project f
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
 from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from cctui import status
 from cctui.core import PendingInput
 from cctui.errors import CctuiError
+from cctui.fs.atomic import write_atomic
 from cctui.tui import clock
 from cctui.tui import format as fmt
 from cctui.tui.notify import Sinks
@@ -21,6 +26,8 @@ from cctui.tui.notify_policy import Alert, NotifyPolicy
 
 if TYPE_CHECKING:
     from cctui.tui.app import CctuiApp
+
+log = logging.getLogger(__name__)
 
 
 def asks(pending: PendingInput) -> str:
@@ -43,6 +50,8 @@ class Alerts:
         settings = app.settings.notify
         self.policy = NotifyPolicy(settings, now)
         self.sinks = Sinks(settings, write_terminal=self._write)
+        self._summary = ""
+        """``summary.json``'s text as last written."""
 
     def _write(self, text: str) -> None:
         app = self._app
@@ -111,6 +120,37 @@ class Alerts:
         for alert in due:
             self.sinks.send(alert)
         return due
+
+    def publish_summary(self) -> None:
+        """Keep ``summary.json`` (``cctui status --tmux``) in step: written atomically when
+        a count changed, never on a tick that changed nothing."""
+        waiting = working = done = 0
+        for row in self._app.main.sessions.all_rows():
+            if row.status == "waiting_for_input":
+                waiting += 1
+            elif row.status in ("running", "starting"):
+                working += 1
+            elif row.unseen:
+                done += 1
+        text = status.summary_json(pid=os.getpid(), waiting=waiting, working=working, done=done)
+        if text == self._summary:
+            return
+        path = self._app.settings.state_dir / status.SUMMARY_FILE
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, text)
+        except OSError as exc:
+            log.warning("status summary not written: %s", exc.strerror)
+            return
+        self._summary = text
+
+    def remove_summary(self) -> None:
+        """cctui is ending: ``cctui status`` says so (another cctui's file is left alone)."""
+        path = self._app.settings.state_dir / status.SUMMARY_FILE
+        data = status.read(path.parent)
+        if data is not None and data.get("pid") == os.getpid():
+            with contextlib.suppress(OSError):
+                path.unlink()
 
     def toggle_mute(self, project: str) -> datetime | None:
         """Mute ``project`` for an hour, or unmute it; when the mute ends (None: unmuted)."""

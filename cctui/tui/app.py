@@ -257,6 +257,7 @@ class CctuiApp(App[None]):
         self._show_new_problems()
         if self.is_running and self.main.is_mounted:
             self.alerts.tick()
+            self.alerts.publish_summary()
         if self._gc_paced:
             self.gc.tick()
         if self.is_running and self.main.is_mounted and self.main.on_top:
@@ -349,6 +350,7 @@ class CctuiApp(App[None]):
             log.exception("manager shutdown failed")
         self.workers.cancel_group(self, "services")
         await self.alerts.sinks.close()
+        self.alerts.remove_summary()
         # Every service, not only the started ones: one may be cancelled half-way (stop is
         # idempotent and stops what did start).
         for service in reversed(self.services):

@@ -48,11 +48,22 @@ class Key:
     """Before the focused widget's own bindings (Textual's ``priority``)."""
     command: Command | None = None
     """The palette entry; every key of the app has one."""
+    shown_as: str = ""
+    """How the help page writes it, when not as its first key (``1-9``)."""
 
     @property
     def shown(self) -> str:
         """The key as the help page and the palette write it."""
-        return display(self.keys.split(",")[0])
+        return self.shown_as or display(self.keys.split(",")[0])
+
+    def actions(self, owner: str) -> list[tuple[str, str]]:
+        """(keys, action) of its bindings on ``owner``: an action naming ``{key}`` is bound
+        once per key, with the key put in (``choose({key})`` on ``1,2`` binds ``choose(1)``
+        and ``choose(2)``); any other once for all its keys."""
+        action = self.bind[owner]
+        if "{key}" not in action:
+            return [(self.keys, action)]
+        return [(key, action.format(key=key)) for key in self.keys.split(",")]
 
 
 @dataclass(frozen=True)
@@ -384,6 +395,14 @@ SECTIONS: tuple[Section, ...] = (
                 "Allow for session",
             ),
             Key(
+                "1,2,3,4,5,6,7,8,9",
+                "an option of a question; 1 allow, 2 for session, 3 deny",
+                {"ApprovalScreen": "choose({key})", "PeekAsk": "choose({key})"},
+                "Choose",
+                show=False,
+                shown_as="1-9",
+            ),
+            Key(
                 "P",
                 "always allow in this project (shows rule, file)",
                 {"ApprovalScreen": "allow_project"},
@@ -545,7 +564,7 @@ SECTIONS: tuple[Section, ...] = (
         "Peek (space on a row)",
         0,
         (
-            Note("y n A", "answer its request; tab: the reply line"),
+            Note("y n A 1-9", "answer its request; other keys start a reply"),
             Key("escape", "close", {"PeekScreen": "close"}, "Close"),
         ),
     ),
@@ -570,9 +589,10 @@ KEYS: tuple[Key, ...] = tuple(
 def bindings(owner: str) -> list[BindingType]:
     """The ``BINDINGS`` of the class named ``owner``, in table order."""
     return [
-        Binding(key.keys, key.bind[owner], key.label, show=key.show, priority=key.priority)
+        Binding(keys, action, key.label, show=key.show, priority=key.priority)
         for key in KEYS
         if owner in key.bind
+        for keys, action in key.actions(owner)
     ]
 
 

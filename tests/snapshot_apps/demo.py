@@ -422,9 +422,14 @@ class DemoApp(CctuiApp):
             "dispatch_list": ["readme", "flaky", "deploy"],
             "hosts": ["readme", "flaky"],
             "hosts_approval": ["readme", "flaky"],
+<<<<<<< HEAD
             "attached": ["readme", "flaky", "deploy"],
+=======
+            "hundred": ["readme", "flaky", "deploy", "race", "ci"],
+            "archived": ["readme", "flaky", "deploy", "race", "ci"],
+>>>>>>> 1036873 (cctui status --tmux, number keys on requests, typing at a peek starts a reply; the list's snapshots)
         }[self.scenario]
-        if self.scenario in ("diff", "finish"):
+        if self.scenario in ("diff", "finish", "hundred", "archived"):
             _repo(ROOT / "api")
         for name in wanted:
             project, prompt = PROMPTS[name]
@@ -433,7 +438,12 @@ class DemoApp(CctuiApp):
                 config = config.model_copy(update={"permission_mode": "plan"})
             if self.scenario == "rewind":
                 config = config.model_copy(update={"file_checkpointing": True})
-            worktree = "fix-race" if self.scenario == "finish" and name == "readme" else None
+            worktree = (
+                "fix-race"
+                if (self.scenario == "finish" and name == "readme")
+                or (self.scenario in ("hundred", "archived") and name == "race")
+                else None
+            )
             if worktree is not None:
                 config = config.model_copy(update={"cwd": ROOT / "api"})
             await self.manager.create(prompt, config, session_id=_IDS[name], worktree=worktree)
@@ -472,7 +482,12 @@ class DemoApp(CctuiApp):
             "quit": "flaky",
             "dispatch": "flaky",
             "dispatch_list": "flaky",
+<<<<<<< HEAD
             "attached": "flaky",
+=======
+            "hundred": "flaky",
+            "archived": "flaky",
+>>>>>>> 1036873 (cctui status --tmux, number keys on requests, typing at a peek starts a reply; the list's snapshots)
         }.get(self.scenario)
         if shown is not None:
             self.main.open_session(_IDS[shown])
@@ -632,7 +647,11 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             "dispatch_list",
             "policy",
             "hosts",
+<<<<<<< HEAD
             "attached",
+=======
+            *("hundred", "archived"),
+>>>>>>> 1036873 (cctui status --tmux, number keys on requests, typing at a peek starts a reply; the list's snapshots)
         ):
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
             await app.settle()
@@ -729,6 +748,13 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             app.query(ToolCall).first().focus()
             await pilot.press("enter")
             await _until(pilot, lambda: bool(app.query(ToolBody)))
+        if scenario == "archived":
+            # e on the deploy row hides it; status:archived lists it (and only it).
+            app.main.sessions.select(_IDS["deploy"])
+            app.main.sessions.focus()
+            await pilot.press("e")
+            app.main.set_filter("status:archived")
+            await _until(pilot, lambda: app.main.sessions.shown == [_IDS["deploy"]])
         if scenario == "metrics":
             for tool, outcome, ms, retry in _CALLS:
                 app.sm.record_tool_call(

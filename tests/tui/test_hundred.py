@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from textual.widgets import Input
+
 from cctui.core import SessionConfig
 from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.main import MainScreen
-from cctui.tui.screens.peek import PeekScreen
-from tests.fakes.fake_driver import DEFAULT_SCRIPT, sleep, text
+from cctui.tui.screens.peek import PeekAsk, PeekScreen
+from tests.fakes.fake_driver import DEFAULT_SCRIPT, question, sleep, text
 from tests.tui.conftest import Harness, RunApp
 
 SCRIPT = {**DEFAULT_SCRIPT, "*": [sleep(0.2), text("done")]}
@@ -179,3 +181,66 @@ async def test_e_archives_without_deleting_and_status_archived_lists_it(
         main.set_filter("")
         await h.until(lambda: set(main.sessions.shown) == {keep, hide})
         assert json.loads(h.app.source.archive.path.read_text()) == {"archived": []}
+
+
+# -- number keys, and typing at a peek ------------------------------------------------------
+
+
+async def _modal(h: Harness) -> ApprovalScreen:
+    await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+    screen = h.app.screen
+    assert isinstance(screen, ApprovalScreen)
+    return screen
+
+
+async def test_number_keys_answer_an_approval_in_claude_codes_order(run_app: RunApp) -> None:
+    async with run_app() as h:
+        session_id = await h.create("please bash")
+        await _modal(h)
+        await h.pilot.press("3")  # Claude Code's "3. No": asks for a reason, as n does
+        await h.pilot.press("enter")
+        await h.settle(session_id)
+        assert not h.factory.drivers[0].answers[0].allow
+        await h.manager.send(session_id, "please bash again")
+        await h.settle(session_id)
+        await _modal(h)
+        await h.pilot.press("2")  # "2. Yes, and don't ask again"
+        await h.settle(session_id)
+        answer = h.factory.drivers[0].answers[-1]
+        assert answer.allow and answer.always
+
+
+async def test_a_number_picks_a_questions_option_and_answers_it(run_app: RunApp) -> None:
+    script = {"*": [question("Which color?", ["Red", "Blue", "Green"]), text("ok")]}
+    async with run_app(script) as h:
+        session_id = await h.create("go")
+        await _modal(h)
+        await h.pilot.press("2")
+        await h.settle(session_id)
+        answer = h.factory.drivers[0].answers[0]
+        assert answer.updated_input is not None
+        assert answer.updated_input["answers"] == {"Which color?": "Blue"}
+
+
+async def test_typing_at_a_peeked_request_starts_a_reply_not_an_answer(run_app: RunApp) -> None:
+    async with run_app() as h:
+        main = h.app.main
+        session_id = await h.create("please bash")
+        await _later_all(h)
+        main.sessions.select(session_id)
+        main.sessions.focus()
+        await h.pilot.press("space")
+        await h.until(lambda: isinstance(h.app.screen, PeekScreen))
+        peek = h.app.screen
+        assert isinstance(peek, PeekScreen)
+        await h.until(lambda: bool(peek.query(PeekAsk)) and peek.query_one(PeekAsk).has_focus)
+        await h.pilot.press(*"what is it")
+        line = peek.query_one("#reply-line", Input)
+        assert line.has_focus and line.value == "what is it"
+        assert h.factory.drivers[0].answers == []  # no key answered the request
+        assert h.manager.pending()  # it still waits
+        # Its own keys still answer it: back to the request, 1 allows.
+        peek.query_one(PeekAsk).focus()
+        await h.pilot.press("1")
+        await h.settle(session_id)
+        assert h.factory.drivers[0].answers[0].allow

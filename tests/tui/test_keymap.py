@@ -47,7 +47,7 @@ def _pairs(bindings: object) -> set[tuple[str, str]]:
 
 def _table_pairs(owner: str) -> set[tuple[str, str]]:
     return {
-        (key.strip(), k.bind[owner])
+        (key.strip(), k.bind[owner].replace("{key}", key.strip()))
         for k in keymap.KEYS
         if owner in k.bind
         for key in k.keys.split(",")
@@ -65,7 +65,7 @@ def test_every_owner_in_the_table_is_a_class_with_the_action() -> None:
     for key in keymap.KEYS:
         for owner, action in key.bind.items():
             assert owner in CLASSES, f"{key.keys}: no class named {owner} in cctui.tui"
-            method = "action_" + re.sub(r"\(.*\)$", "", action)
+            method = "action_" + re.sub(r"\(.*\)$", "", action)  # choose({key}) too
             assert callable(getattr(CLASSES[owner], method, None)), f"{owner}.{method}"
 
 

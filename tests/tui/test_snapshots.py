@@ -40,7 +40,11 @@ SCENARIOS = {
     "hosts": "devbox's rows after this machine's, labelled; gpu offline, greyed, last seen 2m;"
     " a devbox session's output in the pane",
     "hosts_approval": "a permission on devbox pops here as a local one does",
+<<<<<<< HEAD
     "attached": "a window attached to another cctui: the banner under the list",
+=======
+    "hundred": "rows grouped by project (a worktree under its checkout), waiting, finished",
+>>>>>>> 1036873 (cctui status --tmux, number keys on requests, typing at a peek starts a reply; the list's snapshots)
 }
 
 
@@ -66,7 +70,7 @@ def test_snapshot(snap_compare: Any, scenario: str) -> None:
 
 SMALL = (80, 24)
 """The smallest terminal cctui promises to work in (issue 39, item 8)."""
-SMALL_SCENARIOS = ("main", "new", "bash", "help", "peek")
+SMALL_SCENARIOS = ("main", "new", "bash", "help", "peek", "hundred", "archived")
 
 
 @pytest.mark.parametrize("scenario", SMALL_SCENARIOS)

@@ -49,6 +49,34 @@ def project_scope(pending: PendingInput) -> Content:
     )
 
 
+_CHOICES = {
+    "permission": ("allow", "allow_always", "deny"),
+    "plan_review": ("allow", "deny"),
+}
+"""What each number key does on a request, in Claude Code's own order (its prompt's 1, 2, 3)."""
+
+
+def choice_of(kind: str, number: int) -> str | None:
+    """The action (``allow``, ``allow_always``, ``deny``) number ``number`` picks on a request
+    of ``kind``; None when it picks nothing."""
+    choices = _CHOICES.get(kind, ())
+    return choices[number - 1] if 1 <= number <= len(choices) else None
+
+
+def choose_by_number(owner: Widget, kind: str, number: int) -> None:
+    """A number key on a request (the modal's or the peek's): a question's option (a single
+    question with one answer is answered at once), else the choice ``choice_of`` names, run
+    as ``owner``'s own ``action_allow`` / ``action_allow_always`` / ``action_deny``."""
+    forms = owner.query(QuestionForm)
+    if kind == "user_question" and forms:
+        if forms.first().pick(number) and forms.first().one_choice:
+            getattr(owner, "action_allow")()  # noqa: B009 - the owner's own action
+        return
+    choice = choice_of(kind, number)
+    if choice is not None:
+        getattr(owner, f"action_{choice}")()
+
+
 class ReasonInput(Input):
     """The optional deny reason / plan feedback; ``esc`` backs out of denying."""
 
@@ -115,10 +143,10 @@ class ApprovalScreen(DecisionModal):
         if self._denying:
             return [("enter", "deny" if kind != "plan_review" else "reject"), ("esc", "back")]
         if kind == "plan_review":
-            return [("y", "approve"), ("n", "reject with feedback"), ("esc", "later")]
+            return [("y 1", "approve"), ("n 2", "reject with feedback"), ("esc", "later")]
         if kind == "user_question":
-            return [("y", "send answers"), ("n", "decline"), ("esc", "later")]
-        pairs = [("y", "allow"), ("n", "deny"), ("A", "allow for this session")]
+            return [("1-9", "choose"), ("y", "send answers"), ("n", "decline"), ("esc", "later")]
+        pairs = [("y 1", "allow"), ("A 2", "allow for this session"), ("n 3", "deny")]
         if self.pending.allow_for_project:
             pairs.append(("P", "always allow in this project"))
         return [*pairs, ("esc", "later")]
@@ -163,6 +191,11 @@ class ApprovalScreen(DecisionModal):
             )
             return
         self.dismiss(Decision(behavior="allow", for_project=True))
+
+    def action_choose(self, number: int) -> None:
+        """``1``-``9``: see ``choose_by_number``."""
+        if self.armed() and not self._denying:
+            choose_by_number(self, self.pending.kind, number)
 
     def action_deny(self) -> None:
         if not self.armed() or self._denying:

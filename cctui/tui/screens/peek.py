@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -27,11 +27,11 @@ from cctui.errors import CctuiError
 from cctui.history import aread_transcript
 from cctui.tui import format as fmt
 from cctui.tui import render
-from cctui.tui.keymap import bindings, key_line
+from cctui.tui.keymap import KEYS, bindings, key_line
 from cctui.tui.markdown import MarkdownView
 from cctui.tui.modal import Modal
 from cctui.tui.rows import SessionRow
-from cctui.tui.screens.approval import allow_scope
+from cctui.tui.screens.approval import allow_scope, choose_by_number
 from cctui.tui.screens.decision import DecisionModal
 from cctui.tui.widgets.questions import QuestionForm
 
@@ -50,6 +50,9 @@ def _newer(a: datetime | None, b: datetime | None) -> bool:
     return a is not None and (b is None or a >= b)
 
 
+_ANSWER_KEYS = frozenset(key for k in KEYS if "PeekAsk" in k.bind for key in k.keys.split(","))
+"""The keys the request answers to (the table's); any other printable key starts a reply."""
+
 _WHAT = {"permission": "Permission", "plan_review": "Plan review", "user_question": "Question"}
 
 
@@ -65,6 +68,13 @@ class PeekAsk(VerticalScroll, can_focus=True):
             super().__init__()
             self.pending = pending
             self.decision = decision
+
+    class Typing(Message):
+        """A key that answers nothing was typed at the request: it starts a reply."""
+
+        def __init__(self, character: str) -> None:
+            super().__init__()
+            self.character = character
 
     def __init__(self, pending: PendingInput, *, more: int) -> None:
         super().__init__(id="ask", classes=f"-{pending.kind}")
@@ -98,13 +108,34 @@ class PeekAsk(VerticalScroll, can_focus=True):
             )
         yield Static(key_line(self.key_pairs(), queued=self._more), classes="keys")
 
+    def on_key(self, event: events.Key) -> None:
+        # Typing at the request starts a reply: a printable key that answers nothing goes
+        # to the reply line, so a sentence typed into the peek is neither lost nor taken for
+        # commands. The request keeps its keys (y n A 1-9; space and enter in the options).
+        character = event.character
+        if (
+            event.is_printable
+            and character
+            and not character.isspace()
+            and event.key not in _ANSWER_KEYS
+            and not isinstance(self.screen.focused, Input)
+        ):
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Typing(character))
+
     def key_pairs(self) -> list[tuple[str, str]]:
         """The keys that answer this kind of request."""
         if self.pending.kind == "plan_review":
-            return [("y", "approve"), ("n", "reject"), ("enter", "reject with feedback")]
+            return [("y 1", "approve"), ("n 2", "reject"), ("enter", "reject with feedback")]
         if self.pending.kind == "user_question":
-            return [("y", "send answers"), ("n", "decline"), ("enter", "full view")]
-        return [("y", "allow"), ("n", "deny"), ("A", "allow for session"), ("enter", "full view")]
+            return [("1-9", "choose"), ("y", "send"), ("n", "decline"), ("enter", "full view")]
+        return [
+            ("y 1", "allow"),
+            ("A 2", "for session"),
+            ("n 3", "deny"),
+            ("enter", "full view"),
+        ]
 
     def on_mount(self) -> None:
         # The same guard as the modals: a key typed a moment ago never answers a request.
@@ -140,6 +171,11 @@ class PeekAsk(VerticalScroll, can_focus=True):
             "user_question": "The user declined to answer.",
         }.get(self.pending.kind, "Denied from the cctui peek.")
         self.post_message(self.Answer(self.pending, Decision(behavior="deny", message=message)))
+
+    def action_choose(self, number: int) -> None:
+        """``1``-``9``: as in the approval modal (``choose_by_number``)."""
+        if self._armed():
+            choose_by_number(self, self.pending.kind, number)
 
     def action_open(self) -> None:
         self.post_message(self.Answer(self.pending, None))
@@ -197,6 +233,7 @@ class PeekScreen(Modal[None]):
             yield ReplyInput(
                 placeholder="Reply · enter sends (an ended session is resumed) · esc closes",
                 id="reply-line",
+                select_on_focus=False,  # a reply started at the request keeps its first key
             )
             yield Static(key_line([("tab", "request ↔ reply"), ("esc", "close")]), id="keys")
 
@@ -287,6 +324,12 @@ class PeekScreen(Modal[None]):
         self.reply_text = said[0] if said is not None else None
         body = self.query_one("#reply-body", MarkdownView)
         body.show(self.reply_text or "_No reply yet._")
+
+    @on(PeekAsk.Typing)
+    def _start_reply(self, message: PeekAsk.Typing) -> None:
+        line = self.query_one(ReplyInput)
+        line.focus()
+        line.insert_text_at_cursor(message.character)
 
     @on(Input.Submitted, "#reply-line")
     def _send(self, event: Input.Submitted) -> None:

@@ -32,13 +32,16 @@ class QuestionBlock(Vertical):
         yield Static(Content.assemble(*head), classes="question-text")
         if q.options and q.multi_select:
             yield SelectionList[str](
-                *[(_option_label(o.label, o.description), o.label) for o in q.options],
+                *[
+                    (_option_label(n, o.label, o.description), o.label)
+                    for n, o in enumerate(q.options, 1)
+                ],
                 classes="choices",
             )
         elif q.options:
             with RadioSet(classes="choices"):
-                for number, o in enumerate(q.options):
-                    yield RadioButton(_option_label(o.label, o.description), value=number == 0)
+                for n, o in enumerate(q.options, 1):
+                    yield RadioButton(_option_label(n, o.label, o.description), value=n == 1)
         yield Input(
             placeholder="Other: type your own answer" if q.options else "Your answer",
             classes="other",
@@ -54,15 +57,33 @@ class QuestionBlock(Vertical):
             chosen = self.query_one(".choices", SelectionList).selected
             return ", ".join(str(c) for c in chosen)
         if q.options:
-            pressed = self.query_one(".choices", RadioSet).pressed_index
+            # The buttons, not RadioSet.pressed_index: a number key's pick is in the buttons
+            # at once, in the set only once its message has gone round.
+            buttons = self.query_one(".choices", RadioSet).query(RadioButton)
+            pressed = next((i for i, b in enumerate(buttons) if b.value), -1)
             return q.options[pressed].label if pressed >= 0 else ""
         return ""
 
+    def pick(self, number: int) -> bool:
+        """Choose option ``number`` (1-based; several: tick or untick it); False when there
+        is no such option."""
+        q = self.question
+        if not 1 <= number <= len(q.options):
+            return False
+        if q.multi_select:
+            self.query_one(".choices", SelectionList).toggle(q.options[number - 1].label)
+        else:
+            for index, button in enumerate(self.query_one(".choices", RadioSet).query(RadioButton)):
+                button.value = index == number - 1
+        return True
 
-def _option_label(label: str, description: str) -> Content:
+
+def _option_label(number: int, label: str, description: str) -> Content:
+    # The number is the key that picks it (1-9).
+    key = (f"{number} " if number <= 9 else "  ", "$text-muted")
     if not description:
-        return Content(label)
-    return Content.assemble((label, "bold"), (f" — {description}", "$text-muted"))
+        return Content.assemble(key, label)
+    return Content.assemble(key, (label, "bold"), (f" — {description}", "$text-muted"))
 
 
 class QuestionForm(Vertical):
@@ -86,3 +107,20 @@ class QuestionForm(Vertical):
     def answers(self) -> dict[str, str]:
         """Question text -> answer, as the CLI expects in ``updatedInput.answers``."""
         return {b.question.question: b.answer() for b in self.query(QuestionBlock)}
+
+    def pick(self, number: int) -> bool:
+        """Choose option ``number`` of the question with the focus (else the first); True
+        when one was chosen."""
+        blocks = list(self.query(QuestionBlock))
+        focused = self.screen.focused
+        block = next(
+            (b for b in blocks if focused is not None and b in focused.ancestors_with_self),
+            blocks[0] if blocks else None,
+        )
+        return block is not None and block.pick(number)
+
+    @property
+    def one_choice(self) -> bool:
+        """A single question with one answer to pick: choosing it is answering."""
+        only = self.questions[0] if len(self.questions) == 1 else None
+        return only is not None and bool(only.options) and not only.multi_select

@@ -247,6 +247,10 @@ class SessionList(DataTable[Text]):
         """Sessions a ``claude`` process has open right now."""
         return sum(1 for r in self._rows.values() if r.live)
 
+    def all_rows(self) -> Iterable[SessionRow]:
+        """Every known session's row, filtered out or not."""
+        return self._rows.values()
+
     def row(self, session_id: str) -> SessionRow | None:
         """The row data for ``session_id``, filtered out or not."""
         return self._rows.get(session_id)

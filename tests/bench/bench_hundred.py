@@ -1,0 +1,167 @@
+"""A hundred live sessions and five thousand past ones, under tmux (issue 39): the list's keys.
+
+    python -m tests.bench.bench_hundred [--live 100] [--history 5000] [--reps 20]
+
+cctui runs in a real terminal (tmux, 160x45) over a home with ``--history`` past transcripts
+(``bench_tui_tmux.write_past``) and ``--live`` sessions on the fake driver (a third wait for a
+permission, a third stream a reply for a few seconds and finish unseen, a third answer at
+once). Once the approval modals are put back in the inbox (``esc``), each key is sent through
+tmux and timed to the first change on screen (``capture-pane`` every few ms): ``j`` (the
+commonest key, the baseline), ``]`` and ``}`` (the next session that needs you), ``e`` twice
+(archive, bring back). Reported as each key's median and worst against ``j``'s, measured in
+the same run, interleaved: a ratio, since absolute times on a shared machine drift.
+
+``--app DIR`` is the side tmux runs (the app itself); not for people.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.bench.bench_tui_tmux import write_past
+
+SESSION = "cctui-hundred"
+SIZE = (160, 45)
+
+
+def run_app(home: Path, live: int) -> None:
+    """The app side: cctui over the fake driver, ``live`` sessions started at mount."""
+    from cctui.config import load_settings
+    from cctui.core import SessionConfig, SessionManager
+    from cctui.tui.app import CctuiApp
+    from tests.fakes.fake_driver import (
+        DEFAULT_SCRIPT,
+        Step,
+        fake_driver_factory,
+        sleep,
+        text,
+    )
+
+    env = {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
+    project = home / "live"
+    project.mkdir(exist_ok=True)
+    settings = load_settings(
+        env=env, config_path=home / "none.toml", overrides={"max_sessions": live + 20}
+    )
+    script: dict[str, list[Step]] = {
+        **DEFAULT_SCRIPT,
+        "stream": [text("Working on it. " * 40, chunk=6, delay=0.05), sleep(2), text("done")],
+        "*": [text("ok")],
+    }
+    manager = SessionManager(settings, driver_factory=fake_driver_factory(script))
+
+    class App(CctuiApp):
+        async def on_mount(self) -> None:
+            await super().on_mount()
+            await manager.start()
+            for i in range(live):
+                prompt = ("please bash", "stream this", "hello")[i % 3]
+                cwd = project / f"p{i % 7}"
+                cwd.mkdir(exist_ok=True)
+                await manager.create(f"{prompt} {i}", SessionConfig(cwd=cwd))
+
+    App(settings, manager).run()
+
+
+def _tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
+
+
+def _screen() -> str:
+    return _tmux("capture-pane", "-p", "-t", SESSION)
+
+
+async def _changed(before: str, wait_s: float = 5.0) -> float | None:
+    started = time.perf_counter()
+    while time.perf_counter() - started < wait_s:
+        if _screen() != before:
+            return time.perf_counter() - started
+        await asyncio.sleep(0.003)
+    return None
+
+
+async def _key(key: str) -> float | None:
+    before = _screen()
+    _tmux("send-keys", "-t", SESSION, key)
+    return await _changed(before)
+
+
+async def bench(live: int, history: int, reps: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="cctui-hundred-") as tmp:
+        home = Path(tmp) / "home"
+        (home / ".claude").mkdir(parents=True)
+        started = time.perf_counter()
+        write_past(home / ".claude", history, Path(tmp))
+        print(f"{history} past transcripts written in {time.perf_counter() - started:.1f} s")
+        command = shlex.join(
+            [sys.executable, "-m", "tests.bench.bench_hundred", "--app", tmp, "--live", str(live)]
+        )
+        env = (
+            f"HOME={shlex.quote(str(home))} CLAUDE_CONFIG_DIR={shlex.quote(str(home / '.claude'))}"
+        )
+        _tmux("kill-session", "-t", SESSION)
+        _tmux(
+            "new-session", "-d", "-s", SESSION, "-x", str(SIZE[0]), "-y", str(SIZE[1]),
+            f"cd {shlex.quote(os.getcwd())} && {env} {command}",
+        )  # fmt: skip
+        try:
+            for _ in range(600):
+                if f"Sessions · {live + history}" in _screen() or "Sessions ·" in _screen():
+                    break
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(8)  # the sessions start, stream, ask
+            for _ in range(live):  # the approval modals back to the inbox
+                if "Permission" not in _screen():
+                    break
+                _tmux("send-keys", "-t", SESSION, "Escape")
+                await asyncio.sleep(0.15)
+            await asyncio.sleep(3)
+            print(_screen())
+            times: dict[str, list[float]] = {"j": [], "]": [], "}": [], "e": []}
+            for _ in range(reps):
+                for key in ("j", "]", "j", "}", "j", "e"):
+                    took = await _key(key)
+                    if took is not None:
+                        times[key].append(took)
+                    await asyncio.sleep(0.3)
+            base = statistics.median(times["j"])
+            for key, values in times.items():
+                if not values:
+                    print(f"{key:>2}: no change on screen")
+                    continue
+                med, worst = statistics.median(values), max(values)
+                print(
+                    f"{key:>2}: median {med * 1000:6.1f} ms  worst {worst * 1000:6.1f} ms  "
+                    f"x{med / base:.2f} of j  (n={len(values)})"
+                )
+            print(_screen())
+        finally:
+            _tmux("send-keys", "-t", SESSION, "q")
+            await asyncio.sleep(3)
+            _tmux("kill-session", "-t", SESSION)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--live", type=int, default=100)
+    parser.add_argument("--history", type=int, default=5000)
+    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--app")
+    args = parser.parse_args()
+    if args.app:
+        run_app(Path(args.app) / "home", args.live)
+        return
+    asyncio.run(bench(args.live, args.history, args.reps))
+
+
+if __name__ == "__main__":
+    main()
