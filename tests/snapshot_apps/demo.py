@@ -422,12 +422,9 @@ class DemoApp(CctuiApp):
             "dispatch_list": ["readme", "flaky", "deploy"],
             "hosts": ["readme", "flaky"],
             "hosts_approval": ["readme", "flaky"],
-<<<<<<< HEAD
             "attached": ["readme", "flaky", "deploy"],
-=======
             "hundred": ["readme", "flaky", "deploy", "race", "ci"],
             "archived": ["readme", "flaky", "deploy", "race", "ci"],
->>>>>>> 1036873 (cctui status --tmux, number keys on requests, typing at a peek starts a reply; the list's snapshots)
         }[self.scenario]
         if self.scenario in ("diff", "finish", "hundred", "archived"):
             _repo(ROOT / "api")
@@ -482,12 +479,9 @@ class DemoApp(CctuiApp):
             "quit": "flaky",
             "dispatch": "flaky",
             "dispatch_list": "flaky",
-<<<<<<< HEAD
             "attached": "flaky",
-=======
             "hundred": "flaky",
             "archived": "flaky",
->>>>>>> 1036873 (cctui status --tmux, number keys on requests, typing at a peek starts a reply; the list's snapshots)
         }.get(self.scenario)
         if shown is not None:
             self.main.open_session(_IDS[shown])
@@ -647,11 +641,8 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             "dispatch_list",
             "policy",
             "hosts",
-<<<<<<< HEAD
             "attached",
-=======
             *("hundred", "archived"),
->>>>>>> 1036873 (cctui status --tmux, number keys on requests, typing at a peek starts a reply; the list's snapshots)
         ):
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
             await app.settle()

@@ -40,11 +40,8 @@ SCENARIOS = {
     "hosts": "devbox's rows after this machine's, labelled; gpu offline, greyed, last seen 2m;"
     " a devbox session's output in the pane",
     "hosts_approval": "a permission on devbox pops here as a local one does",
-<<<<<<< HEAD
     "attached": "a window attached to another cctui: the banner under the list",
-=======
     "hundred": "rows grouped by project (a worktree under its checkout), waiting, finished",
->>>>>>> 1036873 (cctui status --tmux, number keys on requests, typing at a peek starts a reply; the list's snapshots)
 }
 
 
