@@ -122,6 +122,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="start a background cctui first when none runs (what another machine runs over ssh)",
     )
+    bridge.add_argument(
+        "--window",
+        action="store_true",
+        help="the caller is this machine's human: answers go in as the window's, not as an "
+        "MCP client's (what another machine's cctui runs over ssh; never for an MCP client)",
+    )
     cli_owner.add_commands(sub, common)
     status = sub.add_parser(
         "status",

@@ -300,7 +300,7 @@ async def bridge(settings: Settings, args: argparse.Namespace) -> int:
             )
             return 1
         log.info("started a background owner: %s", owner.where())
-    return await run_bridge(settings)
+    return await run_bridge(settings, as_window=getattr(args, "window", False))
 
 
 def print_mcp_config(settings: Settings) -> int:

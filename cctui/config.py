@@ -205,12 +205,13 @@ class HostConfig(BaseModel):
         default=None, min_length=1
     )
     """The argv that runs its cctui's MCP on stdio (a list, never a shell string); default
-    ``["ssh", NAME, "cctui", "bridge", "--start"]``."""
+    ``["ssh", NAME, "cctui", "bridge", "--start", "--window"]`` (``--window``: its
+    permissions are answered from here as its human, not as an MCP client)."""
 
     @property
     def argv(self) -> tuple[str, ...]:
-        """``command``, or the default ``ssh NAME cctui bridge --start``."""
-        return self.command or ("ssh", self.name, "cctui", "bridge", "--start")
+        """``command``, or the default ``ssh NAME cctui bridge --start --window``."""
+        return self.command or ("ssh", self.name, "cctui", "bridge", "--start", "--window")
 
 
 class Settings(BaseModel):

@@ -97,6 +97,10 @@ def command_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+ANSWER_AS_WINDOW = "cctui_answer_as_window"
+"""The host's internal (unlisted) tool for its human's answer."""
+
+
 class CctuiClient:
     """One MCP connection to a cctui, made by running ``argv``.
 
@@ -128,6 +132,9 @@ class CctuiClient:
         self.claude_path: str | None = None
         """The ``claude`` its cctui drives (``claude_health``), for a take-over there."""
         self.closed = False
+        self._as_window: bool | None = None
+        """Whether the bridge there vouches for this link as its machine's human (``bridge
+        --window``); None until the first answer finds out."""
         """The link broke (a call failed for want of a connection): make a new client."""
 
     # -- connecting ------------------------------------------------------------------------
@@ -215,7 +222,7 @@ class CctuiClient:
                 f"non-interactive shell (it said: {said})",
                 suggestion=f"install cctui on {self.name} (pipx install cctui), or give its "
                 f'full path: command = ["ssh", "{self.name}", "~/.local/bin/cctui", "bridge", '
-                '"--start"]',
+                '"--start", "--window"]',
             )
         if _OLD.search(said):
             return ConnectFailed(
@@ -328,7 +335,32 @@ class CctuiClient:
         return str(out.get("reason", ""))
 
     async def respond(self, session_id: str, input_id: str, decision: Decision) -> Answered:
-        """Answer a pending input there, by its id (the host applies the first answer only)."""
+        """Answer a pending input there, by its id (the host applies the first answer only).
+
+        Through ``bridge --window`` (the default host command) the answer is the host's
+        human's (``cctui_answer_as_window``, the key put in by that bridge: any session
+        there, as the window at that machine would); through a bridge without it, the
+        window tool refuses the empty key once and the answer is an MCP client's from then
+        on, bounded by the host's policy (by default, the sessions this link created).
+        """
+        if self._as_window is not False:
+            try:
+                done = await self.call(
+                    ANSWER_AS_WINDOW,
+                    windowKey="",  # the bridge there puts in its machine's key
+                    sessionId=session_id,
+                    inputId=input_id,
+                    decision=decision.model_dump(mode="json", exclude_none=True),
+                )
+            except RemoteError as exc:
+                if exc.code != "unknown_tool" and "window key" not in exc.message:
+                    raise  # the answer itself was refused (answered already, ...)
+                self._as_window = False  # not vouched for: answer as a client
+            else:
+                self._as_window = True
+                return Answered(
+                    input_id=input_id, decided_by=str(done.get("decidedBy", "")), state="answered"
+                )
         out = await self.call(
             "claude_respond",
             sessionId=session_id,

@@ -15,7 +15,7 @@ from cctui.mcp_server.server import build_server
 from cctui.mcp_server.transport.http import HttpService
 from cctui.mcp_server.transport.stdio import stdio_streams
 from cctui.mcp_server.transport.stdio_bridge import bridge, say
-from cctui.owner import owner_endpoint
+from cctui.owner import owner_endpoint, window_key
 from cctui.services import Services
 
 log = logging.getLogger(__name__)
@@ -43,8 +43,9 @@ async def serve_http(
             await service.stop()
 
 
-async def run_bridge(settings: Settings) -> int:
-    """Forward a stdio client to the owner's HTTP server; 1 if none runs."""
+async def run_bridge(settings: Settings, *, as_window: bool = False) -> int:
+    """Forward a stdio client to the owner's HTTP server; 1 if none runs. ``as_window``:
+    the caller is this machine's human (``stdio_bridge.vouch``)."""
     endpoint = owner_endpoint(settings.state_dir)
     if endpoint is None:
         say(
@@ -61,5 +62,6 @@ async def run_bridge(settings: Settings) -> int:
         return 1
     log.info("bridging stdio to %s", url)
     with contextlib.suppress(anyio.get_cancelled_exc_class()):
-        await bridge(url, token)
+        key = window_key(settings.state_dir, create=True) if as_window else None
+        await bridge(url, token, key)
     return 0

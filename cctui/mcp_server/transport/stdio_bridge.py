@@ -3,6 +3,14 @@
 Messages are pumped verbatim both ways, so tools, progress, logs, cancellation and
 (handshake-era) elicitation all pass through; ``streamable_http_client`` handles the
 session id, the GET stream and SSE.
+
+``--window`` (what another machine's cctui runs over ssh: ``cctui bridge --start --window``)
+makes the caller this machine's human: the bridge puts this machine's window key into the
+internal window tools' calls (``cctui_answer_as_window``), so a permission of a session
+started here is answered from the other window as the human, not as a delegate limited to
+the sessions it created. The key never leaves this machine; whoever runs the bridge is
+already this user (ssh authenticated them), and could read the key as well. Never put
+``--window`` in an MCP client's configuration.
 """
 
 from __future__ import annotations
@@ -14,23 +22,40 @@ from typing import Any
 import anyio
 import httpx2
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.message import SessionMessage
+from mcp_types import JSONRPCRequest
 
+from cctui.mcp_server.tools.window import ANSWER_TOOL, TOOL
 from cctui.mcp_server.transport.stdio import stdio_streams
 
 log = logging.getLogger(__name__)
 
 
-async def _pump(src: Any, dst: Any, label: str) -> None:
+def vouch(msg: SessionMessage, window_key: str) -> SessionMessage:
+    """``msg`` with ``window_key`` as its ``windowKey`` when it calls a window tool."""
+    req = msg.message
+    if not isinstance(req, JSONRPCRequest) or req.method != "tools/call":
+        return msg
+    params = req.params if isinstance(req.params, dict) else {}
+    if params.get("name") not in (TOOL, ANSWER_TOOL):
+        return msg
+    arguments = {**(params.get("arguments") or {}), "windowKey": window_key}
+    vouched = req.model_copy(update={"params": {**params, "arguments": arguments}})
+    return SessionMessage(message=vouched, metadata=msg.metadata)
+
+
+async def _pump(src: Any, dst: Any, label: str, window_key: str | None = None) -> None:
     async with dst:
         async for msg in src:
             if isinstance(msg, Exception):  # a parse error of one message: skip it
                 log.warning("bridge %s: %r", label, msg)
                 continue
-            await dst.send(msg)
+            await dst.send(vouch(msg, window_key) if window_key else msg)
 
 
-async def bridge(url: str, token: str) -> None:
-    """Serve stdio until the client closes stdin or the HTTP side goes away."""
+async def bridge(url: str, token: str, window_key: str | None = None) -> None:
+    """Serve stdio until the client closes stdin or the HTTP side goes away; with
+    ``window_key``, the caller answers as this machine's human (``vouch``)."""
     http = httpx2.AsyncClient(
         headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=None)
     )
@@ -40,7 +65,7 @@ async def bridge(url: str, token: str) -> None:
         streamable_http_client(url, http_client=http) as (http_read, http_write),
         anyio.create_task_group() as tg,
     ):
-        tg.start_soon(_pump, stdin_read, http_write, "stdin->http")
+        tg.start_soon(_pump, stdin_read, http_write, "stdin->http", window_key)
         await _pump(http_read, stdout_write, "http->stdout")
         tg.cancel_scope.cancel()
 
