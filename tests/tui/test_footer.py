@@ -91,3 +91,12 @@ async def test_the_footer_follows_keys_that_appear_and_are_disabled() -> None:
         await pilot.pause()
         assert footer.rebuilds == rebuilds
         assert _drawn(app) == {"a": False, "b": True}
+
+
+async def test_at_80_columns_the_footer_keeps_help_and_quit(run_app: RunApp) -> None:
+    """Issue 39, item 8: at 80x24 the footer's last keys, ``?`` and ``q``, were cut off."""
+    async with run_app() as h:
+        await h.pilot.resize_terminal(80, 24)
+        await h.pilot.pause(0.3)
+        bottom = h.app.screen._compositor.render_strips()[-1].text
+        assert "? Help" in bottom and "q Quit" in bottom, bottom

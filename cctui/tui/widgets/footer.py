@@ -10,9 +10,15 @@ closing a dialog, paid again by the session that opens behind the new-session fo
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
 __all__ = ["KeyFooter"]
+
+FIRST = ("help", "quit")
+"""Actions whose keys lead the footer: a narrow terminal (80 columns) cuts its end, and
+``?`` and ``q`` are the keys a newcomer must always see."""
 
 
 class KeyFooter(Footer):
@@ -35,6 +41,12 @@ class KeyFooter(Footer):
             if binding.show or key == palette
         )
         return (self._bindings_ready, self.show_command_palette, self.compact, bindings)
+
+    def compose(self) -> ComposeResult:
+        widgets = list(super().compose())
+        first = [w for w in widgets if isinstance(w, FooterKey) and w.action in FIRST]
+        yield from first
+        yield from (w for w in widgets if w not in first)
 
     async def recompose(self) -> None:
         if not self.is_attached:
