@@ -33,8 +33,8 @@ SHOTS = {
 
 async def shoot(scenario: str, name: str) -> Path:
     """Run one scenario and save its screen as ``screenshots/<name>.svg``."""
-    app = demo_app(scenario)
-    with demo_root():
+    with demo_root():  # before the app: making it resets the demo's shared directories
+        app = demo_app(scenario)
         async with app.run_test(size=SIZE) as pilot:
             await ready(scenario)(pilot)
             path = app.save_screenshot(filename=f"{name}.svg", path=str(OUT))
