@@ -15,8 +15,9 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import sys
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -142,22 +143,45 @@ def prepare_file(path: str, session_id: str, kind: str, thinking: bool) -> Prepa
     return out
 
 
+@contextlib.contextmanager
+def _real_stderr() -> Iterator[None]:
+    """``sys.stderr`` as the process's own while a pool starts: under the TUI it is
+    Textual's capture, whose ``fileno()`` is -1, and the resource tracker the pool starts
+    hands its stderr's fd to its child ("bad value(s) in fds_to_keep")."""
+    captured = sys.stderr
+    real = sys.__stderr__
+    usable = real is not None and not real.closed
+    if usable:
+        sys.stderr = real
+    try:
+        yield
+    finally:
+        if usable:
+            sys.stderr = captured
+
+
 class Prefetch:
     """A worker process preparing the next new files of a build (see the module docstring)."""
 
     def __init__(self, thinking: bool) -> None:
         self._thinking = thinking
-        # spawn, not fork: the TUI's process has threads (a fork would copy their locks).
-        self._pool = ProcessPoolExecutor(
-            max_workers=1, mp_context=multiprocessing.get_context("spawn")
-        )
         self._ahead: dict[str, Future[Prepared | None]] = {}
         self._broken = False
+        self._pool: ProcessPoolExecutor | None = None
+        try:
+            with _real_stderr():
+                # spawn, not fork: the TUI's process has threads (a fork copies their locks).
+                self._pool = ProcessPoolExecutor(
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                )
+        except Exception:  # no worker here: the writer reads every file itself
+            logger.warning("index worker could not start; reading in this process", exc_info=True)
+            self._broken = True
 
     def feed(self, jobs: Iterable[tuple[str, str, str]]) -> None:
         """Start preparing these (path, session id, kind), up to ``PREFETCH_DEPTH`` ahead."""
         for path, session_id, kind in jobs:
-            if len(self._ahead) >= PREFETCH_DEPTH or self._broken:
+            if len(self._ahead) >= PREFETCH_DEPTH or self._broken or self._pool is None:
                 return
             if path not in self._ahead:
                 try:
@@ -186,5 +210,6 @@ class Prefetch:
         for fut in self._ahead.values():
             fut.cancel()
         self._ahead.clear()
-        with contextlib.suppress(Exception):
-            self._pool.shutdown(wait=wait, cancel_futures=True)
+        if self._pool is not None:
+            with contextlib.suppress(Exception):
+                self._pool.shutdown(wait=wait, cancel_futures=True)
