@@ -28,9 +28,14 @@ import signal
 import sys
 from dataclasses import dataclass
 
-_RELAY = (signal.SIGTERM, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
-"""Signals sent to the front (the pid the shell shows) that are meant for cctui."""
-_IGNORED = (signal.SIGINT, signal.SIGHUP, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU)
+_RELAY = (signal.SIGTERM, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGHUP)
+"""Signals sent to the front (the pid the shell shows) that are meant for cctui. SIGHUP too:
+when the front is the terminal's session leader (``ssh host -t cctui``, a tmux pane running
+cctui itself) a hang-up goes to the front alone, and the kernel tells the foreground group
+only once the leader exits, which the front does not do; without the relay cctui never
+heard the terminal go and spun on its dead input. Under a shell cctui gets the shell's copy
+too: its handler takes a second hang-up as the first."""
+_IGNORED = (signal.SIGINT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU)
 """Terminal signals go to the whole foreground group, so cctui gets its own copy; the front
 ignores them (a closed terminal must not end the front before it hears where cctui went)."""
 
