@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 GIT_IDENTITY = {
@@ -27,3 +29,40 @@ def git(repo: Path, *args: str) -> str:
         env={**os.environ, **GIT_IDENTITY},
     )
     return done.stdout.strip()
+
+
+class TmuxWindow:
+    """A private tmux server (``-L socket``) and one window ``target``, driven as a person
+    would: keys in, the screen read back."""
+
+    def __init__(self, socket: str, target: str) -> None:
+        self.socket = socket
+        self.target = target
+
+    def run(self, *args: str) -> str:
+        """``tmux -L socket args``; its stdout."""
+        done = subprocess.run(
+            ["tmux", "-L", self.socket, *args],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+        return done.stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", self.target)
+
+    def keys(self, *keys: str, literal: bool = False) -> None:
+        self.run("send-keys", "-t", self.target, *(["-l"] if literal else []), *keys)
+
+    def wait_for(self, check: Callable[[str], bool], what: str, timeout: float = 60) -> str:
+        """The screen once ``check`` holds for it; fails with the last screen after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if check(screen):
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {what}; screen was:\n{screen}")

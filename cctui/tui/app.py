@@ -930,12 +930,11 @@ class CctuiApp(App[None]):
             return
         until = self.alerts.toggle_mute(row.group)
         if until is None:
-            self.notify(f"Notifications from {row.project} are on again.", markup=False)
+            self.notify(f"Notifications from {row.project} are on again.")
         else:
             at = until.astimezone().strftime("%H:%M")
             self.notify(
                 f"No notifications from {row.project} until {at} (z again: on now).",
-                markup=False,
             )
 
     def action_archive(self) -> None:
@@ -953,18 +952,16 @@ class CctuiApp(App[None]):
                 f"{self.source.archive.path}: {exc.strerror}",
                 title="Not archived",
                 severity="error",
-                markup=False,
             )
             return
         self.main.redraw_rows([row.session_id])
         title = fmt.one_line(row.title or row.session_id[:8], 40)
         if row.archived:
-            self.notify(f"Brought back {title}.", timeout=4, markup=False)
+            self.notify(f"Brought back {title}.", timeout=4)
         else:
             self.notify(
                 f"Archived {title}. status:archived lists it; e brings it back.",
                 timeout=6,
-                markup=False,
             )
 
     def action_projects(self) -> None:

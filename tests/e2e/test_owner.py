@@ -27,6 +27,7 @@ from mcp.types import Implementation
 
 from cctui.owner import Owner, find_owner
 from tests.fakes.procs import alive
+from tests.helpers import TmuxWindow
 
 pytestmark = pytest.mark.e2e
 
@@ -203,7 +204,7 @@ async def test_bridge_start_starts_a_background_owner_that_outlives_the_bridge(
 # -- the window under tmux -------------------------------------------------------------------
 
 
-class Window:
+class Window(TmuxWindow):
     """cctui in a tmux window, started from a shell (so the shell's prompt can come back)."""
 
     def __init__(
@@ -211,7 +212,7 @@ class Window:
     ) -> None:
         """``leader``: cctui is the pane's own command, the terminal's session leader (as
         ``ssh host -t cctui`` runs it), not a job of a shell."""
-        self.socket = f"cctui-owner-{uuid.uuid4().hex[:8]}"
+        super().__init__(f"cctui-owner-{uuid.uuid4().hex[:8]}", "w")
         script = script_dir / "cctui.sh"
         exports = [f"export {k}={shlex.quote(v)}" for k, v in env.items() if k.isidentifier()]
         script.write_text(
@@ -230,33 +231,8 @@ class Window:
         self.script = script
         self.leader = leader
         first = str(script) if leader else "sh"
-        self.tmux("new-session", "-d", "-s", "w", "-x", "140", "-y", "40", first)
-        self.tmux("resize-window", "-t", "w", "-x", "140", "-y", "40")
-
-    def tmux(self, *args: str) -> str:
-        return subprocess.run(
-            ["tmux", "-L", self.socket, *args],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        ).stdout
-
-    def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-t", "w")
-
-    def keys(self, *keys: str, literal: bool = False) -> None:
-        self.tmux("send-keys", "-t", "w", *(["-l"] if literal else []), *keys)
-
-    def wait_for(self, check: Callable[[str], bool], what: str, timeout: float = 60) -> str:
-        deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if check(screen):
-                return screen
-            time.sleep(0.2)
-        raise AssertionError(f"timed out waiting for {what}; screen was:\n{screen}")
+        self.run("new-session", "-d", "-s", "w", "-x", "140", "-y", "40", first)
+        self.run("resize-window", "-t", "w", "-x", "140", "-y", "40")
 
     def start_slow_session(self, prompt: str) -> None:
         if not self.leader:
@@ -269,7 +245,7 @@ class Window:
         self.wait_for(lambda s: "[slow 001/" in s, "the reply to stream")
 
     def kill(self) -> None:
-        self.tmux("kill-server")
+        self.run("kill-server")
 
 
 @pytest.fixture(params=["from a shell", "as the terminal's session leader"])

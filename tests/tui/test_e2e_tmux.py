@@ -9,51 +9,26 @@ from __future__ import annotations
 
 import os
 import shlex
-import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import TmuxWindow
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 WIDTH, HEIGHT = 140, 40
 
 
-class Tmux:
+class Tmux(TmuxWindow):
     """One private tmux server running one window."""
 
     def __init__(self, socket: str) -> None:
-        self.socket = socket
-
-    def run(self, *args: str) -> str:
-        done = subprocess.run(
-            ["tmux", "-L", self.socket, *args],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-        return done.stdout
-
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", "cctui")
-
-    def keys(self, *keys: str, literal: bool = False) -> None:
-        self.run("send-keys", "-t", "cctui", *(["-l"] if literal else []), *keys)
-
-    def wait_for(self, check: Callable[[str], bool], what: str, timeout: float = 60) -> str:
-        deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if check(screen):
-                return screen
-            time.sleep(0.2)
-        raise AssertionError(f"timed out waiting for {what}; screen was:\n{screen}")
+        super().__init__(socket, "cctui")
 
     def alive(self) -> bool:
         return "cctui" in self.run("list-sessions", "-F", "#{session_name}")
