@@ -230,13 +230,23 @@ class Window(TmuxWindow):
         script.chmod(0o755)
         self.script = script
         self.leader = leader
-        first = str(script) if leader else "sh"
-        self.run("new-session", "-d", "-s", "w", "-x", "140", "-y", "40", first)
+        if not leader:
+            self._open("sh")
+
+    def _open(self, command: str) -> None:
+        self.run("new-session", "-d", "-s", "w", "-x", "140", "-y", "40", command)
         self.run("resize-window", "-t", "w", "-x", "140", "-y", "40")
 
-    def start_slow_session(self, prompt: str) -> None:
-        if not self.leader:
+    def start_cctui(self) -> None:
+        """cctui starts now: typed at the shell, or (as the session leader) as the window's
+        own command — only now, so a test can set up an owner before the window exists."""
+        if self.leader:
+            self._open(str(self.script))
+        else:
             self.keys(str(self.script), "Enter")
+
+    def start_slow_session(self, prompt: str) -> None:
+        self.start_cctui()
         self.wait_for(lambda s: "MCP http://" in s, "cctui to start")
         self.keys("n")
         self.wait_for(lambda s: "New session" in s, "the new-session form")
@@ -365,7 +375,7 @@ async def test_a_window_attached_to_the_owner_answers_its_permission(
             assert posing.is_error
             listed = {t.name for t in (await client.list_tools()).tools}
             assert not {"cctui_attach_window", "cctui_answer_as_window"} & listed
-        window.keys(str(window.script), "Enter")
+        window.start_cctui()
         window.wait_for(lambda s: "attached to pid" in s, "the attached banner", 90)
         modal = window.wait_for(
             lambda s: "allow for this session" in s, "the Write permission in the window", 90
