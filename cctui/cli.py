@@ -279,15 +279,21 @@ async def _attached(settings: Settings, owner: Owner) -> int:
     """A window on the sessions another cctui owns (``remote.attached``); quitting it leaves
     them with that owner."""
     from cctui.history import HistoryIndex
+    from cctui.projects import ProjectRegistry
     from cctui.remote.attached import AttachedCore
+    from cctui.services import AttachedServices
     from cctui.tui.app import CctuiApp
 
     core = AttachedCore(settings, owner)
+    services = AttachedServices(
+        manager=core,
+        registry=ProjectRegistry(settings.projects_file),
+        history=HistoryIndex.from_settings(settings),
+    )
     app = CctuiApp(
         settings,
-        core,
-        services=[_AttachedStatus(core)],
-        history=HistoryIndex.from_settings(settings),
+        services,
+        hosted=[_AttachedStatus(core)],
         attached=f"⇄ attached to pid {owner.pid} · q leaves them running",
     )
     loop = asyncio.get_running_loop()
@@ -339,10 +345,8 @@ async def _tui(settings: Settings, lock: OwnerLock, front: Front) -> int:
     http = _LaterHttp(settings, services, lambda url: lock.publish(url=url))
     app = CctuiApp(
         settings,
-        manager,
-        services=[http],
-        history=services.history,
-        project_registry=services.registry,
+        services,
+        hosted=[http],
         hosts=_hosts(settings) if settings.hosts else None,
     )
     loop = asyncio.get_running_loop()

@@ -4,15 +4,22 @@ The TUI and the MCP server see one session manager, one history index and one pr
 registry: a project registered through an MCP tool is in the TUI's project list, and a
 session the TUI's watcher indexed is in ``claude_list_sessions``. Headless: no textual, no
 mcp (an import contract says so).
+
+A TUI window is built on one bundle too, a ``WindowServices``: the ``Services`` themselves
+in the window that owns the sessions, an ``AttachedServices`` in a window attached to the
+cctui that owns them (its core reached over that owner's tools). Either way the window
+reaches the core only through ``CoreApi``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from cctui.config import Settings
 from cctui.core import SessionManager
+from cctui.core.api import CoreApi
 from cctui.errors import CctuiError
 from cctui.history import HistoryIndex
 from cctui.projects import ProjectRegistry, ProjectService
@@ -63,6 +70,40 @@ class Services:
     async def close(self) -> None:
         """Stop the project trees' prefetch and watchers (the manager's owner shuts it down)."""
         await self.projects.close()
+
+
+class WindowServices(Protocol):
+    """What a TUI window is built on: the core it drives, Claude Code's history, the
+    registered projects."""
+
+    @property
+    def manager(self) -> CoreApi:
+        """The core: every call the window makes on sessions goes through ``CoreApi``."""
+        ...
+
+    @property
+    def history(self) -> HistoryIndex | None:
+        """The history index the window's watcher keeps live; ``None``: the window reads
+        one of its own from the settings."""
+        ...
+
+    @property
+    def registry(self) -> ProjectRegistry:
+        """The project registry the main screen's filter and the projects page read."""
+        ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class AttachedServices:
+    """A window attached to the cctui that owns the sessions: its core over the owner's
+    tools; the history and the project registry are this machine's files, read here."""
+
+    manager: CoreApi
+    """The owner's core, over its MCP tools (``cctui.remote.attached.AttachedCore``)."""
+    registry: ProjectRegistry
+    """The project registry (the same ``projects.json`` the owner writes)."""
+    history: HistoryIndex | None = None
+    """Claude Code's sessions on disk, read by the window's own watcher."""
 
 
 def _registered_roots(registry: ProjectRegistry) -> RootsProvider:

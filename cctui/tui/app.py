@@ -34,10 +34,9 @@ from cctui.core.api import CoreApi
 from cctui.core.hosted import HostedService
 from cctui.core.launch import title_of
 from cctui.errors import CctuiError
-from cctui.history import HistoryIndex
 from cctui.history.models import SearchHit
-from cctui.projects import ProjectRegistry
 from cctui.remote.hosts import Host, HostChange, Hosts
+from cctui.services import WindowServices
 from cctui.tui import format as fmt
 from cctui.tui import gc_pause, keymap
 from cctui.tui.alerts import Alerts
@@ -104,27 +103,30 @@ class CctuiApp(App[None]):
     def __init__(
         self,
         settings: Settings,
-        manager: CoreApi,
+        services: WindowServices,
         *,
-        services: Sequence[HostedService] = (),
-        history: HistoryIndex | None = None,
-        project_registry: ProjectRegistry | None = None,
+        hosted: Sequence[HostedService] = (),
         pace_gc: bool | None = None,
         hosts: Hosts | None = None,
         attached: str | None = None,
     ) -> None:
+        """``services``: the core, history and projects (``cctui.services``, built by the
+        composition root); ``hosted``: what the app runs in its loop after its first frame
+        (the MCP server over HTTP)."""
         super().__init__()
         self._pace_gc = pace_gc
         self.gc = GcPacer()
         self.settings = settings
-        self.manager = manager
-        self.services = tuple(services)
+        manager = services.manager
+        self.manager: CoreApi = manager
+        """The window's one door to the core."""
+        self.hosted = tuple(hosted)
         self.remote = RemoteView(hosts)
         """Other machines' sessions (``[[hosts]]``); their links start after the first frame."""
-        self.source = SessionSource(settings, manager, history, self.remote)
+        self.source = SessionSource(settings, manager, services.history, self.remote)
         self.approvals = ApprovalController(self, manager, self.remote)
         self._bridge = EventBridge(manager, self)
-        self.project_registry = project_registry or ProjectRegistry(settings.projects_file)
+        self.project_registry = services.registry
         """The TUI's one registry: the main screen's filter and the projects page read it."""
         self._detach_human: Callable[[], None] | None = None
         self._shut_down = False
@@ -197,7 +199,7 @@ class CctuiApp(App[None]):
     async def start_services(self) -> None:
         """Start the hosted services, after the first frame: the MCP server takes a second
         to import and build, which a person spends reading the list."""
-        for service in self.services:
+        for service in self.hosted:
             if self._shut_down:
                 return
             try:
@@ -353,7 +355,7 @@ class CctuiApp(App[None]):
         self.alerts.remove_summary()
         # Every service, not only the started ones: one may be cancelled half-way (stop is
         # idempotent and stops what did start).
-        for service in reversed(self.services):
+        for service in reversed(self.hosted):
             try:
                 await asyncio.wait_for(service.stop(), SHUTDOWN_TIMEOUT_S)
             except Exception:
@@ -402,7 +404,7 @@ class CctuiApp(App[None]):
     def service_lines(self) -> list[str]:
         """Each service's one-line status, and each host's, never raising."""
         lines = [host_line(h.status()) for h in self.remote.all()]
-        for service in self.services:
+        for service in self.hosted:
             try:
                 lines.append(service.status_line())
             except Exception:

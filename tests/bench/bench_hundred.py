@@ -37,6 +37,7 @@ def run_app(home: Path, live: int) -> None:
     """The app side: cctui over the fake driver, ``live`` sessions started at mount."""
     from cctui.config import load_settings
     from cctui.core import SessionConfig, SessionManager
+    from cctui.services import Services
     from cctui.tui.app import CctuiApp
     from tests.fakes.fake_driver import (
         DEFAULT_SCRIPT,
@@ -69,7 +70,7 @@ def run_app(home: Path, live: int) -> None:
                 cwd.mkdir(exist_ok=True)
                 await manager.create(f"{prompt} {i}", SessionConfig(cwd=cwd))
 
-    App(settings, manager).run()
+    App(settings, Services.build(settings, manager)).run()
 
 
 def _tmux(*args: str) -> str:

@@ -202,9 +202,14 @@ async def until(check: Callable[[], bool], wait_s: float, step: float = 0.005) -
 
 @contextlib.asynccontextmanager
 async def app_for(manager: Any, settings: Any) -> AsyncIterator[tuple[Any, Any]]:
+    from cctui.services import Services
     from cctui.tui.app import CctuiApp
 
-    app = CctuiApp(settings, manager, pace_gc=os.environ.get("CCTUI_BENCH_GC", "1") == "1")
+    app = CctuiApp(
+        settings,
+        Services.build(settings, manager),
+        pace_gc=os.environ.get("CCTUI_BENCH_GC", "1") == "1",
+    )
     try:
         async with app.run_test(size=SIZE) as pilot:
             yield app, pilot

@@ -44,6 +44,7 @@ def _settings(root: Path) -> Any:
 
 async def _open_time(calls: int) -> float:
     from cctui.core import SessionManager
+    from cctui.services import Services
     from cctui.tui.app import CctuiApp
     from cctui.tui.widgets.transcript import AssistantBlock, Transcript
 
@@ -56,7 +57,7 @@ async def _open_time(calls: int) -> float:
         )
         manager = SessionManager(settings)
         await manager.start()
-        app = CctuiApp(settings, manager)
+        app = CctuiApp(settings, Services.build(settings, manager))
         try:
             async with app.run_test(size=SIZE) as pilot:
                 await app.history_loaded.wait()
@@ -87,6 +88,7 @@ async def past(res: Results) -> None:
 
 async def _first(transcripts: int) -> tuple[float, float]:
     from cctui.core import SessionManager
+    from cctui.services import Services
     from cctui.tui.app import CctuiApp
 
     with tempfile.TemporaryDirectory(prefix="cctui-bench-first-") as tmp:
@@ -110,7 +112,7 @@ async def _first(transcripts: int) -> tuple[float, float]:
         start = time.perf_counter()
         manager = SessionManager(settings)
         await manager.start()
-        app = CctuiApp(settings, manager)
+        app = CctuiApp(settings, Services.build(settings, manager))
         try:
             async with app.run_test(size=SIZE):
                 first = time.perf_counter() - start  # composed, mounted and painted once

@@ -15,6 +15,7 @@ from cctui.core import SessionManager
 from cctui.remote.client import CctuiClient
 from cctui.remote.hosts import Hosts
 from cctui.remote.models import client_name
+from cctui.services import Services
 from cctui.tui.app import CctuiApp
 from cctui.tui.remote import key_of
 from cctui.tui.screens.approval import ApprovalScreen
@@ -41,8 +42,8 @@ async def test_a_hosts_rows_and_its_permission_answered_here(
     settings = make_settings(tmp_path / "here", default_cwd=tmp_path)
     hosts = Hosts([HostConfig(name="box", command=tuple(bridge_command))], make_link,
                   me=f"mcp:{client_name()}")  # fmt: skip
-    app = CctuiApp(settings, SessionManager(settings, driver_factory=fake_driver_factory()),
-                   hosts=hosts)  # fmt: skip
+    manager = SessionManager(settings, driver_factory=fake_driver_factory())
+    app = CctuiApp(settings, Services.build(settings, manager), hosts=hosts)
     async with app.run_test(size=(120, 36)) as pilot:
         box = hosts.get("box")
         await until(pilot, lambda: box.online, 60)

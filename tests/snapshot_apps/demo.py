@@ -27,6 +27,7 @@ from cctui.core import SessionConfig, SessionManager
 from cctui.core.dispatch import DispatchRequest
 from cctui.core.policy import ClientGrant, Verdict
 from cctui.fs.atomic import locked
+from cctui.services import Services
 from cctui.tui import clock
 from cctui.tui.app import CctuiApp
 from cctui.tui.remote import key_of
@@ -371,7 +372,9 @@ class DemoApp(CctuiApp):
         # the in-process one: the banner and the list are what the snapshot is about).
         banner = "⇄ attached to pid 4242 · q leaves them running"
         attached = banner if scenario == "attached" else None
-        super().__init__(settings, self.sm, hosts=hosts, attached=attached)
+        super().__init__(
+            settings, Services.build(settings, self.sm), hosts=hosts, attached=attached
+        )
         self.scenario = scenario
         self.ready = asyncio.Event()
         self._seeding = True

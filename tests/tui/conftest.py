@@ -17,6 +17,7 @@ from textual.widgets import Input
 
 from cctui.config import load_settings
 from cctui.core import SessionConfig, SessionManager
+from cctui.services import Services
 from cctui.tui import clock
 from cctui.tui.app import CctuiApp
 from cctui.tui.screens.decision import DecisionModal
@@ -130,7 +131,7 @@ def run_app(tmp_path: Path) -> RunApp:
         factory = fake_driver_factory(script)
         manager = SessionManager(config, driver_factory=factory)
         await manager.start()
-        app = CctuiApp(config, manager)
+        app = CctuiApp(config, Services.build(config, manager))
         # Toasts are drawn only when asked: Textual's run_test leaves them out by default.
         async with app.run_test(size=SIZE, notifications=notifications) as pilot:
             await pilot.pause(0.05)

@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 
 from cctui.config import Settings, load_settings
 from cctui.core import SessionManager
+from cctui.services import Services
 from cctui.tui.app import CctuiApp
 from cctui.tui.markdown import MarkdownView
 from tests.snapshot_apps.history import write_transcript
@@ -38,7 +39,7 @@ async def _running(settings: Settings) -> AsyncIterator[tuple[CctuiApp, Pilot[No
     """The app over a real manager, its list read from the history on disk."""
     manager = SessionManager(settings)
     await manager.start()
-    app = CctuiApp(settings, manager)
+    app = CctuiApp(settings, Services.build(settings, manager))
     try:
         async with app.run_test() as pilot:
             await app.history_loaded.wait()

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from cctui.config import load_settings
 from cctui.core import Decision, SessionManager
+from cctui.services import Services
 from cctui.tui.app import CctuiApp
 from tests.fakes.fake_driver import fake_driver_factory
 from tests.tui.conftest import SIZE, RunApp
@@ -27,7 +28,7 @@ async def test_a_registry_set_aside_at_start_up_is_shown(tmp_path: Path) -> None
     (settings.state_dir / "sessions.json").write_bytes(b"\xff\xfe")  # invalid UTF-8
     manager = SessionManager(settings, driver_factory=fake_driver_factory())
     await manager.start()
-    app = CctuiApp(settings, manager)
+    app = CctuiApp(settings, Services.build(settings, manager))
     try:
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause(0.05)

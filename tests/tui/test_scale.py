@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from textual.widgets import DataTable, Input, Static
 
+from cctui.services import Services
 from cctui.tui.app import CctuiApp
 from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.decision import DecisionModal
@@ -229,7 +230,7 @@ async def test_the_tui_and_the_mcp_list_tool_share_one_history_index(tmp_path: P
     index = HistoryIndex.from_settings(settings)
     manager = SessionManager(settings)
     await manager.start()
-    app = CctuiApp(settings, manager, history=index)
+    app = CctuiApp(settings, Services.build(settings, manager, history=index))
     view = HistoryView(settings, manager, index)
     try:
         async with app.run_test():

@@ -15,6 +15,7 @@ from textual.widgets import Input
 
 from cctui.config import load_settings
 from cctui.core import SessionManager
+from cctui.services import Services
 from cctui.tui.app import CctuiApp
 from cctui.tui.screens.new_session import SPARE_AFTER_S, NewSessionScreen
 from tests.fakes.procs import alive
@@ -35,7 +36,7 @@ async def app(
     settings = settings.model_copy(
         update={"claude_code_path": claude_bin, "default_cwd": project_dir}
     )
-    app = CctuiApp(settings, SessionManager(settings))
+    app = CctuiApp(settings, Services.build(settings, SessionManager(settings)))
     yield app
     await app.manager.shutdown()
 

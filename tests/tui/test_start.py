@@ -8,6 +8,7 @@ from pathlib import Path
 
 from cctui.config import load_settings
 from cctui.core import SessionManager
+from cctui.services import Services
 from cctui.tui import gc_pause
 from cctui.tui.app import CctuiApp
 from tests.tui.conftest import until
@@ -42,7 +43,7 @@ async def test_gc_and_services_start_after_the_first_frame(tmp_path: Path) -> No
     manager = SessionManager(settings)
     await manager.start()
     service = _Service()
-    app = CctuiApp(settings, manager, services=[service])
+    app = CctuiApp(settings, Services.build(settings, manager), hosted=[service])
     service.app = app
     gc_pause.hold()  # as cli._tui does before its imports
     try:
