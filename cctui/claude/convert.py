@@ -165,6 +165,7 @@ def _result(message: ResultMessage) -> TurnResult:
             d for d in message.permission_denials or () if isinstance(d, dict)
         ),
         usage=dict(message.usage or {}),
+        api_error_status=message.api_error_status,
     )
 
 

@@ -176,6 +176,8 @@ class TurnResult:
     errors: tuple[str, ...] = ()
     permission_denials: tuple[dict[str, Any], ...] = ()
     usage: dict[str, Any] = field(default_factory=dict)
+    api_error_status: int | None = None
+    """The HTTP status of the failing API call of an error turn (429 at the usage limit)."""
 
 
 @dataclass(frozen=True)

@@ -65,8 +65,12 @@ class FrameTranslator:
         self.tools: dict[str, ToolUseEvent] = {}
         """The newest tool calls, by tool_use id, oldest first."""
         self._usage_limit: datetime | None = None
-        """The reset time of a usage limit the CLI just reported (its ``rate_limit_event``
-        comes before the refused turn's result, which carries it on)."""
+        """The reset time of the usage limit while the CLI's last ``rate_limit_event`` said
+        ``rejected`` (None once one said otherwise). Kept across turns: the CLI reports the
+        window only when it changes, so a second turn refused at the same limit brings no
+        event of its own, only its error result (docs/dispatch.md)."""
+        self._limit_this_turn = False
+        """A ``rejected`` event came since the last result."""
         self._texts: dict[str, tuple[list[str], str]] = {}
         """Per message id: its finished text blocks, and the block still streaming."""
         self._unsaid: set[str] = set()
@@ -131,8 +135,12 @@ class FrameTranslator:
             if self.on_refused is not None:
                 self.on_refused(frame, dict(call.input) if call is not None else {})
         elif isinstance(frame, RateLimited):
-            if frame.status == "rejected" and frame.resets_at is not None:
-                self._usage_limit = datetime.fromtimestamp(frame.resets_at, UTC)
+            self._usage_limit = (
+                datetime.fromtimestamp(frame.resets_at, UTC)
+                if frame.status == "rejected" and frame.resets_at is not None
+                else None
+            )
+            self._limit_this_turn = self._usage_limit is not None
         elif isinstance(frame, TurnResult):
             self._on_result(frame)
         elif isinstance(frame, PromptAccepted):
@@ -206,7 +214,11 @@ class FrameTranslator:
         if session.turns.busy:
             self._timer.arm()
         interrupted, session.interrupting = session.interrupting, False
-        limit, self._usage_limit = self._usage_limit, None
+        # Refused at the usage limit: an error turn (a 429, or one the rejection came in:
+        # a CLI older than api_error_status) while the window is rejected.
+        fresh, self._limit_this_turn = self._limit_this_turn, False
+        refused = frame.is_error and (frame.api_error_status == 429 or fresh)
+        limit = self._usage_limit if refused else None
         session.publish(
             ResultEvent(
                 session_id=session.id,
@@ -218,7 +230,7 @@ class FrameTranslator:
                 terminal_reason=frame.terminal_reason,
                 usage=dict(frame.usage),
                 interrupted=interrupted,
-                usage_limit_resets_at=limit if frame.is_error else None,
+                usage_limit_resets_at=limit,
             )
         )
         if frame.is_error and not interrupted:

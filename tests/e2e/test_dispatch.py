@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,6 @@ from cctui.core import Decision, SessionManager, SessionStatus
 from cctui.mcp_server.server import build_server
 from cctui.timestamps import iso_z
 from tests.fakes.anthropic_api import FakeAnthropicAPI
-from tests.fakes.api_script import usage_limit_reply
 from tests.fakes.clock import FakeClock
 from tests.mcp.conftest import client, ok
 
@@ -206,11 +205,13 @@ async def test_the_usage_limit_pauses_and_resumes_at_the_reset(
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     monkeypatch.setenv("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-fake")
     reset = int(time.time()) + 3600  # the fake clock gets there, not the test
-    fake_api.add_rule(contains="hit the limit", reply=usage_limit_reply(reset), once=True)
     clock = FakeClock(datetime.now(UTC))
     manager = await start(managers, make(), clock)
     async with client(build_server(manager, manager.settings)) as c:
-        hit = await ok(c, "claude_create_session", {"prompt": "hit the limit"})
+        # Refused twice at the same reset: the first continue at the reset is refused too.
+        hit = await ok(
+            c, "claude_create_session", {"prompt": f"hit [[usage-limit at={reset} times=2]]"}
+        )
         sid = hit["sessionId"]
         await until(lambda: manager.get(sid).status == S.PAUSED)
         status = await ok(c, "claude_get_status", {"sessionId": sid})
@@ -221,8 +222,16 @@ async def test_the_usage_limit_pauses_and_resumes_at_the_reset(
         assert held["state"] == "queued" and "usage limit" in held["dispatchNote"]
         clock.set(datetime.fromtimestamp(reset + 1, UTC))
         await manager.dispatch.tick()
+        # The CLI reports the window only when it changes: this refusal brings no
+        # rate_limit_event, only its 429 result. Paused again, not failed.
+        await until(lambda: len(fake_api.message_requests) >= 3)
+        await until(lambda: manager.get(sid).status == S.PAUSED)
+        hold = manager.dispatch.hold
+        assert hold is not None and hold.until > clock.now()
+        clock.set(hold.until + timedelta(seconds=1))
+        await manager.dispatch.tick()
         w = await ok(c, "claude_wait", {"sessionId": held["sessionId"], "timeoutMs": 40_000})
         assert w["reply"] == "later"
         w = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 40_000})
         assert w["state"] == "idle", w
-        assert w["reply"].startswith("OK: hit the limit Your usage limit has reset")
+        assert w["reply"].startswith("OK: hit") and "Your usage limit" in w["reply"]

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -201,6 +202,8 @@ KEYS = (
     "name",
     "input",
     "chunks",
+    "in",
+    "at",
 )
 KEY_RE = re.compile(r"(?:^|\s)(" + "|".join(KEYS) + r")=")
 ACTIONS = {"write", "bash", "sleep-bash", "ask", "plan", "tool"}
@@ -212,6 +215,9 @@ class Directive:
     name: str
     args: dict[str, str] = field(default_factory=dict)
     flags: set[str] = field(default_factory=set)
+    end: int = 0
+    """Where the directive ends in the prompt (``times`` counts per prompt up to here, so a
+    prompt the CLI merges with the next one, after a refused turn, counts as the same)."""
 
     def num(self, key: str, default: float) -> float:
         try:
@@ -231,7 +237,7 @@ def parse_directives(prompt: str) -> list[Directive]:
     """``[[name flag key=value key="quoted value"]]``: a value runs to the next ``key=``."""
     out: list[Directive] = []
     for m in DIRECTIVE_RE.finditer(prompt):
-        d = Directive(name=m.group(1))
+        d = Directive(name=m.group(1), end=m.end())
         rest = m.group(2)
         keys = list(KEY_RE.finditer(rest))
         head = rest[: keys[0].start()] if keys else rest
@@ -342,7 +348,7 @@ class DirectiveEngine:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._errors: dict[tuple[str, int], int] = {}
+        self._errors: dict[tuple[str, str, int], int] = {}
 
     def reset(self) -> None:
         with self._lock:
@@ -352,22 +358,28 @@ class DirectiveEngine:
         directives = parse_directives(req.prompt)
         by_name = {d.name: d for d in directives}
         step = len(req.tool_uses_since_prompt) if req.is_tool_result else 0
-        if err := by_name.get("error"):
-            limit = err.num("times", -1)
-            key = (req.prompt, step)
-            with self._lock:
-                count = self._errors.get(key, 0)
-                fire = limit < 0 or count < limit
-                self._errors[key] = count + 1
-            if fire:
-                status = int(err.num("status", 500))
-                return error_reply(
-                    status, err.args.get("message", ""), error_type=err.args.get("type")
-                )
+        if (err := by_name.get("error")) and self._fires(err, req, step):
+            status = int(err.num("status", 500))
+            return error_reply(status, err.args.get("message", ""), error_type=err.args.get("type"))
+        hit = by_name.get("usage-limit")
+        if hit and self._fires(hit, req, step, default_times=1):
+            at = hit.num("at", 0) or time.time() + hit.num("in", 60)
+            return usage_limit_reply(int(at))
         reply = self._content(req, directives, by_name, step)
         if stall := by_name.get("stall"):
             reply.delay = stall.num("seconds", 5.0)
         return reply
+
+    def _fires(
+        self, d: Directive, req: ParsedRequest, step: int, default_times: float = -1
+    ) -> bool:
+        """Whether a failing directive fails this request (``times=N``: the first N)."""
+        limit = d.num("times", default_times)
+        key = (d.name, req.prompt[: d.end], step)
+        with self._lock:
+            count = self._errors.get(key, 0)
+            self._errors[key] = count + 1
+        return limit < 0 or count < limit
 
     def _content(
         self,

@@ -13,8 +13,10 @@ from datetime import datetime, timedelta
 
 from cctui.core.events import ResultEvent
 
-_LEAST = timedelta(seconds=5)
-"""A reset time in the past (clock skew) still holds work back this long."""
+_LEAST = timedelta(seconds=60)
+"""A reset time in the past still holds work back this long: clock skew, or a turn refused
+again at a reset the CLI had already reported (it says nothing new then), which must not
+become a continue message every few seconds."""
 
 
 def limit_hit(event: ResultEvent, now: datetime) -> tuple[datetime, str] | None:
