@@ -247,7 +247,7 @@ async def _serve_stdio(settings: Settings) -> int:
     from cctui.services import Services
 
     manager = SessionManager(settings)
-    await manager.start()
+    await manager.start(owner=False)  # the owner lock is not this server's: it dispatches nothing
     for problem in manager.decisions.ladder.in_force(None).problems:
         # Refused with its line and reason; the last good policy (or the defaults) holds.
         print(redact_text(f"cctui: policy refused: {problem}"), file=sys.stderr)
@@ -339,7 +339,7 @@ async def _tui(settings: Settings, lock: OwnerLock, front: Front) -> int:
     from cctui.tui.app import CctuiApp
 
     manager = SessionManager(settings)
-    await manager.start()
+    await manager.start(owner=lock.held)
     # One history index: the TUI's watcher keeps it live, the MCP list tool reads it too.
     services = Services.build(settings, manager, history=HistoryIndex.from_settings(settings))
     http = _LaterHttp(settings, services, lambda url: lock.publish(url=url))

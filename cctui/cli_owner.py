@@ -84,7 +84,7 @@ async def serve_http(settings: Settings) -> int:
 
     try:
         manager = SessionManager(settings)
-        await manager.start()
+        await manager.start(owner=lock.held)
         services = Services.build(settings, manager)
         task = asyncio.ensure_future(serve(services, settings, listening))
         loop = asyncio.get_running_loop()
@@ -198,6 +198,7 @@ async def headless(manager: SessionManager, *, idle_exit_s: float | None) -> Non
             any(info.status in LIVE for info in manager.list())
             or bool(manager.pending())
             or manager.decisions.human_attached
+            or bool(manager.dispatch.waiting_work())  # a queue, a pause, a schedule
         )
         now = time.monotonic()
         if busy:

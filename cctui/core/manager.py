@@ -118,11 +118,13 @@ class SessionManager:
             problems.append(ladder.clients.problem)
         return problems
 
-    async def start(self) -> None:
+    async def start(self, *, owner: bool = True) -> None:
         """Load the registry (sessions from earlier runs become listed and resumable), then
-        the dispatcher (its queue and schedules go on)."""
+        the dispatcher (its queue and schedules go on). ``owner``: this process holds the
+        state dir's owner lock (``cctui.owner``), so it dispatches; ``serve --stdio`` does
+        not."""
         self._sessions.load()
-        await self.dispatch.start()
+        await self.dispatch.start(owner=owner)
 
     async def shutdown(self) -> None:
         """End every process (no child outlives cctui), withdraw pending inputs, save.

@@ -289,10 +289,11 @@ class CctuiApp(App[None]):
             await self.leave("end")
             return
         working = self.working_sessions()
-        if not working:
+        waiting = self.manager.dispatch.waiting_work()
+        if not working and not waiting:
             await self.leave("end")
         elif self.settings.on_quit == "ask":
-            self._open_once(QuitScreen, lambda: QuitScreen(working), self._quit_chosen)
+            self._open_once(QuitScreen, lambda: QuitScreen(working, waiting), self._quit_chosen)
         else:
             await self.leave(self.settings.on_quit)
 
@@ -324,7 +325,9 @@ class CctuiApp(App[None]):
         if self.leaving == "background" or self._shut_down:
             return
         self.hung_up = True
-        if any(info.status in LIVE for info in self.manager.list()):
+        if any(info.status in LIVE for info in self.manager.list()) or (
+            not self.attached and self.manager.dispatch.waiting_work()
+        ):
             self.leaving = "background"
 
     def after_hang_up(self) -> None:

@@ -15,7 +15,7 @@ from cctui.claude.frames import RateLimited
 from cctui.core import SessionManager, SessionStatus
 from cctui.core.dispatch import DispatchRequest
 from cctui.core.dispatch.store import DISPATCH_FILE
-from cctui.errors import SessionNotFound, ValidationFailed
+from cctui.errors import SessionLimitReached, SessionNotFound, ValidationFailed
 from tests.core.conftest import MakeManager
 from tests.fakes.clock import FakeClock
 from tests.fakes.fake_driver import (
@@ -182,15 +182,28 @@ async def test_the_queue_survives_a_restart(
     assert scripted.drivers[-1].sent[0] == "after the restart"
 
 
-async def test_a_second_cctui_on_the_same_state_does_not_dispatch(
+async def test_a_cctui_not_owning_the_state_dir_dispatches_nothing(
     make_manager: MakeManager, scripted: FakeDriverFactory, project: Path
 ) -> None:
-    first = await started(make_manager, scripted, max_sessions=1)
-    second = await started(make_manager, scripted, max_sessions=1)
-    assert first.dispatch.owner and not second.dispatch.owner
-    await first.shutdown()
-    third = await started(make_manager, scripted, max_sessions=1)
-    assert third.dispatch.owner
+    """``serve --stdio`` (started with ``owner=False``: the owner lock is the window's or
+    ``serve --http``'s) refuses at the limit as before, queues and schedules nothing, and
+    leaves the owner's dispatch.json alone."""
+    owner = await started(make_manager, scripted, max_sessions=1)
+    owner.dispatch.add_schedule("nightly", "0 3 * * *", "p", owner.default_config(project))
+    before = (owner.settings.state_dir / DISPATCH_FILE).read_bytes()
+    stdio = make_manager(scripted, max_sessions=1)
+    await stdio.start(owner=False)
+    assert owner.dispatch.owner and not stdio.dispatch.owner
+    config = stdio.default_config(project)
+    first = await stdio.create("hold", config)
+    with pytest.raises(SessionLimitReached):
+        await stdio.create("hold", config)
+    with pytest.raises(ValidationFailed, match="serve --stdio"):
+        await stdio.create("x", config, dispatch=DispatchRequest(after=(first.session_id,)))
+    with pytest.raises(ValidationFailed, match="serve --stdio"):
+        stdio.dispatch.add_schedule("mine", "0 4 * * *", "p", config)
+    await stdio.shutdown()
+    assert (owner.settings.state_dir / DISPATCH_FILE).read_bytes() == before
 
 
 # ---------------------------------------------------------------------------- after
@@ -430,3 +443,20 @@ async def test_the_continue_message_can_be_switched_off(
     await manager.dispatch.tick()
     assert status(manager, hit.session_id) == S.IDLE
     assert factory.drivers[-1].sent == ["limit"]
+
+
+async def test_waiting_work_names_what_needs_a_running_cctui(
+    make_manager: MakeManager, scripted: FakeDriverFactory, project: Path
+) -> None:
+    """A background owner stays up for it, and ``q`` asks before closing on it."""
+    manager = await started(make_manager, scripted, max_sessions=1)
+    config = manager.default_config(project)
+    assert manager.dispatch.waiting_work() == []
+    await manager.create("hold", config)
+    await manager.create("hold", config)
+    manager.dispatch.add_schedule("nightly", "0 3 * * *", "p", config)
+    paused = manager.dispatch.add_schedule("weekly", "0 3 * * 1", "p", config)
+    manager.dispatch.edit_schedule(paused.id, paused=True)
+    work = manager.dispatch.waiting_work()
+    assert work[0] == "1 queued session" and work[1].startswith("schedule nightly · next ")
+    assert len(work) == 2  # a paused schedule fires nothing

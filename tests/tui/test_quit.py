@@ -76,3 +76,23 @@ async def test_a_hang_up_keeps_live_sessions_and_ends_when_there_are_none(
         h.app.after_hang_up()
         await h.until(lambda: not h.app.is_running)
         assert h.app.leaving == "end"
+
+
+async def test_q_asks_when_only_a_schedule_waits_and_a_hang_up_keeps_it(run_app: RunApp) -> None:
+    """A schedule fires only while a cctui owns the sessions: closing the window on one is
+    a choice, and a hang-up keeps it firing in the background."""
+    async with run_app(SLOW) as h:
+        h.manager.dispatch.add_schedule(
+            "nightly", "0 3 * * *", "p", h.manager.default_config()
+        )
+        await h.pilot.press("q")
+        await h.until(lambda: isinstance(h.app.screen, QuitScreen))
+        screen = h.app.screen
+        assert isinstance(screen, QuitScreen)
+        assert screen.working == [] and screen.waiting[0].startswith("schedule nightly · next")
+        await h.pilot.press("escape")
+        await h.until(lambda: isinstance(h.app.screen, MainScreen))
+        h.app.hang_up()
+        h.app.after_hang_up()
+        await h.until(lambda: not h.app.is_running)
+        assert h.app.leaving == "background"

@@ -8,8 +8,9 @@ queue (anthropics/claude-code#91387). ``max_sessions`` bounds the working sessio
 ended yet, or while the usage limit holds, is *queued*: listed at once with its prompt
 (status ``queued``), started by ``_drain`` when it may.
 
-Only the cctui that holds ``dispatch.json.lock`` dispatches (``owner``); another one on the
-same state directory refuses at the limit as before and fires no schedule.
+Only the cctui that owns the state directory's sessions dispatches (``owner``: the window
+or ``cctui serve --http``, holding ``cctui.owner``'s lock); ``serve --stdio``, its client's
+own server, refuses at the limit as before, queues nothing and fires no schedule.
 """
 
 from __future__ import annotations
@@ -47,6 +48,11 @@ S = SessionStatus
 _REPAUSE = frozenset({S.IDLE, S.ERROR, S.COMPLETED})
 """States a session the usage limit paused goes back to paused from, while the hold lasts
 (not ``interrupted``: someone stopped it on purpose)."""
+
+_NOT_OWNER = (
+    "this cctui (serve --stdio) does not own the state directory's sessions, so it queues "
+    "and schedules nothing; ask the cctui that owns them (the window, or cctui serve --http)."
+)
 
 _TICK_S = 30.0
 """The dispatcher's loop wakes at least this often (schedules, the hold's end)."""
@@ -102,7 +108,8 @@ class Dispatcher:
         self.store = DispatchStore(state_dir)
         self.state = DispatchState()
         self.owner = False
-        """This cctui dispatches (it holds the lock); False before ``start``."""
+        """This cctui dispatches (it owns the state dir's sessions); False before
+        ``start``."""
         self._launching: dict[str, SessionConfig] = {}
         """Queued sessions being started: they hold a slot before their status says so."""
         self._drain_soon: asyncio.Handle | None = None
@@ -118,12 +125,13 @@ class Dispatcher:
     def problems(self) -> list[str]:
         return list(self.store.problems)
 
-    async def start(self) -> None:
-        """Take the lock, read the file, settle it against the sessions, create a schedule's
-        run that was recorded but not created, and start the loop."""
-        self.owner = self.store.claim()
-        if not self.owner:
-            log.info("another cctui dispatches from %s; this one does not", self.store.path)
+    async def start(self, *, owner: bool) -> None:
+        """Read the file, settle it against the sessions, create a schedule's run that was
+        recorded but not created, and start the loop; only when ``owner`` (this process
+        holds the state dir's owner lock: ``cctui.owner``), else dispatch nothing."""
+        self.owner = owner
+        if not owner:
+            log.info("not the owner of %s: this cctui dispatches nothing", self.store.path)
             return
         self.state = self.store.load()
         self._settle()
@@ -133,7 +141,7 @@ class Dispatcher:
         self._kick()
 
     async def close(self) -> None:
-        """Stop the loop and let another cctui dispatch (the state is on disk already)."""
+        """Stop the loop (the state is on disk already)."""
         self._closed = True
         if self._drain_soon is not None:
             self._drain_soon.cancel()
@@ -141,7 +149,6 @@ class Dispatcher:
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-        self.store.release()
 
     def _settle(self) -> None:
         """Queued sessions and queue entries agree after a restart: an entry whose session
@@ -240,9 +247,7 @@ class Dispatcher:
             return None
         if not self.owner:
             if waiting:
-                raise ValidationFailed(
-                    "after: another cctui owns the sessions' dispatching; ask it.",
-                )
+                raise ValidationFailed(f"after: {_NOT_OWNER}")
             self.check_limit()
             return None
         if why is not None and not waiting and not request.queue_when_full:
@@ -359,6 +364,28 @@ class Dispatcher:
         """``info`` with the dispatcher's view of it."""
         view = self.view(session)
         return info if view is None else info.model_copy(update={"dispatch": view})
+
+    def waiting_work(self) -> list[str]:
+        """What would not happen if this cctui stopped now: queued sessions, a usage-limit
+        pause to continue, schedules with a next run (a background owner stays up for
+        them; ``q`` asks before closing the window on them)."""
+        if not self.owner:
+            return []
+        work: list[str] = []
+        if self.state.queue:
+            n = len(self.state.queue)
+            work.append(f"{n} queued session{'s' if n != 1 else ''}")
+        hold = self.hold
+        if hold is not None and hold.paused:
+            n = len(hold.paused)
+            work.append(
+                f"{n} session{'s' if n != 1 else ''} to continue at {_hhmm(hold.until)}"
+                " (usage limit)"
+            )
+        for schedule in self.list_schedules():
+            if schedule.next_due is not None and not schedule.paused:
+                work.append(f"schedule {schedule.name} · next {_when(schedule.next_due)}")
+        return work
 
     def queued(self) -> list[QueueEntry]:
         """The queue, in the order it starts."""
@@ -589,9 +616,7 @@ class Dispatcher:
     ) -> Schedule:
         """A new schedule. Raises ValidationFailed (``when``, a name in use, not owner)."""
         if not self.owner:
-            raise ValidationFailed(
-                "Another cctui owns the sessions and their schedules; schedule there."
-            )
+            raise ValidationFailed(f"Not scheduled: {_NOT_OWNER}")
         if any(s.name == name for s in self.state.schedules):
             raise ValidationFailed(f"A schedule is already named {name!r}.")
         schedule = schedules.make(
@@ -693,6 +718,14 @@ class Dispatcher:
 
 def _project_of(config: SessionConfig) -> str:
     return config.project or Path(config.cwd).name
+
+
+def _when(when: datetime) -> str:
+    """``14:05`` today, else ``Mon 14:05``."""
+    local = when.astimezone()
+    if local.date() == datetime.now().astimezone().date():
+        return local.strftime("%H:%M")
+    return local.strftime("%a %H:%M")
 
 
 def _hhmm(when: datetime) -> str:

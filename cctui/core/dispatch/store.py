@@ -3,14 +3,12 @@
 Written whole and atomically after every change (it is small: a queue and a few
 schedules), versioned, and read once at start. A damaged file is moved aside and cctui
 starts with an empty dispatcher, saying so (``problems``), as the session registry does.
-The file belongs to the cctui that owns the sessions: a lock taken for the whole run
-(``claim``) keeps a second cctui on the same state directory from dispatching too.
+The file belongs to the cctui that owns the state directory's sessions (``cctui.owner``'s
+lock, held by the composition root): only that one dispatches and writes it.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import logging
 import os
 import time
@@ -31,32 +29,7 @@ class DispatchStore:
 
     def __init__(self, state_dir: Path) -> None:
         self.path = state_dir / DISPATCH_FILE
-        self._lock_path = state_dir / (DISPATCH_FILE + ".lock")
-        self._lock_fd: int | None = None
         self.problems: list[str] = []
-
-    def claim(self) -> bool:
-        """Take the dispatcher's lock for this process's life; False when another cctui
-        holds it (that one dispatches; this one does not)."""
-        if self._lock_fd is not None:
-            return True
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            return False
-        self._lock_fd = fd
-        return True
-
-    def release(self) -> None:
-        """Let another cctui dispatch."""
-        fd, self._lock_fd = self._lock_fd, None
-        if fd is not None:
-            with contextlib.suppress(OSError):
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
 
     def load(self) -> DispatchState:
         """The state on disk; an empty one when there is none or it is damaged."""

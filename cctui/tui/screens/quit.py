@@ -1,9 +1,10 @@
 """Leaving while sessions work: keep them running in the background, end them, or stay.
 
-Shown by ``q`` when a session has a turn in flight and the config's ``on_quit`` is ``ask``
-(the default). ``b`` keeps every session running in this process, headless, after the window
-closes (``cctui`` shows them again, ``cctui stop`` ends them); ``e`` ends them as quitting
-always did; ``esc`` stays.
+Shown by ``q`` when a session has a turn in flight, or the dispatcher has work waiting (a
+queued session, a usage-limit pause, a schedule's next run: none of it happens while no
+cctui runs), and the config's ``on_quit`` is ``ask`` (the default). ``b`` keeps every
+session running in this process, headless, after the window closes (``cctui`` shows them
+again, ``cctui stop`` ends them); ``e`` ends them as quitting always did; ``esc`` stays.
 """
 
 from __future__ import annotations
@@ -28,23 +29,24 @@ class QuitScreen(Modal[Leaving]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("QuitScreen")
 
-    def __init__(self, working: list[str]) -> None:
+    def __init__(self, working: list[str], waiting: list[str] | None = None) -> None:
         super().__init__()
         self.working = working
         """``project · title`` of each session with a turn in flight."""
+        self.waiting = waiting or []
+        """The dispatcher's work that needs a running cctui (``Dispatcher.waiting_work``)."""
 
     def compose(self) -> ComposeResult:
         n = len(self.working)
+        if n:
+            title = f"{n} session{'s are' if n != 1 else ' is'} still working"
+        else:
+            title = "Work is waiting to start"
         with Vertical(id="dialog"):
-            yield Static(
-                Content.assemble(
-                    ("◆ ", "$text-warning"),
-                    (f"{n} session{'s are' if n != 1 else ' is'} still working", "bold"),
-                ),
-                id="title",
-            )
-            shown = self.working[:5]
-            more = [f"… and {n - len(shown)} more"] if n > len(shown) else []
+            yield Static(Content.assemble(("◆ ", "$text-warning"), (title, "bold")), id="title")
+            lines = [*self.working, *self.waiting]
+            shown = lines[:5]
+            more = [f"… and {len(lines) - len(shown)} more"] if len(lines) > len(shown) else []
             yield Static(Content("\n".join(f"• {w}" for w in [*shown, *more])), id="sessions")
             yield Static(
                 Content.styled(
