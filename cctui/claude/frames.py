@@ -68,6 +68,10 @@ class LaunchSpec(BaseModel):
     so they can be put back (``rewind_files``); the CLI echoes each prompt it takes in."""
     worktree: str | None = None
     """Start in a new git worktree of this name (``--worktree``), branched from HEAD."""
+    deny_rules: tuple[str, ...] = ()
+    """Deny rules passed in the flag settings (``--settings``): cctui's hard denies, which
+    the CLI then enforces in every permission mode, before its own allow rules, acceptEdits,
+    bypassPermissions or auto mode (docs/policy.md#where-each-part-is-enforced)."""
 
 
 @dataclass(frozen=True)
@@ -137,17 +141,25 @@ class ApiRetry:
 @dataclass(frozen=True)
 class PermissionDenied:
     """The CLI refused a tool call without asking anyone (its ``system``/``permission_denied``):
-    auto mode's classifier said no, or could not run (docs/auto-mode.md)."""
+    auto mode's classifier said no or could not run (``reason_type`` ``classifier``), or a
+    deny rule refused a Bash command (``rule``, ``subcommandResults``; docs/auto-mode.md)."""
 
     tool_name: str
     tool_use_id: str | None
     reason_type: str | None
-    """Who refused: ``classifier`` for auto mode."""
+    """Who refused: ``classifier`` for auto mode; ``rule`` or ``subcommandResults`` (a
+    compound or single Bash command) for a deny rule; ``mode`` for ``dontAsk``."""
     reason_code: str | None
     """Why, as a closed-set code (``auto_mode_no_check_in_session``: no classifier)."""
     reason: str
     """The CLI's short reason (``Classifier unavailable``)."""
     message: str
+
+    @property
+    def by_auto_mode(self) -> bool:
+        """Auto mode's classifier refused it (else a rule or the mode did)."""
+        return self.reason_type == "classifier"
+
     """What the model was told."""
 
 

@@ -509,9 +509,18 @@ def _extra_args(spec: LaunchSpec) -> dict[str, str | None]:
 
 
 def _settings(spec: LaunchSpec) -> str | None:
-    """Flag settings: a worktree branches from the local HEAD. The CLI's default
-    (``worktree.baseRef: fresh``) would branch from ``origin/<default branch>``, not from
-    what the person has checked out, which is what the session's diff and merge assume."""
-    if spec.worktree is None:
-        return None
-    return json.dumps({"worktree": {"baseRef": "head"}})
+    """Flag settings (``--settings``, the CLI's highest-precedence settings file).
+
+    - A worktree branches from the local HEAD: the CLI's default (``worktree.baseRef:
+      fresh``) would branch from ``origin/<default branch>``, not from what the person has
+      checked out, which is what the session's diff and merge assume.
+    - cctui's hard denies are deny rules: a deny rule wins over every allow rule and every
+      mode, bypassPermissions included, so the CLI refuses them even where it would not ask
+      cctui at all (checked against the bundled CLI: tests/mcp/test_ladder_e2e.py).
+    """
+    flags: dict[str, object] = {}
+    if spec.worktree is not None:
+        flags["worktree"] = {"baseRef": "head"}
+    if spec.deny_rules:
+        flags["permissions"] = {"deny": list(spec.deny_rules)}
+    return json.dumps(flags) if flags else None

@@ -181,6 +181,9 @@ class Process:
         prompt_id: str | None,
     ) -> None:
         session = self._state
+        # Every launch (new, resumed, a warm spare) carries the hard denies in force now.
+        deny = await asyncio.to_thread(self._desk.cli_deny_rules)
+        spec = spec.model_copy(update={"deny_rules": deny})
         driver = self._driver_factory(spec, self._desk.ask)
         self._driver = driver
         try:

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
+from typing import Any
 
-from cctui.claude.frames import PERMISSION_MODES
+from cctui.claude.frames import PERMISSION_MODES, PermissionDenied
 from cctui.core import session_log
 from cctui.core.buffer import EventBuffer
 from cctui.core.decisions.desk import InputDesk
@@ -104,8 +105,8 @@ class Session:
             ladder=host.decisions.ladder,
         )
         """This session's pending inputs: asks in, answers out."""
-        self.translator.on_refused = lambda denial, tool_input: host.refused_by_cli(
-            session_id, denial, tool_input, self.desk.refused(denial, tool_input)
+        self.translator.on_refused = lambda denial, tool_input: self._refused(
+            host, denial, tool_input
         )
         self.process = Process(
             self.state,
@@ -182,6 +183,15 @@ class Session:
         """A process is alive, or being spawned."""
         process = self.process
         return process.alive or (process.busy and self.status == S.STARTING)
+
+    def _refused(
+        self, host: SessionHost, denial: PermissionDenied, tool_input: dict[str, Any]
+    ) -> None:
+        """The CLI refused a call without asking: recorded; auto mode's refusal also goes
+        to the human (a deny rule's does not: it is the policy working)."""
+        breaker = self.desk.refused(denial, tool_input)
+        if denial.by_auto_mode:
+            host.refused_by_cli(self.id, denial, tool_input, breaker)
 
     def _fan_out(self, host: SessionHost, event: SessionEvent) -> None:
         """A stored event to every subscriber, and to the session's log file if it has one

@@ -133,7 +133,7 @@ def test_the_rules_rung_hard_denies_first(tmp_path: Path) -> None:
     assert screen("Bash", command="git push origin main") == (
         "deny",
         "hard-deny",
-        "push to a push to main",
+        "a push to main",
     )
     assert screen("Bash", command="git push --force origin topic")[:2] == ("deny", "hard-deny")  # type: ignore[index]
     assert screen("Bash", command="git push origin topic") == ("allow", "policy", "Bash")
@@ -150,6 +150,35 @@ def test_the_rules_rung_hard_denies_first(tmp_path: Path) -> None:
     verdict = ladder.screen("s1", "permission", "Bash", {"command": "terraform destroy"}, cwd)
     assert verdict is not None and verdict.source.endswith("cctui-policy.toml")
     assert verdict.words().startswith("hard deny Bash(terraform destroy*) in ")
+
+
+def test_the_hard_denies_go_to_the_cli_as_deny_rules(tmp_path: Path) -> None:
+    """What the CLI gets at launch (``--settings`` deny rules) refuses what the ladder's own
+    check refuses, read by the same rule matcher the CLI's syntax is copied from."""
+    ladder = ladder_for(
+        tmp_path, "", project_text='[hard_deny]\nrules = ["Bash(terraform destroy*)"]\n'
+    )
+    cwd = tmp_path / "app"
+    rules = ladder.cli_deny_rules(cwd)
+    assert "Bash(terraform destroy*)" in rules and "Read(~/.ssh/**)" in rules
+
+    def cli_denies(command: str) -> bool:
+        return ladder.first_match(rules, "Bash", {"command": command}, cwd, deny=True) is not None
+
+    for command in (
+        "git push origin main",
+        "git push -u origin HEAD:main",
+        "git push origin +master",
+        "git push origin refs/heads/main",
+        "git push --force origin topic",
+        "git push origin topic -f",
+        "cd x && git push origin main",
+        "terraform destroy -auto-approve",
+    ):
+        assert cli_denies(command), command
+        assert ladder.hard_denied(ladder.in_force(cwd), "Bash", {"command": command}, cwd)
+    for command in ("git push origin topic", "git push origin feature-mainline", "npm test"):
+        assert not cli_denies(command), command
 
 
 def test_a_delegate_answers_only_within_its_authority(tmp_path: Path) -> None:

@@ -224,3 +224,48 @@ async def test_an_auto_mode_refusal_reaches_the_inbox_and_is_allowed_once(
     finally:
         detach()
         await manager.shutdown()
+
+
+@pytest.mark.parametrize("mode", ["bypassPermissions", "acceptEdits"])
+async def test_hard_denies_hold_where_the_cli_does_not_ask(
+    real_settings: Settings,
+    project_dir: Path,
+    tmp_path: Path,
+    mode: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The CLI's own allow rule (and bypassPermissions) let a call run without asking cctui;
+    the hard denies passed at launch as deny rules still refuse it, inside the CLI, and the
+    refusal is recorded as the hard deny, not popped as an auto-mode question."""
+    monkeypatch.setenv("IS_SANDBOX", "1")  # the CLI refuses bypassPermissions as root without it
+    policy = tmp_path / "policy.toml"
+    policy.write_text('[hard_deny]\nrules = ["Bash(touch forbidden*)"]\n')
+    settings = real_settings.model_copy(update={"policy_file": policy})
+    manager = SessionManager(settings)
+    await manager.start()
+    detach = manager.decisions.attach_human()
+    try:
+        config = manager.default_config(
+            project_dir,
+            permission_mode=mode,
+            skip_permissions=mode == "bypassPermissions",
+            allowed_tools=("Bash(touch *)",),  # Claude Code's allow rule: cctui is not asked
+        )
+        prompt = "[[bash cmd=touch fine.txt]] [[bash cmd=touch forbidden.txt]]"
+        info = await manager.create(prompt, config)
+        await manager.wait(info.session_id, 60)
+        assert (project_dir / "fine.txt").exists()  # the CLI's allow rule ran it unasked
+        assert not (project_dir / "forbidden.txt").exists()
+        assert not manager.pending()  # nothing popped: not an auto-mode refusal
+        [record] = [r for r in manager.audit.read() if r.get("event") == "decision"]
+        assert record["rung"] == "hard-deny" and record["basis"] == "Bash(touch forbidden*)"
+        assert record["decided_by"] == "cli" and record["decision"] == "deny"
+        notes = [
+            e
+            for e in manager.events(info.session_id).events
+            if isinstance(e, InputResolvedEvent) and e.decided_by == "cli"
+        ]
+        assert notes and notes[0].why == "hard deny Bash(touch forbidden*) in " + str(policy)
+    finally:
+        detach()
+        await manager.shutdown()

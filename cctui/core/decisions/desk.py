@@ -189,17 +189,35 @@ class InputDesk:
         return PermissionAnswer(allow=True, updated_input=dict(ask.input))
 
     def refused(self, denial: PermissionDenied, tool_input: dict[str, Any]) -> str | None:
-        """The CLI refused a call without asking (auto mode's classifier): published (the
-        pane's tool line), audited and counted by the breaker. Returns why the breaker is
-        open, if it is now."""
+        """The CLI refused a call without asking: published (the pane's tool line) and
+        audited. Auto mode's refusal is counted by the breaker; a deny rule's (cctui's hard
+        denies passed at launch, or Claude Code's own deny rules) is the policy working,
+        and is not. Returns why the breaker is open, if it is now."""
         state = self._state
+        force = self._ladder.in_force(self._cwd)
+        if not denial.by_auto_mode:
+            verdict = self._ladder.hard_denied(
+                force, denial.tool_name, tool_input, self._cwd
+            ) or Verdict(
+                behavior="deny",
+                rung="cli-rule",
+                basis=denial.reason_type or "",
+                reason="denied by a deny rule in Claude Code's settings",
+            )
+            self._decided_at_once(
+                denial.tool_name,
+                tool_input,
+                verdict,
+                decided_by="cli",
+                message=denial.message,
+            )
+            return self._ladder.breaker_open(state.id)
         verdict = Verdict(
             behavior="deny",
             rung="auto-mode",
             basis=denial.reason_code or denial.reason_type or "",
             reason=f"denied by auto mode: {denial.reason}",
         )
-        force = self._ladder.in_force(self._cwd)
         self._ladder.count(state.id, verdict, force.policy)
         self._decided_at_once(
             denial.tool_name,
@@ -323,6 +341,10 @@ class InputDesk:
         ):
             state.set_status(S.RUNNING)  # at once: whoever answered reads "running" back
         return resolution
+
+    def cli_deny_rules(self) -> tuple[str, ...]:
+        """The hard denies in force for this session, as the CLI's deny rules (launch)."""
+        return self._ladder.cli_deny_rules(self._cwd)
 
     @property
     def cwd(self) -> Path:

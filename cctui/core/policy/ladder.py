@@ -189,12 +189,20 @@ class Ladder:
                 return Verdict(
                     behavior="deny",
                     rung="hard-deny",
-                    basis=f"push to {pushed}",
+                    basis=pushed,
                     source="hard_deny.protected_branches",
                     reason=f"hard deny: {pushed} (protected branches: "
                     f"{', '.join(hard.protected_branches) or 'none'})",
                 )
         return None
+
+    def cli_deny_rules(self, cwd: Path | None) -> tuple[str, ...]:
+        """The hard denies as Claude Code deny rules, passed to a session's CLI at launch
+        (``LaunchSpec.deny_rules``): the CLI then refuses them itself in every mode, also
+        where it would not ask cctui (its own allow rules, acceptEdits, bypassPermissions,
+        auto mode). ``writes_outside_project`` has no rule form: it stays cctui's check."""
+        policy = self.in_force(cwd).policy
+        return (*policy.hard_deny_rules, *push_rules(policy.hard_deny.protected_branches))
 
     # -- the delegates' rung ----------------------------------------------------------------
 
@@ -351,6 +359,25 @@ def _merge_grants(a: ClientGrant, b: ClientGrant | None) -> ClientGrant:
         questions=a.questions or b.questions,
         persist_rules=a.persist_rules or b.persist_rules,
     )
+
+
+def push_rules(protected: Sequence[str]) -> tuple[str, ...]:
+    """``hard_deny.protected_branches`` as Claude Code deny rules: a push naming a protected
+    branch (``origin main``, ``HEAD:main``, ``+main``, ``refs/heads/main``) and any force
+    push. Broader than ``_protected_push`` in one way only (``-f…`` anywhere after ``push``),
+    and narrower in one: ``git -C dir push`` is not covered, which cctui's own check still
+    sees when the CLI asks."""
+    rules = [
+        f"Bash(git push {arg})"
+        for arg in ("--force*", "* --force*", "-f*", "* -f*", "--mirror*", "* --mirror*")
+    ]
+    for branch in protected:
+        if not branch or any(c in branch for c in "()*\n"):
+            continue  # not writable as a rule; cctui's own check still refuses it
+        for arg in (f"* {branch}", f"* {branch} *", f"*:{branch}", f"*:{branch} *"):
+            rules.append(f"Bash(git push {arg})")
+        rules += [f"Bash(git push * +{branch}*)", f"Bash(git push *refs/heads/{branch}*)"]
+    return tuple(rules)
 
 
 def _protected_push(command: str, protected: tuple[str, ...]) -> str | None:

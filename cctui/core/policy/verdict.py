@@ -6,7 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-Rung = Literal["hard-deny", "policy", "breaker", "delegate", "auto-mode", "human", "timeout"]
+Rung = Literal[
+    "hard-deny", "policy", "cli-rule", "breaker", "delegate", "auto-mode", "human", "timeout"
+]
 """Which rung of the ladder decided (or, for ``escalate``, sent it up)."""
 
 
@@ -40,6 +42,8 @@ class Verdict(BaseModel):
             return f"hard deny {self.basis}" + (f" in {self.source}" if self.source else "")
         if self.rung == "policy":
             return f"rule {self.basis}" + (f" in {self.source}" if self.source else "")
+        if self.rung == "cli-rule":
+            return "a deny rule in Claude Code's settings"
         if self.rung == "breaker":
             return f"breaker: {self.reason}"
         return self.reason or self.rung
