@@ -82,9 +82,7 @@ async def test_q_asks_when_only_a_schedule_waits_and_a_hang_up_keeps_it(run_app:
     """A schedule fires only while a cctui owns the sessions: closing the window on one is
     a choice, and a hang-up keeps it firing in the background."""
     async with run_app(SLOW) as h:
-        h.manager.dispatch.add_schedule(
-            "nightly", "0 3 * * *", "p", h.manager.default_config()
-        )
+        h.manager.dispatch.add_schedule("nightly", "0 3 * * *", "p", h.manager.default_config())
         await h.pilot.press("q")
         await h.until(lambda: isinstance(h.app.screen, QuitScreen))
         screen = h.app.screen
