@@ -170,7 +170,7 @@ def _print_search(result: SearchResult, out: TextIO) -> None:
         if h.matched_words is not None:
             cut += f" [{h.matched_words} of the words]"
         print(f"    {h.role}: {_bold(h.snippet, h.highlights, tty)}{cut}{more}", file=out)
-    tail = f"{result.total} session(s)" + (", more not ranked" if result.capped else "")
+    tail = f"{result.total} session(s)" + (", older matches not searched" if result.capped else "")
     print(f"\n{tail} · {result.elapsed_ms:.0f} ms", file=out)
 
 

@@ -61,6 +61,8 @@ from cctui.pids import pid_alive
 
 logger = logging.getLogger(__name__)
 
+COMPACT_MIN_DEAD = 100_000
+"""Tombstones (see ``store``) below this never cause a rebuild, however few rows are live."""
 ATTRIBUTION_SLACK = timedelta(minutes=2)
 """How far outside a transcript's time span an id-less prompt may fall and still belong to it."""
 
@@ -336,7 +338,7 @@ class HistoryIndex:
             .execute("SELECT total(source_id = 0), total(source_id != 0) FROM msg")
             .fetchone()
         )
-        return bool(dead > max(live, 100_000))
+        return bool(dead > max(live, COMPACT_MIN_DEAD))
 
     async def build_steps(
         self, *, first: float = 0.5, seconds: float = 2.0

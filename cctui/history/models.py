@@ -258,7 +258,7 @@ class SearchHit(BaseModel):
     highlights: list[tuple[int, int]] = Field(default_factory=list)
     """``(start, end)`` character spans of ``snippet`` that matched."""
     score: float
-    """Higher is better: bm25 relevance plus a recency bonus."""
+    """Higher is better: recency, a short message, and how many of the session's messages match."""
     matches: int = 1
     """Matching messages in this session (among the candidates ranked)."""
     matched_words: int | None = None
@@ -291,7 +291,8 @@ class SearchResult(BaseModel):
     """Fewer than ``search.LOOSE_BELOW`` sessions held every word, so sessions holding only
     some of them follow (their hits have ``matched_words``)."""
     capped: bool = False
-    """More messages matched than are ranked (``search.CANDIDATES``): refine the query."""
+    """The search stopped before the oldest messages (``search.ENOUGH_SESSIONS`` sessions or
+    ``search.CANDIDATES`` messages found, newest first): narrow it to see older ones."""
     elapsed_ms: float = 0.0
 
 

@@ -11,19 +11,23 @@ Query syntax (what ``cctui search``, the TUI and ``claude_search_transcripts`` a
   (a prefix of the id is enough).
 
 Every term is quoted before it reaches FTS5, so no user input can raise a "malformed MATCH";
-an unbalanced ``"`` closes at the end of the line. Ranking: bm25 of the best message of each
-session, plus a recency bonus. When requiring every word finds fewer than ``LOOSE_BELOW``
+an unbalanced ``"`` closes at the end of the line. Matches are read newest first (see
+``_run``); a session ranks by its best message (recent, short) and how many of its messages
+match. When requiring every word finds fewer than ``LOOSE_BELOW``
 sessions, a second pass asks for any of the words (stopwords dropped) and ranks by how many
 of them a message holds: a question typed as a sentence still finds its session.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
 import sqlite3
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from cctui.errors import CctuiError, ValidationFailed
 from cctui.history.extract import ROLE_NAMES
@@ -34,14 +38,20 @@ from cctui.history.snippets import Term as SnipTerm
 from cctui.history.store import IndexStore
 
 CANDIDATES = 2000
-"""Messages ranked per query at most: the newest matches; ``capped`` says when more matched.
-(5,000 cost a common word ~20 ms of SQL at 2,000 sessions, half of it bm25; 2,000 cost 8.)"""
+"""Messages ranked per query at most: the newest matches; ``capped`` says when more matched."""
+ENOUGH_SESSIONS = 50
+"""Sessions found (newest first) after which a search stops reading older matches, unless a
+page reaches further. Pages within it rank the same set, so they never overlap."""
 LOOSE_CANDIDATES = 1000
 """The same for the looser any-word pass (one more FTS look-up per word to count them)."""
 LOOSE_BELOW = 3
 """Sessions an all-words pass must find before the looser any-word pass is skipped."""
 RECENCY_WEIGHT = 1.0
-"""bm25 points a message from today gains over a very old one (halved at 30 days)."""
+"""Points a message from today gains over a very old one (halved at 30 days)."""
+LENGTH_WEIGHT = 0.5
+"""Points a short piece gains over a very long one (halved at 2,000 bytes)."""
+COUNT_WEIGHT = 0.25
+"""Points a session gains each time its matching messages double."""
 ROLES = ("user", "assistant", "tool")
 
 _STOPWORDS = """a an and are as at be but by can could did do does for from had has have how i
@@ -227,7 +237,6 @@ class _Row:
     ts: float | None
     role: str
     sidechain: int
-    bm25: float
     loc: tuple[str, int, int, int, int]
     """(path, offset, length, crc, part): a ``Located``, made only for the rows shown."""
     matched: int = 0
@@ -268,15 +277,16 @@ def search(
         _set_role(q, role, now)
     conn = store.reader()
     started = time.perf_counter()
-    rows, capped = _run(conn, q, q.match_all(), now, loose=False)
+    want = max(ENOUGH_SESSIONS, offset + limit + 1)
+    rows, capped = _run(conn, q, q.match_all(), now, loose=False, want=want)
     loose = False
-    sessions = _group(rows)
+    sessions = _group(rows, loose=False)
     exact = len(sessions)
     any_expr = q.match_any()
     if len(sessions) < LOOSE_BELOW and any_expr is not None:
-        extra, capped2 = _run(conn, q, any_expr, now, loose=True)
+        extra, capped2 = _run(conn, q, any_expr, now, loose=True, want=want)
         seen = {r.session_id for r in sessions}
-        more = [r for r in _group(extra) if r.session_id not in seen]
+        more = [r for r in _group(extra, loose=True) if r.session_id not in seen]
         if more:
             loose = True
             sessions += more
@@ -313,7 +323,12 @@ def search(
     )
 
 
-def _filters(q: Query) -> tuple[str, list[object]]:
+def _filters(conn: sqlite3.Connection, q: Query) -> tuple[str, list[object]]:
+    """The filters as SQL on ``m`` (the message), with their arguments.
+
+    ``project:`` and ``session:`` are resolved to source ids once here, and each time window's
+    statement looks them up in that list; resolved inside every statement (a subquery over
+    the cards), they cost a project filter more than its FTS work at 20,000 sessions."""
     where: list[str] = []
     args: list[object] = []
     if q.since is not None:
@@ -322,18 +337,30 @@ def _filters(q: Query) -> tuple[str, list[object]]:
     if q.until is not None:
         where.append("m.ts < ?")
         args.append(q.until)
-    if q.session:
-        where.append("m.source_id IN (SELECT id FROM source WHERE session_id LIKE ? ESCAPE '\\')")
-        args.append(_like(q.session) + "%")
-    if q.project:
-        p = q.project.rstrip("/") or "/"
-        where.append(
-            # On the message's source id: a row of another project is dropped before its source
-            # is looked up (146 -> 85 ms for a common word in one of 40 projects at 20,000).
-            "m.source_id IN (SELECT id FROM source WHERE session_id IN (SELECT session_id FROM "
-            "card WHERE cwd = ? OR cwd LIKE ? ESCAPE '\\' OR cwd LIKE ? ESCAPE '\\'))"
-        )
-        args += [p, _like(p) + "/%", "%/" + _like(p)]
+    if q.session or q.project:
+        sql = "SELECT s.id FROM source s"
+        sargs: list[object] = []
+        if q.project:
+            # Matched in Python over the few distinct directories (the ``card_cwd`` index),
+            # not by LIKE over every card: 20 -> 3 ms at 20,000 sessions.
+            p = (q.project.rstrip("/") or "/").lower()
+            cwds = [
+                c
+                for (c,) in conn.execute("SELECT DISTINCT cwd FROM card")
+                if c
+                and ((low := c.lower()) == p or low.startswith(p + "/") or low.endswith("/" + p))
+            ]
+            sql += (
+                " JOIN card c ON c.session_id = s.session_id "
+                "AND c.cwd IN (SELECT value FROM json_each(?))"
+            )
+            sargs.append(json.dumps(cwds))
+        if q.session:
+            sql += " WHERE s.session_id LIKE ? ESCAPE '\\'"
+            sargs.append(_like(q.session) + "%")
+        ids = [r[0] for r in conn.execute(sql, sargs)]
+        where.append("m.source_id IN (SELECT value FROM json_each(?))")
+        args.append(json.dumps(ids))
     return "".join(f" AND {w}" for w in where), args
 
 
@@ -342,43 +369,69 @@ def _like(s: str) -> str:
 
 
 def _run(
-    conn: sqlite3.Connection, q: Query, expr: str, now: float, *, loose: bool
+    conn: sqlite3.Connection, q: Query, expr: str, now: float, *, loose: bool, want: int
 ) -> tuple[list[_Row], bool]:
-    """The newest ``CANDIDATES`` matching messages, ranked (bm25 + recency).
+    """The newest matching messages, scored.
 
-    Message ids follow time, so ``ORDER BY rowid DESC`` lets FTS5 stop after the newest
-    candidates instead of scoring every match of a common word; when more match than that,
-    ``capped`` is set and older matches are not ranked. Tombstones (``source_id = 0``) find no
-    source and drop out of the join.
+    Message ids follow time, so FTS5 hands rows back newest first (``ORDER BY rowid DESC``)
+    and the read stops at ``CANDIDATES`` messages or ``want`` sessions. A query whose matches
+    are few among many messages holding its words (a phrase with a stopword, a common word in
+    one project) then reads only as far back as it must, instead of every doclist to the
+    oldest row. ``capped`` says older matches were not read. Tombstones (``source_id = 0``)
+    find no source and drop out of the join.
+
+    No bm25: FTS5 computes its IDF by walking each phrase's whole doclist once per query
+    (~10 ms per common word at 20,000 sessions; a phrase's whole evaluation again, 100 ms for
+    one with a stopword), which alone broke the 50 ms budget. The score is recency, a shorter
+    piece, and (per session, in ``_group``) how many of its messages match.
     """
-    where, args = _filters(q)
-    if q.since is not None:
-        where += " AND msg_fts.rowid >= ?"
-        args.append(msg_id_floor(q.since))
-    if q.until is not None:
-        where += " AND msg_fts.rowid < ?"
-        args.append(msg_id_floor(q.until))
+    where, args = _filters(conn, q)
     cap = LOOSE_CANDIDATES if loose else CANDIDATES
+    # Two subqueries: min() and max() together in one SELECT would scan the whole table.
+    lo, hi = conn.execute("SELECT (SELECT min(id) FROM msg), (SELECT max(id) FROM msg)").fetchone()
+    if hi is None:
+        return [], False
+    if q.since is not None:
+        lo = max(lo, msg_id_floor(q.since))
+    if q.until is not None:
+        hi = min(hi, msg_id_floor(q.until) - 1)
+    if hi < lo:
+        return [], False
     sql = (
-        "SELECT m.id, s.session_id, m.ts, m.role, m.sidechain, bm25(msg_fts, 1.0, 0.0), "
+        "SELECT m.id, s.session_id, m.ts, m.role, m.sidechain, m.len, "
         "s.path, m.off, m.len, m.crc, m.part "
         "FROM msg_fts JOIN msg m ON m.id = msg_fts.rowid JOIN source s ON s.id = m.source_id "
-        f"WHERE msg_fts MATCH ?{where} ORDER BY msg_fts.rowid DESC LIMIT ?"
+        f"WHERE msg_fts MATCH ? AND msg_fts.rowid >= ? AND msg_fts.rowid <= ?{where} "
+        "ORDER BY msg_fts.rowid DESC"
     )
+    raw: list[tuple[Any, ...]] = []
+    sessions: set[str] = set()
+    capped = False
     try:
-        raw = conn.execute(sql, [expr, *args, cap + 1]).fetchall()
+        cur = conn.execute(sql, [expr, lo, hi, *args])
+        while batch := cur.fetchmany(64):
+            for r in batch:
+                if len(raw) >= cap or (len(sessions) >= want and r[1] not in sessions):
+                    capped = True
+                    break
+                raw.append(r)
+                sessions.add(r[1])
+            if capped:
+                break
+        cur.close()
     except sqlite3.OperationalError as exc:
         raise SearchError(
             f"the search index could not read this query ({exc})",
             suggestion='put unusual characters inside "double quotes"',
         ) from None
-    capped = len(raw) > cap
     rows: list[_Row] = []
-    for r in raw[:cap]:
-        row = _Row(r[0], r[1], r[2], ROLE_NAMES.get(r[3], "tool"), r[4], r[5], r[6:])
-        age_days = max(0.0, (now - (row.ts or 0.0)) / 86400)
-        # bm25 is negative, lower is better; recency subtracts up to RECENCY_WEIGHT more.
-        row.score = row.bm25 - RECENCY_WEIGHT / (1 + age_days / 30)
+    for r in raw:
+        ts = r[2]
+        age_days = max(0.0, (now - (ts or 0.0)) / 86400)
+        row = _Row(r[0], r[1], ts, ROLE_NAMES.get(r[3], "tool"), r[4], r[6:])
+        # Lower is better: recency (halved at 30 days), then a shorter piece (a word in a
+        # prompt says more than the same word somewhere in a 200 KB log).
+        row.score = -RECENCY_WEIGHT / (1 + age_days / 30) - LENGTH_WEIGHT / (1 + r[5] / 2000)
         rows.append(row)
     if loose and rows:
         _count_words(conn, q, rows)
@@ -406,15 +459,21 @@ def _count_words(conn: sqlite3.Connection, q: Query, rows: list[_Row]) -> None:
                 row.matched += 1
 
 
-def _group(rows: list[_Row]) -> list[_Row]:
+def _group(rows: list[_Row], *, loose: bool) -> list[_Row]:
+    """Each session's best message (``rows`` are best first), its session's score raised by
+    how many of its messages match; best session first."""
     best: dict[str, _Row] = {}
-    for r in rows:  # already best first
+    for r in rows:
         b = best.get(r.session_id)
         if b is None:
             best[r.session_id] = r
         else:
             b.count += 1
-    return list(best.values())
+    out = list(best.values())
+    for r in out:
+        r.score -= COUNT_WEIGHT * math.log2(r.count)
+    out.sort(key=(lambda x: (-x.matched, x.score)) if loose else (lambda x: x.score))
+    return out
 
 
 def _hit(conn: sqlite3.Connection, q: Query, r: _Row, loose: bool, text: Read) -> SearchHit:

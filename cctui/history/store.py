@@ -112,6 +112,7 @@ CREATE TABLE card (
     first_prompt TEXT
 );
 CREATE INDEX card_session ON card(session_id);
+CREATE INDEX card_cwd ON card(cwd, session_id);
 CREATE TABLE msg (
     id INTEGER PRIMARY KEY,
     source_id INTEGER NOT NULL,
@@ -221,6 +222,8 @@ class IndexStore:
             elif existed and _has_tables(conn):
                 self._set_note("the index had no schema version; rebuilding it")
             self._create(conn)
+        else:
+            _add_indexes(conn)
         self._writer = conn
         self._secure()
 
@@ -360,6 +363,19 @@ class IndexStore:
             import shutil
 
             shutil.rmtree(self._tmp, ignore_errors=True)
+
+
+_ADDED_INDEXES = {"card_cwd": "CREATE INDEX IF NOT EXISTS card_cwd ON card(cwd, session_id)"}
+"""Indexes added to the schema after its version was set: an index file of this version without
+them gets them at open (a second or less) instead of being rebuilt."""
+
+
+def _add_indexes(conn: sqlite3.Connection) -> None:
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    for name, sql in _ADDED_INDEXES.items():
+        if name not in have:
+            with contextlib.suppress(sqlite3.OperationalError):  # busy, read-only: next time
+                conn.execute(sql)
 
 
 def _has_tables(conn: sqlite3.Connection) -> bool:

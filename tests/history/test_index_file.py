@@ -426,3 +426,45 @@ def test_a_build_of_many_new_files_reads_them_in_a_worker_process(
         assert _found(index, f"word{n}") == {sid}
     assert {s.session_id for s in index.sessions()} == set(sids)
     assert {s.title for s in index.sessions()} == {f"prompt number{n}" for n in range(8)}
+
+
+def test_tombstones_outnumbering_live_rows_rebuild_the_index(
+    home: Path, index: HistoryIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # SQLite before 3.43 cannot delete a contentless FTS5 row: a file read again leaves its
+    # old rows as tombstones, and the next sweep rebuilds the index once they outnumber the
+    # live ones (the floor is lowered here; it is 100,000 rows).
+    monkeypatch.setattr(index_module, "COMPACT_MIN_DEAD", 0)
+    path = mk.write(home, SID, mk.user("the walrus said hi", SID) + mk.user("two", SID))
+    index.refresh()
+    for word in ("pelican", "heron"):
+        path.write_text(mk.user(f"the {word} said hi", SID) + mk.user("two", SID))
+        index.reindex([path])
+    assert index.stats().stale_messages == 4 and index.stats().messages == 2
+
+    plan = index.plan()  # the sweep sees more tombstones than rows: it starts afresh
+    while plan.jobs:
+        index.step(plan)
+
+    stats = index.stats()
+    assert stats.stale_messages == 0 and stats.messages == 2
+    assert "stale rows" in stats.note
+    assert _found(index, "heron") == {SID} and _found(index, "walrus") == set()
+
+
+def test_an_index_of_this_version_gains_a_later_index_at_open(home: Path, index_file: Path) -> None:
+    mk.write(home, SID, mk.user("find the walrus", SID, cwd="/work/zoo"))
+    ix = HistoryIndex(home, index_file=index_file)
+    ix.refresh()
+    ix.close()
+    conn = sqlite3.connect(index_file)
+    conn.execute("DROP INDEX card_cwd")  # as an index file written before the index existed
+    conn.commit()
+    conn.close()
+
+    again = HistoryIndex(home, index_file=index_file)
+
+    names = {r[0] for r in again.store.reader().execute("SELECT name FROM sqlite_master")}
+    assert "card_cwd" in names and again.store.note == ""
+    assert {h.session_id for h in again.search("walrus project:zoo").hits} == {SID}
+    again.close()

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from cctui.history import HistoryIndex
+from cctui.history import search as search_module
 from cctui.history.search import SearchError, parse_query, parse_when
 from tests.history import make_lines as mk
 
@@ -169,3 +170,17 @@ def test_parse_query_quotes_everything() -> None:
     q = parse_query('foo "a b" pre* -bar say"hi')
     assert q.match_all() == 'body : (("foo" AND "a b" AND "pre"* AND "say""hi") NOT ("bar"))'
     assert parse_query("tool role:user").match_all() == 'role : "user" AND body : ("tool")'
+
+
+def test_a_search_reads_newest_first_and_stops_when_it_has_enough_sessions(
+    index: HistoryIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "the" is in all three sessions; with room for two, the oldest (B) is never read, and
+    # the result says older matches were not searched.
+    monkeypatch.setattr(search_module, "ENOUGH_SESSIONS", 2)
+    res = index.search("the", limit=1, now=NOW)
+    assert res.capped and res.total == 2 and res.next_cursor == "1"
+    page2 = index.search("the", limit=1, offset=1, now=NOW)
+    assert {res.hits[0].session_id, page2.hits[0].session_id} == {A, C}
+    whole = index.search("the", limit=5, now=NOW)  # a page reaching further reads further
+    assert not whole.capped and {h.session_id for h in whole.hits} == {A, B, C}

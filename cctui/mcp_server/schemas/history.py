@@ -93,7 +93,7 @@ class TranscriptHit(Out):
     snippet: str
     """Text around the match; matched words are between « and »."""
     score: float
-    """Higher is better: relevance (bm25) plus a recency bonus."""
+    """Higher is better: recency, a short message, and how many of the session's messages match."""
     matches: int = 1
     """Matching messages in this session."""
     matched_words: int | None = None
@@ -118,7 +118,8 @@ class SearchTranscriptsOut(Out):
     """Few sessions held every word, so sessions holding some of them follow (their hits
     have ``matchedWords``)."""
     capped: bool = False
-    """More messages matched than were ranked: narrow the query for older sessions."""
+    """The search stopped before the oldest messages (enough sessions found, newest first):
+    narrow it (since/until/project) to reach older sessions."""
     indexing: str | None = None
     """A first index build is still running (``indexing 1,234 of 2,000 · 420 MB``): results
     may miss older sessions until it ends."""

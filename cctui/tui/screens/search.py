@@ -166,7 +166,7 @@ class SearchScreen(Modal[SearchHit | None]):
                 else "no message has every word: the closest first"
             )
         if result.capped:
-            parts.append("only the newest 5,000 matches ranked")
+            parts.append("older matches not searched: narrow with since:, until:, project:")
         if indexing:
             parts.append(indexing)
         self._summary = " · ".join(parts)
