@@ -33,13 +33,21 @@ from cctui.history import HistoryIndex, Problems, SessionSummary
 
 CatalogSource = Literal["cctui", "transcript", "history", "process"]
 
+CURRENT = LIVE | {SessionStatus.QUEUED, SessionStatus.PAUSED}
+"""What ``status:live`` finds: sessions with a process, and those the dispatcher is about to
+start (queued) or continue (paused at the usage limit). Neither is past work, and someone
+asking for the live sessions expects the ones about to run among them (``active`` stays
+"a process runs", as seed 004's ``status_filter`` means it)."""
+
 STATUS_GROUPS: dict[str, frozenset[SessionStatus]] = {
     "active": LIVE,
-    "live": LIVE,
-    "past": frozenset(SessionStatus) - LIVE,
+    "live": CURRENT,
+    "past": frozenset(SessionStatus) - CURRENT,
     "waiting": frozenset({SessionStatus.WAITING_FOR_INPUT}),
+    "paused": frozenset({SessionStatus.PAUSED}),
 }
-"""Words a status filter accepts besides the states themselves."""
+"""Words a status filter accepts besides the states themselves (``queued``, ``cancelled``,
+``paused_usage_limit``...)."""
 
 ARCHIVED = "archived"
 """The status word that lists archived sessions (``core.archive``); without it they are left

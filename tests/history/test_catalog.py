@@ -19,6 +19,7 @@ from cctui.core.catalog import (
     build_catalog,
     list_catalog,
     matches,
+    parse_filter,
     query_catalog,
 )
 from cctui.core.models import SessionConfig, SessionInfo, SessionRecord
@@ -268,3 +269,31 @@ def test_a_damaged_archive_hides_nothing(tmp_path: Path) -> None:
     assert Archive(state).ids == frozenset()
     (state / "archived.json").write_text('{"archived": "x"}')
     assert Archive(state).ids == frozenset()
+
+
+def test_queued_and_paused_sessions_are_live_not_past() -> None:
+    """Sessions the dispatcher is about to start or continue are current work: listed by
+    ``status:live``, found by ``status:queued`` / ``status:paused``, never ``past``."""
+    queued = "b0000000-0000-4000-8000-00000000000q"
+    paused = "b0000000-0000-4000-8000-00000000000p"
+    running = "b0000000-0000-4000-8000-00000000000r"
+    entries = build_catalog(
+        [],
+        [
+            _info(queued, SessionStatus.QUEUED, active=False),
+            _info(paused, SessionStatus.PAUSED, active=False),
+            _info(running, SessionStatus.RUNNING, active=True),
+        ],
+    )
+    assert {e.status for e in entries} == {
+        SessionStatus.QUEUED,
+        SessionStatus.PAUSED,
+        SessionStatus.RUNNING,
+    }
+
+    def found(words: str) -> list[str]:
+        return sorted(_ids(query_catalog(entries, parse_filter(f"status:{words}")).entries))
+
+    assert found("live") == ["p", "q", "r"]
+    assert found("queued") == ["q"] and found("paused") == ["p"]
+    assert found("past") == [] and found("active") == ["r"]
