@@ -460,3 +460,23 @@ async def test_waiting_work_names_what_needs_a_running_cctui(
     work = manager.dispatch.waiting_work()
     assert work[0] == "1 queued session" and work[1].startswith("schedule nightly · next ")
     assert len(work) == 2  # a paused schedule fires nothing
+
+
+async def test_a_schedules_worktree_and_priority_reach_its_runs(
+    make_manager: MakeManager, scripted: FakeDriverFactory, project: Path
+) -> None:
+    """A run queued at the limit takes its schedule's priority; a worktree needs git."""
+    manager = await started(make_manager, scripted, max_sessions=1)
+    config = manager.default_config(project)
+    d = manager.dispatch
+    with pytest.raises(ValidationFailed, match="git repository"):
+        d.add_schedule("wt", "0 3 * * *", "p", config, worktree=True)
+    await manager.create("hold", config)
+    plain = await manager.create("x", config)
+    d.add_schedule("urgent", "0 3 * * *", "p", config, priority=5)
+    run = await d.run_schedule_now("urgent")
+    assert [e.session_id for e in d.queued()] == [run.session_id, plain.session_id]
+    edited = d.edit_schedule("urgent", priority=-1)
+    assert edited.priority == -1 and edited.next_due == d.schedule("urgent").next_due
+    with pytest.raises(ValidationFailed, match="git repository"):
+        d.edit_schedule("urgent", worktree="w")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from textual.widgets import DataTable, Input
+from textual.widgets import Checkbox, DataTable, Input
 
 from cctui.core import SessionStatus
 from cctui.tui.screens.dispatch import DispatchScreen
@@ -78,3 +78,43 @@ async def test_the_page_cancels_pauses_runs_and_adds() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, DispatchScreen)
+
+
+async def test_the_page_edits_a_schedule_with_its_worktree_and_priority() -> None:
+    app = demo_app("dispatch")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready("dispatch")(pilot)
+        page = app.screen
+        assert isinstance(page, DispatchScreen)
+        d = app.manager.dispatch
+        page.query_one("#schedules", DataTable).focus()
+        await pilot.press("e")  # the first schedule: standup
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, ScheduleForm)
+        assert form.query_one("#prompt", Input).value == "Summarise yesterday's commits"
+        form.query_one("#prompt", Input).value = "Summarise yesterday's merges"
+        form.query_one("#when", Input).value = "every weekday 08:30"
+        form.query_one("#priority", Input).value = "high"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is form and "whole number" in str(form.query_one("#error").render())
+        form.query_one("#priority", Input).value = "5"
+        form.query_one("#worktree", Checkbox).value = True
+        await pilot.pause()
+        form.query_one("#worktree-name", Input).value = "standup"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        # The demo's project is not a git repository: said now, not by every run failing.
+        assert app.screen is form and "git repository" in str(form.query_one("#error").render())
+        form.query_one("#worktree", Checkbox).value = False
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, DispatchScreen)
+        s = d.schedule("standup")
+        assert (s.prompt, s.cron, s.priority, s.worktree) == (
+            "Summarise yesterday's merges",
+            "30 8 * * 1-5",
+            5,
+            None,
+        )

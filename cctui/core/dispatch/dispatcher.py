@@ -41,6 +41,7 @@ from cctui.core.models import DispatchView, SessionConfig, SessionInfo
 from cctui.core.session import Session
 from cctui.core.states import WORKING, SessionStatus
 from cctui.errors import CctuiError, SessionLimitReached, SessionNotReady, ValidationFailed
+from cctui.fs import git
 
 log = logging.getLogger(__name__)
 S = SessionStatus
@@ -613,14 +614,16 @@ class Dispatcher:
         worktree: bool | str | None = None,
         missed: MissedRule = "once",
         timezone: str | None = None,
+        priority: int = 0,
     ) -> Schedule:
         """A new schedule. Raises ValidationFailed (``when``, a name in use, not owner)."""
         if not self.owner:
             raise ValidationFailed(f"Not scheduled: {_NOT_OWNER}")
-        if any(s.name == name for s in self.state.schedules):
+        if any(s.name == name.strip() for s in self.state.schedules):
             raise ValidationFailed(f"A schedule is already named {name!r}.")
+        _check_worktree(worktree, config)
         schedule = schedules.make(
-            name, when, prompt, config, self.clock.now(), worktree, missed, timezone
+            name, when, prompt, config, self.clock.now(), worktree, missed, timezone, priority
         )
         self.state.schedules.append(schedule)
         self._save()
@@ -646,6 +649,10 @@ class Dispatcher:
     def edit_schedule(self, ref: str, **changes: Any) -> Schedule:
         """Pause, resume or change a schedule (``when``, ``prompt``, ``missed``...)."""
         schedule = self.schedule(ref)
+        name = changes.get("name")
+        if name and any(s.name == name.strip() and s is not schedule for s in self.state.schedules):
+            raise ValidationFailed(f"A schedule is already named {name!r}.")
+        _check_worktree(changes.get("worktree"), schedule.config)
         updated = schedules.edit(schedule, self.clock.now(), **changes)
         self.state.schedules[self.state.schedules.index(schedule)] = updated
         self._save()
@@ -709,11 +716,20 @@ class Dispatcher:
                 schedule.config,
                 session_id=session_id,
                 worktree=schedule.worktree,
-                dispatch=DispatchRequest(schedule_id=schedule.id),
+                dispatch=DispatchRequest(schedule_id=schedule.id, priority=schedule.priority),
             )
         except CctuiError as exc:
             log.warning("schedule %s: run not started: %s", schedule.name, exc.message)
             raise
+
+
+def _check_worktree(worktree: bool | str | None, config: SessionConfig) -> None:
+    """A schedule whose runs want a worktree needs a git repository: said when it is made,
+    not at 3 a.m. by every run failing."""
+    if worktree and git.toplevel(Path(config.cwd)) is None:
+        raise ValidationFailed(
+            f"worktree: {config.cwd} is not in a git repository; each run's worktree needs one."
+        )
 
 
 def _project_of(config: SessionConfig) -> str:

@@ -82,6 +82,9 @@ class Schedule(BaseModel):
     config: SessionConfig
     """How each run starts (directory, model, permission mode...)."""
     worktree: bool | str | None = None
+    """Each run in a new git worktree: True (named from the prompt), a name, or None."""
+    priority: int = 0
+    """Each run's place in the queue when the limit is reached (higher starts first)."""
     missed: MissedRule = "once"
     paused: bool = False
     next_due: datetime | None = None

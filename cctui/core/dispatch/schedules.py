@@ -134,6 +134,7 @@ def make(
     worktree: bool | str | None,
     missed: MissedRule,
     timezone: str | None,
+    priority: int = 0,
 ) -> Schedule:
     """A new schedule, its first time computed. Raises ValidationFailed."""
     if not name.strip():
@@ -153,6 +154,7 @@ def make(
         prompt=prompt,
         config=config,
         worktree=worktree,
+        priority=priority,
         missed=missed,
         created_at=now,
     )
@@ -172,13 +174,15 @@ def find(schedules: list[Schedule], ref: str) -> Schedule:
 
 def edit(schedule: Schedule, now: datetime, **changes: Any) -> Schedule:
     """``schedule`` with ``changes`` (``when``, ``prompt``, ``missed``, ``paused``,
-    ``name``); a new ``when``, or resuming a paused one, counts from now (no catch-up for
-    the paused time)."""
-    allowed = {"when", "prompt", "missed", "paused", "name", "timezone"}
+    ``name``, ``worktree``, ``priority``); a new ``when``, or resuming a paused one, counts
+    from now (no catch-up for the paused time). ``worktree=False`` turns it off."""
+    allowed = {"when", "prompt", "missed", "paused", "name", "timezone", "worktree", "priority"}
     unknown = set(changes) - allowed
     if unknown:
         raise ValidationFailed(f"A schedule's {', '.join(sorted(unknown))} cannot be edited.")
     update = {k: v for k, v in changes.items() if v is not None}
+    if update.get("worktree") is False:
+        update["worktree"] = None
     when = update.get("when", schedule.when)
     timezone = update.get("timezone", schedule.timezone)
     resumed = schedule.paused and update.get("paused") is False

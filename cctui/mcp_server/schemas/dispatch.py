@@ -93,6 +93,8 @@ class ScheduleOut(Out):
     model: str | None = None
     permission_mode: str | None = None
     worktree: bool | str | None = None
+    priority: int = 0
+    """Each run's place when queued: higher starts first."""
     missed: str
     """Runs missed while cctui was not running: ``once`` (one run), ``skip``, ``all``."""
     paused: bool
@@ -128,6 +130,7 @@ class ScheduleOut(Out):
             model=config.model,
             permission_mode=config.permission_mode,
             worktree=schedule.worktree,
+            priority=schedule.priority,
             missed=schedule.missed,
             paused=schedule.paused,
             next_run=iso_z_or_none(schedule.next_due),

@@ -93,6 +93,10 @@ def register(server: MCPServer, manager: SessionManager) -> None:
         timezone: Annotated[
             str | None, Field(max_length=64, description="IANA zone, e.g. Europe/Paris")
         ] = None,
+        priority: Annotated[
+            int,
+            Field(ge=-100, le=100, description="Each run's place when queued: higher first"),
+        ] = 0,
     ) -> ScheduleOut:
         """Schedule a session: once at a time, or again and again. Each run is a normal
         session (queued if the limit is reached) naming its schedule. Schedules are kept in
@@ -104,7 +108,14 @@ def register(server: MCPServer, manager: SessionManager) -> None:
             allowed_tools=allowedTools,
         )
         schedule = dispatch.add_schedule(
-            name, when, prompt, config, worktree=worktree, missed=missed, timezone=timezone
+            name,
+            when,
+            prompt,
+            config,
+            worktree=worktree,
+            missed=missed,
+            timezone=timezone,
+            priority=priority,
         )
         return ScheduleOut.of(schedule, manager)
 

@@ -306,6 +306,8 @@ class DispatchScreen(Modal[None]):
             model=s.config.model or "",
             mode=s.config.permission_mode or "",
             missed=s.missed,
+            worktree=s.worktree or False,
+            priority=s.priority,
             existing=s.id,
         )
         self.app.push_screen(ScheduleForm(f"Edit {s.name}", fields, self._create), self._saved)
@@ -313,7 +315,13 @@ class DispatchScreen(Modal[None]):
     def _create(self, f: ScheduleFields) -> Schedule:
         if f.existing is not None:
             return self._dispatch.edit_schedule(
-                f.existing, name=f.name, when=f.when, prompt=f.prompt, missed=f.missed
+                f.existing,
+                name=f.name,
+                when=f.when,
+                prompt=f.prompt,
+                missed=f.missed,
+                worktree=f.worktree,
+                priority=f.priority,
             )
         try:
             config = self._manager.default_config(
@@ -324,7 +332,15 @@ class DispatchScreen(Modal[None]):
                 f"Permission mode {f.mode!r} is not one claude knows "
                 "(default, acceptEdits, plan, bypassPermissions, dontAsk, auto)."
             ) from None
-        return self._dispatch.add_schedule(f.name, f.when, f.prompt, config, missed=f.missed)
+        return self._dispatch.add_schedule(
+            f.name,
+            f.when,
+            f.prompt,
+            config,
+            missed=f.missed,
+            worktree=f.worktree or None,
+            priority=f.priority,
+        )
 
     def _saved(self, schedule: Schedule | None) -> None:
         self.reload()

@@ -14,9 +14,9 @@ from typing import ClassVar, cast, get_args
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Input, Label, Static
+from textual.widgets import Checkbox, Input, Label, Static
 
 from cctui.core.dispatch import MissedRule, Schedule
 from cctui.errors import CctuiError, ValidationFailed
@@ -37,6 +37,10 @@ class ScheduleFields:
     model: str = ""
     mode: str = ""
     missed: MissedRule = "once"
+    worktree: bool | str = False
+    """Each run in a new git worktree: True, or the name typed."""
+    priority: int = 0
+    """Each run's place when queued (higher first)."""
     existing: str | None = None
     """The schedule's id when editing (directory, model and mode are then shown, not
     changed: they belong to the schedule as made)."""
@@ -74,6 +78,16 @@ class ScheduleForm(FormModal[Schedule | None]):
             yield Input(
                 f.mode, id="mode", disabled=not new, placeholder="default, acceptEdits, plan…"
             )
+            yield Label("Each run in its own git worktree · priority when queued (higher first)")
+            with Horizontal(id="worktree-row"):
+                yield Checkbox("Own git worktree", bool(f.worktree), id="worktree")
+                yield Input(
+                    f.worktree if isinstance(f.worktree, str) else "",
+                    placeholder="name (optional)",
+                    id="worktree-name",
+                    disabled=not f.worktree,
+                )
+                yield Input(str(f.priority), placeholder="0", id="priority")
             yield Label("Missed runs: once, skip or all")
             yield Input(f.missed, id="missed")
             yield Static(id="error")
@@ -86,6 +100,10 @@ class ScheduleForm(FormModal[Schedule | None]):
     def _value(self, field: str) -> str:
         return self.query_one(f"#{field}", Input).value.strip()
 
+    @on(Checkbox.Changed, "#worktree")
+    def _worktree_toggled(self, event: Checkbox.Changed) -> None:
+        self.query_one("#worktree-name", Input).disabled = not event.value
+
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -97,6 +115,13 @@ class ScheduleForm(FormModal[Schedule | None]):
             if missed not in _RULES:
                 raise ValidationFailed("Missed runs: once, skip or all.")
             mode = self._value("mode")
+            try:
+                priority = int(self._value("priority") or "0")
+            except ValueError:
+                raise ValidationFailed("Priority: a whole number (higher starts first).") from None
+            worktree: bool | str = False
+            if self.query_one("#worktree", Checkbox).value:
+                worktree = self._value("worktree-name") or True
             fields = replace(
                 self._fields,
                 name=self._value("name"),
@@ -106,6 +131,8 @@ class ScheduleForm(FormModal[Schedule | None]):
                 model=self._value("model"),
                 mode=mode,
                 missed=cast("MissedRule", missed),
+                worktree=worktree,
+                priority=priority,
             )
             schedule = self._save(fields)
         except CctuiError as exc:
