@@ -2,16 +2,18 @@
 
 On 2026-07-28 connections a tool cannot ask mid-call: it ends the round with an
 input-required result whose request state names the run, and the client's retry carries the
-answer (``answer_of``). Handshake-era callers are asked right away (``ask_midcall``).
+answer (``answer_of``). Handshake-era callers are asked right away (``ask_midcall``). One
+call of a tool that follows a run (``claude_query``, ``invoke_claude_code``) is one
+``Rounds.call``: start the run or continue it, follow it, end the round.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 import anyio
 from mcp.server.elicitation import render_elicitation_schema
@@ -54,6 +56,8 @@ class Followed:
     router: Router
     label: str
     """The client that started it; only it continues it in later rounds."""
+    round_id: str
+    """The request state of its input-required rounds: the retry names the run by it."""
     tally: Tally = field(default_factory=Tally)
     asked: PendingInput | None = None
     """The input the last input-required round asked the caller about."""
@@ -95,6 +99,10 @@ class Followed:
 
     async def notify(self, ctx: Context[Any, Any]) -> None:
         """Send the caller what it has not been sent yet (nothing here)."""
+
+    async def cancel(self) -> None:
+        """The caller went away: stop the turn and end the process now."""
+        await self.run.stop("cancelled", grace_s=0)
 
     async def follow(self, ctx: Context[Any, Any], streaming: bool = True) -> PendingInput | None:
         """Follow the run for one call until it ended, or a decision needs this caller,
@@ -160,48 +168,72 @@ def take_answer(run: Followed, ctx: Context[Any, Any]) -> None:
         apply_answer(run.manager, run.router, client_label(ctx), item, answer_of(ctx), run.tally)
 
 
-class Run(Protocol):
-    """What a run continued over several rounds has: its caller and its session."""
-
-    @property
-    def label(self) -> str:
-        """The client that started it; only it continues it in later rounds."""
-
-    @property
-    def sid(self) -> str:
-        """The Claude Code session doing the work."""
+F = TypeVar("F", bound=Followed)
 
 
-R = TypeVar("R", bound=Run)
+class Rounds(Generic[F]):
+    """The runs of one tool kept between the rounds of 2026-07-28 calls, by round id, and
+    what one call of the tool does with them."""
 
+    def __init__(self, what: str, suggestion: str) -> None:
+        """``what`` the tool runs (for a retry that finds it gone), ``suggestion`` where to
+        look for it then."""
+        self._runs: dict[str, F] = {}
+        self._what = what
+        self._suggestion = suggestion
 
-def continued(runs: Mapping[str, R], ctx: Context[Any, Any], what: str, suggestion: str) -> R:
-    """The run a 2026-07-28 retry continues (its request state is the run's id).
+    async def call(
+        self, ctx: Context[Any, Any], start: Callable[[], Awaitable[F]], streaming: bool = True
+    ) -> F | InputRequiredResult:
+        """One call: a retry continues its run with its answer, else ``start`` starts one;
+        then follow it. Returns the run once it ended or nobody can answer what it waits
+        for (the tool reports it), or the round asking this caller a decision (the run is
+        kept for the retry). A call cancelled or failed mid-follow cancels its run."""
+        if ctx.input_responses is not None:
+            run = self._continued(ctx)
+            take_answer(run, ctx)
+        else:
+            run = await start()
+        try:
+            item = await run.follow(ctx, streaming)
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                self._runs.pop(run.round_id, None)
+                await run.cancel()
+            raise
+        if item is not None:
+            self._runs[run.round_id] = run
+            return ask_round(item, run.round_id)
+        self._runs.pop(run.round_id, None)
+        return run
 
-    Raises:
-        ValidationFailed: another client's run, or one that is gone (restart, collected).
-    """
-    run_id = str(ctx.request_state or "")
-    run = runs.get(run_id)
-    if run is not None and run.label != client_label(ctx):
-        raise ValidationFailed(
-            f"{run_id} is waiting for an answer from the client that started it "
-            f"({run.label}), not from {client_label(ctx)}.",
-            suggestion=f'Answer its open decision with claude_respond(sessionId="{run.sid}", '
-            "...) (claude_get_status lists it), or let that client retry.",
-        )
-    if run is None:
-        raise ValidationFailed(
-            f"This answer is for {what} that is no longer waiting for it here (cctui "
-            "restarted, or it was collected).",
-            suggestion=suggestion,
-        )
-    return run
+    def forget_later(self, round_id: str) -> None:
+        """Drop a run kept between rounds (once over) after its caller has had
+        ``UNCLAIMED_TTL_S`` to retry."""
+        asyncio.get_running_loop().call_later(UNCLAIMED_TTL_S, self._runs.pop, round_id, None)
 
+    def _continued(self, ctx: Context[Any, Any]) -> F:
+        """The run a 2026-07-28 retry continues (its request state is the run's id).
 
-def forget_later(runs: dict[str, Any], run_id: str) -> None:
-    """Drop a run kept between rounds once its caller has had ``UNCLAIMED_TTL_S`` to retry."""
-    asyncio.get_running_loop().call_later(UNCLAIMED_TTL_S, runs.pop, run_id, None)
+        Raises:
+            ValidationFailed: another client's run, or one that is gone (restart, collected).
+        """
+        run_id = str(ctx.request_state or "")
+        run = self._runs.get(run_id)
+        if run is not None and run.label != client_label(ctx):
+            raise ValidationFailed(
+                f"{run_id} is waiting for an answer from the client that started it "
+                f"({run.label}), not from {client_label(ctx)}.",
+                suggestion=f'Answer its open decision with claude_respond(sessionId="{run.sid}", '
+                "...) (claude_get_status lists it), or let that client retry.",
+            )
+        if run is None:
+            raise ValidationFailed(
+                f"This answer is for {self._what} that is no longer waiting for it here (cctui "
+                "restarted, or it was collected).",
+                suggestion=self._suggestion,
+            )
+        return run
 
 
 def ask_round(item: PendingInput, state: str) -> InputRequiredResult:

@@ -29,6 +29,7 @@ from cctui.mcp_server.asking.decisions import (
     is_modern,
     question_text,
 )
+from cctui.mcp_server.asking.progress import notify
 from cctui.mcp_server.schemas.common import MAX_WAIT_MS
 from cctui.mcp_server.schemas.sessions import AnsweredOut, PendingInputOut, SentRecord, WaitOut
 
@@ -85,10 +86,7 @@ def heartbeat(ctx: Context[Any, Any], session_id: str) -> Iterator[None]:
     timer: asyncio.TimerHandle | None = None
 
     async def report(n: int) -> None:
-        with contextlib.suppress(Exception):  # a client gone mid-wait ends nothing
-            await ctx.report_progress(
-                n, None, f"waiting on session {session_id}: {int(loop.time() - started)} s"
-            )
+        await notify(ctx, n, f"waiting on session {session_id}: {int(loop.time() - started)} s")
 
     def beat() -> None:
         nonlocal beats, timer

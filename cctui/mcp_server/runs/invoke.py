@@ -9,7 +9,6 @@ a call only follows it: it streams progress and asks the decisions routed to it.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,6 +17,7 @@ from typing import Any
 from mcp.server.mcpserver import Context
 
 from cctui.core import AssistantTextEvent, PendingInput, SessionEvent, ToolUseEvent
+from cctui.mcp_server.asking.progress import notify
 from cctui.mcp_server.asking.rounds import Followed
 from cctui.mcp_server.schemas.projects import InvokeOut, ProgressUpdate
 from cctui.mcp_server.schemas.sessions import PendingInputOut
@@ -98,10 +98,7 @@ class InvokeRun(Followed):
         while self._sent < len(self.updates):
             line = self.updates[self._sent].message
             self._sent += 1
-            with contextlib.suppress(Exception):  # a client gone must not end the task
-                await ctx.report_progress(
-                    self._sent, None, f"{line} [task {self.task_id}, session {self.sid}]"
-                )
+            await notify(ctx, self._sent, f"{line} [task {self.task_id}, session {self.sid}]")
 
     def _finished(self, task: ProjectTask) -> None:
         end = task.ended
@@ -114,7 +111,11 @@ class InvokeRun(Followed):
                 summary=end.summary,
             )
 
-    def handed_off(self) -> InvokeOut:
+    def out(self) -> InvokeOut:
+        """The task's result once it ended, else what waits and how to answer it."""
+        return self.result if self.result is not None else self._handed_off()
+
+    def _handed_off(self) -> InvokeOut:
         """The result for a caller nobody can ask: the open inputs and how to answer them."""
         pending = self.manager.pending(self.sid)
         notes = [

@@ -11,16 +11,14 @@ routed to it.
 
 from __future__ import annotations
 
-import contextlib
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.mcpserver import Context
-from mcp.shared.exceptions import MCPDeprecationWarning
 
 from cctui.core import ApiRetryEvent, UserMessageEvent
+from cctui.mcp_server.asking.progress import notify
 from cctui.mcp_server.asking.rounds import Followed
 from cctui.mcp_server.schemas.query import QueryOut, QueryResult
 from cctui.mcp_server.schemas.sessions import PendingInputOut
@@ -51,31 +49,27 @@ async def _notify(
     """One progress notification and one log message (seed 003's claude-code/messages:
     ``{type, sessionId, message: SDKMessage, timestamp, sequence}``; ``messageType`` and
     ``text`` repeat the message's type and cctui's one-line rendering)."""
-    with contextlib.suppress(Exception):  # a client gone mid-run must not end the run
-        await ctx.report_progress(sequence, None, f"[{msg['type']}] {str(msg['text'])[:500]}")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", MCPDeprecationWarning)
-            await ctx.log(
-                "info",
-                {
-                    "type": "claude_code_message",
-                    "sessionId": session_id,
-                    "message": msg,
-                    "timestamp": msg["timestamp"],
-                    "sequence": sequence,
-                    "messageType": msg["type"],
-                    "text": msg["text"],
-                },
-                logger_name="claude-code/messages",
-            )
+    await notify(
+        ctx,
+        sequence,
+        f"[{msg['type']}] {str(msg['text'])[:500]}",
+        logger="claude-code/messages",
+        data={
+            "type": "claude_code_message",
+            "sessionId": session_id,
+            "message": msg,
+            "timestamp": msg["timestamp"],
+            "sequence": sequence,
+            "messageType": msg["type"],
+            "text": msg["text"],
+        },
+    )
 
 
 @dataclass(kw_only=True)
 class QueryRun(Followed):
     """A query's run followed by its calls: its id across rounds and what it returns."""
 
-    run_id: str
-    """The request state of its input-required rounds."""
     max_messages: int = 100
     """Seed 003's ``maxMessages``: the returned messages are the last this many."""
     with_system: bool = True
@@ -113,10 +107,6 @@ class QueryRun(Followed):
             msg = messages[self._sent]
             self._sent += 1
             await _notify(ctx, self.sid, msg["seq"], msg)
-
-    async def cancel(self) -> None:
-        """The caller went away: stop the turn and end the process now."""
-        await self.run.stop("cancelled", grace_s=0)
 
     def out(self) -> QueryOut:
         """Seed 003's result: the run's result when it is over, else what waits and how to

@@ -18,22 +18,15 @@ No ``from __future__ import annotations``: see ``tools.sessions``.
 
 from typing import Annotated
 
-import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
-from mcp.types import (
-    InputRequiredResult,
-)
+from mcp.types import InputRequiredResult
 from pydantic import Field
 
 from cctui.core import Router, SessionInfo, SessionManager
 from cctui.errors import CliNotFound
-from cctui.mcp_server.asking import rounds
-from cctui.mcp_server.asking.decisions import (
-    can_elicit,
-    client_label,
-)
-from cctui.mcp_server.asking.rounds import ask_round, continued, take_answer
+from cctui.mcp_server.asking.decisions import can_elicit, client_label
+from cctui.mcp_server.asking.rounds import Rounds
 from cctui.mcp_server.runs.invoke import InvokeRun
 from cctui.mcp_server.schemas.common import ACT
 from cctui.mcp_server.schemas.projects import InvokeOut
@@ -54,11 +47,14 @@ def register(
 ) -> None:
     """Add invoke_claude_code to ``server``."""
     tasks = ProjectTasks(manager, projects)
-    runs: dict[str, InvokeRun] = {}
-    """Tasks between the rounds of a 2026-07-28 call, by task id."""
+    rounds: Rounds[InvokeRun] = Rounds(
+        "an invoke_claude_code task",
+        "get_project_status lists the project's tasks; claude_get_status shows a session's "
+        "state and pending decisions.",
+    )
 
     def forget_later(task: ProjectTask) -> None:
-        rounds.forget_later(runs, task.task_id)
+        rounds.forget_later(task.task_id)
 
     async def start(
         ctx: Context,
@@ -69,7 +65,9 @@ def register(
     ) -> InvokeRun:
         job = await tasks.open(projectId, task, contextFiles or (), maxTime)
         job.on_finished.append(forget_later)
-        run = InvokeRun(run=job.run, task=job, router=router, label=client_label(ctx))
+        run = InvokeRun(
+            run=job.run, task=job, router=router, label=client_label(ctx), round_id=job.task_id
+        )
         elicits = can_elicit(ctx)
 
         def created(info: SessionInfo) -> None:
@@ -110,26 +108,7 @@ def register(
         pendingInputs to answer with claude_respond. Progress messages name the taskId
         and sessionId; the session stays resumable with claude_send_message.
         """
-        if ctx.input_responses is not None:
-            run = continued(
-                runs,
-                ctx,
-                "an invoke_claude_code task",
-                "get_project_status lists the project's tasks; claude_get_status shows a "
-                "session's state and pending decisions.",
-            )
-            take_answer(run, ctx)
-        else:
-            run = await start(ctx, projectId, task, contextFiles, maxTime)
-        try:
-            item = await run.follow(ctx, streaming)
-        except BaseException:
-            with anyio.CancelScope(shield=True):
-                runs.pop(run.task_id, None)
-                await run.cancel()
-            raise
-        if item is not None:
-            runs[run.task_id] = run
-            return ask_round(item, run.task_id)
-        runs.pop(run.task_id, None)
-        return run.result if run.result is not None else run.handed_off()
+        run = await rounds.call(
+            ctx, lambda: start(ctx, projectId, task, contextFiles, maxTime), streaming
+        )
+        return run if isinstance(run, InputRequiredResult) else run.out()

@@ -14,7 +14,6 @@ import asyncio
 import uuid
 from typing import Annotated
 
-import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.types import InputRequiredResult
@@ -24,9 +23,8 @@ from cctui.core import Router, SessionManager
 from cctui.core.launch import check_allowed_root
 from cctui.core.runs import Run
 from cctui.errors import ValidationFailed
-from cctui.mcp_server.asking import rounds
 from cctui.mcp_server.asking.decisions import can_elicit, client_label
-from cctui.mcp_server.asking.rounds import ask_round, continued, take_answer
+from cctui.mcp_server.asking.rounds import Rounds
 from cctui.mcp_server.runs.query import QueryRun
 from cctui.mcp_server.schemas.common import ACT
 from cctui.mcp_server.schemas.query import QueryOut
@@ -68,11 +66,14 @@ def _merged(flat: QueryOptions, options: QueryOptions | None) -> QueryOptions:
 
 def register(server: MCPServer, manager: SessionManager, router: Router) -> None:
     """Add claude_query to ``server``."""
-    runs: dict[str, QueryRun] = {}
-    """Runs between the rounds of a 2026-07-28 call, by run id."""
+    rounds: Rounds[QueryRun] = Rounds(
+        "a claude_query run",
+        "claude_list_sessions lists recent sessions; claude_get_status shows a session's "
+        "state and pending decisions.",
+    )
 
     def forget_later(run: QueryRun) -> None:
-        rounds.forget_later(runs, run.run_id)
+        rounds.forget_later(run.round_id)
 
     async def start(ctx: Context, prompt: str, given: QueryOptions, max_ms: int) -> QueryRun:
         config = manager.default_config(
@@ -87,7 +88,7 @@ def register(server: MCPServer, manager: SessionManager, router: Router) -> None
             run=Run(manager, max_ms / 1000),
             router=router,
             label=client_label(ctx),
-            run_id="query_" + uuid.uuid4().hex[:10],
+            round_id="query_" + uuid.uuid4().hex[:10],
             max_messages=given.maxMessages or 100,
             with_system=given.includeSystemMessages is not False,
         )
@@ -147,38 +148,17 @@ def register(server: MCPServer, manager: SessionManager, router: Router) -> None
         Cancelling the call interrupts the run. Seed 003's {prompt, options: {...}} works
         as is; cwd is workingDirectory.
         """
-        if ctx.input_responses is not None:
-            run = continued(
-                runs,
-                ctx,
-                "a claude_query run",
-                "claude_list_sessions lists recent sessions; claude_get_status shows a "
-                "session's state and pending decisions.",
-            )
-            take_answer(run, ctx)
-        else:
-            given = _merged(
-                QueryOptions(
-                    cwd=workingDirectory,
-                    model=model,
-                    maxTurns=maxTurns,
-                    appendSystemPrompt=appendSystemPrompt,
-                    allowedTools=allowedTools,
-                    maxMessages=maxMessages,
-                    includeSystemMessages=includeSystemMessages,
-                ),
-                options,
-            )
-            run = await start(ctx, prompt, given, maxTimeMs)
-        try:
-            item = await run.follow(ctx)
-        except BaseException:
-            with anyio.CancelScope(shield=True):
-                runs.pop(run.run_id, None)
-                await run.cancel()
-            raise
-        if item is not None:
-            runs[run.run_id] = run
-            return ask_round(item, run.run_id)
-        runs.pop(run.run_id, None)
-        return run.out()
+        given = _merged(
+            QueryOptions(
+                cwd=workingDirectory,
+                model=model,
+                maxTurns=maxTurns,
+                appendSystemPrompt=appendSystemPrompt,
+                allowedTools=allowedTools,
+                maxMessages=maxMessages,
+                includeSystemMessages=includeSystemMessages,
+            ),
+            options,
+        )
+        run = await rounds.call(ctx, lambda: start(ctx, prompt, given, maxTimeMs))
+        return run if isinstance(run, InputRequiredResult) else run.out()

@@ -7,7 +7,6 @@ Claude sees is one of the fixed templates in ``cctui.review.templates``.
 No ``from __future__ import annotations``: the SDK reads the evaluated annotations.
 """
 
-import contextlib
 import inspect
 import itertools
 from collections.abc import Awaitable, Callable
@@ -18,6 +17,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from cctui.mcp_server.asking.progress import notify
 from cctui.review import (
     AuditOut,
     ConflictOut,
@@ -56,8 +56,7 @@ def _progress(ctx: Context) -> Callable[[str], Awaitable[None]]:
     counter = itertools.count(1)
 
     async def report(message: str) -> None:
-        with contextlib.suppress(Exception):
-            await ctx.report_progress(next(counter), None, message)
+        await notify(ctx, next(counter), message)
 
     return report
 

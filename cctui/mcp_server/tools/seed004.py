@@ -14,13 +14,11 @@ No ``from __future__ import annotations``: see ``tools.sessions``.
 
 import asyncio
 import contextlib
-import warnings
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context, ElicitationResult, Resolve
-from mcp.shared.exceptions import MCPDeprecationWarning
 from pydantic import Field
 
 from cctui.config import Settings
@@ -39,6 +37,7 @@ from cctui.core.catalog import CatalogEntry
 from cctui.core.launch import check_allowed_root, doppler_prefix, resolve_dir
 from cctui.errors import SessionNotFound, ValidationFailed
 from cctui.mcp_server.asking.decisions import DecisionForm, can_elicit, client_label
+from cctui.mcp_server.asking.progress import notify
 from cctui.mcp_server.asking.sending import Deliveries
 from cctui.mcp_server.asking.waiting import Checkpoint, checkpoint, finish, heartbeat, question
 from cctui.mcp_server.history_view import HistoryView
@@ -138,15 +137,8 @@ class _Chunks:
 
 
 async def _send_chunk(ctx: Context, session_id: str, n: int, text: str) -> None:
-    with contextlib.suppress(Exception):  # a client gone mid-stream ends nothing
-        await ctx.report_progress(n, None, text)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", MCPDeprecationWarning)
-            await ctx.log(
-                "info",
-                {"type": "output", "session_id": session_id, "chunk": text, "sequence": n},
-                logger_name="claude-code/output",
-            )
+    data = {"type": "output", "session_id": session_id, "chunk": text, "sequence": n}
+    await notify(ctx, n, text, logger="claude-code/output", data=data)
 
 
 def register(
