@@ -387,7 +387,9 @@ class Process:
             return
         else:
             new = S.ERROR if session.status == S.ERROR else S.COMPLETED
-        session.set_status(new, error=session.error if new == S.ERROR else None)
+        # Said even when the status stays (an interrupted turn, then a kill): the process
+        # ended, and the list and the pane say whether one runs ("interrupted" / "stopped").
+        session.set_status(new, error=session.error if new == S.ERROR else None, force=True)
 
     # ------------------------------------------------------------------ lifetime
 

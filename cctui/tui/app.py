@@ -20,6 +20,7 @@ from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen, ScreenResultCallbackType
+from textual.theme import Theme
 
 from cctui.config import Settings
 from cctui.core import (
@@ -51,6 +52,7 @@ from cctui.tui.messages import (
     OpenSession,
     SessionsActivity,
 )
+from cctui.tui.prefs import Prefs
 from cctui.tui.remote import RemoteView, host_line, key_of
 from cctui.tui.screens.ask import AskScreen
 from cctui.tui.screens.diff import DiffScreen
@@ -148,6 +150,13 @@ class CctuiApp(App[None]):
         self._stop_hosts: Callable[[], None] = lambda: None
         self.alerts = Alerts(self)
         """Notifications: which session needs you, why, what it asks (``[notify]``)."""
+        self.prefs = Prefs(settings.state_dir)
+        """What the window remembers between runs (the palette's theme)."""
+        theme = self.prefs.theme
+        if theme is not None and theme in self.available_themes:
+            self.theme = theme  # before the first frame: no restyle after it
+        elif theme is not None:
+            log.warning("theme %r is not one this Textual has: the default holds", theme)
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -175,8 +184,15 @@ class CctuiApp(App[None]):
         self.watch_history()
         # Hosted services' status lines (e.g. MCP clients connecting) change without core events.
         self.set_interval(1.0, self._tick)
+        self.theme_changed_signal.subscribe(self, self._keep_theme)
         if self.attached is not None:
             self.call_after_refresh(self._show_attached)
+
+    def _keep_theme(self, theme: Theme) -> None:
+        try:
+            self.prefs.set_theme(theme.name)
+        except OSError as exc:
+            self.notify(f"The theme is not kept for the next run: {exc}", severity="warning")
 
     def _show_attached(self) -> None:
         left = self.main.query_one("#left")

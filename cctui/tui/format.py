@@ -29,15 +29,22 @@ UNSEEN = ("◉", "finished", "text-primary")
 """A turn that ended while nobody looked ("done, not seen yet"; ``tui.attention``)."""
 
 
-def badge(status: str) -> tuple[str, str, str]:
-    """(glyph, label, theme variable) for a status value."""
+INTERRUPTED_LIVE = ("■", "interrupted", "text-secondary")
+"""An interrupted turn whose process still runs (the next message goes straight to it); the
+same status with no process reads "stopped" (killed, or ended since)."""
+
+
+def badge(status: str, *, live: bool = False) -> tuple[str, str, str]:
+    """(glyph, label, theme variable) for a status value; ``live``: a process has it open."""
+    if status == "interrupted" and live:
+        return INTERRUPTED_LIVE
     return BADGES.get(status, ("?", status, "foreground-muted"))
 
 
-def row_badge(status: str, *, unseen: bool = False) -> tuple[str, str, str]:
+def row_badge(status: str, *, unseen: bool = False, live: bool = False) -> tuple[str, str, str]:
     """``badge``, or the unseen one for a finished turn nobody looked at (a failure keeps
     its own badge: it says more)."""
-    return UNSEEN if unseen and status != "error" else badge(status)
+    return UNSEEN if unseen and status != "error" else badge(status, live=live)
 
 
 def age(when: datetime | None) -> str:

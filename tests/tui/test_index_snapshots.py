@@ -122,5 +122,11 @@ def test_usage_snapshot(snap_compare: Any) -> None:
     assert snap_compare(_app(), terminal_size=SIZE, run_before=_ready("usage"))
 
 
+@pytest.mark.parametrize("scenario", ["search", "usage"])
+def test_search_and_usage_at_80x24(snap_compare: Any, scenario: str) -> None:
+    """Both pages at the smallest terminal cctui promises (issue 39): nothing cut or clipped."""
+    assert snap_compare(_app(), terminal_size=(80, 24), run_before=_ready(scenario))
+
+
 def test_the_snapshot_apps_write_where_the_demo_resets() -> None:
     assert Path(ROOT).is_absolute()

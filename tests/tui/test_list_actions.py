@@ -397,6 +397,29 @@ async def test_an_interrupted_turn_reads_as_interrupted(run_app: RunApp) -> None
         assert block.has_class("-interrupted")
 
 
+async def test_an_interrupted_live_session_and_a_killed_one_read_differently(
+    run_app: RunApp,
+) -> None:
+    """Both are ``interrupted`` in the core; the list, the pane's header and the peek say
+    whether its process still runs (issue 39: both read "■ stopped")."""
+    async with run_app({"*": [text("working"), sleep(10)]}) as h:
+        session_id = await h.create("long job")
+        await h.until(lambda: h.manager.get(session_id).status == SessionStatus.RUNNING)
+        h.app.main.open_session(session_id)
+        await h.manager.interrupt(session_id, wait_s=3)
+
+        def cell() -> str:
+            return str(h.app.main.sessions.get_cell(session_id, "status"))
+
+        await h.until(lambda: "interrupted" in cell())
+        assert "stopped" not in cell()
+        assert "interrupted" in str(h.app.main.pane.query_one("#pane-header").render())
+        await h.manager.kill(session_id)
+        await h.until(lambda: "stopped" in cell())
+        assert h.manager.get(session_id).status == SessionStatus.INTERRUPTED
+        assert "stopped" in str(h.app.main.pane.query_one("#pane-header").render())
+
+
 async def test_peek_at_a_session_known_only_from_disk_reads_its_transcript(
     run_app: RunApp,
 ) -> None:

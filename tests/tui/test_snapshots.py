@@ -67,7 +67,10 @@ def test_snapshot(snap_compare: Any, scenario: str) -> None:
 
 SMALL = (80, 24)
 """The smallest terminal cctui promises to work in (issue 39, item 8)."""
-SMALL_SCENARIOS = ("main", "new", "bash", "help", "peek", "hundred", "archived")
+SMALL_SCENARIOS = (
+    *("main", "new", "bash", "help", "peek", "hundred", "archived"),
+    *("diff", "rules", "metrics", "projects", "finish", "inbox", "policy", "quit", "question"),
+)
 
 
 @pytest.mark.parametrize("scenario", SMALL_SCENARIOS)

@@ -189,7 +189,8 @@ def check_answers(item: PendingInput, decision: Decision) -> Decision:
     as the option labels (case-insensitive match; several labels joined by ", ").
 
     An answer of the form ``Other: <text>`` is free text (the CLI offers "Other" with every
-    question) and goes to the CLI as ``<text>``.
+    question) and goes to the CLI as ``<text>``; on a question with several answers it may
+    follow the ticked labels (``ruff, Other: black``), and goes as ``ruff, black``.
 
     Raises:
         ValidationFailed: an unknown question, a missing answer, or an answer that is not
@@ -229,6 +230,13 @@ def check_answers(item: PendingInput, decision: Decision) -> Decision:
                 checked[q.question] = free
                 continue
         labels = {o.label.casefold(): o.label for o in q.options}
+        free = ""
+        if q.multi_select:
+            # Ticked labels and typed text together: "ruff, mypy, Other: black, isort".
+            at = raw.casefold().find(", " + OTHER_PREFIX.casefold())
+            if at >= 0:
+                free = raw[at + 2 + len(OTHER_PREFIX) :].strip()
+                raw = raw[:at]
         parts = [p.strip() for p in raw.split(",")] if q.multi_select else [raw.strip()]
         if labels:
             wrong = [p for p in parts if p.casefold() not in labels]
@@ -240,7 +248,7 @@ def check_answers(item: PendingInput, decision: Decision) -> Decision:
                     + f". For anything else answer '{OTHER_PREFIX} <your text>'.",
                 )
             parts = [labels[p.casefold()] for p in parts]
-        checked[q.question] = ", ".join(parts)
+        checked[q.question] = ", ".join([*parts, free] if free else parts)
     updated = decision.updated_input
     if updated is not None and "answers" in updated:
         updated = {k: v for k, v in updated.items() if k != "answers"}  # the checked ones win

@@ -155,6 +155,24 @@ class ApprovalScreen(DecisionModal):
         self.query_one("#reason").display = False
         form = self.query("#questions")
         (form.first() if form else self.query_one("#body")).focus()
+        self.call_after_refresh(self._fit_body)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_body)
+
+    def _fit_body(self) -> None:
+        """The body scrolls within what the dialog's other lines leave: at 80x24 a question
+        or a long command would otherwise push the key line off the screen."""
+        dialog = self.query_one("#dialog")
+        body = self.query_one("#body")
+        others = sum(
+            w.outer_size.height + max(w.styles.margin.top, w.styles.margin.bottom)
+            for w in dialog.children
+            if w is not body and w.display
+        )
+        chrome = dialog.outer_size.height - dialog.size.height  # its border and padding
+        room = int(self.size.height * 0.9) - chrome - others - 1  # the body's own margin
+        body.styles.max_height = max(3, min(30, room))
 
     def action_allow(self) -> None:
         if not self.armed() or self._denying:
@@ -205,6 +223,11 @@ class ApprovalScreen(DecisionModal):
         reason.display = True
         reason.focus()
         self.query_one("#keys", Static).update(self.key_line())
+        self.call_after_refresh(self._fit_body)
+
+    @on(QuestionForm.Done)
+    def _questions_done(self) -> None:
+        self.action_allow()
 
     @on(Input.Submitted, "#reason")
     def _deny_with_reason(self, event: Input.Submitted) -> None:

@@ -178,7 +178,19 @@ class PeekAsk(VerticalScroll, can_focus=True):
             choose_by_number(self, self.pending.kind, number)
 
     def action_open(self) -> None:
+        # Enter is this widget's priority key, so a question's text line never sees it:
+        # there it moves on (and, on the last question, sends), as in the modal.
+        focused = self.screen.focused
+        forms = self.query(QuestionForm)
+        if forms and isinstance(focused, Input) and focused.has_class("other"):
+            if forms.first().advance(focused):
+                self.action_allow()
+            return
         self.post_message(self.Answer(self.pending, None))
+
+    @on(QuestionForm.Done)
+    def _questions_done(self) -> None:
+        self.action_allow()
 
 
 class ReplyInput(Input):
@@ -246,7 +258,7 @@ class PeekScreen(Modal[None]):
 
     def _draw_head(self) -> None:
         row = self.row
-        glyph, label, var = fmt.badge(row.status)
+        glyph, label, var = fmt.badge(row.status, live=row.live)
         if row.waiting_since is not None:
             label = f"{label} {fmt.waited(row.waiting_since)}"
         bits = [row.project, str(row.cwd or ""), row.session_id[:8], fmt.cost(row.cost_usd)]

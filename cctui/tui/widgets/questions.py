@@ -4,12 +4,49 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.segment import Segment
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import Input, RadioButton, RadioSet, SelectionList, Static
 
 from cctui.core import OTHER_PREFIX, Question
+
+TICK = "✓"
+"""A ticked option's mark (Textual's own box differs by colour only)."""
+CHOSEN = "●"
+"""The chosen radio option's mark; the others are empty."""
+
+
+class TickList(SelectionList[str]):
+    """A checklist whose ticked boxes show a tick, not only another colour."""
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        segments = list(strip)
+        index = self.scroll_offset.y + y
+        if len(segments) < 2 or index >= self.option_count:
+            return strip
+        ticked = self.get_option_at_index(index).value in self.selected
+        inner = segments[1]
+        segments[1] = Segment(TICK if ticked else " ", inner.style, inner.control)
+        return Strip(segments, strip.cell_length)
+
+
+class ChoiceButton(RadioButton):
+    """A radio option whose chosen state shows a dot; the others show none."""
+
+    BUTTON_INNER = " "
+
+    def watch_value(self) -> None:
+        self.BUTTON_INNER = CHOSEN if self.value else " "
+        super().watch_value()
+
+    def on_mount(self) -> None:
+        self.BUTTON_INNER = CHOSEN if self.value else " "
 
 
 class QuestionBlock(Vertical):
@@ -31,7 +68,7 @@ class QuestionBlock(Vertical):
             head.append(("  (choose any)", "$text-muted"))
         yield Static(Content.assemble(*head), classes="question-text")
         if q.options and q.multi_select:
-            yield SelectionList[str](
+            yield TickList(
                 *[
                     (_option_label(n, o.label, o.description), o.label)
                     for n, o in enumerate(q.options, 1)
@@ -41,21 +78,23 @@ class QuestionBlock(Vertical):
         elif q.options:
             with RadioSet(classes="choices"):
                 for n, o in enumerate(q.options, 1):
-                    yield RadioButton(_option_label(n, o.label, o.description), value=n == 1)
+                    yield ChoiceButton(_option_label(n, o.label, o.description), value=n == 1)
         yield Input(
             placeholder="Other: type your own answer" if q.options else "Your answer",
             classes="other",
         )
 
     def answer(self) -> str:
-        """The chosen label(s), joined by ", "; free text wins when given."""
+        """The chosen label(s), joined by ", ". Several: the ticked ones and the typed text
+        together (``ruff, Other: black``); one: the typed text wins when given."""
         other = self.query_one(".other", Input).value.strip()
-        if other:
-            return f"{OTHER_PREFIX} {other}"
+        free = f"{OTHER_PREFIX} {other}" if other else ""
         q = self.question
         if q.options and q.multi_select:
-            chosen = self.query_one(".choices", SelectionList).selected
-            return ", ".join(str(c) for c in chosen)
+            chosen = [str(c) for c in self.query_one(".choices", SelectionList).selected]
+            return ", ".join([*chosen, free] if free else chosen)
+        if free:
+            return free
         if q.options:
             # The buttons, not RadioSet.pressed_index: a number key's pick is in the buttons
             # at once, in the set only once its message has gone round.
@@ -89,6 +128,9 @@ def _option_label(number: int, label: str, description: str) -> Content:
 class QuestionForm(Vertical):
     """All questions of one request."""
 
+    class Done(Message):
+        """Enter in the last question's text line: send the answers."""
+
     def __init__(self, questions: Sequence[Question], *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.questions = tuple(questions)
@@ -103,6 +145,22 @@ class QuestionForm(Vertical):
         if first:
             first.first().focus(scroll_visible)
         return self
+
+    def advance(self, line: Input) -> bool:
+        """Enter in ``line`` (a question's text line): the next question gets the keyboard;
+        True when ``line`` was the last question's (the answers are to be sent)."""
+        blocks = list(self.query(QuestionBlock))
+        at = next((i for i, b in enumerate(blocks) if line in b.query(".other")), None)
+        if at is None or at == len(blocks) - 1:
+            return True
+        blocks[at + 1].query(".choices, .other").first().focus()
+        return False
+
+    @on(Input.Submitted, ".other")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.advance(event.input):
+            self.post_message(self.Done())
 
     def answers(self) -> dict[str, str]:
         """Question text -> answer, as the CLI expects in ``updatedInput.answers``."""

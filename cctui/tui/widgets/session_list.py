@@ -459,7 +459,7 @@ class SessionList(DataTable[Text]):
         self._due_at.pop(sid, None)  # its entry in _due is stale now
 
     def _cells(self, r: SessionRow) -> tuple[Text, Text, Text, Text, Text]:
-        glyph, label, var = fmt.row_badge(r.status, unseen=r.unseen)
+        glyph, label, var = fmt.row_badge(r.status, unseen=r.unseen, live=r.live)
         if r.waiting_since is not None:
             label = f"{label} {fmt.waited(r.waiting_since)}"  # "waiting 3m": for how long
         elif r.status == "queued" and r.dispatch_note and r.dispatch_note.startswith("queued "):

@@ -319,7 +319,7 @@ class SessionPane(Vertical):
         row = self._row
         if row is None:
             return
-        glyph, label, var = fmt.badge(row.status)
+        glyph, label, var = fmt.badge(row.status, live=row.live)
         # One line, cut at the pane's width: what changes and matters first, the path last.
         bits = [row.project or ""]
         if row.worktree_label is not None:
