@@ -160,9 +160,18 @@ class ApprovalScreen(DecisionModal):
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_body)
 
+    SHORT_ROWS = 34
+    """Below this many rows the dialog takes the whole height and drops its blank lines
+    (``-short`` in its stylesheet), so what is asked keeps the most room."""
+
     def _fit_body(self) -> None:
         """The body scrolls within what the dialog's other lines leave: at 80x24 a question
         or a long command would otherwise push the key line off the screen."""
+        short = self.size.height < self.SHORT_ROWS
+        if short != self.has_class("-short"):
+            self.set_class(short, "-short")
+            self.call_after_refresh(self._fit_body)  # measured again without the blanks
+            return
         dialog = self.query_one("#dialog")
         body = self.query_one("#body")
         others = sum(
@@ -171,7 +180,7 @@ class ApprovalScreen(DecisionModal):
             if w is not body and w.display
         )
         chrome = dialog.outer_size.height - dialog.size.height  # its border and padding
-        room = int(self.size.height * 0.9) - chrome - others - 1  # the body's own margin
+        room = int(self.size.height * (1 if short else 0.9)) - chrome - others
         body.styles.max_height = max(3, min(30, room))
 
     def action_allow(self) -> None:
