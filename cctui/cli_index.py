@@ -128,7 +128,7 @@ def _with_progress(index: HistoryIndex, *, rebuild: bool = False) -> None:
     try:
         if rebuild:
             index.store.reset()
-        plan = index.plan()
+        plan = index.plan(cards=False)  # search, usage and stats read no session list
         while plan.jobs or plan.gone:
             index.step(plan, seconds=1.0)
     finally:

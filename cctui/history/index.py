@@ -269,15 +269,18 @@ class HistoryIndex:
         with self._refresh_lock:
             return self._apply(self.transcripts.refresh())
 
-    def plan(self) -> Plan:
-        """Sweep: what changed since the index was last brought up to date, newest first."""
+    def plan(self, *, cards: bool = True) -> Plan:
+        """Sweep: what changed since the index was last brought up to date, newest first.
+
+        ``cards=False`` (a command that shows no session list): the sessions the index file
+        knows are not loaded into ``sessions()`` first, only those a change touches."""
         with self._refresh_lock:
             if self._compact_due():
                 self.store.reset(note="most of the index was stale rows; rebuilding it")
                 self._check_options()
                 self.transcripts = self._indexer()
             if not self.transcripts.loaded:
-                self._apply(self.transcripts.load())
+                self._apply(self.transcripts.load(cards=cards))
             plan = self.transcripts.scan()
             self._stop_prefetch()
             if sum(self._prefetchable(j) for j in plan.jobs) >= PREFETCH_MIN_FILES:
@@ -494,9 +497,9 @@ class HistoryIndex:
         if proc is not None:
             sources.add("process")
             times += [t for t in (proc.updated_at, proc.started_at) if t is not None]
-        # model_construct: every value here is already typed; validating 20,000 summaries
-        # would cost the first frame about half a second.
-        return SessionSummary.model_construct(
+        # Validated, not model_construct: pydantic-core checks these typed values faster than
+        # model_construct's Python loop sets them (0.11 against 0.18 s for 20,000).
+        return SessionSummary(
             session_id=sid,
             cwd=_first(
                 meta.cwd if meta else None,

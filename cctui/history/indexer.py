@@ -195,8 +195,12 @@ class TranscriptIndexer:
                 best = meta
         return best
 
-    def load(self) -> set[str]:
-        """Read every card from the index file (the first frame); returns their session ids."""
+    def load(self, *, cards: bool = True) -> set[str]:
+        """Read every card from the index file (the first frame); returns their session ids.
+
+        ``cards=False``: only what a sweep needs (which files are indexed, as what), for a
+        command that reads no list (``cctui search``, ``usage``): 20,000 cards cost ~0.3 s.
+        Sessions touched later are read in full as usual (``_reload_session``)."""
         conn = self.store.reader()
         self._known = {
             p: (size, mtime_ns, ino)
@@ -206,7 +210,7 @@ class TranscriptIndexer:
         }
         self._metas.clear()
         self._paths_by_session.clear()
-        for meta in _cards(conn, "1=1", ()):
+        for meta in _cards(conn, "1=1", ()) if cards else ():
             self._put(meta)
         self.loaded = True
         if self.store.get_meta("pricing") != self.pricer.fingerprint:

@@ -12,6 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from cctui.config import load_settings
+from cctui.core import catalog as catalog_module
 from cctui.core import spare_records
 from cctui.core.catalog import (
     CatalogEntry,
@@ -297,3 +298,22 @@ def test_queued_and_paused_sessions_are_live_not_past() -> None:
     assert found("live") == ["p", "q", "r"]
     assert found("queued") == ["q"] and found("paused") == ["p"]
     assert found("past") == [] and found("active") == ["r"]
+
+
+@pytest.mark.parametrize(("limit", "offset"), [(1, 0), (2, 1), (3, 0), (10, 2)])
+def test_a_page_without_filters_is_the_same_as_the_whole_list_cut(limit: int, offset: int) -> None:
+    # `cctui sessions --limit N` makes only the page's entries (catalog._newest_page); it must
+    # pick what filtering and cutting the whole catalog would, hidden and archived ids aside.
+    summaries = [
+        _summary(f"b0000000-0000-4000-8000-00000000000{i}", "/w/p", f"t{i}", minutes)
+        for i, minutes in enumerate([5, 1, 9, 3, 3, 7])
+    ]
+    own = [_info(OWN_ID, SessionStatus.RUNNING, active=True)]
+    hidden = {summaries[2].session_id}
+    archived = {summaries[4].session_id}
+    query = CatalogQuery(limit=limit, offset=offset)
+
+    fast = catalog_module._newest_page(summaries, own, hidden, archived, query)
+    whole = query_catalog(build_catalog(summaries, own, hidden, archived), query)
+
+    assert fast == whole and fast.total == 5
