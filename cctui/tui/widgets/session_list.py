@@ -244,8 +244,9 @@ class SessionList(DataTable[Text]):
 
     @property
     def live_count(self) -> int:
-        """Sessions a ``claude`` process has open right now."""
-        return sum(1 for r in self._rows.values() if r.live)
+        """Sessions a ``claude`` process has open right now, as far as this window knows:
+        an offline host's rows are its last known state, not counted."""
+        return sum(1 for r in self._rows.values() if r.live and r.offline_since is None)
 
     def all_rows(self) -> Iterable[SessionRow]:
         """Every known session's row, filtered out or not."""
