@@ -211,7 +211,7 @@ class HistoryView:
         # Seed 002: isActive means *this server* has a process for it (a session running in
         # someone's terminal is not; sending to it would start a second process).
         mine = {s.session_id for s in own if s.is_active}
-        rows = [self._row(e, models.get(e.session_id), e.session_id in mine) for e in page.entries]
+        rows = [self.row(e, models.get(e.session_id), e.session_id in mine) for e in page.entries]
         return SessionListOut(
             sessions=rows,
             total=page.total,
@@ -222,7 +222,8 @@ class HistoryView:
         )
 
     @staticmethod
-    def _row(e: CatalogEntry, model: str | None, is_active: bool) -> SessionListEntry:
+    def row(e: CatalogEntry, model: str | None, is_active: bool) -> SessionListEntry:
+        """One session as ``claude_list_sessions`` lists it."""
         if e.status == SessionStatus.ERROR:
             status: Literal["active", "inactive", "error"] = "error"
         else:
@@ -269,6 +270,7 @@ class HistoryView:
                     role=m.role,
                     text="\n".join(parts),
                     timestamp=iso_z_or_none(m.timestamp),
+                    data=m.model_dump(mode="json"),
                 )
             )
         end = page.offset + len(page.messages)

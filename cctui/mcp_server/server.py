@@ -300,7 +300,8 @@ def build_server(
     tools.health.register(server, manager, settings)
     if "sessions" in groups:
         tools.window.register(server, manager, settings)
-        server.hidden |= {tools.window.TOOL, tools.window.ANSWER_TOOL}
+        tools.follow.register(server, manager)
+        server.hidden |= {tools.window.TOOL, tools.window.ANSWER_TOOL, tools.follow.TOOL}
     if "projects" in groups:
         services.projects.start()  # registered projects' trees, built in the background
         tools.projects.register(server, manager, services.projects)

@@ -35,11 +35,19 @@ from cctui.core import Decision, PendingInput, SessionEvent, SessionStatus
 from cctui.core.catalog import CatalogEntry
 from cctui.core.decisions.requests import Question
 from cctui.errors import CctuiError
-from cctui.history.models import SearchHit, TokenCounts, UsageReport, UsageRow
+from cctui.history.models import (
+    SearchHit,
+    TokenCounts,
+    TranscriptMessage,
+    TranscriptPage,
+    UsageReport,
+    UsageRow,
+)
 from cctui.redact import redact_text
 from cctui.remote.models import (
     Answered,
     ConnectFailed,
+    Followed,
     HostUnreachable,
     RemoteError,
     StatusPage,
@@ -97,8 +105,15 @@ def command_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+FOLLOW_TOOL = "cctui_follow"
+"""The host's internal (unlisted) tool that answers when its sessions change."""
+FOLLOW_HOLD_MS = 25_000
+"""How long one ``cctui_follow`` call is held open when nothing changes."""
+
 ANSWER_AS_WINDOW = "cctui_answer_as_window"
 """The host's internal (unlisted) tool for its human's answer."""
+UNLISTED_TOOLS = (FOLLOW_TOOL, ANSWER_AS_WINDOW, "cctui_attach_window")
+"""The internal tools a cctui calls on another, left out of its ``tools/list``."""
 
 
 class CctuiClient:
@@ -168,6 +183,13 @@ class CctuiClient:
             await self._unwind(stack)
             raise self._failed(exc) from None
         self._stack, self._client = stack, client
+        # The SDK checks a result against the tool's listed output schema; for a tool left
+        # out of tools/list it lists the tools again on every call and logs a warning. These
+        # internal tools' results are read field by field here: nothing to check them with.
+        schemas = getattr(client.session, "_tool_output_schemas", None)
+        if isinstance(schemas, dict):
+            for tool in UNLISTED_TOOLS:
+                schemas.setdefault(tool, None)
         self.version = info.version if info is not None else None
         self.tools = frozenset(t.name for t in listed.tools)
         name = info.name if info is not None else "?"
@@ -282,9 +304,10 @@ class CctuiClient:
         """``claude_health`` there: can its cctui run Claude Code (``ok``, ``problem``)."""
         return await self.call("claude_health")
 
-    async def list_sessions(self, *, limit: int = 200) -> list[CatalogEntry]:
-        """Its session list, newest first (its cctui's sessions and Claude Code's on disk)."""
-        out = await self.call("claude_list_sessions", limit=limit)
+    async def list_sessions(self, *, limit: int = 200, offset: int = 0) -> list[CatalogEntry]:
+        """Its session list, newest first (its cctui's sessions and Claude Code's on disk),
+        ``limit`` of them after the first ``offset``."""
+        out = await self.call("claude_list_sessions", limit=limit, offset=offset or None)
         entries = []
         for row in out.get("sessions", []):
             try:
@@ -302,31 +325,77 @@ class CctuiClient:
             outputLines=0,
             limit=limit,
         )
-        events: list[SessionEvent] = []
-        for item in out.get("events", []):
-            try:
-                events.append(_EVENT.validate_python(item.get("data")))
-            except ValidationError:
-                log.debug("host %s: an event of a newer kind: %r", self.name, item.get("kind"))
-        requested = {
-            ev.input.id: ev.input
-            for ev in events
-            if ev.kind == "input_requested"  # the full record, with when it was asked
-        }
-        session = out.get("session") or {}
-        return StatusPage(
-            session_id=session_id,
-            state=str(out.get("state", "")),
-            events=events,
-            next_seq=int(out.get("nextSeq", since_seq)),
-            missed=bool(out.get("missed")),
-            epoch=str(out.get("epoch", "")),
-            has_more=bool(out.get("hasMore")),
-            pending=[
-                _pending(session_id, p, requested.get(p.get("inputId", "")))
-                for p in out.get("pendingInputs", [])
+        return _status_page(self.name, session_id, out, since_seq)
+
+    async def follow(
+        self,
+        cursors: Mapping[str, tuple[str, int]],
+        *,
+        timeout_ms: int = FOLLOW_HOLD_MS,
+        settle_ms: int = 100,
+    ) -> list[Followed]:
+        """What changed since ``cursors`` (session id -> (epoch, next seq)) in those sessions
+        or any live one there, as soon as something did (``cctui_follow``, held up to
+        ``timeout_ms``); empty when nothing did.
+
+        Raises:
+            RemoteError: code ``unknown_tool``: its cctui predates the tool (poll instead).
+        """
+        out = await self.call(
+            FOLLOW_TOOL,
+            cursors=[
+                {"sessionId": sid, "epoch": epoch, "sinceSeq": seq}
+                for sid, (epoch, seq) in cursors.items()
             ],
-            last_seq=int(session.get("lastSeq", 0)),
+            timeoutMs=timeout_ms,
+            settleMs=settle_ms,
+        )
+        found: list[Followed] = []
+        for item in out.get("sessions", []):
+            sid = str(item.get("sessionId", ""))
+            if item.get("gone"):
+                found.append(Followed(page=None, entry=None, session_id=sid))
+                continue
+            since = 0 if item.get("missed") else cursors.get(sid, ("", 0))[1]
+            entry = None
+            if item.get("row"):
+                try:
+                    entry = _entry(item["row"])
+                except (ValueError, ValidationError, KeyError):
+                    log.warning("host %s: a session row not understood", self.name)
+            page = _status_page(self.name, sid, item, since)
+            found.append(Followed(page=page, entry=entry, session_id=sid))
+        return found
+
+    async def transcript(
+        self, session_id: str, *, offset: int = 0, limit: int = 50
+    ) -> TranscriptPage:
+        """A page of a session's past conversation there (``claude_get_transcript``)."""
+        out = await self.call(
+            "claude_get_transcript", sessionId=session_id, offset=offset, limit=min(limit, 200)
+        )
+        messages = []
+        for item in out.get("messages", []):
+            try:
+                messages.append(TranscriptMessage.model_validate(item["data"]))
+            except (KeyError, TypeError, ValidationError):  # a cctui that sends text only
+                role = "user" if item.get("role") == "user" else "assistant"
+                messages.append(
+                    TranscriptMessage(
+                        index=int(item.get("index", len(messages))),
+                        uuid=f"{session_id}:{item.get('index', len(messages))}",
+                        role=role,
+                        text=str(item.get("text", "")),
+                        timestamp=_when(item.get("timestamp")),
+                    )
+                )
+        return TranscriptPage(
+            session_id=session_id,
+            offset=int(out.get("offset", offset)),
+            limit=max(1, limit),
+            total=int(out.get("total", len(messages))),
+            messages=tuple(messages),
+            has_more=out.get("nextOffset") is not None,
         )
 
     async def wait(self, session_id: str, *, timeout_ms: int = 30_000) -> str:
@@ -423,6 +492,36 @@ class CctuiClient:
             group_by=out.get("groupBy"),
             pricing=str(out.get("pricing", "")),
         )
+
+
+def _status_page(host: str, session_id: str, out: Mapping[str, Any], since: int) -> StatusPage:
+    """A ``claude_get_status`` answer (or one session of ``cctui_follow``'s) as a page."""
+    events: list[SessionEvent] = []
+    for item in out.get("events", []):
+        try:
+            events.append(_EVENT.validate_python(item.get("data")))
+        except ValidationError:
+            log.debug("host %s: an event of a newer kind: %r", host, item.get("kind"))
+    requested = {
+        ev.input.id: ev.input
+        for ev in events
+        if ev.kind == "input_requested"  # the full record, with when it was asked
+    }
+    session = out.get("session") or {}
+    return StatusPage(
+        session_id=session_id,
+        state=str(out.get("state") or ""),
+        events=events,
+        next_seq=int(out.get("nextSeq", since)),
+        missed=bool(out.get("missed")),
+        epoch=str(out.get("epoch", "")),
+        has_more=bool(out.get("hasMore")),
+        pending=[
+            _pending(session_id, p, requested.get(p.get("inputId", "")))
+            for p in out.get("pendingInputs", [])
+        ],
+        last_seq=int(session.get("lastSeq", 0)),
+    )
 
 
 def _refusal(host: str, tool: str, content: Sequence[Any]) -> RemoteError:

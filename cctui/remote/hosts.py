@@ -22,7 +22,15 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Protocol, TypeVar
@@ -32,10 +40,11 @@ from cctui.core import Decision, PendingInput, SessionEvent
 from cctui.core.catalog import CatalogEntry
 from cctui.core.states import LIVE, SessionStatus
 from cctui.errors import CctuiError
-from cctui.history.models import SearchHit, UsageReport
+from cctui.history.models import SearchHit, TranscriptPage, UsageReport
 from cctui.remote.models import (
     Answered,
     ConnectFailed,
+    Followed,
     HostState,
     HostStatus,
     HostUnreachable,
@@ -46,12 +55,26 @@ from cctui.remote.models import (
 
 log = logging.getLogger(__name__)
 
+FOLLOW_HOLD_S = 25.0
+"""One follow call is held open this long when nothing changes there (then asked again)."""
+FOLLOW_SETTLE_MS = 200
+"""A follow answer waits this long after the first change, so streamed text goes in a few
+answers a second, not one per delta."""
+LIST_PUSHED_EVERY_S = 30.0
+"""Followed by push, a host's newest list page is read again this often: Claude Code
+sessions run there outside its cctui (a terminal's ``claude``) send no events."""
+LIST_ALL_EVERY_S = 300.0
+"""Its whole list (every past session) is read on connecting and again this often."""
 LIST_EVERY_S = 3.0
-"""How often a host's session list is read again (new sessions, titles, costs)."""
+"""Followed by polling (a host's cctui that predates ``cctui_follow``), how often its list's
+newest page is read again (new sessions, titles, costs)."""
 FOLLOW_EVERY_S = 1.0
-"""How often each live session there is asked for its new events and pending inputs."""
+"""Followed by polling, how often each live session there is asked for its new events."""
 LIST_LIMIT = 200
-"""A host's most recent sessions listed (its past ones beyond are searchable there)."""
+"""The newest page of a host's list, read between whole readings."""
+LIST_PAGE = 1000
+LIST_PAGES = 50
+"""A whole listing is read in pages of ``LIST_PAGE``, at most ``LIST_PAGES`` of them."""
 FIRST_RETRY_S = 1.0
 MAX_RETRY_S = 30.0
 """A dropped link is tried again after 1 s, then twice as long each time, up to this."""
@@ -74,7 +97,13 @@ class Link(Protocol):
 
     async def connect(self) -> None: ...
     async def close(self) -> None: ...
-    async def list_sessions(self, *, limit: int = ...) -> list[CatalogEntry]: ...
+    async def list_sessions(self, *, limit: int = ..., offset: int = ...) -> list[CatalogEntry]: ...
+    async def follow(
+        self, cursors: Mapping[str, tuple[str, int]], *, timeout_ms: int = ..., settle_ms: int = ...
+    ) -> list[Followed]: ...
+    async def transcript(
+        self, session_id: str, *, offset: int = ..., limit: int = ...
+    ) -> TranscriptPage: ...
     async def status(
         self, session_id: str, *, since_seq: int = ..., limit: int = ...
     ) -> StatusPage: ...
@@ -284,33 +313,104 @@ class Host:
         self._emit(HostChange(host=self.name, sessions=tuple(self._entries)))
 
     async def _follow(self, link: Link) -> None:
+        """Keep up with the host until the link drops: by push (``Link.follow``, one call
+        held open that answers when a session there changes), else, from a cctui that
+        predates it, by polling each live session every ``FOLLOW_EVERY_S``. The list is read
+        whole on connecting and every ``LIST_ALL_EVERY_S``, its newest page in between."""
         loop = asyncio.get_running_loop()
         await self._resend(link)
-        next_list = 0.0
+        await self._list(link, complete=True)
+        push = True
+        next_all = loop.time() + LIST_ALL_EVERY_S
+        next_list = loop.time() + LIST_PUSHED_EVERY_S
         while True:
             if link.closed:
                 raise HostUnreachable(self.name, "the link dropped")
-            listing = loop.time() >= next_list
-            await self._look(link, listing=listing)
-            if listing:
-                next_list = loop.time() + LIST_EVERY_S
-            if self._poke.is_set():
-                next_list = 0.0
+            if push:
+                hold = max(0.0, min(FOLLOW_HOLD_S, next_list - loop.time()))
+                try:
+                    await self._pushed(link, hold)
+                except RemoteError as exc:
+                    if isinstance(exc, HostUnreachable) or exc.code != "unknown_tool":
+                        raise
+                    log.info("host %s: its cctui %s follows by polling", self.name, link.version)
+                    push, next_list = False, loop.time()
+                    continue
+            else:
+                await self._look(link, listing=False)
+            now = loop.time()
+            if now >= next_list or (not push and self._poke.is_set()):
+                await self._list(link, complete=now >= next_all)
+                next_list = now + (LIST_PUSHED_EVERY_S if push else LIST_EVERY_S)
+                if now >= next_all:
+                    next_all = now + LIST_ALL_EVERY_S
             self._poke.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._poke.wait(), FOLLOW_EVERY_S)
+            if not push:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._poke.wait(), FOLLOW_EVERY_S)
 
-    async def _look(self, link: Link, *, listing: bool) -> None:
-        """One look: the list (``listing``), then each followed session's new page."""
-        changed: set[str] = set()
-        if listing:
-            changed |= self._listed(await link.list_sessions(limit=LIST_LIMIT))
-        followed = [
+    def _followed(self) -> list[str]:
+        """The sessions whose events are read: live ones, and any with an open input."""
+        return [
             sid
             for sid, e in self._entries.items()
             if e.status in LIVE or any(p.session_id == sid for p in self._pending.values())
         ]
-        pages = await asyncio.gather(*(self._page(link, sid) for sid in followed))
+
+    async def _pushed(self, link: Link, hold: float) -> None:
+        """One follow answer: whatever changed there, or nothing after ``hold``."""
+        cursors = {sid: self._seq.get(sid, ("", 0)) for sid in self._followed()}
+        found = await link.follow(cursors, timeout_ms=int(hold * 1000), settle_ms=FOLLOW_SETTLE_MS)
+        changed: set[str] = set()
+        requested: list[PendingInput] = []
+        resolved: list[str] = []
+        for item in found:
+            sid = item.session_id
+            if item.page is None:  # forgotten there
+                self._seq.pop(sid, None)
+                for input_id in [k for k, p in self._pending.items() if p.session_id == sid]:
+                    del self._pending[input_id]
+                    resolved.append(input_id)
+                continue
+            if item.entry is not None:
+                entry = item.entry.model_copy(update={"pending_inputs": len(item.page.pending)})
+                if self._entries.get(sid) != entry:
+                    self._entries[sid] = entry
+                    changed.add(sid)
+            if item.page.missed:
+                self._events.pop(sid, None)  # read afresh: what it holds replaces ours
+            changed |= self._absorb(item.page, requested, resolved)
+        self.last_seen = datetime.now(UTC)
+        if changed or requested or resolved:
+            self._emit(
+                HostChange(
+                    host=self.name,
+                    requested=tuple(requested),
+                    resolved=tuple(resolved),
+                    sessions=tuple(changed),
+                )
+            )
+
+    async def _list(self, link: Link, *, complete: bool) -> None:
+        """Read its session list: whole (page by page), or its newest page."""
+        entries: list[CatalogEntry] = []
+        size = LIST_PAGE if complete else LIST_LIMIT
+        for _ in range(LIST_PAGES if complete else 1):
+            page = await link.list_sessions(limit=size, offset=len(entries))
+            entries += page
+            if len(page) < size:
+                break
+        changed = self._listed(entries, complete=complete)
+        self.last_seen = datetime.now(UTC)
+        if changed:
+            self._emit(HostChange(host=self.name, sessions=tuple(changed)))
+
+    async def _look(self, link: Link, *, listing: bool) -> None:
+        """One poll: the list (``listing``, whole), then each followed session's new page."""
+        changed: set[str] = set()
+        if listing:
+            await self._list(link, complete=True)
+        pages = await asyncio.gather(*(self._page(link, sid) for sid in self._followed()))
         requested: list[PendingInput] = []
         resolved: list[str] = []
         for page in pages:
@@ -334,7 +434,13 @@ class Host:
                 await link.connect()
                 self._link = link
                 self._up(link)
-                await self._look(link, listing=True)
+                await self._list(link, complete=True)
+                try:
+                    await self._pushed(link, 0.0)
+                except RemoteError as exc:
+                    if isinstance(exc, HostUnreachable) or exc.code != "unknown_tool":
+                        raise
+                    await self._look(link, listing=False)
         except ConnectFailed as exc:
             self._down(exc.state, exc.message, exc.suggestion)
         except CctuiError as exc:
@@ -355,12 +461,16 @@ class Host:
                 page = await link.status(session_id, since_seq=0)
         return page
 
-    def _listed(self, entries: Sequence[CatalogEntry]) -> set[str]:
+    def _listed(self, entries: Sequence[CatalogEntry], *, complete: bool = True) -> set[str]:
+        """Take a listing: ``complete``, it replaces what was listed (a session gone there
+        goes here); else (its newest page) it updates those and keeps the older ones."""
         fresh: dict[str, CatalogEntry] = {}
         for e in entries:
             count = sum(1 for p in self._pending.values() if p.session_id == e.session_id)
             fresh[e.session_id] = e.model_copy(update={"pending_inputs": count})
         changed = {sid for sid, e in fresh.items() if self._entries.get(sid) != e}
+        if not complete:
+            fresh |= {sid: e for sid, e in self._entries.items() if sid not in fresh}
         changed |= set(self._entries) - set(fresh)
         for sid in set(self._entries) - set(fresh):
             self._seq.pop(sid, None)

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Literal
 
 from cctui.core import PendingInput, SessionEvent
+from cctui.core.catalog import CatalogEntry
 from cctui.errors import CctuiError
 
 HostState = Literal["connecting", "online", "offline", "missing", "incompatible"]
@@ -66,6 +67,17 @@ class StatusPage:
     has_more: bool = False
     pending: list[PendingInput] = field(default_factory=list)
     last_seq: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Followed:
+    """One session that changed, as a follow answer says: its page and its row."""
+
+    session_id: str
+    page: StatusPage | None
+    """None: the host no longer knows the session."""
+    entry: CatalogEntry | None
+    """Its list row now (title, cost, activity), when the host sent it."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -58,6 +58,9 @@ class ScriptedLink:
         return [CatalogEntry(session_id="s1", status="waiting_for_input", is_active=True,
                              last_activity="2026-11-28T00:00:00Z")]  # fmt: skip
 
+    async def follow(self, *_: Any, **__: Any) -> list[Any]:
+        raise RemoteError("box", "no such tool", code="unknown_tool")  # it polls instead
+
     async def status(self, session_id: str, **_: Any) -> StatusPage:
         return StatusPage(session_id=session_id, state="waiting_for_input",
                           pending=list(self.registry.open.values()))  # fmt: skip

@@ -7,6 +7,7 @@ import os
 import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,12 +24,24 @@ pytestmark = pytest.mark.e2e
 WRITE = "[[write path=hello.txt content=hi]]"
 
 
+CALLS: list[str] = []
+
+
+class Counting(CctuiClient):
+    """The real client, noting each tool it calls."""
+
+    async def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
+        CALLS.append(tool)
+        return await super().call(tool, **arguments)
+
+
 def make_link(config: HostConfig) -> CctuiClient:
-    return CctuiClient(config.name, config.argv)
+    return Counting(config.name, config.argv)
 
 
 @pytest.fixture
 async def hosts(bridge_command: list[str]) -> AsyncIterator[tuple[Hosts, Heard]]:
+    CALLS.clear()
     hosts = Hosts(
         [HostConfig(name="box", command=tuple(bridge_command))],
         make_link,
@@ -64,6 +77,10 @@ async def test_a_permission_on_the_host_is_answered_from_here(
     await heard.until(lambda: any(e.kind == "result" for e in box.events(sid)))
     assert (host_project / "hello.txt").read_text().strip() == "hi"
     assert box.status().pending == 0 and box.status().sessions >= 1
+    # Followed by push: its events and inputs came in cctui_follow's answers, not in a
+    # claude_get_status per session per second; the list was read once, on connecting.
+    assert "cctui_follow" in CALLS and "claude_get_status" not in CALLS
+    assert CALLS.count("claude_list_sessions") == 1
 
 
 async def test_a_cut_link_keeps_the_rows_and_comes_back(

@@ -24,7 +24,13 @@ from cctui.core.catalog import CatalogEntry
 from cctui.core.states import SessionStatus
 from cctui.history.models import SearchHit, UsageReport
 from cctui.remote.hosts import Hosts
-from cctui.remote.models import Answered, ConnectFailed, HostUnreachable, StatusPage
+from cctui.remote.models import (
+    Answered,
+    ConnectFailed,
+    HostUnreachable,
+    RemoteError,
+    StatusPage,
+)
 
 BILLING = "7d0c5a1e-3b8f-4c2a-9e61-2f4d8b7a0c11"
 TOKENIZER = "a41f9e20-6c3d-4b7e-8a15-9d2c0e4f6b73"
@@ -65,6 +71,9 @@ class DemoLink:
             raise HostUnreachable("gpu", "the link dropped")
         self.looked = True
         return self.entries
+
+    async def follow(self, *_: Any, **__: Any) -> list[Any]:
+        raise RemoteError("demo", "no such tool", code="unknown_tool")  # polled, as of old
 
     async def status(self, session_id: str, **kw: Any) -> StatusPage:
         since = kw.get("since_seq", 0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -63,6 +63,9 @@ class TranscriptMessage(Out):
     role: str
     text: str
     timestamp: str | None = None
+    data: dict[str, Any] | None = None
+    """The message as cctui reads it (text, tool calls and results apart): what another
+    cctui draws it from."""
 
 
 class TranscriptOut(Out):

@@ -5,6 +5,7 @@
 
 from cctui.mcp_server.tools import (
     dispatch,
+    follow,
     health,
     history,
     invoke,
@@ -25,6 +26,7 @@ from cctui.mcp_server.tools import (
 
 __all__ = [
     "dispatch",
+    "follow",
     "health",
     "history",
     "invoke",
