@@ -22,11 +22,12 @@ from cctui.core import (
 )
 from cctui.core.catalog import CatalogEntry
 from cctui.core.states import SessionStatus
-from cctui.history.models import SearchHit, UsageReport
+from cctui.history.models import SearchHit, TranscriptPage, UsageReport
 from cctui.remote.hosts import Hosts
 from cctui.remote.models import (
     Answered,
     ConnectFailed,
+    Followed,
     HostUnreachable,
     RemoteError,
     StatusPage,
@@ -72,8 +73,11 @@ class DemoLink:
         self.looked = True
         return self.entries
 
-    async def follow(self, *_: Any, **__: Any) -> list[Any]:
+    async def follow(self, *_: Any, **__: Any) -> list[Followed]:
         raise RemoteError("demo", "no such tool", code="unknown_tool")  # polled, as of old
+
+    async def transcript(self, session_id: str, **_: Any) -> TranscriptPage:
+        return TranscriptPage(session_id=session_id, offset=0, limit=50, total=0)
 
     async def status(self, session_id: str, **kw: Any) -> StatusPage:
         since = kw.get("since_seq", 0)
