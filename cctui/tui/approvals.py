@@ -1,8 +1,10 @@
 """Approvals in the TUI: which pending input gets a modal and when, and showing it.
 
 Only inputs routed to the human pop a modal by themselves; every open input is in the inbox.
-One modal at a time; the others queue. ``esc`` ("later") keeps an input in the inbox without
-popping it again. ``ApprovalQueue`` decides (plain logic, no Textual); ``ApprovalController``,
+One modal at a time; the others queue. ``esc`` ("later") keeps that input, and every other one
+queued behind it, in the inbox without popping them again: with a hundred sessions, forty
+waiting are forty modals, and one ``esc`` is "not now" for all of them. Only a request that
+comes after it pops (and the status bar says "N waiting for you · a" meanwhile). ``ApprovalQueue`` decides (plain logic, no Textual); ``ApprovalController``,
 composed into the app, acts on it: pushes the modal, tells the core the answer, closes a
 modal someone else answered, keeps the inbox in step.
 """
@@ -94,11 +96,14 @@ class ApprovalQueue:
         return True
 
     def closed(self, input_id: str, *, later: bool) -> None:
-        """Its modal closed; ``later``: unanswered, it stays in the inbox without popping."""
+        """Its modal closed; ``later``: unanswered, it and every input queued behind it stay
+        in the inbox without popping (a request that comes after pops)."""
         if self.current == input_id:
             self.current = None
         if later:
             self._later.add(input_id)
+            self._later.update(self._queue)
+            self._queue.clear()
 
 
 class ApprovalController:

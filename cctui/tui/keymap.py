@@ -601,11 +601,13 @@ def commands() -> list[tuple[Command, str, str]]:
     return [(k.command, k.shown, k.bind[APP]) for k in KEYS if k.command is not None]
 
 
-def key_line(pairs: list[tuple[str, str]], *, queued: int = 0) -> Content:
-    """The key line at the foot of a modal: `` y  allow   n  deny ``, then who else waits."""
+def key_line(pairs: list[tuple[str, str]], *, queued: int = 0, held: bool = False) -> Content:
+    """The key line at the foot of a modal: `` y  allow   n  deny ``, then who else waits;
+    ``held``: ``esc`` leaves those in the inbox too (the approval modals)."""
     parts: list[Content | str] = []
     for key, label in pairs:
         parts += [Content.styled(f" {key} ", "bold reverse $text-accent"), f" {label}   "]
     if queued:
-        parts.append(Content.styled(f"+{queued} more waiting", "$text-warning"))
+        also = " (esc leaves them in the inbox: a)" if held else ""
+        parts.append(Content.styled(f"+{queued} more waiting{also}", "$text-warning"))
     return Content.assemble(*parts)

@@ -272,3 +272,32 @@ async def test_a_modal_asked_while_any_page_covers_the_list_pops_when_it_closes(
             await h.pilot.press("y")
             await h.settle(session_id)
             await h.until(lambda: isinstance(h.app.screen, MainScreen))
+
+
+async def test_escape_holds_the_other_modals_until_a_new_request(run_app: RunApp) -> None:
+    """Many sessions waiting (issue 39): the first pops; ``esc`` leaves it and every other
+    one in the inbox (one key, not one per session); only a request that comes later pops."""
+    async with run_app() as h:
+        for i in range(6):
+            await h.create(f"please bash {i}")
+        await h.until(lambda: len(h.manager.pending()) == 6)
+        first = await _modal(h)
+        assert first.queued == 5
+        assert "esc" in first.key_line().plain and "inbox" in first.key_line().plain
+        await h.pilot.press("escape")
+        for _ in range(10):  # no other modal pops
+            await h.pilot.pause(0.05)
+            assert isinstance(h.app.screen, MainScreen)
+        assert len(h.manager.pending()) == 6
+        assert "6 waiting for you · a" in str(h.app.main.query_one("#status").render())
+        # A request that comes after the esc pops; the held ones still do not.
+        await h.create("please bash again")
+        newer = await _modal(h)
+        assert "again" in newer.context and newer.queued == 0
+        await h.pilot.press("escape")
+        for _ in range(10):
+            await h.pilot.pause(0.05)
+            assert isinstance(h.app.screen, MainScreen)
+        await h.pilot.press("a")
+        assert isinstance(h.app.screen, InboxScreen)
+        assert len(h.app.approvals.pending()) == 7

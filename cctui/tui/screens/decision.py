@@ -60,7 +60,7 @@ class DecisionModal(Modal[Decision | None]):
 
     def key_line(self) -> Content:
         """The keys at the foot of the modal, then how many more wait."""
-        return key_line(self.key_pairs(), queued=self.queued)
+        return key_line(self.key_pairs(), queued=self.queued, held=True)
 
     def set_queued(self, queued: int) -> None:
         """How many more wait behind this one (shown in the key line)."""
