@@ -4,9 +4,10 @@ Only inputs routed to the human pop a modal by themselves; every open input is i
 One modal at a time; the others queue. ``esc`` ("later") keeps that input, and every other one
 queued behind it, in the inbox without popping them again: with a hundred sessions, forty
 waiting are forty modals, and one ``esc`` is "not now" for all of them. Only a request that
-comes after it pops (and the status bar says "N waiting for you · a" meanwhile). ``ApprovalQueue`` decides (plain logic, no Textual); ``ApprovalController``,
-composed into the app, acts on it: pushes the modal, tells the core the answer, closes a
-modal someone else answered, keeps the inbox in step.
+comes after it pops (and the status bar says "N waiting for you · a" meanwhile).
+``ApprovalQueue`` decides (plain logic, no Textual); ``ApprovalController``, composed into the
+app, acts on it: pushes the modal, tells the core the answer, closes a modal someone else
+answered, keeps the inbox in step.
 """
 
 from __future__ import annotations
