@@ -4,9 +4,18 @@ Also here: ``--repeat N`` (every selected test N times, to show a test stable or
 flake) and the xdist group that keeps the snapshot demo's fixed directories to one worker.
 """
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
+
+# Cache bytecode even where the shell says not to (PYTHONDONTWRITEBYTECODE): without it each
+# xdist worker re-rewrites the asserts of every test module (about 8 s of CPU per worker,
+# more than half of collection), and each `python -m cctui` the tests start recompiles
+# cctui. The caches go to the (ignored) __pycache__ folders; children inherit the setting.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+    sys.dont_write_bytecode = False
 
 from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory
 
