@@ -14,6 +14,7 @@ from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer, build_server
 from tests.content import first_text
+from tests.fakes.fake_driver import Step, fake_driver_factory, sleep, tool
 from tests.fakes.settings import make_settings
 from tests.helpers import git
 from tests.mcp.conftest import Answers, call, client, error_body
@@ -550,6 +551,38 @@ async def test_invoke_without_a_cli_says_how_to_install(tmp_path: Path, project:
     assert "npm install -g @anthropic-ai/claude-code" in body["suggestion"]
     assert "CLAUDE_CODE_PATH" in body["suggestion"]
     assert status["claudeCodeTasks"][0]["status"] == "failed"
+
+
+async def test_a_task_past_its_max_time_returns_partial_results(
+    tmp_path: Path, project: Path
+) -> None:
+    """No git here: the before/after scan finds the file written before maxTime ran out; the
+    turn is interrupted, then the process ended. (Over the fake driver, so maxTime can be a
+    fraction of a second and the file is surely written before it: the real CLI stopped at
+    a deadline is tests/core/test_runs.py's.)"""
+
+    def script(message: str) -> list[Step]:
+        (project / "partial.txt").write_text("half")
+        write = {"file_path": str(project / "partial.txt"), "content": "half"}
+        return [tool("Write", write, ask=False), sleep(120)]
+
+    settings = make_settings(tmp_path, projects_config=tmp_path / "projects.json")
+    manager = SessionManager(settings, driver_factory=fake_driver_factory(script))
+    await manager.start()
+    try:
+        async with client(build_server(manager, settings)) as c:
+            await call(c, "register_project", name="p", rootPath=str(project), id="p")
+            out = await call(c, "invoke_claude_code", projectId="p", task="go", maxTime=0.5)
+            session = await call(c, "claude_get_status", sessionId=out["sessionId"])
+            status = await call(c, "get_project_status", projectId="p")
+    finally:
+        await manager.shutdown()
+    assert out["status"] == "timeout" and out["exitCode"] == 124, out
+    assert out["filesCreated"] == ["partial.txt"]
+    assert out["summary"].startswith("Timed out after 0.5 s; partial results.")
+    assert 0.5 <= out["duration"] < 60
+    assert session["session"]["isActive"] is False  # interrupted, then the process ended
+    assert status["claudeCodeTasks"][0]["status"] == "timeout"
 
 
 PROMPTS = ["plan-and-implement", "save-to-project", "continue-in-cli", "project-status"]

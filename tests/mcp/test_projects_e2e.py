@@ -1,7 +1,9 @@
 """invoke_claude_code with the real ``claude`` CLI against the fake API, over real HTTP.
 
-One test drives the seed's whole flow (register -> write spec -> invoke -> checkpoint ->
-status) in a git repository; one runs in a plain directory (before/after scan) and times out.
+It drives the seed's whole flow (register -> write spec -> invoke -> checkpoint -> status)
+in a git repository. A task that times out is ``tests/mcp/test_projects.py``'s (over the fake
+driver, so its maxTime can be short); the real CLI stopped at a deadline is
+``tests/core/test_runs.py``'s.
 """
 
 from __future__ import annotations
@@ -72,21 +74,3 @@ async def test_desktop_write_invoke_checkpoint_flow_in_a_repo(
     record = state["claudeCodeTasks"][0]
     assert record["filesCreated"] == ["src/new.txt"] and record["sessionId"] == out["sessionId"]
     assert record["endTime"] and record["command"] == task
-
-
-@pytest.mark.slow
-async def test_timeout_returns_partial_results(real_http: HttpService, project_dir: Path) -> None:
-    """No git here: the before/after scan finds the file written before maxTime ran out."""
-    answers = Answers("accept", {"decision": "allow"})
-    async with client(authed(real_http), name="desktop", elicit=answers, mode="legacy") as c:
-        await ok(c, "register_project", {"name": "p", "rootPath": str(project_dir), "id": "p"})
-        task = "[[write path=partial.txt content=half]] [[sleep-bash seconds=120]]"
-        out = await ok(c, "invoke_claude_code", {"projectId": "p", "task": task, "maxTime": 25})
-        session = await ok(c, "claude_get_status", {"sessionId": out["sessionId"]})
-        status = await ok(c, "get_project_status", {"projectId": "p"})
-    assert out["status"] == "timeout" and out["exitCode"] == 124, out
-    assert out["filesCreated"] == ["partial.txt"]
-    assert out["summary"].startswith("Timed out after 25 s; partial results.")
-    assert 25 <= out["duration"] < 90
-    assert session["session"]["isActive"] is False  # interrupted, then the process ended
-    assert status["claudeCodeTasks"][0]["status"] == "timeout"
