@@ -8,6 +8,9 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import httpx2
 
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "t",
@@ -29,6 +32,37 @@ def git(repo: Path, *args: str) -> str:
         env={**os.environ, **GIT_IDENTITY},
     )
     return done.stdout.strip()
+
+
+def bearer_http(token: str) -> httpx2.AsyncClient:
+    """An HTTP client for cctui's MCP endpoint carrying its bearer token. A tool call that
+    starts a ``claude`` answers once the CLI runs: on a loaded machine that is beyond httpx's
+    5 s default, so the read bound is a hang's, not a slow start's."""
+    return httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=60)
+    )
+
+
+def wait_for(predicate: Callable[[], object], timeout: float) -> bool:
+    """Whether ``predicate`` came to hold within ``timeout`` seconds (polled)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def wait_started(proc: subprocess.Popen[Any], ready: Callable[[], object], what: str) -> None:
+    """Wait until ``ready`` holds (e.g. a cctui it started wrote ``server.json``), failing at
+    once if ``proc`` ends first. No bound of its own: how long a Python process takes to
+    import the MCP stack is the machine's load (over 30 s at load 19, 2 s idle); a hang is
+    the test timeout's (pytest-timeout) to catch."""
+    while not ready():
+        if proc.poll() is not None:
+            said = proc.stderr.read() if proc.stderr is not None else ""
+            raise AssertionError(f"{what} ended ({proc.returncode}) before it was ready: {said}")
+        time.sleep(0.05)
 
 
 class TmuxWindow:

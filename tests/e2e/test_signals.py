@@ -8,26 +8,16 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.fakes.procs import alive
+from tests.helpers import bearer_http, wait_for, wait_started
 
 pytestmark = pytest.mark.e2e
-
-
-def _wait_for(predicate: object, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():  # type: ignore[operator]
-            return True
-        time.sleep(0.05)
-    return False
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
@@ -43,11 +33,10 @@ async def test_signal_to_serve_http_ends_every_claude_process(
     )
     server_file = claude_home / ".local" / "state" / "cctui" / "server.json"
     try:
-        assert _wait_for(server_file.exists, 30), server.stderr.read() if server.stderr else ""
+        wait_started(server, server_file.exists, "cctui serve")
         info = json.loads(server_file.read_text())
-        headers = {"Authorization": f"Bearer {info['token']}"}
         async with (
-            httpx2.AsyncClient(headers=headers) as http,
+            bearer_http(info["token"]) as http,
             Client(streamable_http_client(info["url"], http_client=http)) as client,
         ):
             created = await client.call_tool(
@@ -62,7 +51,7 @@ async def test_signal_to_serve_http_ends_every_claude_process(
         assert alive(pid)
         server.send_signal(sig)
         assert server.wait(timeout=15) == 0
-        assert _wait_for(lambda: not alive(pid), 5), f"claude pid {pid} outlived cctui"
+        assert wait_for(lambda: not alive(pid), 5), f"claude pid {pid} outlived cctui"
         assert not server_file.exists()
     finally:
         if server.poll() is None:
@@ -83,7 +72,7 @@ def _session_pid(home: Path, session_id: str) -> int:
                 return True
         return False
 
-    assert _wait_for(look, 10), "no running-process file for the session"
+    assert wait_for(look, 60), "no running-process file for the session"
     return found[0]
 
 
@@ -127,11 +116,10 @@ async def test_sigkill_of_serve_leaves_no_claude_and_no_tool_command(
     server_file = claude_home / ".local" / "state" / "cctui" / "server.json"
     spawned: set[int] = set()
     try:
-        assert _wait_for(server_file.exists, 30)
+        wait_started(server, server_file.exists, "cctui serve")
         info = json.loads(server_file.read_text())
-        headers = {"Authorization": f"Bearer {info['token']}"}
         async with (
-            httpx2.AsyncClient(headers=headers) as http,
+            bearer_http(info["token"]) as http,
             Client(streamable_http_client(info["url"], http_client=http)) as client,
         ):
             created = await client.call_tool(
@@ -150,11 +138,11 @@ async def test_sigkill_of_serve_leaves_no_claude_and_no_tool_command(
             spawned.update(_descendants(server.pid))
             return any("time.sleep(60)" in _cmdline(p) for p in spawned)
 
-        assert _wait_for(tool_running, 60), [_cmdline(p) for p in spawned]
+        assert wait_for(tool_running, 60), [_cmdline(p) for p in spawned]
         assert claude_pid in spawned
         server.kill()
         server.wait(timeout=10)
-        assert _wait_for(lambda: not any(alive(p) for p in spawned), 15), [
+        assert wait_for(lambda: not any(alive(p) for p in spawned), 15), [
             _cmdline(p) for p in spawned if alive(p)
         ]
     finally:

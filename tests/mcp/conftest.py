@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 from mcp import Client
 from mcp.client import ClientRequestContext
@@ -21,6 +20,7 @@ from cctui.mcp_server.server import CctuiMCPServer, build_server
 from cctui.mcp_server.transport.http import HttpService
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
+from tests.helpers import bearer_http
 
 # The SDK's protocol, not a Callable: it names the parameters a callback must take.
 Elicitor = ElicitationFnT
@@ -112,10 +112,7 @@ async def real_http(real_settings: Settings) -> AsyncIterator[HttpService]:
 
 def authed(service: HttpService) -> Any:
     """A Streamable HTTP transport to ``service`` carrying its bearer token."""
-    http = httpx2.AsyncClient(
-        headers={"Authorization": f"Bearer {service.token}"}, timeout=httpx2.Timeout(30, read=60)
-    )
-    return streamable_http_client(service.url, http_client=http)
+    return streamable_http_client(service.url, http_client=bearer_http(service.token))
 
 
 async def ok(

@@ -60,7 +60,12 @@ class Harness:
         self.thread.start()
         ready = threading.Event()
         self._done = asyncio.run_coroutine_threadsafe(self._serve(ready), self.loop)
-        assert ready.wait(30), "the server did not start"
+        # Until it is ready or failed, however long that takes on a loaded machine (a hang
+        # is pytest-timeout's to catch).
+        while not ready.wait(0.1):
+            if self._done.done():
+                self._done.result()  # its exception
+                raise AssertionError("the server ended before it was ready")
 
     async def _serve(self, ready: threading.Event) -> None:
         project = self.root / "proj"

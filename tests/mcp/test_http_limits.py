@@ -16,7 +16,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +25,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.helpers import wait_started
 from tests.mcp.conftest import INITIALIZE
 
 pytestmark = pytest.mark.e2e
@@ -37,15 +37,6 @@ _LIMITED = (
 FLOOD = 300
 """More connections than the server has file descriptors for."""
 ROUNDS = 3
-
-
-def _wait_for(predicate: object, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():  # type: ignore[operator]
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def _closed_by_peer(sock: socket.socket) -> bool:
@@ -133,7 +124,7 @@ async def test_idle_connections_do_not_lock_out_a_client(
     idle: list[socket.socket] = []
     closed_by_server = 0
     try:
-        assert _wait_for(server_file.exists, 30)
+        wait_started(server, server_file.exists, "cctui serve")
         info = json.loads(server_file.read_text())
         host, port = info["url"].split("//")[1].split("/")[0].split(":")
         address = (host, int(port))

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 from mcp.client.streamable_http import streamable_http_client
 
@@ -17,6 +16,7 @@ from cctui.history import HistoryIndex
 from cctui.mcp_server.server import build_server
 from cctui.services import Services
 from tests.fakes.fake_driver import FakeDriverFactory
+from tests.helpers import bearer_http
 from tests.mcp.conftest import call, client
 
 SID = "0b0c7c1e-1111-4222-8333-444455556666"
@@ -113,9 +113,8 @@ async def test_the_tuis_mcp_server_is_built_when_started_and_not_after_a_quit(
     try:
         info = json.loads(settings.server_file.read_text())
         assert later.status_line().startswith(f"MCP {info['url']}")
-        headers = {"Authorization": f"Bearer {info['token']}"}
         async with (
-            httpx2.AsyncClient(headers=headers) as http,
+            bearer_http(info["token"]) as http,
             client(streamable_http_client(info["url"], http_client=http)) as c,
         ):
             health = await call(c, "claude_health")

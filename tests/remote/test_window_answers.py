@@ -12,13 +12,13 @@ import subprocess
 from pathlib import Path
 
 import anyio
-import httpx2
 import pytest
 from mcp.client.streamable_http import streamable_http_client
 
 from cctui.core import Decision
 from cctui.remote.client import CctuiClient
 from cctui.remote.models import RemoteError
+from tests.helpers import bearer_http
 from tests.mcp.conftest import call, client
 from tests.remote.conftest import host_command
 from tests.remote.test_client import WRITE, pending_of
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.e2e
 async def _someone_elses_session(host_home: Path, host_project: Path) -> str:
     """A session the host's other client created (not this link)."""
     info = json.loads((host_home / ".local/state/cctui/server.json").read_text())
-    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {info['token']}"})
+    http = bearer_http(info["token"])
     async with http, client(streamable_http_client(info["url"], http_client=http),
                             name="someone-else") as c:  # fmt: skip
         made = await call(c, "claude_create_session", prompt=f"Write it. {WRITE}",
