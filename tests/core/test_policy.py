@@ -5,12 +5,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from cctui.core import Decision
 from cctui.core.policy import ClientGrant, ClientRegistry, Ladder, PolicyStore
-from cctui.core.policy.load import LAST_GOOD, PROJECT_FILE, check_text
+from cctui.core.policy.judge import read_verdict
+from cctui.core.policy.load import LAST_GOOD, PROJECT_FILE, RECHECK_S, check_text
+from cctui.core.policy.model import JudgeClass
 from cctui.core.policy.patterns import Pattern, PatternError
+from cctui.errors import BeyondAuthority
+from tests.core.conftest import MakeManager
+from tests.fakes.fake_driver import fake_driver_factory, text, tool
 
 HOME = "/home/u"
 CWD = "/work/app"
@@ -85,10 +92,12 @@ def test_a_bad_file_keeps_the_last_good_policy_even_across_a_restart(tmp_path: P
     state = tmp_path / "state"
     state.mkdir()
     user.write_text('[rules]\nallow = ["Bash(npm test*)"]\n')
-    store = PolicyStore(user, state)
+    now = [0.0]
+    store = PolicyStore(user, state, clock=lambda: now[0])
     assert store.in_force(None).policy.rules.allow == ("Bash(npm test*)",)
     user.write_text('[rules]\nallow = ["Bash(npm test*)", "Bash(make*)"\n')  # cut short
     os.utime(user, ns=(1, 1))
+    now[0] += RECHECK_S  # the file is stat'ed again a second later, not on every ask
     force = store.in_force(None)
     assert force.policy.rules.allow == ("Bash(npm test*)",)
     assert force.problems and force.problems[0].line is not None
@@ -99,6 +108,37 @@ def test_a_bad_file_keeps_the_last_good_policy_even_across_a_restart(tmp_path: P
     # No good version ever: nothing is allowed by the unreadable file.
     fresh = PolicyStore(user, tmp_path / "elsewhere")
     assert fresh.in_force(None).policy.rules.allow == ()
+
+
+def test_an_ask_reuses_the_policy_in_force_and_a_change_is_seen_within_a_second(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = tmp_path / "policy.toml"
+    user.write_text('[rules]\nallow = ["Read"]\n')
+    project = tmp_path / "app"
+    (project / ".claude").mkdir(parents=True)
+    (project / PROJECT_FILE).write_text('[rules]\nallow = ["Bash(make*)"]\n')
+    now = [100.0]
+    store = PolicyStore(user, clock=lambda: now[0])
+    first = store.in_force(project)
+    stats: list[str] = []
+    real_stat = os.stat
+
+    def counted_stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        stats.append(str(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counted_stat)
+    for _ in range(50):  # many asks within the second: no stat, the same merged policy
+        assert store.in_force(project) is first
+    assert stats == []
+    (project / PROJECT_FILE).write_text('[rules]\nallow = ["Bash(make*)", "Bash(npm*)"]\n')
+    os.utime(project / PROJECT_FILE, ns=(5, 5))
+    now[0] += RECHECK_S
+    changed = store.in_force(project)
+    assert len(stats) == 2 and changed.policy.rules.allow == ("Read", "Bash(make*)", "Bash(npm*)")
+    now[0] += RECHECK_S  # stat'ed again, nothing changed: the merge is reused
+    assert store.in_force(project) is changed
 
 
 def ladder_for(tmp_path: Path, text: str = "", project_text: str = "") -> Ladder:
@@ -249,3 +289,57 @@ def test_registered_tokens_are_stored_hashed_and_private(tmp_path: Path) -> None
     with pytest.raises(Exception, match="registered already"):
         clients.add("ci-bot")
     assert clients.remove("ci-bot") and clients.verify(token) is None
+
+
+async def test_a_client_approving_its_own_session_in_a_loop_trips_the_breaker(
+    make_manager: MakeManager, project: Path, tmp_path: Path
+) -> None:
+    """The driver of a session (the client that created it) is an automated approver too:
+    after ``max_allows`` of its allows in the window the next input goes to the human, and
+    its answer is refused with the reason."""
+    policy = tmp_path / "breaker.toml"
+    policy.write_text("[breaker]\nmax_allows = 2\n")
+    calls = [tool("Bash", {"command": f"make step{i}"}) for i in range(3)]
+    manager = make_manager(fake_driver_factory({"*": [*calls, text("done")]}), policy_file=policy)
+    await manager.start()
+    info = await manager.create("go", manager.default_config(project))
+    sid = info.session_id
+    manager.decisions.router.note_created(sid, "bot", can_ask=False)
+    for _ in range(2):
+        [item] = (await manager.wait(sid, 5)).pending
+        manager.respond(item.id, Decision(behavior="allow"), "mcp:bot")
+    [item] = (await manager.wait(sid, 5)).pending
+    assert item.escalation and "2 automated allows" in item.escalation
+    with pytest.raises(BeyondAuthority, match="breaker is open"):
+        manager.respond(item.id, Decision(behavior="allow"), "mcp:bot")
+    manager.respond(item.id, Decision(behavior="allow"), "tui")  # the human closes it
+    assert (await manager.wait(sid, 5)).reason == "turn_ended"
+    assert manager.decisions.ladder.breaker_open(sid) is None
+
+
+def test_the_judge_allows_only_an_exact_answer_naming_one_of_the_calls_classes() -> None:
+    classes = {
+        "tests": JudgeClass(description="the test suite", rules=("Bash(npm test*)",)),
+    }
+    assert read_verdict("ALLOW tests", classes).behavior == "allow"
+    assert read_verdict("  `ALLOW tests`\n", classes).basis == "class tests"
+    for answer in (
+        "ALLOW deploy",  # not one of this call's classes
+        "ALLOW tests\nand also rm -rf /",  # more than the one line
+        "ESCALATE: unsure",
+        "Sure, ALLOW tests",
+        "",
+    ):
+        verdict = read_verdict(answer, classes)
+        assert verdict.behavior == "escalate" and verdict.rung == "judge", answer
+    policy, problems = check_text(
+        '[judge]\nenabled = true\n[judge.classes."bad name"]\ndescription = "x"\nrules = []\n',
+        "p.toml",
+    )
+    assert policy is None and {p.line for p in problems} == {3, 5}  # the name, no rules
+    _, problems = check_text('[judge.classes.tests]\ndescription = "x"\nrules = ["Bash("]\n', "p")
+    assert problems and "is not a rule" in problems[0].message
+    _, problems = check_text(
+        "[judge]\nenabled = true\n", "x/.claude/cctui-policy.toml", project=True
+    )
+    assert problems and "[judge] is not allowed in a project policy" in problems[0].message

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from cctui import paths
 from cctui.claude.frames import PermissionAnswer, PermissionAsk, PermissionDenied
+from cctui.claude.oneshot import ask_once
 from cctui.claude.transcripts import PLAN_WRITERS, read_plan
 from cctui.config import Settings
 from cctui.core.audit import AuditLog
@@ -33,13 +34,12 @@ from cctui.core.decisions.registry import PendingInputs, await_resolution
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution
 from cctui.core.decisions.routing import Router
 from cctui.core.events import InputRequestedEvent, InputResolvedEvent, ToolUseEvent
-from cctui.core.policy import Ladder, Policy, PolicyStore, Verdict
-from cctui.core.policy.ladder import OWN_SESSION
+from cctui.core.policy import Ladder, Policy, PolicyStore, Verdict, judge
 from cctui.core.policy.patterns import replay_input
 from cctui.core.rules import local_settings_file
 from cctui.core.session_state import SessionState
 from cctui.core.states import SessionStatus
-from cctui.errors import InputAlreadyAnswered, InputNotFound
+from cctui.errors import CctuiError, InputAlreadyAnswered, InputNotFound
 
 S = SessionStatus
 # decided_by values that mean "nobody decided: the question went away".
@@ -107,6 +107,8 @@ class InputDesk:
         kind = requests.kind_of(ask.tool_name)
         force = self._ladder.in_force(self._cwd)
         verdict = self._ladder.screen(state.id, kind, ask.tool_name, ask.input, self._cwd, force)
+        if verdict is None and kind == "permission":
+            verdict = await self._judge(ask, force.policy)
         if verdict is not None and verdict.behavior != "escalate":
             return self._decided_by_rules(ask, verdict, force.policy)
         escalation = verdict.reason if verdict is not None else None
@@ -170,6 +172,42 @@ class InputDesk:
         if decision.behavior == "deny" and ask.tool_use_id:
             self._on_denied(ask.tool_use_id)
         return requests.to_answer(item, decision, rules, persist)
+
+    async def _judge(self, ask: PermissionAsk, policy: Policy) -> Verdict | None:
+        """The judge rung (``policy.judge``): an allow within a class; None when it does
+        not decide (not enabled, no class covers the call, the breaker is open, or it said
+        ESCALATE: the delegates and the human come next); an ``escalate`` verdict straight
+        to the human when it failed or ran out of time (a timeout never allows)."""
+        classes = judge.candidates(
+            policy,
+            lambda rules: self._ladder.first_match(rules, ask.tool_name, ask.input, self._cwd),
+        )
+        if not classes or self._ladder.breaker_open(self._state.id) is not None:
+            return None
+        limit = policy.judge.timeout_s
+        try:
+            answer = await ask_once(
+                judge.question(ask.tool_name, ask.input, str(self._cwd), classes),
+                system_prompt=judge.SYSTEM_PROMPT,
+                model=policy.judge.model,
+                timeout_s=limit,
+                cwd=self._settings.state_dir,
+                cli_path=self._settings.claude_code_path,
+            )
+        except TimeoutError:
+            return Verdict(
+                behavior="escalate",
+                rung="judge",
+                reason=f"the judge did not answer within {limit:g} s: the human decides",
+            )
+        except CctuiError as exc:
+            return Verdict(
+                behavior="escalate",
+                rung="judge",
+                reason=f"the judge failed ({exc.message[:120]}): the human decides",
+            )
+        verdict = judge.read_verdict(answer, classes)
+        return verdict if verdict.behavior == "allow" else None
 
     def _allowed_once(self, ask: PermissionAsk, by: str) -> PermissionAnswer:
         """The human allowed this exact call once (after auto mode refused it)."""
@@ -270,14 +308,18 @@ class InputDesk:
     def _decided_by_rules(
         self, ask: PermissionAsk, verdict: Verdict, policy: Policy
     ) -> PermissionAnswer:
-        """The policy decided at once: no pending input; published (for the pane's tool
-        line), audited with its rung and rule, counted by the breaker."""
+        """The policy (or the judge) decided at once: no pending input; published (for the
+        pane's tool line), audited with its rung and rule, counted by the breaker."""
         state = self._state
         self._ladder.count(state.id, verdict, policy)
         allow = verdict.behavior == "allow"
         message = "" if allow else f"Denied by cctui's policy: {verdict.reason}."
         self._decided_at_once(
-            ask.tool_name, ask.input, verdict, decided_by="policy", message=message
+            ask.tool_name,
+            ask.input,
+            verdict,
+            decided_by="judge" if verdict.rung == "judge" else "policy",
+            message=message,
         )
         if not allow and ask.tool_use_id:
             self._on_denied(ask.tool_use_id)
@@ -328,9 +370,9 @@ class InputDesk:
         resolution = self._inputs.resolve(input_id, decision, decided_by, why)
         if decided_by == "tui":
             self._ladder.human_answered(state.id)  # the human decided: the breaker closes
-        elif why is not None and why.rung == "delegate" and why.basis != OWN_SESSION:
-            # A client answering a session it created is that session's driver (the seeds'
-            # flows), not an approver of someone else's work: only grants are counted.
+        elif why is not None and why.rung == "delegate":
+            # Every automated answer counts, a client's answer to a session it created too:
+            # a driver approving its own session in a loop is what the breaker is for.
             self._ladder.count(state.id, why, self._ladder.in_force(self._cwd).policy)
         self._router.done(input_id)  # whoever answered: nobody else is asked any more
         self.record(resolution)

@@ -297,10 +297,15 @@ class Ladder:
         return state.open_reason if state is not None else None
 
     def count(self, session_id: str, verdict: Verdict, policy: Policy) -> None:
-        """Count an automated decision (policy rule, a delegate's grant, auto mode); may open
-        the breaker. Hard denies are not counted: they are the policy working, not drifting;
-        nor is a client answering a session it created (the desk does not pass those)."""
-        if verdict.rung not in ("policy", "delegate", "auto-mode"):
+        """Count an automated decision (a policy rule, any delegate's answer, auto mode's
+        refusal); may open the breaker. A client's allow of a session it created counts
+        towards ``max_allows`` (a driver approving its own work in a loop is what the
+        breaker is for), its denials do not count towards ``deny_streak`` (a driver saying
+        no is the seeds' flow, not drift). Hard denies are not counted: they are the policy
+        working."""
+        if verdict.rung not in ("policy", "delegate", "auto-mode", "judge"):
+            return
+        if verdict.basis == OWN_SESSION and verdict.behavior != "allow":
             return
         state = self._breakers.setdefault(session_id, BreakerState())
         limits = policy.breaker

@@ -18,8 +18,9 @@ from __future__ import annotations
 import logging
 import os
 import re
+import time
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,9 @@ USER_FILE = "policy.toml"
 """The user's policy, in cctui's config directory (``$XDG_CONFIG_HOME/cctui/``)."""
 LAST_GOOD = "policy.last-good.toml"
 """The user's last policy that loaded, kept in the state directory."""
+RECHECK_S = 1.0
+"""A policy file is stat'ed at most this often: an ask within it reuses the policy in force
+(a changed file is in force within a second; ``PolicyStore.clock`` for tests)."""
 _PROJECT_SECTIONS = frozenset({"version", "hard_deny", "rules"})
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'')
 _AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
@@ -168,6 +172,10 @@ class _Loaded:
     stamp: tuple[int, int] | None = None
     policy: Policy | None = None
     problems: list[PolicyProblem] = field(default_factory=list)
+    checked: float | None = None
+    """When the file was last stat'ed (the store's clock)."""
+    generation: int = 0
+    """Bumped whenever what the file gives changes (the merged policies are cached by it)."""
 
 
 @dataclass(frozen=True)
@@ -190,32 +198,55 @@ class InForce:
 class PolicyStore:
     """The user's policy and each project's, re-read when they change (see the module)."""
 
-    def __init__(self, user_file: Path | None, state_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        user_file: Path | None,
+        state_dir: Path | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         """``user_file``: the user's policy (None: none); ``state_dir``: where the user's
         last good policy is kept across restarts."""
         self.user_file = user_file
         self._state_dir = state_dir
+        self._clock = clock
         self._files: dict[Path, _Loaded] = {}
+        self._merged: dict[Path | None, tuple[tuple[int, ...], InForce]] = {}
+        """The policy in force per directory, with the generations of the files it came from."""
         self._restore_last_good()
 
     def start_problems(self) -> list[PolicyProblem]:
         """Read the user's policy now; its problems (to print or show at start)."""
         if self.user_file is None:
             return []
-        return list(self._read(self.user_file, project=False).problems)
+        return list(self._read(self.user_file, project=False, fresh=True).problems)
 
     def in_force(self, directory: Path | None) -> InForce:
-        """The merged policy for a session in ``directory`` (None: the user's alone)."""
-        read: list[tuple[str, Policy]] = []
-        problems: list[PolicyProblem] = []
+        """The merged policy for a session in ``directory`` (None: the user's alone).
+
+        Every ask of every session comes here, often more than once: each file is stat'ed
+        at most every ``RECHECK_S``, and the merge is redone only when a file changed."""
         wanted = [(self.user_file, False)] if self.user_file is not None else []
         if directory is not None:
             wanted.append((directory / PROJECT_FILE, True))
-        for path, project in wanted:
-            loaded = self._read(path, project=project)
-            problems += loaded.problems
-            if loaded.policy is not None:
-                read.append((str(path), loaded.policy))
+        loaded = [(path, self._read(path, project=project)) for path, project in wanted]
+        key = tuple(one.generation for _, one in loaded)
+        cached = self._merged.get(directory)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        force = self._merge(loaded)
+        if len(self._merged) > 256:  # directories come and go: keep the cache bounded
+            self._merged.clear()
+        self._merged[directory] = (key, force)
+        return force
+
+    def _merge(self, loaded: list[tuple[Path, _Loaded]]) -> InForce:
+        read: list[tuple[str, Policy]] = []
+        problems: list[PolicyProblem] = []
+        for path, one in loaded:
+            problems += one.problems
+            if one.policy is not None:
+                read.append((str(path), one.policy))
         origins: dict[str, str] = {}
         for source, policy in reversed(read):  # the project's own file names its rules
             for rule in (*policy.hard_deny.rules, *policy.rules.allow, *policy.rules.deny):
@@ -230,8 +261,19 @@ class PolicyStore:
             merge(user, project_policy), tuple(s for s, _ in read), tuple(problems), origins
         )
 
-    def _read(self, path: Path, *, project: bool) -> _Loaded:
+    def _read(self, path: Path, *, project: bool, fresh: bool = False) -> _Loaded:
         loaded = self._files.setdefault(path, _Loaded())
+        now = self._clock()
+        if not fresh and loaded.checked is not None and now - loaded.checked < RECHECK_S:
+            return loaded
+        loaded.checked = now
+        policy, problems = loaded.policy, loaded.problems
+        self._stat_and_load(loaded, path, project=project)
+        if loaded.policy is not policy or loaded.problems is not problems:
+            loaded.generation += 1
+        return loaded
+
+    def _stat_and_load(self, loaded: _Loaded, path: Path, *, project: bool) -> None:
         try:
             st = os.stat(path)
             stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
@@ -239,13 +281,13 @@ class PolicyStore:
             stamp = None
         except OSError as exc:
             loaded.problems = [PolicyProblem(file=str(path), message=f"cannot be read ({exc})")]
-            return loaded
+            return
         if stamp == loaded.stamp:
-            return loaded
+            return
         loaded.stamp = stamp
         if stamp is None:  # removed: the file no longer applies
             loaded.policy, loaded.problems = None, []
-            return loaded
+            return
         policy, problems = check_file(path, project=project)
         loaded.problems = problems
         if policy is not None:
@@ -254,7 +296,6 @@ class PolicyStore:
                 self._save_last_good(path)
         else:
             log.warning("policy %s refused; %s", path, "; ".join(str(p) for p in problems))
-        return loaded
 
     def _save_last_good(self, path: Path) -> None:
         if self._state_dir is None:

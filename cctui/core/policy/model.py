@@ -123,6 +123,39 @@ class Breaker(BaseModel):
     human the same way."""
 
 
+class JudgeClass(BaseModel):
+    """``[judge.classes.NAME]``: one class of calls the judge may allow."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    description: str = Field(min_length=1, max_length=500)
+    """What belongs in the class, in words the judge reads (``"Running the project's own
+    test suite, without network or writes outside the project"``)."""
+    rules: tuple[Rule, ...] = Field(min_length=1)
+    """The calls the class can cover at most (``"Bash(npm test*)"``, ``"Bash(pytest*)"``):
+    the judge is asked only about a call one of them matches, and its allow counts only
+    then. So even a fooled judge cannot allow beyond these."""
+
+
+class Judge(BaseModel):
+    """``[judge]``: a rung between the rules and the delegates, off by default. A small
+    model, asked with a fixed prompt and no tools, may allow a call only as one of the
+    classes named here; any other answer, a failure or a timeout sends the call on up."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    enabled: bool = False
+    """Off unless the user turns it on."""
+    model: str = "claude-haiku-4-5"
+    """The model the judge's ``claude -p`` runs on."""
+    timeout_s: float = Field(default=30.0, gt=0, le=300)
+    """A judge with no answer by then allows nothing: the call goes to the human."""
+    classes: dict[Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,40}$")], JudgeClass] = Field(
+        default_factory=dict
+    )
+    """The classes it may allow, by name (letters, digits, ``-`` and ``_``)."""
+
+
 class Policy(BaseModel):
     """One policy file (or the merge of the user's and the project's)."""
 
@@ -136,6 +169,7 @@ class Policy(BaseModel):
     """Grants by client name (a client's token is recorded by ``cctui clients add``)."""
     timeouts: Timeouts = Field(default_factory=Timeouts)
     breaker: Breaker = Field(default_factory=Breaker)
+    judge: Judge = Field(default_factory=Judge)
 
     @property
     def hard_deny_rules(self) -> tuple[str, ...]:

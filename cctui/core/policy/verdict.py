@@ -7,7 +7,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 Rung = Literal[
-    "hard-deny", "policy", "cli-rule", "breaker", "delegate", "auto-mode", "human", "timeout"
+    "hard-deny",
+    "policy",
+    "cli-rule",
+    "judge",
+    "breaker",
+    "delegate",
+    "auto-mode",
+    "human",
+    "timeout",
 ]
 """Which rung of the ladder decided (or, for ``escalate``, sent it up)."""
 
@@ -42,6 +50,8 @@ class Verdict(BaseModel):
             return f"hard deny {self.basis}" + (f" in {self.source}" if self.source else "")
         if self.rung == "policy":
             return f"rule {self.basis}" + (f" in {self.source}" if self.source else "")
+        if self.rung == "judge" and self.behavior == "allow":
+            return f"the judge ({self.basis})"
         if self.rung == "cli-rule":
             return "a deny rule in Claude Code's settings"
         if self.rung == "breaker":
