@@ -42,8 +42,17 @@ RULE = "add the allow rule"
 MODE = "switch to default mode"
 DISMISS = "dismiss"
 CHOICES = (RETRY, RULE, MODE, DISMISS)
-UNAVAILABLE_CODES = frozenset({"auto_mode_no_check_in_session"})
-"""Reason codes that mean the classifier cannot run at all (retrying will not help)."""
+UNAVAILABLE_CODES = frozenset(
+    {
+        "auto_mode_no_check_in_session",
+        "auto_mode_stop_no_check_in_session",
+        "auto_mode_stop_no_result_for_calls",
+        "auto_mode_stop_no_verdict",
+    }
+)
+"""Reason codes that mean the classifier cannot run at all, or gave no verdict ten times in
+a row and the CLI ended the turn (the ``auto_mode_stop_*`` codes; an outage among them):
+retrying in auto mode will not help (docs/auto-mode.md)."""
 RETRY_TEXT = (
     "The action auto mode refused ({what}) is now allowed by the user. Please retry it exactly."
 )
