@@ -7,11 +7,9 @@ real MCP clients, and tmux for the window. "Nothing left running" is read from /
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shlex
-import signal
 import subprocess
 import sys
 import time
@@ -19,15 +17,14 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 
 from cctui.owner import Owner, find_owner
-from tests.fakes.procs import alive
-from tests.helpers import TmuxWindow
+from tests.fakes.procs import alive, end_all_under
+from tests.helpers import TmuxWindow, bearer_http
 
 pytestmark = pytest.mark.e2e
 
@@ -107,12 +104,7 @@ def cleanup(claude_home: Path) -> Iterator[None]:
     """Whatever a failing test left running under its HOME is ended."""
     yield
     owner = find_owner(_state(claude_home))
-    if owner is not None and owner.pid > 0:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(owner.pid, signal.SIGKILL)
-    for pid in _claude_pids(claude_home):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    end_all_under(claude_home, owner.pid if owner is not None else None)
 
 
 async def test_serve_beside_an_owner_says_where_it_is_and_touches_nothing(
@@ -148,9 +140,8 @@ async def test_serve_beside_an_owner_says_where_it_is_and_touches_nothing(
         assert str(owner.url) in config.stdout
 
         info = json.loads(before)
-        headers = {"Authorization": f"Bearer {info['token']}"}
         async with (
-            httpx2.AsyncClient(headers=headers) as http,
+            bearer_http(info["token"]) as http,
             Client(streamable_http_client(str(owner.url), http_client=http)) as client,
         ):
             created = await client.call_tool(
@@ -195,7 +186,7 @@ async def test_bridge_start_starts_a_background_owner_that_outlives_the_bridge(
         transcript.read_text()[-500:]
     )
     # A second bridge --start finds the owner instead of starting another.
-    again = _cctui(env, "bridge", "--start", timeout=30)
+    again = _cctui(env, "bridge", "--start")
     assert again.returncode == 0, again.stderr  # stdin closed at once: the bridge ends
     assert find_owner(_state(claude_home)) == owner
     _stop_leaves_nothing(env, claude_home)
@@ -359,7 +350,7 @@ async def test_a_window_attached_to_the_owner_answers_its_permission(
         owner = _listening_owner(claude_home)
         token = (_state(claude_home) / "token").read_text().strip()
         async with (
-            httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+            bearer_http(token) as http,
             Client(streamable_http_client(str(owner.url), http_client=http)) as client,
         ):
             created = await client.call_tool(

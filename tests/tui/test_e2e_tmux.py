@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from cctui.owner import find_owner
+from tests.fakes.procs import end_all_under
 from tests.helpers import TmuxWindow
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -63,6 +65,11 @@ def tmux(claude_env: dict[str, str], project_dir: Path, tmp_path: Path) -> Itera
     try:
         yield t
     finally:
+        # Stopped as `cctui stop` would, before its terminal goes: closed first, a window
+        # with a live session would carry on in the background (a hang-up keeps sessions).
+        home = Path(claude_env["HOME"])
+        owner = find_owner(home / ".local" / "state" / "cctui")
+        end_all_under(home, owner.pid if owner is not None else None)
         t.run("kill-server")
 
 
