@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.widgets import Input, RadioButton, SelectionList
 
 from cctui.tui.screens.approval import ApprovalScreen
-from cctui.tui.widgets.questions import TickList
+from cctui.tui.widgets.ticks import TickBox, TickList
 from tests.fakes.fake_driver import text, tool
 from tests.tui.conftest import Harness, RunApp
 from tests.tui.test_approvals import QUESTIONS
@@ -95,3 +95,14 @@ async def test_the_key_line_stays_on_screen_at_80x24(run_app: RunApp) -> None:
             else:
                 await h.pilot.press("n", "enter")
             await h.until(lambda s=screen: h.app.screen is not s)
+
+
+async def test_the_forms_worktree_box_shows_a_tick_when_on(run_app: RunApp) -> None:
+    async with run_app() as h:
+        await h.pilot.press("n")
+        await h.until(lambda: bool(h.app.screen.query("#worktree")))
+        box = h.app.screen.query_one("#worktree", TickBox)
+        assert "✓" not in box.render().plain
+        box.value = True
+        await h.pilot.pause()
+        assert "✓" in box.render().plain

@@ -20,6 +20,7 @@ from cctui.core import PermissionModeName, SessionConfig
 from cctui.fs import git
 from cctui.tui.keymap import bindings
 from cctui.tui.modal import Modal
+from cctui.tui.widgets.ticks import TickBox
 
 SPARE_AFTER_S = 0.3
 """How long the form is on screen before it says its session is likely (``Likely``: the app
@@ -129,7 +130,7 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
                 yield Label("Directory")
                 yield Input(str(self._cwd), id="cwd")
             with Horizontal(id="worktree-row"):
-                yield Checkbox("Own git worktree", id="worktree")
+                yield TickBox("Own git worktree", id="worktree")
                 yield Input(
                     placeholder="name (optional): branch worktree-<name>",
                     id="worktree-name",

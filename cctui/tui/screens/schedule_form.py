@@ -22,6 +22,7 @@ from cctui.core.dispatch import MissedRule, Schedule
 from cctui.errors import CctuiError, ValidationFailed
 from cctui.tui.keymap import bindings, key_line
 from cctui.tui.modal import FormModal
+from cctui.tui.widgets.ticks import TickBox
 
 _RULES: tuple[str, ...] = get_args(MissedRule)
 
@@ -80,7 +81,7 @@ class ScheduleForm(FormModal[Schedule | None]):
             )
             yield Label("Each run in its own git worktree · priority when queued (higher first)")
             with Horizontal(id="worktree-row"):
-                yield Checkbox("Own git worktree", bool(f.worktree), id="worktree")
+                yield TickBox("Own git worktree", bool(f.worktree), id="worktree")
                 yield Input(
                     f.worktree if isinstance(f.worktree, str) else "",
                     placeholder="name (optional)",

@@ -4,49 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich.segment import Segment
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.strip import Strip
 from textual.widgets import Input, RadioButton, RadioSet, SelectionList, Static
 
 from cctui.core import OTHER_PREFIX, Question
-
-TICK = "✓"
-"""A ticked option's mark (Textual's own box differs by colour only)."""
-CHOSEN = "●"
-"""The chosen radio option's mark; the others are empty."""
-
-
-class TickList(SelectionList[str]):
-    """A checklist whose ticked boxes show a tick, not only another colour."""
-
-    def render_line(self, y: int) -> Strip:
-        strip = super().render_line(y)
-        segments = list(strip)
-        index = self.scroll_offset.y + y
-        if len(segments) < 2 or index >= self.option_count:
-            return strip
-        ticked = self.get_option_at_index(index).value in self.selected
-        inner = segments[1]
-        segments[1] = Segment(TICK if ticked else " ", inner.style, inner.control)
-        return Strip(segments, strip.cell_length)
-
-
-class ChoiceButton(RadioButton):
-    """A radio option whose chosen state shows a dot; the others show none."""
-
-    BUTTON_INNER = " "
-
-    def watch_value(self) -> None:
-        self.BUTTON_INNER = CHOSEN if self.value else " "
-        super().watch_value()
-
-    def on_mount(self) -> None:
-        self.BUTTON_INNER = CHOSEN if self.value else " "
+from cctui.tui.widgets.ticks import ChoiceButton, TickList
 
 
 class QuestionBlock(Vertical):
