@@ -608,14 +608,21 @@ async def test_crash_script_step_with_custom_message(
 async def test_send_while_starting_waits_for_the_process(
     make_manager: MakeManager, project: Path
 ) -> None:
-    manager = make_manager(fake_driver_factory(connect_delay=0.2))
+    gate = asyncio.Event()  # the process starts when the test has sent (not after 0.2 s)
+    manager = make_manager(fake_driver_factory(connect_gate=gate))
     create = asyncio.create_task(manager.create(None, manager.default_config(project)))
-    await asyncio.sleep(0.05)
+    listed = asyncio.Event()
+    manager.subscribe(lambda _ev: listed.set())  # the session's first event: it is listed
+    await asyncio.wait_for(listed.wait(), 10)
     [starting] = manager.list()
     assert starting.status == S.STARTING and starting.is_active
-    await manager.send(starting.session_id, "early")
+    sent = asyncio.create_task(manager.send(starting.session_id, "early"))
+    await asyncio.sleep(0.05)
+    assert not sent.done()  # it waits for the process
+    gate.set()
     await create
-    outcome = await manager.wait(starting.session_id, 2)
+    await sent
+    outcome = await manager.wait(starting.session_id, 10)
     assert outcome.session.last_result == "Echo: early"
 
 

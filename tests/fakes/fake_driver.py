@@ -295,6 +295,7 @@ class FakeDriver:
         cost_per_turn: float = 0.01,
         connect_error: Exception | None = None,
         connect_delay: float = 0.0,
+        connect_gate: asyncio.Event | None = None,
         rewind_changes: RewindAnswer | None = None,
     ) -> None:
         self.spec = spec
@@ -303,6 +304,9 @@ class FakeDriver:
         self.cost_per_turn = cost_per_turn
         self.connect_error = connect_error
         self.connect_delay = connect_delay
+        self.connect_gate = connect_gate
+        """Set: the process starts only once it is set (a test looks at "starting" as long
+        as it needs, however loaded the machine, then lets it start)."""
         if spec.resume and not spec.fork:
             self.session_id = spec.resume
         else:
@@ -346,6 +350,8 @@ class FakeDriver:
         """Start the fake process (or raise the configured error)."""
         if self.connect_delay:
             await asyncio.sleep(self.connect_delay)
+        if self.connect_gate is not None:
+            await self.connect_gate.wait()
         if self.connect_error is not None:
             raise self.connect_error
         if self.spec.worktree is not None:
@@ -574,6 +580,7 @@ class FakeDriverFactory:
     cost_per_turn: float = 0.01
     connect_error: Exception | None = None
     connect_delay: float = 0.0
+    connect_gate: asyncio.Event | None = None
     rewind_changes: RewindAnswer | None = None
     drivers: list[FakeDriver] = field(default_factory=list)
     """Every driver built, oldest first (one per process: resume makes a new one)."""
@@ -586,6 +593,7 @@ class FakeDriverFactory:
             cost_per_turn=self.cost_per_turn,
             connect_error=self.connect_error,
             connect_delay=self.connect_delay,
+            connect_gate=self.connect_gate,
             rewind_changes=self.rewind_changes,
         )
         self.drivers.append(driver)

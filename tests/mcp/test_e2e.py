@@ -178,7 +178,7 @@ def test_bridge_without_a_running_cctui_fails_clearly(claude_env: dict[str, str]
         env=claude_env,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=100,  # a hang's bound: importing cctui took over 30 s at load 19
         stdin=subprocess.DEVNULL,
     )
     assert proc.returncode != 0

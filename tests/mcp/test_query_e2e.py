@@ -8,7 +8,6 @@ here) rather than after the permission timeout (20 s in these settings).
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -52,19 +51,19 @@ async def test_a_default_mode_client_that_cannot_be_asked_is_told_at_once(
     real_http: HttpService, project_dir: Path
 ) -> None:
     async with client(authed(real_http), name="plain") as c:  # mode="auto", no elicitation
-        began = time.monotonic()
         out = await ok(c, "claude_query", {"prompt": "[[bash cmd=echo hi > late.txt]]"})
-        took = time.monotonic() - began
         [pending] = out["pendingInputs"]
         sid = out["sessionId"]
         assert pending["toolName"] == "Bash" and out["result"]["success"] is False, out
         assert pending["inputId"] in out["result"]["error"] and "claude_respond" in out["error"]
+        # Told at once, not after the permission timeout: the input is still open, so this
+        # answer is the one taken (a timeout would have denied it, and this would fail as
+        # already answered). Read from the answer, not a wall clock.
         await ok(
             c,
             "claude_respond",
             {"sessionId": sid, "inputId": pending["inputId"], "decision": "allow"},
         )
         waited = await ok(c, "claude_wait", {"sessionId": sid, "timeoutMs": 50_000})
-    assert took < 15, took
     assert waited["reason"] in ("turn_ended", "session_ended"), waited
     assert (project_dir / "late.txt").read_text().strip() == "hi"

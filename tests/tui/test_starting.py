@@ -4,6 +4,8 @@ then the session itself; and, when it never starts, the session shown before."""
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Input
@@ -41,7 +43,7 @@ async def test_the_pane_shows_the_new_session_while_its_process_starts(
         earlier = await h.create("the earlier session")
         h.app.main.open_session(earlier)
         await h.app.settle()
-        h.factory.connect_delay = 2.0  # long enough to look at it on a loaded machine
+        gate = h.factory.connect_gate = asyncio.Event()  # it starts when the test has looked
 
         await _send_form(h)
         pane = h.app.main.pane
@@ -63,6 +65,7 @@ async def test_the_pane_shows_the_new_session_while_its_process_starts(
         await h.app.settle()
         assert pane.starting and pane.session_id is None and not h.factory.drivers[-1].connected
 
+        gate.set()
         await h.until(lambda: pane.session_id is not None)
         started = pane.session_id
         assert started != earlier and not pane.starting
@@ -78,12 +81,13 @@ async def test_a_session_that_does_not_start_gives_the_pane_back(run_app: RunApp
         earlier = await h.create("the earlier session")
         h.app.main.open_session(earlier)
         await h.app.settle()
-        h.factory.connect_delay = 1.0
+        gate = h.factory.connect_gate = asyncio.Event()
         h.factory.connect_error = CliNotFound("claude did not start: it exited with 1")
 
         await _send_form(h)
         pane = h.app.main.pane
         assert pane.starting
+        gate.set()
         await h.until(lambda: not pane.starting)
         assert pane.session_id == earlier
         # Its row, listed while it tried, is gone with it; the cursor is back where it was.
