@@ -377,9 +377,9 @@ def list_catalog_page(
     index = HistoryIndex.from_settings(settings)
     index.refresh()
     if own is None:
-        from cctui.core.registry import Registry  # only this one-shot path reads the file
+        from cctui.core.records import SessionRecords  # only this one-shot path reads the file
 
-        own = list(Registry(settings.state_dir).load().values())
+        own = list(SessionRecords(settings.state_dir).load().values())
     query = CatalogQuery.model_validate(
         {"text": text, "project": project, "status": status, "team": team, "limit": limit}
     )

@@ -1,7 +1,7 @@
 """SessionManager: the one object both front ends talk to.
 
 All methods run on the app's event loop. A session's state and process live in
-``session.py``; the table of sessions and its registry in ``table.py``; the fan-out and
+``session.py``; the table of sessions and their records in ``table.py``; the fan-out and
 ``wait`` in ``watch.py``; pending inputs, their routes and answers in ``decisions``
 (``self.decisions``). This module holds the session verbs, the limits, metrics and the
 audit log, and is the ``SessionHost`` every session reports to.
@@ -47,7 +47,7 @@ from cctui.core.models import (
     SessionRecord,
     ToolUseSummary,
 )
-from cctui.core.registry import Registry
+from cctui.core.records import SessionRecords
 from cctui.core.rewind import RewindResult
 from cctui.core.session import Session
 from cctui.core.spare import Claimed, Spare
@@ -68,17 +68,18 @@ _STARTING_WAIT_S = 30.0
 
 
 class SessionManager:
-    """Creates, drives and tracks sessions; owns the decisions, the registry and the audit log."""
+    """Creates, drives and tracks sessions; owns the decisions, the session records and the
+    audit log."""
 
     def __init__(self, settings: Settings, driver_factory: DriverFactory | None = None) -> None:
         """``driver_factory`` defaults to the real claude-agent-sdk driver."""
         self.settings = settings
         self.driver_factory: DriverFactory = driver_factory or ClaudeDriver
         self.audit = AuditLog(settings.state_dir)
-        self.registry = Registry(settings.state_dir, backup=settings.backup_enabled)
+        self.records = SessionRecords(settings.state_dir, backup=settings.backup_enabled)
         self.kill_grace_s = 2.0
         """SIGTERM -> SIGKILL grace when ending a process."""
-        self._sessions = SessionTable(self, self.registry)
+        self._sessions = SessionTable(self, self.records)
         self._spare = Spare(self)
         self._fanout = Fanout()
         self.metrics = Metrics()
@@ -106,7 +107,7 @@ class SessionManager:
     def problems(self) -> builtins.list[str]:
         """Things that went wrong outside any request (a damaged registry, a failing audit
         log), for the TUI and ``claude_health`` to show; they are in the log too."""
-        problems = list(self.registry.problems) + self.dispatch.problems
+        problems = list(self.records.problems) + self.dispatch.problems
         if self.audit.problem:
             problems.append(self.audit.problem)
         ladder = self.decisions.ladder

@@ -1,10 +1,10 @@
-"""The sessions cctui knows, by id, kept in step with the registry.
+"""The sessions cctui knows, by id, kept in step with their records (``sessions.json``).
 
-Loaded from the registry once, joined on demand by sessions Claude Code has a transcript
+Loaded from the records once, joined on demand by sessions Claude Code has a transcript
 of but cctui never ran (so they can be resumed or forked), and saved back in batches by a
 worker thread. Only records that changed since this process last read or wrote them are
 written: another cctui on the same state directory may have moved a session on since (see
-``registry``).
+``records``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from cctui.claude.transcripts import find_session
 from cctui.core.host import SessionHost
 from cctui.core.launch import default_config
 from cctui.core.models import SessionRecord
-from cctui.core.registry import Registry
+from cctui.core.records import SessionRecords
 from cctui.core.session import Session
 from cctui.core.states import SessionStatus
 from cctui.errors import SessionNotFound
@@ -26,16 +26,16 @@ from cctui.errors import SessionNotFound
 log = logging.getLogger(__name__)
 S = SessionStatus
 
-# Registry writes are batched: a turn's status changes cost one write, later.
+# SessionRecords writes are batched: a turn's status changes cost one write, later.
 _SAVE_DELAY_S = 0.2
 
 
 class SessionTable:
     """Every session of this cctui process, live or registered."""
 
-    def __init__(self, host: SessionHost, registry: Registry) -> None:
+    def __init__(self, host: SessionHost, records: SessionRecords) -> None:
         self.host = host
-        self.registry = registry
+        self.records = records
         self._sessions: dict[str, Session] = {}
         self._loaded = False
         self._dirty: set[str] = set()
@@ -64,7 +64,7 @@ class SessionTable:
         if self._loaded:
             return
         self._loaded = True
-        for sid, rec in self.registry.load().items():
+        for sid, rec in self.records.load().items():
             if sid in self._sessions:
                 continue
             # No process survives a restart: a live status on disk means cctui died.
@@ -195,7 +195,7 @@ class SessionTable:
         """Save ``records`` and note them as written (from any thread, one save at a time)."""
         with self._write_lock:
             try:
-                self.registry.save(records)
+                self.records.save(records)
             except OSError:
                 log.exception("cannot save the session registry")
                 return  # still differs from the file: the next save_all retries it

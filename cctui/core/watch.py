@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
 
-from cctui.core.decisions.registry import PendingInputs
+from cctui.core.decisions.pending import PendingInputs
 from cctui.core.decisions.requests import PendingInput
 from cctui.core.events import SessionEvent
 from cctui.core.models import SessionInfo

@@ -291,6 +291,7 @@ def build_server(
         history = HistoryView(settings, manager, services.history)
         tools.history.register(server, manager, settings, history)
         tools.team.register(server, manager, router)
+        tools.metrics.register(server, manager)
         tools.worktrees.register(server, manager)
         tools.dispatch.register(server, manager)
         tools.seed004.register(server, manager, router, settings, history)

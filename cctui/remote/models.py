@@ -2,7 +2,7 @@
 
 The TUI and the CLI read these; none of them is an MCP type (the TUI never imports the MCP
 stack). Sessions, events and pending inputs are the core's models rebuilt from the wire, so
-the approval modal, the inbox and the list's rows take a remote one as they take a local one.
+the pending input's modal, the inbox and the list's rows take a remote one as they take a local one.
 """
 
 from __future__ import annotations

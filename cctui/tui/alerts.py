@@ -62,11 +62,11 @@ class Alerts:
 
     def on_screen(self) -> str | None:
         """The session the person is looking at: the pane's (nothing over it), a peek's or
-        an approval's; none while the terminal has lost the focus (when it says so)."""
+        a pending input's; none while the terminal has lost the focus (when it says so)."""
         app = self._app
         if not app.app_focus:
             return None
-        modal = app.approvals.modal
+        modal = app.inbox.modal
         if modal is not None and app.screen is modal:
             return modal.pending.session_id
         screen_id = getattr(app.screen, "session_id", None)

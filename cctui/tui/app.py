@@ -1,5 +1,5 @@
 """CctuiApp: the wiring, and what each app key does. Screens draw, the bridge feeds them,
-the approval controller shows what waits for the human, the core does the work."""
+the inbox shows what waits for the human, the core does the work."""
 
 from __future__ import annotations
 
@@ -41,9 +41,9 @@ from cctui.services import WindowServices
 from cctui.tui import format as fmt
 from cctui.tui import gc_pause, keymap
 from cctui.tui.alerts import Alerts
-from cctui.tui.approvals import ApprovalController
 from cctui.tui.bridge import EventBridge
 from cctui.tui.gc_pause import GcPacer
+from cctui.tui.inbox import Inbox
 from cctui.tui.messages import (
     FirstFrame,
     HostsChanged,
@@ -96,7 +96,7 @@ def stylesheet_paths() -> list[str | PurePath]:
 
 
 class CctuiApp(App[None]):
-    """The control room: a session list, live panes, approval modals and one inbox."""
+    """The control room: a session list, live panes, pending inputs' modals and one inbox."""
 
     TITLE = "cctui"
     CSS_PATH = stylesheet_paths()
@@ -126,7 +126,7 @@ class CctuiApp(App[None]):
         self.remote = RemoteView(hosts)
         """Other machines' sessions (``[[hosts]]``); their links start after the first frame."""
         self.source = SessionSource(settings, manager, services.history, self.remote)
-        self.approvals = ApprovalController(self, manager, self.remote)
+        self.inbox = Inbox(self, manager, self.remote)
         self._bridge = EventBridge(manager, self)
         self.project_registry = services.registry
         """The TUI's one registry: the main screen's filter and the projects page read it."""
@@ -180,7 +180,7 @@ class CctuiApp(App[None]):
         self._detach_human = self.manager.decisions.attach_human()
         self._show_new_problems()  # e.g. a damaged registry set aside
         # The main screen composes after this handler; queue what needs it for later.
-        self.call_after_refresh(self.approvals.enqueue_existing)
+        self.call_after_refresh(self.inbox.enqueue_existing)
         self.watch_history()
         # Hosted services' status lines (e.g. MCP clients connecting) change without core events.
         self.set_interval(1.0, self._tick)
@@ -470,12 +470,12 @@ class CctuiApp(App[None]):
         if host is None:
             return
         for item in change.requested:
-            self.approvals.requested(self.remote.keyed(host, item))
+            self.inbox.requested(self.remote.keyed(host, item))
         for input_id in change.resolved:
             key = self.remote.input_key(input_id) or ""
             found = self.remote.locate(key)
             by = self.remote.decided_by(host, found[1], input_id) if found else host.name
-            self.approvals.resolved(InputResolved(input_id, key, "answered", by, ""))
+            self.inbox.resolved(InputResolved(input_id, key, "answered", by, ""))
         for note in change.notes:
             self.notify(note, title=f"Answer on {change.host}", timeout=20)
         if change.requested or change.resolved:
@@ -484,13 +484,13 @@ class CctuiApp(App[None]):
     @on(InputRequested)
     def _input_requested(self, message: InputRequested) -> None:
         if self.is_running:
-            self.approvals.requested(message.pending)
+            self.inbox.requested(message.pending)
             self._refresh_peeks({message.pending.session_id})
 
     @on(InputResolved)
     def _input_resolved(self, message: InputResolved) -> None:
         if self.is_running:
-            self.approvals.resolved(message)
+            self.inbox.resolved(message)
             self._refresh_peeks({message.session_id})
 
     def _refresh_peeks(self, session_ids: Iterable[str], *, reply: bool = False) -> None:
@@ -554,14 +554,14 @@ class CctuiApp(App[None]):
 
     @on(InboxScreen.Answer)
     def _inbox_answer(self, message: InboxScreen.Answer) -> None:
-        self.approvals.from_inbox(message)
+        self.inbox.from_inbox(message)
 
     @on(PeekAsk.Answer)
     def _peek_answer(self, message: PeekAsk.Answer) -> None:
         if message.decision is None:
-            self.approvals.open(message.pending)  # over the peek; back to it afterwards
+            self.inbox.open(message.pending)  # over the peek; back to it afterwards
         else:
-            self.approvals.answer(message.pending.id, message.decision)
+            self.inbox.answer(message.pending.id, message.decision)
         self._refresh_peeks({message.pending.session_id})
 
     @on(PeekScreen.Reply)
@@ -726,7 +726,7 @@ class CctuiApp(App[None]):
         if status not in (SessionStatus.RUNNING, SessionStatus.WAITING_FOR_INPUT):
             self.kill(session_id)
             return
-        waits = " What it waits for is withdrawn." if self.approvals.pending(session_id) else ""
+        waits = " What it waits for is withdrawn." if self.inbox.pending(session_id) else ""
         self._ask_then(
             AskScreen(
                 "Kill this session?",
@@ -927,9 +927,7 @@ class CctuiApp(App[None]):
         self._open_once(PolicyScreen, lambda: PolicyScreen(self.manager, directory, session_id))
 
     def action_inbox(self) -> None:
-        self._open_once(
-            InboxScreen, lambda: InboxScreen(self.approvals.pending, self.describe_session)
-        )
+        self._open_once(InboxScreen, lambda: InboxScreen(self.inbox.pending, self.describe_session))
 
     def action_filter(self) -> None:
         self.main.start_filter()
@@ -1017,7 +1015,7 @@ class CctuiApp(App[None]):
             PeekScreen,
             lambda: PeekScreen(
                 row,
-                self.approvals.pending,
+                self.inbox.pending,
                 config_dir=self.settings.claude_config_dir,
                 own_reply=self._own_reply,
             ),
@@ -1084,10 +1082,10 @@ class CctuiApp(App[None]):
         self.push_screen("help")
 
     def on_main_screen_uncovered(self, _message: MainScreen.Uncovered) -> None:
-        """The one place the approval queue is pumped: whatever covered the main screen (a
+        """The one place the modal queue is pumped: whatever covered the main screen (a
         modal, a form, a page) has closed, so a modal queued meanwhile may pop now. A new
         screen needs nothing of its own for it."""
-        self.approvals.pump()
+        self.inbox.pump()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """The app's keys (from the key table), then Textual's commands that are not ours."""

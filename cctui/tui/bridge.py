@@ -3,7 +3,7 @@
 The manager calls our listener synchronously on the loop for every event of every session;
 a chatty session can emit hundreds per second (text deltas merge into new seqs). Posting one
 message per event would flood the app's queue, so activity is batched: ids collect in a set
-and one ``SessionsActivity`` goes out per tick. Approval events are rare and matter
+and one ``SessionsActivity`` goes out per tick. Pending-input events are rare and matter
 individually, so they go out at once.
 """
 

@@ -379,25 +379,29 @@ SECTIONS: tuple[Section, ...] = (
             Key(
                 "y",
                 "allow · approve a plan · send answers",
-                {"ApprovalScreen": "allow", "InboxScreen": "quick('allow')", "PeekAsk": "allow"},
+                {
+                    "PendingInputScreen": "allow",
+                    "InboxScreen": "quick('allow')",
+                    "PeekAsk": "allow",
+                },
                 "Allow",
             ),
             Key(
                 "n",
                 "deny, with an optional reason",
-                {"ApprovalScreen": "deny", "InboxScreen": "quick('deny')", "PeekAsk": "deny"},
+                {"PendingInputScreen": "deny", "InboxScreen": "quick('deny')", "PeekAsk": "deny"},
                 "Deny",
             ),
             Key(
                 "A",
                 "allow for the session (the modal says what)",
-                {"ApprovalScreen": "allow_always", "PeekAsk": "allow_always"},
+                {"PendingInputScreen": "allow_always", "PeekAsk": "allow_always"},
                 "Allow for session",
             ),
             Key(
                 "1,2,3,4,5,6,7,8,9",
                 "an option of a question; 1 allow, 2 for session, 3 deny",
-                {"ApprovalScreen": "choose({key})", "PeekAsk": "choose({key})"},
+                {"PendingInputScreen": "choose({key})", "PeekAsk": "choose({key})"},
                 "Choose",
                 show=False,
                 shown_as="1-9",
@@ -405,7 +409,7 @@ SECTIONS: tuple[Section, ...] = (
             Key(
                 "P",
                 "always allow in this project (shows rule, file)",
-                {"ApprovalScreen": "allow_project"},
+                {"PendingInputScreen": "allow_project"},
                 "Allow in project",
             ),
             Key(

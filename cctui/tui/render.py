@@ -92,7 +92,8 @@ _SHOWN = {
 
 def tool_input(name: str, data: dict[str, Any], *, limit: int | None = MAX_LINES) -> Content:
     """The best rendering of one tool call's input: every field, long text cut to ``limit``
-    lines with a note saying how many more (``None``: nothing is cut, for approvals)."""
+    lines with a note saying how many more (``None``: nothing is cut, for a pending input's
+    modal)."""
     path = str(data.get("file_path") or data.get("notebook_path") or "")
     parts: list[Content] = []
     special = True

@@ -184,7 +184,7 @@ class TakeOver:
         def answered(yes: bool | None) -> None:
             if yes:
                 run(end_first=True)
-            app.call_later(app.approvals.pump)
+            app.call_later(app.inbox.pump)
 
         app.push_screen(
             AskScreen(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from cctui.core import SessionConfig
 from cctui.core.manager import SessionManager
-from cctui.core.registry import Registry
+from cctui.core.records import SessionRecords
 from tests.helpers import git
 
 
@@ -55,7 +55,7 @@ async def test_untracked_and_dirty_files_at_the_start_are_not_the_sessions(
     assert diff.patch is not None and "x = 2" not in diff.patch and "+and the session" in diff.patch
     # The base survives a restart (the registry keeps it).
     manager.flush()
-    [record] = list(Registry(manager.settings.state_dir).load().values())
+    [record] = list(SessionRecords(manager.settings.state_dir).load().values())
     assert record.base_tree is not None
 
 

@@ -25,7 +25,7 @@ from cctui.core import (
     ToolUseEvent,
 )
 from cctui.core.dispatch import DispatchRequest
-from cctui.core.registry import Registry
+from cctui.core.records import SessionRecords
 from cctui.errors import (
     CliNotFound,
     InputAlreadyAnswered,
@@ -488,7 +488,7 @@ async def test_batched_saves_are_written_off_the_loop(
     await manager.start()
     entered, release = threading.Event(), threading.Event()
     saved_on: list[int] = []
-    save = manager.registry.save
+    save = manager.records.save
 
     def slow_save(records: Any, removed: Any = ()) -> None:
         saved_on.append(threading.get_ident())
@@ -496,7 +496,7 @@ async def test_batched_saves_are_written_off_the_loop(
         release.wait(5)
         save(records, removed)
 
-    manager.registry.save = slow_save  # type: ignore[method-assign]
+    manager.records.save = slow_save  # type: ignore[method-assign]
     info = await manager.create("remember me", manager.default_config(project))
     await manager.wait(info.session_id, 2)
     await asyncio.wait_for(asyncio.to_thread(entered.wait), 5)
@@ -506,7 +506,7 @@ async def test_batched_saves_are_written_off_the_loop(
     release.set()
     await manager.shutdown()
     assert saved_on and saved_on[0] != threading.get_ident()
-    [record] = Registry(manager.settings.state_dir).load().values()
+    [record] = SessionRecords(manager.settings.state_dir).load().values()
     assert record.total_cost_usd == pytest.approx(0.02)  # both turns reached the file
 
 

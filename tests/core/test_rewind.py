@@ -13,7 +13,7 @@ import pytest
 
 from cctui.core import FilesRewoundEvent, SessionManager, SessionStatus, UserMessageEvent
 from cctui.core.prompts import prompt_log_path
-from cctui.core.registry import REGISTRY_FILE
+from cctui.core.records import REGISTRY_FILE
 from cctui.errors import RewindUnavailable, SessionNotReady, ValidationFailed
 from tests.core.conftest import MakeManager
 from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory, sleep, text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cctui.core.decisions.registry import PendingInputs
+from cctui.core.decisions.pending import PendingInputs
 from cctui.core.decisions.requests import Decision, PendingInput
 from cctui.core.decisions.routing import Router
 

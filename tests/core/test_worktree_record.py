@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cctui.core import SessionConfig, SessionRecord, SessionStatus, WorktreeInfo
-from cctui.core.registry import Registry
+from cctui.core.records import SessionRecords
 
 
 def test_the_registry_keeps_the_worktree_and_the_base(tmp_path: Path) -> None:
@@ -24,8 +24,8 @@ def test_the_registry_keeps_the_worktree_and_the_base(tmp_path: Path) -> None:
         title="t",
         status=SessionStatus.COMPLETED,
     ).model_copy(update={"worktree": wt, "base_commit": "a" * 40})
-    Registry(tmp_path).save([record])
-    [loaded] = Registry(tmp_path).load().values()
+    SessionRecords(tmp_path).save([record])
+    [loaded] = SessionRecords(tmp_path).load().values()
     assert loaded.worktree == wt and loaded.base_commit == "a" * 40
     # A record written before worktrees existed still loads.
     old = record.model_dump(mode="json")

@@ -24,7 +24,7 @@ from cctui.core.catalog import (
     query_catalog,
 )
 from cctui.core.models import SessionConfig, SessionInfo, SessionRecord
-from cctui.core.registry import Registry
+from cctui.core.records import SessionRecords
 from cctui.core.states import SessionStatus
 from cctui.history import HistoryIndex, SessionSummary
 from tests.history.conftest import INTERACTIVE_ID, MULTI_ID, WRITE_ID, write_process
@@ -197,7 +197,7 @@ def test_list_catalog_reads_disk_and_registry(claude_home: Path, tmp_path: Path)
         last_activity=NOW,
         title="from the registry",
     )
-    Registry(settings.state_dir).save([record])
+    SessionRecords(settings.state_dir).save([record])
 
     everything = list_catalog(settings)
     assert [e.session_id for e in everything][:1] == [OWN_ID]

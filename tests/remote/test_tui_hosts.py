@@ -18,9 +18,9 @@ from cctui.remote.models import client_name
 from cctui.services import Services
 from cctui.tui.app import CctuiApp
 from cctui.tui.remote import key_of
-from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.decision import DecisionModal
 from cctui.tui.screens.new_session import NewSessionScreen
+from cctui.tui.screens.pending_input import PendingInputScreen
 from cctui.tui.screens.search import SearchScreen
 from tests.fakes.fake_driver import fake_driver_factory
 from tests.fakes.settings import make_settings
@@ -57,9 +57,9 @@ async def test_a_hosts_rows_and_its_permission_answered_here(
         form.query_one("#prompt", Input).value = f"Write it. {WRITE}"
         await pilot.press("enter")
 
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), 60)
+        await until(pilot, lambda: isinstance(app.screen, PendingInputScreen), 60)
         modal = app.screen
-        assert isinstance(modal, ApprovalScreen)
+        assert isinstance(modal, PendingInputScreen)
         key = modal.pending.session_id
         found = app.remote.locate(key)
         assert found is not None and found[0] is box
@@ -68,7 +68,7 @@ async def test_a_hosts_rows_and_its_permission_answered_here(
         assert "box" in app.describe_session(key)
         await pilot.press("y")
         await until(pilot, lambda: (host_project / "hello.txt").exists(), 60)
-        await until(pilot, lambda: not app.approvals.pending(), 30)
+        await until(pilot, lambda: not app.inbox.pending(), 30)
         mine = f"mcp:{client_name()}"
         await until(pilot, lambda: any(e.kind == "input_resolved" and e.decided_by == mine
                                        for e in box.events(found[1])), 30)  # fmt: skip

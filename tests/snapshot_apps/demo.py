@@ -31,10 +31,10 @@ from cctui.services import Services
 from cctui.tui import clock
 from cctui.tui.app import CctuiApp
 from cctui.tui.remote import key_of
-from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.decision import DecisionModal
 from cctui.tui.screens.diff import DiffScreen
 from cctui.tui.screens.finish import FinishScreen
+from cctui.tui.screens.pending_input import PendingInputScreen
 from cctui.tui.screens.rewind import RewindScreen
 from cctui.tui.widgets.blocks import ToolBody, ToolCall
 from cctui.tui.widgets.event_lines import PromptBlock
@@ -522,7 +522,7 @@ class DemoApp(CctuiApp):
                     ("overwrite", "append", "cancel"),
                 )
             )
-        self.approvals.pump()
+        self.inbox.pump()
         self.ready.set()
 
     async def _dispatch(self) -> None:
@@ -623,9 +623,9 @@ async def _dismiss_modals(pilot: Pilot[None]) -> None:
     assert isinstance(app, DemoApp)
     for _ in range(40):
         await pilot.pause()
-        if isinstance(app.screen, ApprovalScreen):
+        if isinstance(app.screen, PendingInputScreen):
             await pilot.press("escape")
-        elif not app.approvals.queued:
+        elif not app.inbox.queued:
             return
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 from textual.widgets import Input
 
 from cctui.core import SessionConfig
-from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.peek import PeekAsk, PeekScreen
+from cctui.tui.screens.pending_input import PendingInputScreen
 from tests.fakes.fake_driver import DEFAULT_SCRIPT, question, sleep, text
 from tests.tui.conftest import Harness, RunApp
 
@@ -24,7 +24,7 @@ async def _later_all(h: Harness) -> None:
     """Put every popped approval modal back in the inbox (``esc``: later)."""
     for _ in range(20):
         await h.pilot.pause(0.05)
-        if isinstance(h.app.screen, ApprovalScreen):
+        if isinstance(h.app.screen, PendingInputScreen):
             await h.pilot.press("escape")
         elif isinstance(h.app.screen, MainScreen):
             return
@@ -186,10 +186,10 @@ async def test_e_archives_without_deleting_and_status_archived_lists_it(
 # -- number keys, and typing at a peek ------------------------------------------------------
 
 
-async def _modal(h: Harness) -> ApprovalScreen:
-    await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+async def _modal(h: Harness) -> PendingInputScreen:
+    await h.until(lambda: isinstance(h.app.screen, PendingInputScreen))
     screen = h.app.screen
-    assert isinstance(screen, ApprovalScreen)
+    assert isinstance(screen, PendingInputScreen)
     return screen
 
 

@@ -15,11 +15,11 @@ from textual.widgets import Input
 from cctui.core import Decision, PendingInput, ResultEvent, SessionStatus
 from cctui.tui import clock
 from cctui.tui.rows import SessionRow
-from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.ask import AskScreen
 from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.peek import PeekAsk, PeekScreen
+from cctui.tui.screens.pending_input import PendingInputScreen
 from cctui.tui.screens.project_form import ProjectForm
 from cctui.tui.screens.projects import ProjectsScreen
 from cctui.tui.widgets.blocks import ResultBlock
@@ -33,7 +33,7 @@ async def _later_all(h: Harness) -> None:
     """Put every popped approval modal back in the inbox (``esc``: later)."""
     for _ in range(20):
         await h.pilot.pause(0.05)
-        if isinstance(h.app.screen, ApprovalScreen):
+        if isinstance(h.app.screen, PendingInputScreen):
             await h.pilot.press("escape")
         elif isinstance(h.app.screen, MainScreen):
             return
@@ -143,7 +143,7 @@ async def test_enter_on_the_peeked_request_opens_the_full_modal_over_the_peek(
         await h.pilot.press("shift+tab")
         assert isinstance(h.app.focused, PeekAsk)
         await h.pilot.press("enter")
-        await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+        await h.until(lambda: isinstance(h.app.screen, PendingInputScreen))
         await h.pilot.press("A")
         await h.until(lambda: isinstance(h.app.screen, PeekScreen))
         await h.settle(session_id)

@@ -11,7 +11,6 @@ from textual.app import App
 from textual.widgets import Input
 
 from cctui.core import SessionConfig
-from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.help import HelpScreen
 from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
@@ -19,6 +18,7 @@ from cctui.tui.screens.metrics import MetricsScreen
 from cctui.tui.screens.model import ModelScreen
 from cctui.tui.screens.new_session import NewSessionScreen
 from cctui.tui.screens.peek import PeekScreen, ReplyInput
+from cctui.tui.screens.pending_input import PendingInputScreen
 from cctui.tui.screens.projects import ProjectsScreen
 from cctui.tui.screens.rules import RemoveRuleScreen, RulesScreen
 from tests.fakes.fake_driver import question, text, tool
@@ -38,7 +38,7 @@ def _screen_text(app: App[None]) -> str:
 async def _later_all(h: Harness) -> None:
     for _ in range(20):
         await h.pilot.pause(0.05)
-        if isinstance(h.app.screen, ApprovalScreen):
+        if isinstance(h.app.screen, PendingInputScreen):
             await h.pilot.press("escape")
         elif isinstance(h.app.screen, MainScreen):
             return
@@ -105,10 +105,10 @@ async def test_markup_looking_text_is_shown_as_written_on_every_screen_and_toast
         await h.settle(run)
         await h.settle(pick)
         # The approval modal of the first request that popped, then the other one.
-        await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+        await h.until(lambda: isinstance(h.app.screen, PendingInputScreen))
         for _ in range(2):
             screen = h.app.screen
-            assert isinstance(screen, ApprovalScreen)
+            assert isinstance(screen, PendingInputScreen)
             if screen.pending.tool_name == "Bash":
                 await _shown(h, "touch [x].txt [/]", "[bold]make it", "[x]web")
             else:

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from textual.widgets import Input, RadioButton, SelectionList
 
-from cctui.tui.screens.approval import ApprovalScreen
+from cctui.tui.screens.pending_input import PendingInputScreen
 from cctui.tui.widgets.ticks import TickBox, TickList
 from tests.fakes.fake_driver import text, tool
 from tests.tui.conftest import Harness, RunApp
 from tests.tui.test_approvals import QUESTIONS
 
 
-async def _modal(h: Harness) -> ApprovalScreen:
-    await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+async def _modal(h: Harness) -> PendingInputScreen:
+    await h.until(lambda: isinstance(h.app.screen, PendingInputScreen))
     screen = h.app.screen
-    assert isinstance(screen, ApprovalScreen)
-    await h.pilot.pause(ApprovalScreen.ARM_DELAY_S + 0.05)
+    assert isinstance(screen, PendingInputScreen)
+    await h.pilot.pause(PendingInputScreen.ARM_DELAY_S + 0.05)
     return screen
 
 

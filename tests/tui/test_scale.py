@@ -14,10 +14,10 @@ from textual.widgets import DataTable, Input, Static
 
 from cctui.services import Services
 from cctui.tui.app import CctuiApp
-from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.decision import DecisionModal
 from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.new_session import NewSessionScreen
+from cctui.tui.screens.pending_input import PendingInputScreen
 from cctui.tui.widgets.blocks import Earlier, ToolBody, ToolCall
 from cctui.tui.widgets.transcript import Transcript
 from tests.fakes.fake_driver import text, tool
@@ -69,11 +69,11 @@ async def test_inbox_keys_wait_for_the_arm_delay_and_the_cursor_keeps_its_reques
         for prompt in ("bash one", "bash two", "bash three"):
             await h.create(prompt)
         await h.until(lambda: len(h.manager.pending()) == 3)
-        await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+        await h.until(lambda: isinstance(h.app.screen, PendingInputScreen))
         await h.pilot.press("escape")
-        await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+        await h.until(lambda: isinstance(h.app.screen, PendingInputScreen))
         await h.pilot.press("escape")
-        await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+        await h.until(lambda: isinstance(h.app.screen, PendingInputScreen))
         await h.pilot.press("escape")
         monkeypatch.setattr(DecisionModal, "ARM_DELAY_S", 3600.0)
         await h.pilot.press("a")
@@ -102,10 +102,10 @@ async def test_inbox_keys_wait_for_the_arm_delay_and_the_cursor_keeps_its_reques
         await h.until(lambda: chosen not in {p.id for p in h.manager.pending()})
 
 
-async def _modal(h: Harness) -> ApprovalScreen:
-    await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+async def _modal(h: Harness) -> PendingInputScreen:
+    await h.until(lambda: isinstance(h.app.screen, PendingInputScreen))
     screen = h.app.screen
-    assert isinstance(screen, ApprovalScreen)
+    assert isinstance(screen, PendingInputScreen)
     return screen
 
 
@@ -161,7 +161,7 @@ async def test_filter_is_the_core_query_and_says_what_is_wrong(run_app: RunApp) 
     async with run_app({"bash": [tool("Bash", {"command": "ls"})], "*": [text("ok")]}) as h:
         await h.create("alpha one")
         await h.create("please bash")
-        await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+        await h.until(lambda: isinstance(h.app.screen, PendingInputScreen))
         await h.pilot.press("escape")
         await h.pilot.press("slash")
         box = h.app.main.query_one("#filter", Input)

@@ -6,10 +6,10 @@ import json
 
 from textual.widgets import DataTable, Input, OptionList
 
-from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.model import ModelScreen
 from cctui.tui.screens.new_session import NewSessionScreen
+from cctui.tui.screens.pending_input import PendingInputScreen
 from cctui.tui.screens.rules import RemoveRuleScreen, RulesScreen
 from tests.fakes.fake_driver import text, tool
 from tests.tui.conftest import Harness, RunApp
@@ -91,7 +91,7 @@ async def test_m_picks_a_model(run_app: RunApp) -> None:
 async def test_p_shows_rule_and_file_then_keeps_it_for_the_project(run_app: RunApp) -> None:
     async with run_app(SCRIPT) as h:
         await h.create("run npm tests")
-        await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+        await h.until(lambda: isinstance(h.app.screen, PendingInputScreen))
         screen = h.app.screen
         shown = str(screen.query_one("#project-scope").render())
         assert "Bash(npm test *)" in shown
@@ -106,7 +106,7 @@ async def test_p_shows_rule_and_file_then_keeps_it_for_the_project(run_app: RunA
 async def test_p_without_a_rule_content_is_not_offered(run_app: RunApp) -> None:
     async with run_app(SCRIPT) as h:
         await h.create("whole make")
-        await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+        await h.until(lambda: isinstance(h.app.screen, PendingInputScreen))
         screen = h.app.screen
         assert "nothing to keep for the project" in str(screen.query_one("#project-scope").render())
         assert "P" not in [k for k, _ in screen.key_pairs()]

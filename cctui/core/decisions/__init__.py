@@ -5,7 +5,7 @@ a question for the user, a confirmation); a *decision* is its answer (``Decision
 
 - ``requests``: the models, and turning the CLI's permission asks into pending inputs and
   decisions back into the CLI's answers.
-- ``registry``: the open inputs, each answered exactly once; withdrawal.
+- ``pending``: the open inputs, each answered exactly once; withdrawal.
 - ``routing``: the one ``Router``: who is asked (a client or the human), until when.
 - ``desk``: one session's inputs: asks in, answers out, timeout, publish and audit.
 - ``allowances``: what "allow for the rest of the session" and "always allow in this

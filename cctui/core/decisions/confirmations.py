@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from cctui.core.audit import AuditLog
-from cctui.core.decisions.registry import PendingInputs, await_resolution
+from cctui.core.decisions.pending import PendingInputs, await_resolution
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution
 from cctui.core.events import InputRequestedEvent, InputResolvedEvent, SessionEvent
 

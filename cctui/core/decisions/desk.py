@@ -30,7 +30,7 @@ from cctui.core.decisions.allowances import (
     project_allowance,
     session_allowance,
 )
-from cctui.core.decisions.registry import PendingInputs, await_resolution
+from cctui.core.decisions.pending import PendingInputs, await_resolution
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution
 from cctui.core.decisions.routing import Router
 from cctui.core.events import InputRequestedEvent, InputResolvedEvent, ToolUseEvent

@@ -32,7 +32,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from cctui.core.decisions.registry import PendingInputs
+from cctui.core.decisions.pending import PendingInputs
 from cctui.core.decisions.requests import Decision, PendingInput
 from cctui.errors import CctuiError
 

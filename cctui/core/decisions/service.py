@@ -20,7 +20,7 @@ from cctui.core.audit import AuditLog
 from cctui.core.decisions import confirmations, grants
 from cctui.core.decisions.allowances import call_detail, call_key
 from cctui.core.decisions.desk import InputDesk
-from cctui.core.decisions.registry import PendingInputs
+from cctui.core.decisions.pending import PendingInputs
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution, check_answers
 from cctui.core.decisions.routing import Router
 from cctui.core.events import SessionEvent

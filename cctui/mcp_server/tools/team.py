@@ -1,5 +1,5 @@
 """Team and context tools (claude_broadcast, claude_send_to_teammate, claude_request_shutdown,
-claude_sync_context) and the metrics resource.
+claude_sync_context).
 
 No ``from __future__ import annotations``: see ``tools.sessions``.
 """
@@ -17,11 +17,9 @@ from cctui.mcp_server.schemas.common import ACT, SessionId
 from cctui.mcp_server.schemas.team import BroadcastOut, DeliveryOut, ShutdownOut, SyncContextOut
 from cctui.projects import context
 
-METRICS_URI = "cctui://metrics"
-
 
 def register(server: MCPServer, manager: SessionManager, router: Router) -> None:
-    """Add the team tools, claude_sync_context and ``cctui://metrics`` to ``server``."""
+    """Add the team tools and claude_sync_context to ``server``."""
 
     @server.tool(annotations=ACT)
     async def claude_broadcast(
@@ -126,15 +124,3 @@ def register(server: MCPServer, manager: SessionManager, router: Router) -> None
             message_chars=len(built.text),
             status=after.status,
         )
-
-    @server.resource(
-        METRICS_URI,
-        name="metrics",
-        title="cctui metrics",
-        description="This run's metrics: per session (messages, replies, characters, cost, "
-        "turn durations) and server-wide (calls and errors per tool, latency percentiles, "
-        "sessions started)",
-        mime_type="application/json",
-    )
-    def metrics() -> str:
-        return manager.metrics_snapshot().model_dump_json(indent=2)

@@ -1,8 +1,8 @@
 """What every modal that answers a pending input shares: a typed result, the arm delay, the
 queue counter in its key line, and closing when someone else answered first.
 
-``ApprovalScreen`` (permissions, plans, questions) and ``ConfirmScreen`` (a choice among a
-few) are the two kinds; the approval controller shows either the same way.
+``PendingInputScreen`` (permissions, plans, questions) and ``ConfirmScreen`` (a choice among a
+few) are the two kinds; the inbox (``tui/inbox.py``) shows either the same way.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The approvals inbox: every pending input across sessions, answered in turn."""
+"""The inbox screen: every pending input across sessions, answered in turn."""
 
 from __future__ import annotations
 

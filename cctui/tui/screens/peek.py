@@ -31,8 +31,8 @@ from cctui.tui.keymap import KEYS, bindings, key_line
 from cctui.tui.markdown import MarkdownView
 from cctui.tui.modal import Modal
 from cctui.tui.rows import SessionRow
-from cctui.tui.screens.approval import allow_scope, choose_by_number
 from cctui.tui.screens.decision import DecisionModal
+from cctui.tui.screens.pending_input import allow_scope, choose_by_number
 from cctui.tui.widgets.questions import QuestionForm
 
 TAIL = 12
@@ -173,7 +173,7 @@ class PeekAsk(VerticalScroll, can_focus=True):
         self.post_message(self.Answer(self.pending, Decision(behavior="deny", message=message)))
 
     def action_choose(self, number: int) -> None:
-        """``1``-``9``: as in the approval modal (``choose_by_number``)."""
+        """``1``-``9``: as in the pending input's modal (``choose_by_number``)."""
         if self._armed():
             choose_by_number(self, self.pending.kind, number)
 

@@ -55,7 +55,7 @@ class UserBlock(Static, OneLayout):
 
 
 class Note(Static, OneLayout):
-    """A one-line status change, approval note or error."""
+    """A one-line status change, pending-input note or error."""
 
 
 class ResultBlock(Static, OneLayout):

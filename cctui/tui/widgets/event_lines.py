@@ -1,4 +1,4 @@
-"""The one-line widgets of a transcript: a prompt, a status ending, an approval asked and
+"""The one-line widgets of a transcript: a prompt, a status ending, a pending input asked and
 answered, a change of mode or model, a turn's result and what it changed, files rewound,
 an error (what ``Transcript`` mounts for each such event)."""
 
@@ -72,7 +72,7 @@ def user_block(text: str, prompt_id: str | None = None, index: int | None = None
 
 
 def event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
-    """A factory for the one-line widget of a status, approval, result or error event."""
+    """A factory for the one-line widget of a status, pending input, result or error event."""
     if isinstance(event, StatusChanged):
         if event.status.value not in _NOTED_STATUSES:
             return None  # the header shows the live status; notes are for endings

@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 
 class StatusBar(Static):
-    """Pending approvals, live sessions, service status lines, and what reading skipped."""
+    """Pending inputs, live sessions, service status lines, and what reading skipped."""
 
     _shown: Content | None = None
 

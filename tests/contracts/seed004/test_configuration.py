@@ -12,7 +12,7 @@ import pytest
 from cctui.cli import _parser, _settings
 from cctui.config import load_settings
 from cctui.core import SessionConfig, SessionRecord, SessionStatus
-from cctui.core.registry import Registry
+from cctui.core.records import SessionRecords
 from cctui.errors import ConfigError
 
 APPENDIX_B = {
@@ -56,13 +56,13 @@ def test_backup_enabled_keeps_the_previous_registry(tmp_path: Path) -> None:
             status=SessionStatus.COMPLETED,
         )
 
-    registry = Registry(tmp_path, backup=True)
+    registry = SessionRecords(tmp_path, backup=True)
     registry.save([record("first")])
     assert not (tmp_path / "sessions.json.bak").exists()  # nothing to keep yet
     registry.save([record("second")])
     kept = json.loads((tmp_path / "sessions.json.bak").read_text())
     assert [s["title"] for s in kept["sessions"]] == ["first"]
-    Registry(tmp_path / "plain").save([record("x")])
+    SessionRecords(tmp_path / "plain").save([record("x")])
     assert not (tmp_path / "plain" / "sessions.json.bak").exists()
 
 

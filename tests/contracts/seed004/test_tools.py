@@ -215,7 +215,7 @@ async def test_list_sessions_returns_every_session_and_counts_them_all(
 ) -> None:
     """No limit: every session (cctui's claude_list_sessions stops at 50); total_count
     counts all sessions, filtered_count those that match."""
-    from cctui.core.registry import Registry
+    from cctui.core.records import SessionRecords
 
     records = [
         SessionRecord.fresh(
@@ -226,7 +226,7 @@ async def test_list_sessions_returns_every_session_and_counts_them_all(
         )
         for n in range(60)
     ]
-    Registry(settings.state_dir).save(records)
+    SessionRecords(settings.state_dir).save(records)
     manager = SessionManager(settings, driver_factory=factory)
     await manager.start()
     try:

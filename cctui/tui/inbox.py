@@ -1,13 +1,13 @@
-"""Approvals in the TUI: which pending input gets a modal and when, and showing it.
+"""Pending inputs in the TUI: which one gets a modal and when, and showing it.
 
 Only inputs routed to the human pop a modal by themselves; every open input is in the inbox.
 One modal at a time; the others queue. ``esc`` ("later") keeps that input, and every other one
 queued behind it, in the inbox without popping them again: with a hundred sessions, forty
 waiting are forty modals, and one ``esc`` is "not now" for all of them. Only a request that
 comes after it pops (and the status bar says "N waiting for you · a" meanwhile).
-``ApprovalQueue`` decides (plain logic, no Textual); ``ApprovalController``, composed into the
-app, acts on it: pushes the modal, tells the core the answer, closes a modal someone else
-answered, keeps the inbox in step.
+``ModalQueue`` decides (plain logic, no Textual); ``Inbox``, composed into the app, acts on
+it: pushes the modal, tells the core the answer, closes a modal someone else answered, keeps
+the inbox in step.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from cctui.errors import CctuiError, InputAlreadyAnswered
 from cctui.remote.models import NotDelivered
 from cctui.tui.messages import InputResolved
 from cctui.tui.remote import RemoteView
-from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.confirm import ConfirmScreen
 from cctui.tui.screens.decision import DecisionModal
 from cctui.tui.screens.inbox import InboxScreen
+from cctui.tui.screens.pending_input import PendingInputScreen
 
 if TYPE_CHECKING:
     from cctui.tui.app import CctuiApp
@@ -41,7 +41,7 @@ WHAT = {
 """How a notice names each kind of input."""
 
 
-class ApprovalQueue:
+class ModalQueue:
     """The order modals pop in, and which input is on screen."""
 
     def __init__(self) -> None:
@@ -107,8 +107,8 @@ class ApprovalQueue:
             self._queue.clear()
 
 
-class ApprovalController:
-    """The app's side of approvals: asks the queue what to show, shows it, sends the answer.
+class Inbox:
+    """The app's side of pending inputs: asks the queue what to show, shows it, sends the answer.
 
     The app passes every ``InputRequested`` and ``InputResolved`` here; the modal pops only
     while nothing covers the main screen (``app.main_screen_on_top``).
@@ -119,7 +119,7 @@ class ApprovalController:
         self._manager = manager
         self._remote = remote if remote is not None else RemoteView(None)
         """Hosts' inputs: in the same queue and inbox; answered on their host, by id."""
-        self.queue = ApprovalQueue()
+        self.queue = ModalQueue()
         self.modal: DecisionModal | None = None
         """The modal on screen, if any."""
 
@@ -175,7 +175,7 @@ class ApprovalController:
         """Show ``pending``'s modal now (from the queue or the inbox)."""
         if not self.queue.showing(pending.id):
             return
-        modal = ConfirmScreen if pending.kind == "confirmation" else ApprovalScreen
+        modal = ConfirmScreen if pending.kind == "confirmation" else PendingInputScreen
         screen = modal(
             pending,
             context=self._app.describe_session(pending.session_id),

@@ -1,4 +1,5 @@
-"""The registry of sessions cctui started: what listing and resuming them needs.
+"""The records of the sessions cctui started (``sessions.json``): what listing and resuming
+them needs.
 
 A JSON file in the state directory, rewritten atomically (temp file, fsync, ``os.replace``)
 under an ``fcntl`` lock, and merged on save: two cctui processes sharing the directory
@@ -32,7 +33,7 @@ REGISTRY_FILE = "sessions.json"
 _VERSION = 1
 
 
-class Registry:
+class SessionRecords:
     """Load and save ``SessionRecord``s.
 
     A damaged file never stops cctui: an unreadable one (bad JSON, invalid UTF-8, a

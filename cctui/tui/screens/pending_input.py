@@ -1,4 +1,4 @@
-"""Approval modals: one per pending input, typed to return a ``Decision`` (or ``None``: later).
+"""Pending input modals: one per pending input, typed to return a ``Decision`` (or ``None``: later).
 
 ``y`` allows, ``n`` denies (asking for an optional reason), ``A`` allows for the rest of the
 session, ``P`` always allows in this project (the rule and the settings file it goes into are
@@ -89,10 +89,10 @@ class ReasonInput(Input):
         self.post_message(self.Cancelled())
 
 
-class ApprovalScreen(DecisionModal):
+class PendingInputScreen(DecisionModal):
     """Asks the human about one pending input."""
 
-    BINDINGS: ClassVar[list[BindingType]] = bindings("ApprovalScreen")
+    BINDINGS: ClassVar[list[BindingType]] = bindings("PendingInputScreen")
 
     def __init__(self, pending: PendingInput, *, context: str = "", queued: int = 0) -> None:
         super().__init__(pending, context=context, queued=queued, classes=f"-{pending.kind}")

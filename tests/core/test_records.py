@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cctui.core.models import SessionConfig, SessionRecord
-from cctui.core.registry import Registry
+from cctui.core.records import SessionRecords
 from cctui.core.states import SessionStatus
 
 
@@ -25,10 +25,10 @@ def record(sid: str, tmp_path: Path, **kw: object) -> SessionRecord:
 
 
 def test_round_trip_and_merge(tmp_path: Path) -> None:
-    a, b = Registry(tmp_path), Registry(tmp_path)
+    a, b = SessionRecords(tmp_path), SessionRecords(tmp_path)
     a.save([record("one", tmp_path, title="first")])
     b.save([record("two", tmp_path, status=SessionStatus.ERROR)])
-    loaded = Registry(tmp_path).load()
+    loaded = SessionRecords(tmp_path).load()
     assert set(loaded) == {"one", "two"}
     assert loaded["one"].title == "first" and loaded["two"].status == SessionStatus.ERROR
     a.save([], removed=["one"])
@@ -42,32 +42,32 @@ def test_saves_in_turn_with_another_writer_keep_both_and_reread_only_when_it_wro
 ) -> None:
     """A save reuses what this registry last read or wrote (no re-parse on every save),
     unless another process replaced the file since."""
-    a, b = Registry(tmp_path), Registry(tmp_path)
-    parses: list[Registry] = []
-    original = Registry._parse
+    a, b = SessionRecords(tmp_path), SessionRecords(tmp_path)
+    parses: list[SessionRecords] = []
+    original = SessionRecords._parse
 
-    def counted(self: Registry) -> tuple[dict[str, SessionRecord], dict[str, int]]:
+    def counted(self: SessionRecords) -> tuple[dict[str, SessionRecord], dict[str, int]]:
         parses.append(self)
         return original(self)
 
-    monkeypatch.setattr(Registry, "_parse", counted)
+    monkeypatch.setattr(SessionRecords, "_parse", counted)
     a.save([record("one", tmp_path, num_turns=1)])
     b.load()
     for turn in range(2, 6):  # b writes between a's saves
         b.save([record("two", tmp_path, num_turns=turn)])
         a.save([record("one", tmp_path, num_turns=turn)])
-    loaded = Registry(tmp_path).load()
+    loaded = SessionRecords(tmp_path).load()
     assert (loaded["one"].num_turns, loaded["two"].num_turns) == (5, 5)
     parses.clear()
     for turn in range(6, 10):  # nobody else writes: nothing is parsed again
         a.save([record("one", tmp_path, num_turns=turn)])
-    assert parses == [] and Registry(tmp_path).load()["one"].num_turns == 9
+    assert parses == [] and SessionRecords(tmp_path).load()["one"].num_turns == 9
     assert json.loads((tmp_path / "sessions.json").read_text())["version"] == 1
 
 
 def test_corrupt_file_is_set_aside(tmp_path: Path) -> None:
     (tmp_path / "sessions.json").write_text("{not json")
-    registry = Registry(tmp_path)
+    registry = SessionRecords(tmp_path)
     assert registry.load() == {}
     [aside] = tmp_path.glob("sessions.json.bad-*")
     assert aside.read_text() == "{not json"
@@ -88,18 +88,18 @@ def test_unreadable_registry_does_not_stop_cctui(tmp_path: Path, damage: str) ->
             pytest.skip("root reads any file")
         path.write_text("{}")
         path.chmod(0)
-    registry = Registry(tmp_path)
+    registry = SessionRecords(tmp_path)
     assert registry.load() == {}
     assert registry.problems, "the damage is reported"
     registry.save([record("one", tmp_path)])
-    assert set(Registry(tmp_path).load()) == {"one"}
+    assert set(SessionRecords(tmp_path).load()) == {"one"}
     assert list(tmp_path.glob("sessions.json.bad-*")), "the bad file is kept aside"
 
 
 def test_unusable_state_directory_is_reported_not_raised(tmp_path: Path) -> None:
     blocker = tmp_path / "state"
     blocker.write_text("a file where the state directory should be")
-    registry = Registry(blocker)
+    registry = SessionRecords(blocker)
     assert registry.load() == {}
     assert registry.problems
 
@@ -108,7 +108,7 @@ def test_one_invalid_record_keeps_the_others(tmp_path: Path) -> None:
     good = record("good", tmp_path).model_dump(mode="json")
     body = {"version": 1, "sessions": [good, {"session_id": "bad", "config": "nope"}]}
     (tmp_path / "sessions.json").write_text(json.dumps(body))
-    registry = Registry(tmp_path)
+    registry = SessionRecords(tmp_path)
     assert set(registry.load()) == {"good"}
     assert registry.problems
     registry.save([record("new", tmp_path)])
@@ -120,12 +120,12 @@ def test_one_invalid_record_keeps_the_others(tmp_path: Path) -> None:
 def test_kill_9_during_writes_always_leaves_a_parseable_file(tmp_path: Path) -> None:
     """200 writers killed with SIGKILL at random moments: the file is always old or new."""
     rng = random.Random(8)
-    Registry(tmp_path).save([record("seed", tmp_path)])
+    SessionRecords(tmp_path).save([record("seed", tmp_path)])
     for n in range(200):
         pid = os.fork()
         if pid == 0:  # the child writes as fast as it can until it is killed
             try:
-                registry = Registry(tmp_path)
+                registry = SessionRecords(tmp_path)
                 i = 0
                 while True:
                     i += 1
@@ -135,7 +135,9 @@ def test_kill_9_during_writes_always_leaves_a_parseable_file(tmp_path: Path) -> 
         time.sleep(rng.uniform(0, 0.01))
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-        loaded = Registry(tmp_path).load()  # parses (else it would be set aside: checked below)
+        loaded = SessionRecords(
+            tmp_path
+        ).load()  # parses (else it would be set aside: checked below)
         assert "seed" in loaded
     assert not list(tmp_path.glob("sessions.json.bad-*"))
 
@@ -147,14 +149,14 @@ async def test_two_cctui_processes_keep_each_others_records(tmp_path: Path) -> N
     from tests.fakes.settings import make_settings
 
     settings = make_settings(tmp_path)
-    other = Registry(settings.state_dir)
+    other = SessionRecords(settings.state_dir)
     other.save([record("theirs", tmp_path, title="old")])
     mine = SessionManager(settings, driver_factory=fake_driver_factory())
     await mine.start()
     assert mine.get("theirs").title == "old"
     other.save([record("theirs", tmp_path, title="new")])  # the other process moves on
     await mine.shutdown()
-    assert Registry(settings.state_dir).load()["theirs"].title == "new"
+    assert SessionRecords(settings.state_dir).load()["theirs"].title == "new"
 
 
 async def test_damage_and_audit_failures_are_reported(tmp_path: Path) -> None:

@@ -7,9 +7,9 @@ import uuid
 from textual.widgets import Input, RadioSet, SelectionList
 
 from cctui.core import Decision, SessionConfig
-from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
+from cctui.tui.screens.pending_input import PendingInputScreen
 from tests.fakes.fake_driver import plan, text, tool
 from tests.tui.conftest import RunApp
 
@@ -31,13 +31,13 @@ QUESTIONS = {
 }
 
 
-async def _modal(h: object) -> ApprovalScreen:
+async def _modal(h: object) -> PendingInputScreen:
     from tests.tui.conftest import Harness
 
     assert isinstance(h, Harness)
-    await h.until(lambda: isinstance(h.app.screen, ApprovalScreen))
+    await h.until(lambda: isinstance(h.app.screen, PendingInputScreen))
     screen = h.app.screen
-    assert isinstance(screen, ApprovalScreen)
+    assert isinstance(screen, PendingInputScreen)
     return screen
 
 
@@ -113,10 +113,10 @@ async def test_several_requests_queue_one_modal_at_a_time(run_app: RunApp) -> No
         await h.create("bash two")
         first = await _modal(h)
         assert first.queued == 1
-        assert sum(isinstance(s, ApprovalScreen) for s in h.app.screen_stack) == 1
+        assert sum(isinstance(s, PendingInputScreen) for s in h.app.screen_stack) == 1
         await h.pilot.press("y")
         await h.until(
-            lambda: isinstance(h.app.screen, ApprovalScreen) and h.app.screen is not first
+            lambda: isinstance(h.app.screen, PendingInputScreen) and h.app.screen is not first
         )
         await h.pilot.press("n", "enter")
         await h.until(lambda: not h.manager.pending())
@@ -174,7 +174,7 @@ async def test_a_request_notifies_a_person_elsewhere_once(run_app: RunApp) -> No
         sent = h.app.alerts.sinks.sent
         assert [(sink, a.reason) for sink, a in sent] == [("terminal", "waiting")]
         assert "permission for Bash" in sent[0][1].asks and "please bash" in sent[0][1].session
-        h.app.approvals.enqueue_existing()  # the same request seen again
+        h.app.inbox.enqueue_existing()  # the same request seen again
         await h.pilot.pause(0.1)
         assert not h.app.alerts.tick()
         assert len(sent) == 1
@@ -244,7 +244,7 @@ async def test_a_modal_waits_while_the_new_session_form_is_open(run_app: RunApp)
         await h.pilot.press("n")
         await h.create("please bash")
         await h.pilot.pause(0.2)
-        assert not isinstance(h.app.screen, ApprovalScreen)  # never over a form being typed
+        assert not isinstance(h.app.screen, PendingInputScreen)  # never over a form being typed
         await h.pilot.press("escape")
         await _modal(h)
 
@@ -300,4 +300,4 @@ async def test_escape_holds_the_other_modals_until_a_new_request(run_app: RunApp
             assert isinstance(h.app.screen, MainScreen)
         await h.pilot.press("a")
         assert isinstance(h.app.screen, InboxScreen)
-        assert len(h.app.approvals.pending()) == 7
+        assert len(h.app.inbox.pending()) == 7

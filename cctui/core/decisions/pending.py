@@ -1,4 +1,4 @@
-"""The registry of open pending inputs: each is answered exactly once.
+"""The open pending inputs (``PendingInputs``): each is answered exactly once.
 
 Whichever channel resolves an input first (TUI modal, MCP elicitation, ``claude_respond``,
 the timeout, or the session ending) wins; every later attempt gets ``InputAlreadyAnswered``.

@@ -11,7 +11,7 @@ import pytest
 
 from cctui.core.manager import SessionManager
 from cctui.core.models import SessionConfig, SessionRecord
-from cctui.core.registry import Registry
+from cctui.core.records import SessionRecords
 from tests.fakes.fake_driver import fake_driver_factory
 from tests.fakes.settings import make_settings
 
@@ -40,19 +40,19 @@ async def test_a_stale_copy_does_not_overwrite_the_process_that_resumed_it(
         await a.wait(sid, 5)
         await a.end(sid)
         a.flush()
-        assert Registry(settings.state_dir).load()[sid].num_turns == 1
+        assert SessionRecords(settings.state_dir).load()[sid].num_turns == 1
 
         await b.start()
         await b.send(sid, "hello again")
         await b.wait(sid, 5)
         await b.end(sid)
         await b.shutdown()
-        after_b = Registry(settings.state_dir).load()[sid]
+        after_b = SessionRecords(settings.state_dir).load()[sid]
         assert after_b.num_turns == 2
         inode_after_b = (settings.state_dir / "sessions.json").stat().st_ino
 
         await a.shutdown()  # A's copy still says one turn
-        assert Registry(settings.state_dir).load()[sid] == after_b
+        assert SessionRecords(settings.state_dir).load()[sid] == after_b
         # A changed nothing since it last wrote: it does not write at all (a write replaces
         # the file, so its inode would change).
         assert (settings.state_dir / "sessions.json").stat().st_ino == inode_after_b
@@ -62,28 +62,30 @@ async def test_a_stale_copy_does_not_overwrite_the_process_that_resumed_it(
 
 
 def test_on_a_conflict_the_record_with_later_activity_is_kept(tmp_path: Path) -> None:
-    a, b = Registry(tmp_path), Registry(tmp_path)
+    a, b = SessionRecords(tmp_path), SessionRecords(tmp_path)
     a.save([record("s", tmp_path, T0, num_turns=1)])
     assert a.load()["s"].num_turns == 1 and b.load()["s"].num_turns == 1
 
     b.save([record("s", tmp_path, T0 + timedelta(minutes=1), num_turns=2)])
     a.save([record("s", tmp_path, T0, num_turns=1, title="stale")])  # A never saw B's write
-    assert Registry(tmp_path).load()["s"].num_turns == 2, "the older copy lost"
+    assert SessionRecords(tmp_path).load()["s"].num_turns == 2, "the older copy lost"
 
     a.save([record("s", tmp_path, T0 + timedelta(minutes=2), num_turns=3)])
-    assert Registry(tmp_path).load()["s"].num_turns == 3, "a newer copy wins the conflict"
+    assert SessionRecords(tmp_path).load()["s"].num_turns == 3, "a newer copy wins the conflict"
 
     # A process's own writes never conflict, whatever their activity times say.
     a.save([record("s", tmp_path, T0, num_turns=3, title="renamed")])
-    assert Registry(tmp_path).load()["s"].title == "renamed"
+    assert SessionRecords(tmp_path).load()["s"].title == "renamed"
 
 
 def test_a_record_written_elsewhere_before_we_ever_saw_it_is_not_replaced_by_an_older_one(
     tmp_path: Path,
 ) -> None:
-    Registry(tmp_path).save([record("s", tmp_path, T0 + timedelta(minutes=1), title="theirs")])
-    Registry(tmp_path).save([record("s", tmp_path, T0, title="ours")])
-    assert Registry(tmp_path).load()["s"].title == "theirs"
+    SessionRecords(tmp_path).save(
+        [record("s", tmp_path, T0 + timedelta(minutes=1), title="theirs")]
+    )
+    SessionRecords(tmp_path).save([record("s", tmp_path, T0, title="ours")])
+    assert SessionRecords(tmp_path).load()["s"].title == "theirs"
 
 
 def test_an_invalid_record_is_reported_once(
@@ -91,8 +93,8 @@ def test_an_invalid_record_is_reported_once(
 ) -> None:
     body = {"version": 1, "sessions": [{"session_id": "bad", "config": "x"}]}
     (tmp_path / "sessions.json").write_text(json.dumps(body))
-    registry = Registry(tmp_path)
-    with caplog.at_level(logging.ERROR, logger="cctui.core.registry"):
+    registry = SessionRecords(tmp_path)
+    with caplog.at_level(logging.ERROR, logger="cctui.core.records"):
         registry.load()
         for n in range(5):
             registry.save([record(f"r{n}", tmp_path, T0)])
