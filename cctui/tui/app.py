@@ -26,14 +26,11 @@ from cctui.config import Settings
 from cctui.core import (
     BUSY,
     LIVE,
-    SETTING_NAMES,
     AssistantTextEvent,
-    SessionConfig,
     SessionStatus,
 )
 from cctui.core.api import CoreApi
 from cctui.core.hosted import HostedService
-from cctui.core.launch import title_of
 from cctui.errors import CctuiError
 from cctui.history.models import SearchHit
 from cctui.remote.hosts import Host, HostChange, Hosts
@@ -53,7 +50,7 @@ from cctui.tui.messages import (
     SessionsActivity,
 )
 from cctui.tui.prefs import Prefs
-from cctui.tui.remote import RemoteView, host_line, key_of
+from cctui.tui.remote import RemoteView, host_line
 from cctui.tui.screens.ask import AskScreen
 from cctui.tui.screens.diff import DiffScreen
 from cctui.tui.screens.dispatch import DispatchScreen
@@ -63,7 +60,7 @@ from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.metrics import MetricsScreen
 from cctui.tui.screens.model import ModelScreen
-from cctui.tui.screens.new_session import NewSessionRequest, NewSessionScreen
+from cctui.tui.screens.new_session import NewSessionScreen
 from cctui.tui.screens.peek import PeekAsk, PeekScreen
 from cctui.tui.screens.policy import PolicyScreen
 from cctui.tui.screens.projects import ProjectsScreen
@@ -73,6 +70,7 @@ from cctui.tui.screens.rules import RulesScreen
 from cctui.tui.screens.search import SearchScreen
 from cctui.tui.screens.usage import UsageScreen
 from cctui.tui.sources import SessionSource
+from cctui.tui.starts import SessionStarts
 from cctui.tui.takeover import TakeOver
 from cctui.tui.widgets.event_lines import PromptBlock
 from cctui.tui.widgets.session_pane import SessionPane
@@ -145,6 +143,8 @@ class CctuiApp(App[None]):
         """Set once the list holds Claude Code's sessions from disk (the first index read)."""
         self._problems_shown: list[str] = []
         """``manager.problems`` as last notified (new ones are looked for every tick)."""
+        self.starts = SessionStarts(self)
+        """``n``: the new-session form and what it starts."""
         self.takeover = TakeOver(self)
         """``o``: a session handed to Claude Code's own terminal UI, and back."""
         self._stop_hosts: Callable[[], None] = lambda: None
@@ -572,104 +572,11 @@ class CctuiApp(App[None]):
     # -- the app's keys (keymap.py binds them, lists them on the help page and the palette) -
 
     def action_new_session(self) -> None:
-        cwd = self.settings.default_cwd or Path(os.getcwd())
-        row = self.main.sessions.row(self.main.current_session_id or "")
-        if row is not None and row.cwd is not None and row.cwd.is_dir():
-            cwd = row.cwd  # most new sessions continue in the project already on screen
-        if row is not None and row.worktree is not None:
-            # ... in that project's own checkout, not in another session's worktree.
-            with contextlib.suppress(CctuiError):
-                worktree = self.manager.get(row.session_id).worktree
-                cwd = worktree.repo if worktree is not None else cwd
-        mode = self.settings.default_permission_mode or "default"
-        screen = NewSessionScreen(
-            cwd=row.cwd if row is not None and row.host is not None and row.cwd else cwd,
-            permission_mode=mode,
-            templates=self.settings.templates,
-            hosts=self.remote.names,
-            host=row.host if row is not None else None,
-        )
-        self.push_screen(screen, callback=self._create)
+        self.starts.open_form()
 
     @on(NewSessionScreen.Likely)
     def _prewarm(self, message: NewSessionScreen.Likely) -> None:
-        # The session most likely starts: its process spawns while the prompt is written
-        # (``SessionManager.prewarm``; another choice in the form starts afresh).
-        # Attached first: while the app shuts down its screen stack can be empty already.
-        form = message.form
-        if form.is_attached and self.screen is form:  # still open, not covered
-            with contextlib.suppress(CctuiError, OSError):
-                self.manager.prewarm(self._config_of(form.initial))
-
-    def _config_of(self, request: NewSessionRequest) -> SessionConfig:
-        """The config a form's answer starts: the settings' defaults, the project's launch
-        prefix and the template, under what the form shows (model, mode)."""
-        shown = request.config.model_dump(include=set[str](SETTING_NAMES), exclude_none=True)
-        return self.manager.default_config(request.config.cwd, template=request.template, **shown)
-
-    def _create(self, request: NewSessionRequest | None) -> None:
-        if request is None or request.host is not None:
-            self.run_worker(self.manager.discard_spare(), group="sessions", exit_on_error=False)
-        if request is not None and request.host is not None:
-            self.create_remote(request, request.host)
-        elif request is not None:
-            self._start(request)
-
-    @work(group="sessions", exit_on_error=False)
-    async def create_remote(self, request: NewSessionRequest, host_name: str) -> None:
-        """Start a session on a host; shown here once the host lists it (its next look)."""
-        host = self.remote.host(host_name)
-        if host is None:
-            return
-        cwd = str(request.config.cwd)
-        self.notify(f"Starting it on {host_name}…", timeout=4)
-        try:
-            session_id = await host.create(
-                request.prompt,
-                cwd=None if cwd == "." else cwd,
-                model=request.config.model,
-                permission_mode=request.config.permission_mode,
-            )
-        except CctuiError as exc:
-            self._refused(f"Not started on {host_name}", exc)
-            return
-        key = key_of(host_name, session_id)
-        for _ in range(100):  # its row comes with the host's next look, at once
-            if self.main.sessions.row(key) is not None:
-                self.post_message(OpenSession(key))
-                return
-            await asyncio.sleep(0.05)
-
-    def _start(self, request: NewSessionRequest) -> None:
-        try:
-            config = self._config_of(request)
-        except CctuiError as exc:
-            self._not_started(exc)
-            return
-        # Drawn with the form's closing: the pane has the new session's prompt at once, not
-        # the last session for the half second its process takes to start.
-        title = config.title or title_of(request.prompt)
-        self.main.show_starting(title, request.prompt, config.cwd, worktree=bool(request.worktree))
-        self.create_session(request, config)
-
-    @work(group="sessions", exit_on_error=False)
-    async def create_session(self, request: NewSessionRequest, config: SessionConfig) -> None:
-        """Start a session and show it."""
-        try:
-            info = await self.manager.create(
-                request.prompt,
-                config,
-                worktree=request.worktree or None,
-                listed=self.main.starting_listed,
-            )
-        except CctuiError as exc:
-            self._not_started(exc)
-            return
-        self.post_message(OpenSession(info.session_id))
-
-    def _not_started(self, exc: CctuiError) -> None:
-        self.main.not_started()
-        self.notify(exc.message, title="Could not start the session", severity="error")
+        self.starts.prewarm(message.form)
 
     @work(group="sessions", exit_on_error=False)
     async def send_message(self, session_id: str, text: str) -> None:
@@ -871,7 +778,7 @@ class CctuiApp(App[None]):
         try:
             return await call
         except CctuiError as exc:
-            self._refused(refused, exc)
+            self.refused(refused, exc)
             return None
 
     async def _on_session(
@@ -887,11 +794,12 @@ class CctuiApp(App[None]):
         try:
             await (there(*found) if found is not None else here(session_id))
         except CctuiError as exc:
-            self._refused(refused, exc)
+            self.refused(refused, exc)
             return False
         return True
 
-    def _refused(self, title: str, exc: CctuiError) -> None:
+    def refused(self, title: str, exc: CctuiError) -> None:
+        """A refused verb, as an error notice with the core's suggestion."""
         text = exc.message + (f"\n{exc.suggestion}" if exc.suggestion else "")
         self.notify(text, title=title, severity="error", timeout=12)
 
