@@ -9,7 +9,7 @@ from cctui.tui.screens.pending_input import PendingInputScreen
 from cctui.tui.widgets.ticks import TickBox, TickList
 from tests.fakes.fake_driver import text, tool
 from tests.tui.conftest import Harness, RunApp
-from tests.tui.test_approvals import QUESTIONS
+from tests.tui.test_pending_inputs import QUESTIONS
 
 
 async def _modal(h: Harness) -> PendingInputScreen:
