@@ -47,7 +47,7 @@ SCENARIOS = {
 
 # The plan and question modals' snapshots flaked on the integration run (the list drawn
 # behind the modal differed between runs); their content is asserted by the Pilot tests in
-# test_approvals.py until the demo app draws that list deterministically.
+# test_pending_inputs.py until the demo app draws that list deterministically.
 _FLAKY: set[str] = set()
 
 
