@@ -42,7 +42,7 @@ def _sheets() -> dict[str, Path]:
 def test_each_screen_module_has_its_stylesheet_with_a_rule_per_screen() -> None:
     sheets = _sheets()
     screens = _screens_by_module()
-    assert {"main", "approval", "confirm", "help"} <= set(screens)
+    assert {"main", "pending_input", "confirm", "help"} <= set(screens)
     for module, classes in screens.items():
         if not classes:
             continue
