@@ -69,6 +69,22 @@ def _timed(fn: Callable[[], object], repeat: int = 5) -> list[float]:
     return out
 
 
+def _timed_cpu(fn: Callable[[], object], repeat: int) -> tuple[list[float], list[float]]:
+    """Wall and CPU seconds of each call (on a shared machine the CPU is the stable figure)."""
+    wall, cpu = [], []
+    for _ in range(repeat):
+        c, w = time.process_time(), time.perf_counter()
+        fn()
+        cpu.append(time.process_time() - c)
+        wall.append(time.perf_counter() - w)
+    return wall, cpu
+
+
+def _child_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 def _p(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, round(q * (len(values) - 1)))]
@@ -243,6 +259,9 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--keep", action="store_true", help="keep the generated tree")
     parser.add_argument("--index", type=Path, help="an index file of this home, built before")
+    parser.add_argument(
+        "--no-naive", action="store_true", help="skip the naive usage parse (minutes at 20,000)"
+    )
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="cctui-bench-index-"))
@@ -306,12 +325,28 @@ def main() -> None:
                 )
         cli = [sys.executable, "-m", "cctui", "sessions", "--json"]
 
-        def run_cli(*extra: str) -> None:
-            subprocess.run([*cli, *extra], env=env, cwd=REPO, capture_output=True, check=True)
+        def run_cli(*extra: str, argv: list[str] = cli) -> None:
+            subprocess.run([*argv, *extra], env=env, cwd=REPO, capture_output=True, check=True)
+
+        def cli_cpu(*extra: str, argv: list[str] = cli) -> float:
+            """Median CPU seconds of the command, start-up included (its own process)."""
+            out = []
+            for _ in range(3):
+                c = _child_cpu()
+                run_cli(*extra, argv=argv)
+                out.append(_child_cpu() - c)
+            return statistics.median(out)
 
         run_cli()  # the first run sweeps the home into the copied index
         cli_s = statistics.median(_timed(run_cli, repeat=3))
         page_s = statistics.median(_timed(lambda: run_cli("--limit", "50"), repeat=3))
+        usage_cli = [sys.executable, "-m", "cctui", "usage", "session"]
+        cli_cpu_s = {
+            "sessions_all": cli_cpu(),
+            "sessions_page": cli_cpu("--limit", "50"),
+            "usage_session": cli_cpu(argv=usage_cli),
+            "usage_daily": cli_cpu(argv=usage_cli[:-1]),
+        }
         figures["first_frame"] = {
             "load_s": load,
             "load_cpu_s": statistics.median(f["load_cpu"] for f in frames),
@@ -321,6 +356,7 @@ def main() -> None:
             "stat_sweep_s": sweep,
             "cli_sessions_json_s": cli_s,
             "cli_sessions_page_s": page_s,
+            "cli_cpu_s": cli_cpu_s,
         }
         print(
             f"warm first frame: index load + every row {load * 1e3:.0f} ms "
@@ -330,6 +366,12 @@ def main() -> None:
             f"{figures['first_frame']['sweep_after_s'] * 1e3:.0f} ms; "
             f"`cctui sessions --json` every row {cli_s:.2f} s, `--limit 50` {page_s:.2f} s, "
             "end to end"
+        )
+        print(
+            "CPU, start-up included: `cctui sessions --json` every row "
+            f"{cli_cpu_s['sessions_all']:.2f} s, `--limit 50` {cli_cpu_s['sessions_page']:.2f} s; "
+            f"`cctui usage session` {cli_cpu_s['usage_session']:.2f} s, `usage` (daily) "
+            f"{cli_cpu_s['usage_daily']:.2f} s"
         )
 
         from cctui.history import HistoryIndex
@@ -373,12 +415,29 @@ def main() -> None:
             f"({figures['search']['grep_median_s'] * 1e3 / figures['search']['p95_ms']:.0f} x p95)"
         )
         kinds = {}
+        all_cpu: list[float] = []
         for kind, qs in KINDS.items():
-            times = [t for q in qs for t in _timed(lambda q=q: index.search(q), repeat=10)]  # type: ignore[misc]
-            kinds[kind] = {"p50_ms": _p(times, 0.5) * 1e3, "p95_ms": _p(times, 0.95) * 1e3}
-            print(f"  {kind:13} p50 {kinds[kind]['p50_ms']:6.1f} ms  p95 "
-                  f"{kinds[kind]['p95_ms']:6.1f} ms")  # fmt: skip
+            times: list[float] = []
+            cpus: list[float] = []
+            for q in qs:
+                w, cpu_s = _timed_cpu(lambda q=q: index.search(q), repeat=10)  # type: ignore[misc]
+                times += w
+                cpus += cpu_s
+            all_cpu += cpus
+            kinds[kind] = {
+                "p50_ms": _p(times, 0.5) * 1e3, "p95_ms": _p(times, 0.95) * 1e3,
+                "cpu_p50_ms": _p(cpus, 0.5) * 1e3, "cpu_p95_ms": _p(cpus, 0.95) * 1e3,
+            }  # fmt: skip
+            print(f"  {kind:13} wall p50 {kinds[kind]['p50_ms']:6.1f} ms  p95 "
+                  f"{kinds[kind]['p95_ms']:6.1f} ms; CPU p50 {kinds[kind]['cpu_p50_ms']:5.1f} ms "
+                  f"p95 {kinds[kind]['cpu_p95_ms']:5.1f} ms")  # fmt: skip
         figures["search"]["by_kind"] = kinds
+        figures["search"]["cpu_p50_ms"] = _p(all_cpu, 0.5) * 1e3
+        figures["search"]["cpu_p95_ms"] = _p(all_cpu, 0.95) * 1e3
+        print(
+            f"  every query: CPU p50 {figures['search']['cpu_p50_ms']:.1f} ms, p95 "
+            f"{figures['search']['cpu_p95_ms']:.1f} ms"
+        )
         for q in QUERIES:
             print(f"    {per_query[q] * 1e3:7.1f} ms  {hits[q]:5} sessions  {q}")
         planted = index.search("zanzibarquux").hits
@@ -392,8 +451,8 @@ def main() -> None:
             p: statistics.median(_timed(lambda p=p: index.usage(p), repeat=5))  # type: ignore[misc]
             for p in ("daily", "weekly", "monthly", "session", "project", "model", "blocks")
         }
-        naive_t = min(_timed(lambda: _naive_usage(files), repeat=1))
-        naive = _naive_usage(files)
+        naive_t = 0.0 if args.no_naive else min(_timed(lambda: _naive_usage(files), repeat=1))
+        naive = None if args.no_naive else _naive_usage(files)
         ours = {
             r.key: [
                 r.tokens.input,
@@ -406,13 +465,17 @@ def main() -> None:
         figures["usage"] = {
             "ms": {p: t * 1e3 for p, t in usage_t.items()},
             "naive_parse_s": naive_t,
-            "equal_to_naive": ours == naive,
+            "equal_to_naive": None if naive is None else ours == naive,
         }
         print(
             f"usage: daily {usage_t['daily'] * 1e3:.1f} ms, session "
             f"{usage_t['session'] * 1e3:.1f} ms, blocks {usage_t['blocks'] * 1e3:.1f} ms; "
-            f"naive parse {naive_t:.1f} s ({naive_t / usage_t['daily']:.0f} x daily); tokens "
-            f"per day equal to the naive dedup: {ours == naive}"
+            + (
+                "naive parse skipped (--no-naive)"
+                if naive is None
+                else f"naive parse {naive_t:.1f} s ({naive_t / usage_t['daily']:.0f} x daily); "
+                f"tokens per day equal to the naive dedup: {ours == naive}"
+            )
         )
         if args.ccusage:
             cc_env = dict(os.environ, CLAUDE_CONFIG_DIR=str(home))

@@ -166,7 +166,7 @@ class SearchScreen(Modal[SearchHit | None]):
                 else "no message has every word: the closest first"
             )
         if result.capped:
-            parts.append("older matches not searched: narrow with since:, until:, project:")
+            parts.append("older matches not searched")
         if indexing:
             parts.append(indexing)
         self._summary = " · ".join(parts)
