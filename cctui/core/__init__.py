@@ -1,4 +1,4 @@
-"""Sessions: state machine, event ring buffer, decisions, manager, registry, audit log.
+"""Sessions: state machine, event ring buffer, decisions, manager, records, audit log.
 
 Imports the ``claude`` adapter, ``history`` and ``config``; never textual or mcp.
 
