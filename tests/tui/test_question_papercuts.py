@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from textual.widgets import Input, RadioButton, SelectionList
 
+from cctui.tui.screens.peek import PeekScreen
 from cctui.tui.screens.pending_input import PendingInputScreen
 from cctui.tui.widgets.ticks import TickBox, TickList
-from tests.fakes.fake_driver import text, tool
+from tests.fakes.fake_driver import question, text, tool
 from tests.tui.conftest import Harness, RunApp
 from tests.tui.test_pending_inputs import QUESTIONS
 
@@ -106,3 +107,24 @@ async def test_the_forms_worktree_box_shows_a_tick_when_on(run_app: RunApp) -> N
         box.value = True
         await h.pilot.pause()
         assert "✓" in box.render().plain
+
+
+async def test_enter_in_a_peeked_questions_other_line_sends_it(run_app: RunApp) -> None:
+    """In the peek, enter is the request's "full view" key: in the Other line it sends."""
+    async with run_app({"*": [question("Which color?", ["Red", "Blue"]), text("ok")]}) as h:
+        session_id = await h.create("go")
+        await _modal(h)
+        await h.pilot.press("escape")
+        main = h.app.main
+        main.sessions.select(session_id)
+        main.sessions.focus()
+        await h.pilot.press("space")
+        await h.until(lambda: isinstance(h.app.screen, PeekScreen))
+        peek = h.app.screen
+        await h.until(lambda: bool(peek.query(".other")))
+        peek.query_one(".other", Input).focus()
+        await h.pilot.press(*"Green", "enter")
+        await h.until(lambda: bool(h.factory.drivers[0].answers))
+        answers = (h.factory.drivers[0].answers[0].updated_input or {})["answers"]
+        assert answers == {"Which color?": "Green"}
+        assert not any(isinstance(s, PendingInputScreen) for s in h.app.screen_stack)
