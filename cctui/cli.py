@@ -342,13 +342,9 @@ async def _tui(settings: Settings, lock: OwnerLock, front: Front) -> int:
     await manager.start(owner=lock.held)
     # One history index: the TUI's watcher keeps it live, the MCP list tool reads it too.
     services = Services.build(settings, manager, history=HistoryIndex.from_settings(settings))
-    http = _LaterHttp(settings, services, lambda url: lock.publish(url=url))
-    app = CctuiApp(
-        settings,
-        services,
-        hosted=[http],
-        hosts=_hosts(settings) if settings.hosts else None,
-    )
+    hosts = _hosts(settings) if settings.hosts else None
+    http = _LaterHttp(settings, services, lambda url: lock.publish(url=url), hosts)
+    app = CctuiApp(settings, services, hosted=[http], hosts=hosts)
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, app.exit)
 
@@ -386,9 +382,12 @@ class _LaterHttp:
         settings: Settings,
         services: Services,
         listening: Callable[[str], None] = lambda _url: None,
+        hosts: Hosts | None = None,
     ) -> None:
         self._settings = settings
         self._services = services
+        self._hosts = hosts
+        """The window's hosts: the tools' ``host`` calls go through the same links."""
         self._listening = listening
         self._http: HttpService | None = None
         self._stopped = False
@@ -400,7 +399,7 @@ class _LaterHttp:
         # loop is not): the imports take about a second, registering the tools (the SDK makes
         # each one's JSON schemas) 0.3 s more.
         server = await asyncio.to_thread(
-            _build_mcp_server, self._services, self._settings, lambda: self._stopped
+            _build_mcp_server, self._services, self._settings, lambda: self._stopped, self._hosts
         )
         if server is None or self._stopped:
             return  # cctui quit meanwhile
@@ -424,7 +423,7 @@ class _LaterHttp:
 
 
 def _build_mcp_server(
-    services: Services, settings: Settings, stopped: Callable[[], bool]
+    services: Services, settings: Settings, stopped: Callable[[], bool], hosts: Hosts | None
 ) -> CctuiMCPServer | None:
     # The claude adapter first: it imports claude-agent-sdk, which imports mcp, and a transcript
     # read in another thread imports the SDK too (two threads must take the import locks in the
@@ -435,20 +434,16 @@ def _build_mcp_server(
     from cctui.mcp_server.server import build_server
 
     importlib.import_module("cctui.mcp_server.transport.http")
-    return None if stopped() else build_server(services.manager, settings, services=services)
+    if stopped():
+        return None
+    return build_server(services.manager, settings, services=services, hosts=hosts)
 
 
 def _hosts(settings: Settings) -> Hosts:
     """The configured hosts, each reached by its command through the MCP client."""
-    from cctui.remote.client import CctuiClient
-    from cctui.remote.hosts import Hosts
-    from cctui.remote.models import client_name
+    from cctui.remote.client import hosts_from
 
-    return Hosts(
-        settings.hosts,
-        lambda config: CctuiClient(config.name, config.argv),
-        me=f"mcp:{client_name()}",
-    )
+    return hosts_from(settings)
 
 
 def _print_sessions(settings: Settings, args: argparse.Namespace) -> int:

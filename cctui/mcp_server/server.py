@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from typing import Any
@@ -23,9 +24,12 @@ from cctui.mcp_server import compat, errors, tools
 from cctui.mcp_server.asking.decisions import client_label
 from cctui.mcp_server.history_view import HistoryView
 from cctui.mcp_server.schemas import seed004
+from cctui.mcp_server.schemas.common import HOST_TOOLS
 from cctui.mcp_server.schemas.flat import flatten
 from cctui.mcp_server.tools.health import SERVER_VERSION
 from cctui.redact import redact_text
+from cctui.remote.client import hosts_from
+from cctui.remote.hosts import Hosts
 from cctui.services import Services
 
 log = logging.getLogger(__name__)
@@ -66,6 +70,8 @@ class CctuiMCPServer(MCPServer):
         """Who is asked about each pending input (the core's router, shared by every server
         on this manager)."""
         self.clients_seen: dict[str, float] = {}
+        self.hosts: Hosts | None = None
+        """The ``[[hosts]]``: a call with ``host`` goes to that machine's cctui."""
         self.hidden: set[str] = set()
         """Tools callable by name but left out of ``tools/list`` (the seeds' aliases, unless
         the profile asks for them: ``--tools full,compat``)."""
@@ -124,6 +130,11 @@ class CctuiMCPServer(MCPServer):
             except CctuiError as exc:
                 outcome = exc.code
                 return errors.error_result(errors.from_cctui_error(exc))
+            host = args.get("host") if name in HOST_TOOLS else None
+            if isinstance(host, str) and host not in ("", "local"):
+                forwarded = await self._on_host(name, host, args)
+                outcome = _outcome(forwarded)
+                return forwarded
             refused = self._unknown_arguments(name, args) or self._oversized(name, args)
             if refused is not None:
                 outcome = refused.code
@@ -143,6 +154,26 @@ class CctuiMCPServer(MCPServer):
             raise
         finally:
             self._record(label, name, arguments, outcome, started, retry)
+
+    async def _on_host(self, name: str, host: str, args: dict[str, Any]) -> CallToolResult:
+        """The call, sent as it is to ``host``'s cctui (``remote.hosts.Host.call``); its
+        answer as it came, or its refusal with the host's own code."""
+        if self.hosts is None:
+            return errors.error_result(
+                errors.ToolErrorInfo(
+                    code="unknown_host",
+                    message=f"No host named {host!r}: no [[hosts]] are configured here.",
+                    suggestion="omit host for this machine, or add the host to cctui's config",
+                )
+            )
+        forwarded = {k: v for k, v in args.items() if k != "host"}
+        try:
+            out = await self.hosts.get(host).call(name, forwarded)
+        except CctuiError as exc:
+            return errors.error_result(errors.from_cctui_error(exc))
+        return CallToolResult(
+            content=[TextContent(type="text", text=json.dumps(out))], structured_content=out
+        )
 
     def _unknown_arguments(self, name: str, args: dict[str, Any]) -> errors.ToolErrorInfo | None:
         tool = self._tool_manager.get_tool(name)
@@ -245,7 +276,11 @@ def _instructions(groups: frozenset[str]) -> str:
 
 
 def build_server(
-    manager: SessionManager, settings: Settings, *, services: Services | None = None
+    manager: SessionManager,
+    settings: Settings,
+    *,
+    services: Services | None = None,
+    hosts: Hosts | None = None,
 ) -> CctuiMCPServer:
     """The server for ``settings.tools_profile`` and the ``[tools]`` switches.
 
@@ -254,7 +289,9 @@ def build_server(
     is always there. On the ``menu`` profile only the review menu and health exist: no
     session tool, resource or prompt through which a client could send Claude a free-form
     prompt. ``services``: the ones the composition root shares with the TUI; without them
-    (tests, benchmarks) the server gets its own over ``manager``.
+    (tests, benchmarks) the server gets its own over ``manager``. ``hosts``: the TUI's (one
+    link per host for the window and the tools); without them, the configured hosts, each
+    connected on its first call.
     """
     if services is None:
         services = Services.build(settings, manager)
@@ -283,6 +320,9 @@ def build_server(
             root.removeHandler(placeholder)
     router = server.router
     if "sessions" in groups:
+        server.hosts = (
+            hosts if hosts is not None else (hosts_from(settings) if settings.hosts else None)
+        )
         tools.sessions.register(server, manager, router, settings)
         tools.steering.register(server, manager)
         tools.rules.register(server, manager, services.registry)

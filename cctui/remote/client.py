@@ -31,6 +31,7 @@ from mcp.types import Implementation
 from pydantic import TypeAdapter, ValidationError
 
 from cctui import __version__
+from cctui.config import Settings
 from cctui.core import Decision, PendingInput, SessionEvent, SessionStatus
 from cctui.core.catalog import CatalogEntry
 from cctui.core.decisions.requests import Question
@@ -44,6 +45,7 @@ from cctui.history.models import (
     UsageRow,
 )
 from cctui.redact import redact_text
+from cctui.remote.hosts import Hosts
 from cctui.remote.models import (
     Answered,
     ConnectFailed,
@@ -417,6 +419,7 @@ class CctuiClient:
                 done = await self.call(
                     ANSWER_AS_WINDOW,
                     windowKey="",  # the bridge there puts in its machine's key
+                    via=client_name(),  # decided_by tui:cctui@HERE: this window's answer
                     sessionId=session_id,
                     inputId=input_id,
                     decision=decision.model_dump(mode="json", exclude_none=True),
@@ -492,6 +495,15 @@ class CctuiClient:
             group_by=out.get("groupBy"),
             pricing=str(out.get("pricing", "")),
         )
+
+
+def hosts_from(settings: Settings) -> Hosts:
+    """The configured hosts, each reached by its command through this client."""
+    return Hosts(
+        settings.hosts,
+        lambda config: CctuiClient(config.name, config.argv),
+        me=f"mcp:{client_name()}",
+    )
 
 
 def _status_page(host: str, session_id: str, out: Mapping[str, Any], since: int) -> StatusPage:

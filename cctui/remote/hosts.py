@@ -33,7 +33,7 @@ from collections.abc import (
 )
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from cctui.config import HostConfig
 from cctui.core import Decision, PendingInput, SessionEvent
@@ -83,6 +83,10 @@ FIX_RETRY_S = 60.0
 installing or upgrading it)."""
 EVENTS_KEPT = 300
 """Events kept per remote session, for its pane."""
+REACH_WAIT_S = 20.0
+"""A call for a host not connected yet waits this long for its first connection."""
+ACTING_TOOLS = frozenset({"claude_create_session", "claude_send_message", "claude_respond"})
+"""Calls after which the host is looked at again at once."""
 FANOUT_TIMEOUT_S = 30.0
 """A host's search or usage answer is given up on after this long."""
 
@@ -97,6 +101,7 @@ class Link(Protocol):
 
     async def connect(self) -> None: ...
     async def close(self) -> None: ...
+    async def call(self, tool: str, **arguments: Any) -> dict[str, Any]: ...
     async def list_sessions(self, *, limit: int = ..., offset: int = ...) -> list[CatalogEntry]: ...
     async def follow(
         self, cursors: Mapping[str, tuple[str, int]], *, timeout_ms: int = ..., settle_ms: int = ...
@@ -569,7 +574,8 @@ class Host:
             except RemoteError as exc:
                 if isinstance(exc, HostUnreachable):
                     raise
-                if exc.code == "input_already_answered" and f"by {self._me}" in exc.message:
+                mine = (f"by {self._me}", f"by tui:{self._me.removeprefix('mcp:')}")
+                if exc.code == "input_already_answered" and any(m in exc.message for m in mine):
                     notes.append(f"{self.name}: your answer to {input_id} had arrived")
                 else:
                     notes.append(f"{self.name}: your answer to {input_id} was not delivered: "
@@ -579,6 +585,58 @@ class Host:
             settled.append(input_id)
         if notes:
             self._emit(HostChange(host=self.name, notes=tuple(notes), resolved=tuple(settled)))
+
+    async def call(
+        self, tool: str, arguments: Mapping[str, Any], *, within: float = REACH_WAIT_S
+    ) -> dict[str, Any]:
+        """Call one of cctui's tools there, as it is: an MCP client of this cctui named this
+        host (``host`` on ``claude_create_session`` ...). A host not followed yet is
+        connected to first, waited for ``within`` at most.
+
+        Raises:
+            HostUnreachable: it is not online (why: its state and problem).
+            RemoteError: its cctui refused the call (its own code and message).
+        """
+        self.start()
+        if self.state == "connecting":
+            reached = asyncio.Event()
+            stop = self.subscribe(lambda _change: reached.set())
+            try:
+                async with asyncio.timeout(within):
+                    while self.state == "connecting":
+                        reached.clear()
+                        await reached.wait()
+            except TimeoutError:
+                pass
+            finally:
+                stop()
+        answer = tool == "claude_respond"
+        try:
+            link = self._needed()
+        except HostUnreachable as exc:
+            if not answer:
+                raise
+            raise NotDelivered(
+                self.name,
+                f"answer not delivered: {exc.message.removeprefix(self.name + ': ')}",
+                suggestion="answer again once it is back; until its timeout denies it, the "
+                "request still waits there",
+            ) from None
+        try:
+            out = await link.call(tool, **arguments)
+        except HostUnreachable:
+            if not answer:
+                raise
+            raise NotDelivered(
+                self.name,
+                "answer not confirmed: the link dropped while it was on its way",
+                suggestion="claude_get_status with this host once it is back says whether it "
+                "was applied; answering again is safe: an input takes one answer, a second is "
+                "refused, never applied twice",
+            ) from None
+        if tool in ACTING_TOOLS:
+            self.poke()
+        return out
 
     async def create(
         self,

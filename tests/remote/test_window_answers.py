@@ -17,7 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from cctui.core import Decision
 from cctui.remote.client import CctuiClient
-from cctui.remote.models import RemoteError
+from cctui.remote.models import RemoteError, client_name
 from tests.helpers import bearer_http
 from tests.mcp.conftest import call, client
 from tests.remote.conftest import host_command
@@ -58,7 +58,7 @@ async def test_through_bridge_window_the_answer_is_the_hosts_human(
                              inputId=ask.id, decision={"behavior": "allow"})  # fmt: skip
     async with CctuiClient("box", _bridge(host_home, host_project, "--window")) as window:
         answered = await window.respond(sid, ask.id, Decision(behavior="allow"))
-        assert answered.decided_by == "tui:window"
+        assert answered.decided_by == f"tui:{client_name()}"  # its human, at this window
         with anyio.fail_after(60):
             while await window.wait(sid, timeout_ms=10_000) not in ("turn_ended", "session_ended"):
                 pass

@@ -66,6 +66,9 @@ class DemoLink:
     async def close(self) -> None:
         self.closed = True
 
+    async def call(self, tool: str, **_: Any) -> dict[str, Any]:
+        raise HostUnreachable("demo", f"{tool} is not in the demo")
+
     async def list_sessions(self, **_: Any) -> list[CatalogEntry]:
         if self.drops and self.looked:
             self.closed = True

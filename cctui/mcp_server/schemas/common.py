@@ -37,3 +37,24 @@ timeout is kept alive by progress notifications (``asking.waiting.heartbeat``)."
 UNCLAIMED_TTL_S = 600.0
 """A run that ended between the rounds of a 2026-07-28 call keeps its result this long for
 the caller's retry."""
+
+HostName = Annotated[
+    str | None,
+    Field(
+        max_length=100,
+        description="Another machine: a [[hosts]] name in cctui's config; the call goes to "
+        "that machine's cctui through the host's command (ssh), its session ids are that "
+        "machine's. Default: this machine",
+    ),
+]
+HOST_TOOLS = frozenset(
+    {
+        "claude_create_session",
+        "claude_list_sessions",
+        "claude_get_status",
+        "claude_send_message",
+        "claude_wait",
+        "claude_respond",
+    }
+)
+"""The tools that take ``host`` (``server.CctuiMCPServer`` sends such a call there)."""

@@ -13,7 +13,7 @@ from pydantic import Field
 from cctui.config import Settings
 from cctui.core import SessionManager
 from cctui.mcp_server.history_view import HistoryView
-from cctui.mcp_server.schemas.common import READ, SessionId
+from cctui.mcp_server.schemas.common import READ, HostName, SessionId
 from cctui.mcp_server.schemas.history import (
     SearchTranscriptsOut,
     SessionListOut,
@@ -50,6 +50,7 @@ def register(
         offset: Annotated[
             int, Field(ge=0, description="Skip this many (the previous page's nextOffset)")
         ] = 0,
+        host: HostName = None,  # sent there by CctuiMCPServer before this runs
     ) -> SessionListOut:
         """List Claude Code sessions (cctui's and any on this machine), newest first.
 

@@ -21,7 +21,7 @@ from cctui.mcp_server.asking.reaching import keep_reachable
 from cctui.mcp_server.asking.sending import Deliveries
 from cctui.mcp_server.asking.waiting import Checkpoint, checkpoint, finish, question
 from cctui.mcp_server.render import event_out, output_lines, tool_uses
-from cctui.mcp_server.schemas.common import ACT, MAX_WAIT_MS, READ, STOP, SessionId
+from cctui.mcp_server.schemas.common import ACT, MAX_WAIT_MS, READ, STOP, HostName, SessionId
 from cctui.mcp_server.schemas.sessions import (
     CreatedOut,
     InterruptOut,
@@ -138,6 +138,7 @@ def register(
             ),
         ] = None,
         startNow: Annotated[bool, Field(description="Start even over the session limits")] = False,
+        host: HostName = None,  # sent there by CctuiMCPServer before this runs
     ) -> CreatedOut:
         """Start a new Claude Code session in a project; returns its sessionId at once.
 
@@ -238,6 +239,7 @@ def register(
                 "(seed 004 resume_session's cwd; a session resumes where its history is)"
             ),
         ] = None,
+        host: HostName = None,  # sent there by CctuiMCPServer before this runs
     ) -> WaitOut:
         """Send a message to a Claude Code session; an ended session is resumed automatically.
 
@@ -275,6 +277,7 @@ def register(
         cp: Annotated[Checkpoint, Resolve(wait_checkpoint)],
         answer: Annotated[ElicitationResult[DecisionForm], Resolve(wait_question)],
         timeoutMs: TimeoutMs = 30_000,
+        host: HostName = None,  # sent there by CctuiMCPServer before this runs
     ) -> WaitOut:
         """Wait until a Claude Code session needs a decision, ends its turn, or timeoutMs passes.
 
@@ -303,6 +306,7 @@ def register(
             int, Field(ge=0, description="How many recent output lines to include (no maximum)")
         ] = 50,
         limit: Annotated[int, Field(ge=1, description="Events per page (no maximum)")] = 200,
+        host: HostName = None,  # sent there by CctuiMCPServer before this runs
     ) -> StatusOut:
         """Status of a Claude Code session: state, result, output, pending decisions, events.
 
@@ -390,6 +394,7 @@ def register(
                 )
             ),
         ] = False,
+        host: HostName = None,  # sent there by CctuiMCPServer before this runs
     ) -> RespondOut:
         """Answer a pending permission request, plan review or question of a Claude Code session."""
         res, grant = manager.respond_as_client(

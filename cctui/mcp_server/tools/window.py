@@ -70,6 +70,15 @@ def register(server: MCPServer, manager: SessionManager, settings: Settings) -> 
         sessionId: Annotated[str, Field(max_length=200)],  # noqa: N803
         inputId: Annotated[str, Field(max_length=200)],  # noqa: N803
         decision: dict[str, Any],
+        via: Annotated[
+            str | None,
+            Field(
+                max_length=100,
+                pattern=r"^[A-Za-z0-9][A-Za-z0-9._@-]*$",
+                description="The window answering from another machine (its cctui's client "
+                "name): decided_by is tui:VIA, so it knows its own answer from another's",
+            ),
+        ] = None,
     ) -> dict[str, Any]:
         """Internal: the human at an attached window answers a pending input."""
         check(windowKey)
@@ -77,5 +86,6 @@ def register(server: MCPServer, manager: SessionManager, settings: Settings) -> 
             parsed = Decision.model_validate(decision)
         except ValueError as exc:
             raise ValidationFailed(f"Not a decision: {exc}") from None
-        done = manager.respond(inputId, parsed, decided_by="tui:window", session_id=sessionId)
+        by = f"tui:{via}" if via else "tui:window"
+        done = manager.respond(inputId, parsed, decided_by=by, session_id=sessionId)
         return {"inputId": done.input_id, "decidedBy": done.decided_by}
