@@ -666,6 +666,12 @@ class Host:
         await self._needed().kill(session_id)
         self.poke()
 
+    async def transcript(
+        self, session_id: str, *, offset: int = 0, limit: int = 50
+    ) -> TranscriptPage:
+        """A page of a session's past conversation there, read from its transcript."""
+        return await self._needed().transcript(session_id, offset=offset, limit=limit)
+
     async def search(self, query: str, *, limit: int = 20) -> list[SearchHit]:
         link = self._needed()
         if "claude_search_transcripts" not in link.tools:

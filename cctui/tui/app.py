@@ -926,12 +926,18 @@ class CctuiApp(App[None]):
                 self.inbox.pending,
                 config_dir=self.settings.claude_config_dir,
                 own_reply=self._own_reply,
+                remote_transcript=self.remote.transcript,
             ),
         )
 
     def _own_reply(self, session_id: str) -> tuple[str, datetime | None] | None:
         """The newest assistant text cctui's process of the session said (its buffered
         events), else its last result; None for a session cctui does not drive."""
+        if self.remote.locate(session_id) is not None:  # a host's: what was followed of it
+            for event in reversed(self.remote.events(session_id).events):
+                if isinstance(event, AssistantTextEvent) and event.text.strip():
+                    return event.text, event.at
+            return None
         try:
             page = self.manager.events(session_id)
             info = self.manager.get(session_id)

@@ -17,7 +17,7 @@ from cctui.core import Decision, PendingInput, SessionEvent
 from cctui.core.buffer import Page
 from cctui.core.catalog import CatalogEntry
 from cctui.errors import CctuiError
-from cctui.history.models import SearchHit, UsageReport
+from cctui.history.models import SearchHit, TranscriptPage, UsageReport
 from cctui.remote.hosts import Host, Hosts
 from cctui.remote.models import Answered, HostStatus
 from cctui.tui import format as fmt
@@ -146,6 +146,17 @@ class RemoteView:
             missed=bool(since and events and oldest > since + 1),
             oldest_seq=oldest,
         )
+
+    async def transcript(self, key: str, offset: int, limit: int) -> TranscriptPage:
+        """A page of a remote session's transcript, read there (``claude_get_transcript``).
+
+        Raises:
+            CctuiError: not a remote row's key, its host is not online, or it has none.
+        """
+        found = self._where.get(key)
+        if found is None:
+            raise CctuiError(f"{key} is not a session of a host")
+        return await found[0].transcript(found[1], offset=offset, limit=limit)
 
     async def search(
         self, query: str, *, limit: int

@@ -22,7 +22,7 @@ from cctui.core import (
 )
 from cctui.core.catalog import CatalogEntry
 from cctui.core.states import SessionStatus
-from cctui.history.models import SearchHit, TranscriptPage, UsageReport
+from cctui.history.models import SearchHit, TranscriptMessage, TranscriptPage, UsageReport
 from cctui.remote.hosts import Hosts
 from cctui.remote.models import (
     Answered,
@@ -56,6 +56,8 @@ class DemoLink:
         self.pending: dict[str, PendingInput] = {}
         self.events: dict[str, list[SessionEvent]] = {}
         self.answers: list[tuple[str, Decision]] = []
+        self.past: dict[str, list[TranscriptMessage]] = {}
+        """Each past session's transcript there."""
 
     async def connect(self) -> None:
         if self.drops and self.looked:
@@ -79,8 +81,12 @@ class DemoLink:
     async def follow(self, *_: Any, **__: Any) -> list[Followed]:
         raise RemoteError("demo", "no such tool", code="unknown_tool")  # polled, as of old
 
-    async def transcript(self, session_id: str, **_: Any) -> TranscriptPage:
-        return TranscriptPage(session_id=session_id, offset=0, limit=50, total=0)
+    async def transcript(
+        self, session_id: str, *, offset: int = 0, limit: int = 50
+    ) -> TranscriptPage:
+        past = self.past.get(session_id, [])
+        return TranscriptPage(session_id=session_id, offset=offset, limit=limit, total=len(past),
+                              messages=tuple(past[offset : offset + limit]))  # fmt: skip
 
     async def status(self, session_id: str, **kw: Any) -> StatusPage:
         since = kw.get("since_seq", 0)
@@ -177,6 +183,11 @@ def demo_links(now: datetime) -> dict[str, DemoLink]:
                      state="completed", result="epoch 3/3 · vocab 32000 · loss 1.92"),
         AssistantTextEvent(session_id=TOKENIZER, seq=4, at=now, message_id="m2",
                            text="Training finished: **32,000** tokens. Now checking coverage"),
+    ]  # fmt: skip
+    devbox.past[DEPS] = [
+        TranscriptMessage(index=0, uuid="deps-1", role="user", text="Bump the dependencies."),
+        TranscriptMessage(index=1, uuid="deps-2", role="assistant",
+                          text="Bumped **12** dependencies; the tests pass."),
     ]  # fmt: skip
     gpu = DemoLink(
         now,

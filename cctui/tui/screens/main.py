@@ -135,6 +135,7 @@ class MainScreen(Screen[None]):
                 self._manager,
                 self._settings,
                 remote_events=self._source.remote.events,
+                remote_transcript=self._source.remote.transcript,
                 id="pane",
             )
         yield StatusBar(id="status")

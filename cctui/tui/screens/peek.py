@@ -9,7 +9,7 @@ reply; then a line to reply into, which sends a message (an ended session is res
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
@@ -24,7 +24,7 @@ from textual.widgets import Input, Static
 
 from cctui.core import Decision, PendingInput
 from cctui.errors import CctuiError
-from cctui.history import aread_transcript
+from cctui.history import TranscriptPage, aread_transcript
 from cctui.tui import format as fmt
 from cctui.tui import render
 from cctui.tui.keymap import KEYS, bindings, key_line
@@ -217,14 +217,18 @@ class PeekScreen(Modal[None]):
         *,
         config_dir: Path,
         own_reply: Callable[[str], Said | None],
+        remote_transcript: Callable[[str, int, int], Awaitable[TranscriptPage]] | None = None,
     ) -> None:
         """``pending(session_id)``: its open inputs, oldest first; ``own_reply``: the last
-        assistant text the core has of a session it drives, and when (None: it has none)."""
+        assistant text the core has of a session it drives (or followed on its host), and
+        when (None: it has none); ``remote_transcript``: a page of a host's session's
+        transcript (``RemoteView.transcript``)."""
         super().__init__()
         self.row = row
         self._pending = pending
         self._config_dir = config_dir
         self._own_reply = own_reply
+        self._remote_transcript = remote_transcript
         self._asked: str | None = None
         """The id of the request shown (the view is rebuilt only when it changes)."""
         self._drawn = False
@@ -314,17 +318,24 @@ class PeekScreen(Modal[None]):
         row = self.row
         cwd = str(row.cwd) if row.cwd else None
         try:
-            probe = await aread_transcript(
-                self._config_dir, self.session_id, limit=1, cwd=cwd, path=row.transcript_path
-            )
-            page = await aread_transcript(
-                self._config_dir,
-                self.session_id,
-                offset=max(0, probe.total - TAIL),
-                limit=TAIL,
-                cwd=cwd,
-                path=probe.transcript_path,
-            )
+            if row.host is not None and self._remote_transcript is not None:
+                # A host's session: its transcript is read there, through its link.
+                probe = await self._remote_transcript(self.session_id, 0, 1)
+                page = await self._remote_transcript(
+                    self.session_id, max(0, probe.total - TAIL), TAIL
+                )
+            else:
+                probe = await aread_transcript(
+                    self._config_dir, self.session_id, limit=1, cwd=cwd, path=row.transcript_path
+                )
+                page = await aread_transcript(
+                    self._config_dir,
+                    self.session_id,
+                    offset=max(0, probe.total - TAIL),
+                    limit=TAIL,
+                    cwd=cwd,
+                    path=probe.transcript_path,
+                )
             texts = [m for m in page.messages if m.role == "assistant" and m.text.strip()]
             if texts:
                 said = (texts[-1].text, texts[-1].timestamp)

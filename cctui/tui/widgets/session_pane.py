@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from typing import ClassVar
 
@@ -32,9 +32,11 @@ PAGE = 200
 """Events read per call; a long backlog is drawn in a few mounts, not one huge one."""
 
 HISTORY_PAGE = 40
+"""Transcript messages per page of a past session (the newest page is shown first)."""
 AT_MESSAGE_PAGE = 200
 """Messages drawn from a search hit's message on (earlier ones stay behind the ▲ line)."""
-"""Transcript messages per page of a past session (the newest page is shown first)."""
+REMOTE_PAGE = 200
+"""A host's transcript is read at most this many messages per call (``claude_get_transcript``)."""
 
 EMPTY = """\
 [b]No session selected[/b]
@@ -83,6 +85,7 @@ class SessionPane(Vertical):
         settings: Settings,
         *,
         remote_events: Callable[[str, int, int], Page[SessionEvent]] | None = None,
+        remote_transcript: Callable[[str, int, int], Awaitable[TranscriptPage]] | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
@@ -90,6 +93,8 @@ class SessionPane(Vertical):
         self._settings = settings
         self._remote_events = remote_events
         """A host's session's events followed from here, by key (``RemoteView.events``)."""
+        self._remote_transcript = remote_transcript
+        """A page of a host's session's transcript, read there (``RemoteView.transcript``)."""
         self.session_id: str | None = None
         self._seq = 0
         self._row: SessionRow | None = None
@@ -164,13 +169,7 @@ class SessionPane(Vertical):
             self.load_history(row.session_id)
             return
         self.pull()
-        if row.host is not None:
-            if not self._buffered:
-                transcript.note(
-                    f"On {row.host}: its output shows here while it runs (its past stays in "
-                    f"its transcript there; o opens it in Claude Code through {row.host}).",
-                    classes="muted",
-                )
+        if row.host is not None and self._remote_transcript is None:
             return
         if not self._buffered:
             # After the header is drawn: the first read of a transcript imports the SDK's
@@ -247,18 +246,23 @@ class SessionPane(Vertical):
         path = row.transcript_path if row is not None else None
         config_dir = self._settings.claude_config_dir
         at, self._at = self._at, None
+        remote = self._remote_transcript if row is not None and row.host is not None else None
+
+        async def read(offset: int, limit: int) -> TranscriptPage:
+            if remote is not None:  # a host's session: read there, through its link
+                return await remote(session_id, offset, min(limit, REMOTE_PAGE))
+            return await aread_transcript(
+                config_dir, session_id, offset=offset, limit=limit, cwd=cwd, path=path
+            )
+
         try:
             end = self._history_start
             start = None
             if end is None:
-                probe = await aread_transcript(
-                    config_dir, session_id, offset=0, limit=1, cwd=cwd, path=path
-                )
+                probe = await read(0, 1)
                 end = probe.total
-                if at is not None and end:
-                    whole = await aread_transcript(
-                        config_dir, session_id, offset=0, limit=end, cwd=cwd, path=path
-                    )
+                if at is not None and end and remote is None:
+                    whole = await read(0, end)
                     found = _position(whole.messages, *at)
                     if found is not None:
                         start = max(0, found - 1)
@@ -267,9 +271,7 @@ class SessionPane(Vertical):
                 start = max(0, end - HISTORY_PAGE)
             else:
                 self.query_one(Transcript).call_after_refresh(transcript.scroll_home, animate=False)
-            page = await aread_transcript(
-                config_dir, session_id, offset=start, limit=max(1, end - start), cwd=cwd, path=path
-            )
+            page = await read(start, max(1, end - start))
         except CctuiError as exc:
             if session_id == self.session_id and not self._buffered:
                 transcript.note(f"No transcript to show: {exc.message}", classes="muted")
