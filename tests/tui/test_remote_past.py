@@ -11,8 +11,8 @@ from cctui.core import SessionManager
 from cctui.services import Services
 from cctui.tui.app import CctuiApp
 from cctui.tui.remote import key_of
-from cctui.tui.screens.approval import ApprovalScreen
 from cctui.tui.screens.peek import PeekScreen
+from cctui.tui.screens.pending_input import PendingInputScreen
 from cctui.tui.widgets.transcript import Transcript
 from tests.fakes.fake_driver import fake_driver_factory
 from tests.fakes.settings import make_settings
@@ -32,7 +32,7 @@ async def test_a_hosts_past_session_shows_its_transcript_and_peeks(tmp_path: Pat
         transcript = app.main.pane.query_one(Transcript)
         await until(pilot, lambda: "12" in (transcript.text_of("deps-2") or ""), 10)
 
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), 10)
+        await until(pilot, lambda: isinstance(app.screen, PendingInputScreen), 10)
         await pilot.press("escape")  # devbox's permission popped: later
         await until(pilot, app.main_screen_on_top, 5)
         app.main.sessions.select(key)
