@@ -24,7 +24,7 @@ from cctui.core.dispatch import Dispatcher, DispatchRequest
 from cctui.core.events import SessionEvent
 from cctui.core.metrics import MetricsSnapshot
 from cctui.core.models import SessionConfig, SessionInfo
-from cctui.core.policy import Ladder
+from cctui.core.policy.view import PolicyView
 from cctui.core.rewind import RewindResult
 from cctui.core.watch import Listener
 from cctui.core.worktrees import Action, FinishPreview, FinishResult, WorktreeRequest
@@ -35,11 +35,6 @@ class Humans(Protocol):
 
     def attach_human(self) -> Callable[[], None]:
         """Count a person at this front end; returns the function that stops counting."""
-        ...
-
-    @property
-    def ladder(self) -> Ladder:
-        """The authority ladder: who may answer what (the policy page reads it)."""
         ...
 
 
@@ -99,7 +94,7 @@ class CoreApi(Protocol):
     async def interrupt(self, session_id: str, wait_s: float = 0.0) -> SessionInfo: ...
     async def end(self, session_id: str) -> SessionInfo: ...
     async def kill(self, session_id: str, *, force: bool = False) -> SessionInfo: ...
-    def interactive_command(
+    async def interactive_command(
         self, session_id: str, cwd: Path | None
     ) -> tuple[builtins.list[str], Path]: ...
     async def fork(
@@ -110,7 +105,10 @@ class CoreApi(Protocol):
 
     async def cycle_permission_mode(self, session_id: str) -> steering.SettingChange: ...
     async def set_model(self, session_id: str, model: str | None) -> steering.SettingChange: ...
-    def models(self, session_id: str | None = None) -> tuple[ModelOption, ...]: ...
+    async def model_options(self, session_id: str | None = None) -> tuple[ModelOption, ...]:
+        """The models to offer for the session (``SessionManager.models``)."""
+        ...
+
     async def rewind_files(
         self,
         session_id: str,
@@ -154,4 +152,14 @@ class CoreApi(Protocol):
         behavior: rules.Behavior | None = None,
         by: str,
     ) -> rules.RuleChange: ...
-    def metrics_snapshot(self) -> MetricsSnapshot: ...
+    async def read_metrics(self) -> MetricsSnapshot:
+        """This run's metrics (``SessionManager.metrics_snapshot``)."""
+        ...
+
+    async def policy_view(self, directory: Path, session_id: str | None) -> PolicyView:
+        """The authority ladder in force for a directory and a session (the policy page)."""
+        ...
+
+    async def close_breaker(self, session_id: str) -> None:
+        """The human closes the session's breaker (automated decisions count from zero)."""
+        ...

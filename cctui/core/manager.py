@@ -47,6 +47,7 @@ from cctui.core.models import (
     SessionRecord,
     ToolUseSummary,
 )
+from cctui.core.policy.view import PolicyView, read_view
 from cctui.core.records import SessionRecords
 from cctui.core.rewind import RewindResult
 from cctui.core.session import Session
@@ -399,7 +400,9 @@ class SessionManager:
         await session.process.stop(S.INTERRUPTED, force=force)
         return session.info()
 
-    def interactive_command(self, session_id: str, cwd: Path | None) -> tuple[list[str], Path]:
+    async def interactive_command(
+        self, session_id: str, cwd: Path | None
+    ) -> tuple[list[str], Path]:
         """``(argv, cwd)`` that open the session in Claude Code's own terminal UI (the TUI's
         take-over), with the session's launch prefix, or the defaults for ``cwd`` when cctui
         never drove it. Spawns nothing: the caller runs it in the foreground.
@@ -473,6 +476,10 @@ class SessionManager:
         if offered:
             self._models = offered
         return self._models or steering.FALLBACK_MODELS
+
+    async def model_options(self, session_id: str | None = None) -> tuple[ModelOption, ...]:
+        """``models`` for a front end (awaited: an attached window asks the owner)."""
+        return self.models(session_id)
 
     async def rewind_files(
         self,
@@ -729,6 +736,19 @@ class SessionManager:
     def metrics_snapshot(self) -> MetricsSnapshot:
         """This run's metrics, with session titles."""
         return self.metrics.snapshot({s.id: s.title for s in self._sessions})
+
+    async def read_metrics(self) -> MetricsSnapshot:
+        """``metrics_snapshot`` for a front end (awaited: an attached window asks the owner)."""
+        return self.metrics_snapshot()
+
+    async def policy_view(self, directory: Path, session_id: str | None) -> PolicyView:
+        """The authority ladder in force for ``directory`` and the session (the policy page)."""
+        timeout_s = self.settings.permission_timeout_ms / 1000
+        return await read_view(self.decisions.ladder, directory, session_id, timeout_s)
+
+    async def close_breaker(self, session_id: str) -> None:
+        """The human closes the session's breaker: automated decisions count from zero."""
+        self.decisions.ladder.human_answered(session_id)
 
     # ------------------------------------------------------------------ helpers
 

@@ -234,6 +234,7 @@ class HistoryView:
             display_text=e.title,
             timestamp=iso_z(e.last_activity),
             is_active=is_active,
+            started_by_cctui=e.started_by_cctui,
             active_status=seed_status(e.status) if is_active else None,
             status=status,
             state=str(e.status),

@@ -342,7 +342,12 @@ def build_server(
     if "sessions" in groups:
         tools.window.register(server, manager, settings)
         tools.follow.register(server, manager)
-        server.hidden |= {tools.window.TOOL, tools.window.ANSWER_TOOL, tools.follow.TOOL}
+        server.hidden |= {
+            tools.window.TOOL,
+            tools.window.ANSWER_TOOL,
+            tools.follow.TOOL,
+            *tools.window.INTERNAL,
+        }
     if "projects" in groups:
         services.projects.start()  # registered projects' trees, built in the background
         tools.projects.register(server, manager, services.projects)

@@ -23,6 +23,7 @@ import contextlib
 import logging
 import os
 import sys
+import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,16 +38,18 @@ from cctui.core import (
     SessionConfig,
     SessionEvent,
     SessionInfo,
+    launch,
     rules,
     steering,
 )
 from cctui.core.buffer import EventBuffer, Page
+from cctui.core.calls import CALL_TOOL, decode_result, encode_call
 from cctui.core.catalog import CatalogEntry
 from cctui.core.decisions.requests import Resolution
 from cctui.core.diffs import SessionDiff
 from cctui.core.dispatch import Dispatcher, DispatchRequest
 from cctui.core.metrics import MetricsSnapshot
-from cctui.core.policy import Ladder
+from cctui.core.policy.view import PolicyView
 from cctui.core.rewind import RewindResult
 from cctui.core.states import LIVE, SessionStatus
 from cctui.core.watch import Listener
@@ -64,8 +67,9 @@ HOLD_S = 20.0
 LISTED_WAIT_S = 5.0
 """A session started from here is waited for this long to appear in the owner's list."""
 
-UNAVAILABLE_KEYS = "d f w shift+tab M R L r o m"
-"""The keys an attached window does not serve yet (the status line names them)."""
+UNAVAILABLE_KEYS = "t"
+"""The keys an attached window does not serve yet (the status line names them): the queue
+and schedules page reads the owner's dispatcher object directly."""
 
 
 class NotAvailableAttached(CctuiError):
@@ -87,10 +91,6 @@ class _Humans:
 
     def attach_human(self) -> Callable[[], None]:
         return lambda: None
-
-    @property
-    def ladder(self) -> Ladder:
-        _unavailable("The policy page (L)")
 
 
 class AttachedCore:
@@ -131,7 +131,8 @@ class AttachedCore:
     async def start(self) -> None:
         """Connect (in the background: the window draws at once) and hold the lease."""
         self._host.start()
-        self._lease = asyncio.get_running_loop().create_task(self._hold(), name="attach-lease")
+        loop = asyncio.get_running_loop()
+        self._lease = loop.create_task(self._hold(), name="attach-lease")
 
     async def _hold(self) -> None:
         while True:
@@ -147,10 +148,11 @@ class AttachedCore:
 
     async def shutdown(self) -> None:
         """Leave: the sessions stay with the owner."""
-        if self._lease is not None:
-            self._lease.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._lease
+        for task in (self._lease, *self._tasks):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
         await self._host.stop()
 
     def status_line(self) -> str:
@@ -180,7 +182,12 @@ class AttachedCore:
 
     def _mirror(self, session_id: str) -> builtins.list[SessionEvent]:
         """Copy the owner's new events of a session into its ring here; the stored copies."""
-        events = self._host.events(session_id)
+        return self._store(session_id, self._host.events(session_id))
+
+    def _store(
+        self, session_id: str, events: builtins.list[SessionEvent]
+    ) -> builtins.list[SessionEvent]:
+        """Put the owner's events after the last one copied into the session's ring here."""
         if not events:
             return []
         epoch, last = self._mirrored.get(session_id, ("", 0))
@@ -270,10 +277,9 @@ class AttachedCore:
     # -- acting ------------------------------------------------------------------------------
 
     def default_config(self, cwd: Path | str | None = None, **fields: Any) -> SessionConfig:
-        if fields.get("template"):
-            _unavailable("Starting from a template")
-        known = {k: v for k, v in fields.items() if k in SessionConfig.model_fields and v}
-        return SessionConfig(cwd=Path(cwd or self.settings.default_cwd or os.getcwd()), **known)
+        # The same settings and projects as the owner's (one machine, one config): the
+        # owner's own function, run here, so the form's config is the one it would build.
+        return launch.default_config(self.settings, cwd, **fields)
 
     async def create(
         self,
@@ -285,17 +291,7 @@ class AttachedCore:
         listed: Callable[[str], None] | None = None,
         dispatch: DispatchRequest | None = None,
     ) -> SessionInfo:
-        if worktree:
-            _unavailable("A new session in its own worktree")
-        if dispatch is not None:
-            _unavailable("Queueing or scheduling a session")
-        sid = await self._host.create(
-            prompt,
-            cwd=str(config.cwd),
-            model=config.model,
-            permission_mode=config.permission_mode,
-            title=config.title,
-        )
+        sid = session_id or str(uuid.uuid4())
         stamp = datetime.now(UTC)
         # Listed here at once, as the in-process core does, until the owner's list has it.
         self._created[sid] = SessionInfo(
@@ -308,11 +304,25 @@ class AttachedCore:
         )
         if listed is not None:
             listed(sid)
+        try:
+            info: SessionInfo = await self._call(
+                "create",
+                prompt=prompt,
+                config=config,
+                session_id=sid,
+                worktree=worktree,
+                dispatch=dispatch,
+            )
+        except CctuiError:
+            self._created.pop(sid, None)
+            raise
+        self._created[sid] = info
+        self._host.poke()
         for _ in range(int(LISTED_WAIT_S / 0.1)):  # the owner lists it at its next look
             if self._host.entry(sid) is not None:
                 break
             await asyncio.sleep(0.1)
-        return self.get(sid)
+        return info
 
     def prewarm(self, config: SessionConfig) -> None:
         return  # an optimisation of the in-process core: nothing to show either way
@@ -373,26 +383,54 @@ class AttachedCore:
             self._problems.append(f"Your answer: {exc.message}")
         self._host.poke()
 
-    # -- not here yet ------------------------------------------------------------------------
+    # -- the owner's core, one call at a time (``cctui.core.calls``) -------------------------
 
-    def interactive_command(
+    async def _call(self, method: str, **arguments: Any) -> Any:
+        """Run ``method`` on the owner's core, as this window (the owner's human)."""
+        link = self._client
+        if link is None or link.closed or not self._host.online:
+            raise CctuiError(
+                "The owner cctui is not reachable right now; nothing was done.",
+                suggestion="the banner says when the window is attached again",
+            )
+        out = await link.call(
+            CALL_TOOL,
+            windowKey=self._key(),
+            method=method,
+            arguments=encode_call(method, arguments),
+        )
+        return decode_result(method, out.get("result"))
+
+    async def interactive_command(
         self, session_id: str, cwd: Path | None
     ) -> tuple[builtins.list[str], Path]:
-        _unavailable("Opening the session in Claude Code (o)")
+        argv, where = await self._call("interactive_command", session_id=session_id, cwd=cwd)
+        return list(argv), Path(where)
 
     async def fork(
         self, session_id: str, prompt: str | None = None, *, worktree: WorktreeRequest = None
     ) -> SessionInfo:
-        _unavailable("Forking into a worktree (w)")
+        info: SessionInfo = await self._call(
+            "fork", session_id=session_id, prompt=prompt, worktree=worktree
+        )
+        self._created[info.session_id] = info
+        self._host.poke()
+        return info
 
     async def cycle_permission_mode(self, session_id: str) -> steering.SettingChange:
-        _unavailable("Changing the permission mode (shift+tab)")
+        change: steering.SettingChange = await self._call(
+            "cycle_permission_mode", session_id=session_id
+        )
+        return change
 
     async def set_model(self, session_id: str, model: str | None) -> steering.SettingChange:
-        _unavailable("Changing the model (M)")
+        change: steering.SettingChange = await self._call(
+            "set_model", session_id=session_id, model=model
+        )
+        return change
 
-    def models(self, session_id: str | None = None) -> tuple[ModelOption, ...]:
-        _unavailable("Picking a model (M)")
+    async def model_options(self, session_id: str | None = None) -> tuple[ModelOption, ...]:
+        return tuple(await self._call("model_options", session_id=session_id))
 
     async def rewind_files(
         self,
@@ -403,7 +441,15 @@ class AttachedCore:
         dry_run: bool = False,
         by: str,
     ) -> RewindResult:
-        _unavailable("Rewinding files (r)")
+        result: RewindResult = await self._call(
+            "rewind_files",
+            session_id=session_id,
+            prompt_id=prompt_id,
+            prompt_index=prompt_index,
+            dry_run=dry_run,
+            by=by,
+        )
+        return result
 
     async def diff(
         self,
@@ -413,18 +459,27 @@ class AttachedCore:
         patch: bool = True,
         max_bytes: int | None = None,
     ) -> SessionDiff:
-        _unavailable("The diff (d)")
+        found: SessionDiff = await self._call(
+            "diff", session_id=session_id, path=path, patch=patch, max_bytes=max_bytes
+        )
+        return found
 
     async def finish_preview(self, session_id: str) -> FinishPreview:
-        _unavailable("Finishing a worktree (f)")
+        preview: FinishPreview = await self._call("finish_preview", session_id=session_id)
+        return preview
 
     async def finish_worktree(
         self, session_id: str, action: Action, *, force: bool = False
     ) -> FinishResult:
-        _unavailable("Finishing a worktree (f)")
+        done: FinishResult = await self._call(
+            "finish_worktree", session_id=session_id, action=action, force=force
+        )
+        self._host.poke()
+        return done
 
     async def rules_for(self, directory: Path) -> rules.RulesInForce:
-        _unavailable("The rules page (R)")
+        found: rules.RulesInForce = await self._call("rules_for", directory=directory)
+        return found
 
     async def remove_rule(
         self,
@@ -435,7 +490,25 @@ class AttachedCore:
         behavior: rules.Behavior | None = None,
         by: str,
     ) -> rules.RuleChange:
-        _unavailable("Removing a rule (R)")
+        change: rules.RuleChange = await self._call(
+            "remove_rule",
+            directory=directory,
+            rule=rule,
+            source=source,
+            behavior=behavior,
+            by=by,
+        )
+        return change
 
-    def metrics_snapshot(self) -> MetricsSnapshot:
-        _unavailable("The metrics page (m)")
+    async def read_metrics(self) -> MetricsSnapshot:
+        snapshot: MetricsSnapshot = await self._call("read_metrics")
+        return snapshot
+
+    async def policy_view(self, directory: Path, session_id: str | None) -> PolicyView:
+        view: PolicyView = await self._call(
+            "policy_view", directory=directory, session_id=session_id
+        )
+        return view
+
+    async def close_breaker(self, session_id: str) -> None:
+        await self._call("close_breaker", session_id=session_id)

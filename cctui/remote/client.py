@@ -570,6 +570,7 @@ def _entry(row: Mapping[str, Any]) -> CatalogEntry:
         session_id=str(row["sessionId"]),
         status=SessionStatus(str(row.get("state", "completed"))),
         is_active=bool(row.get("isActive")),
+        started_by_cctui=bool(row.get("startedByCctui")),
         cwd=row.get("projectDirectory") or row.get("cwd"),
         title=row.get("displayText"),
         last_activity=last or datetime.now(UTC),

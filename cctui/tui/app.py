@@ -744,7 +744,8 @@ class CctuiApp(App[None]):
         self.notify(change.note, title=f"Mode: {change.value}", timeout=3)
         self.main.catch_up()
 
-    def action_pick_model(self) -> None:
+    @work(group="steer", exit_on_error=False)
+    async def action_pick_model(self) -> None:
         session_id = self._current("Changing the model")
         if session_id is None:
             return
@@ -752,8 +753,11 @@ class CctuiApp(App[None]):
             current = self.manager.get(session_id).config.model
         except CctuiError:
             current = None  # known from disk only: it joins cctui when switched
+        offered = await self._verb("Model not changed", self.manager.model_options(session_id))
+        if offered is None:
+            return
         screen = ModelScreen(
-            self.manager.models(session_id),
+            offered,
             current=current,
             context=self.describe_session(session_id),
         )
@@ -827,11 +831,6 @@ class CctuiApp(App[None]):
         row = self.main.sessions.row(session_id or "")
         if row is not None and row.cwd is not None and row.cwd.is_dir():
             directory = row.cwd
-        try:
-            self.manager.decisions.ladder  # noqa: B018 -- an attached window has none yet
-        except CctuiError as exc:
-            self.notify(exc.message, title="Not here", severity="warning")
-            return
         self._open_once(PolicyScreen, lambda: PolicyScreen(self.manager, directory, session_id))
 
     def action_inbox(self) -> None:
@@ -987,7 +986,7 @@ class CctuiApp(App[None]):
         self._open_once(UsageScreen, lambda: UsageScreen(self.source.index, remote=self.remote))
 
     def action_metrics(self) -> None:
-        self._open_once(MetricsScreen, lambda: MetricsScreen(self.manager.metrics_snapshot))
+        self._open_once(MetricsScreen, lambda: MetricsScreen(self.manager.read_metrics))
 
     def action_help(self) -> None:
         # Installed once: composing and styling the page again cost more than showing it.

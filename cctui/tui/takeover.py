@@ -256,7 +256,7 @@ class TakeOver:
         app = self._app
         row = app.main.sessions.row(session_id)
         try:
-            argv, cwd = app.manager.interactive_command(session_id, row.cwd if row else None)
+            argv, cwd = await app.manager.interactive_command(session_id, row.cwd if row else None)
             if end_first:
                 await app.manager.end(session_id)
         except CctuiError as exc:

@@ -31,7 +31,7 @@ async def test_m_shows_metrics_that_follow_the_sessions(run_app: RunApp) -> None
         # It refreshes while open.
         await h.manager.send(sid, "again")
         await h.settle(sid)
-        screen.reload()
+        await screen.reload().wait()  # a worker: an attached window's comes from its owner
         assert _cells(screen.query_one("#sessions", DataTable))[0][1:3] == ["2", "2"]
         await h.pilot.press("escape")
         assert isinstance(h.app.screen, MainScreen)

@@ -70,7 +70,7 @@ SMALL = (80, 24)
 SMALL_SCENARIOS = (
     *("main", "new", "bash", "help", "peek", "hundred", "archived"),
     *("diff", "rules", "metrics", "projects", "finish", "inbox", "policy", "quit", "question"),
-    "hosts",
+    *("hosts", "attached"),
 )
 
 

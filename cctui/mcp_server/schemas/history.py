@@ -19,6 +19,9 @@ class SessionListEntry(Out):
     display_text: str | None = None
     timestamp: str | None = None
     is_active: bool = False
+    started_by_cctui: bool = False
+    """This cctui started (or resumed) it, so it keeps its config (a window attached to this
+    cctui lists these as its own)."""
     active_status: SeedStatus | None = None
     """Seed 002: the status while this server has a process for it."""
     status: Literal["active", "inactive", "error", "zombie"]

@@ -1,5 +1,5 @@
-"""``cctui_attach_window`` and ``cctui_answer_as_window``: a cctui window attached to this one
-is its human.
+"""``cctui_attach_window``, ``cctui_answer_as_window`` and ``cctui_window_call``: a cctui
+window attached to this one is its human, and its keys run on this one's core.
 
 Internal (left out of ``tools/list``): the window of ``cctui`` started beside a running owner
 calls it again and again. While a call lasts, and for ``LEASE_S`` after it returns (the next
@@ -22,15 +22,22 @@ from pydantic import Field
 from cctui import __version__
 from cctui.config import Settings
 from cctui.core import Decision, SessionManager
+from cctui.core.calls import CALL_TOOL, run_call
 from cctui.errors import ValidationFailed
 from cctui.owner import window_key
 
 TOOL = "cctui_attach_window"
 ANSWER_TOOL = "cctui_answer_as_window"
+INTERNAL = (CALL_TOOL,)
+"""The window tools an attached window calls besides the two above."""
 LEASE_S = 15.0
 """How long a window still counts after its last call returned: the next call starts
 before this runs out, so the human never drops out between two calls."""
 
+CALL = ToolAnnotations(
+    readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=False
+)
+"""A window's call may change anything the window's keys change (finish a worktree...)."""
 ANSWER = ToolAnnotations(
     readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
 )
@@ -40,7 +47,7 @@ WINDOW = ToolAnnotations(
 
 
 def register(server: MCPServer, manager: SessionManager, settings: Settings) -> None:
-    """Add the internal ``cctui_attach_window`` and ``cctui_answer_as_window``."""
+    """Add the internal window tools (attach, answer as the window, a core call)."""
     expected = window_key(settings.state_dir, create=True) or ""
 
     def check(key: str) -> None:
@@ -89,3 +96,15 @@ def register(server: MCPServer, manager: SessionManager, settings: Settings) -> 
         by = f"tui:{via}" if via else "tui:window"
         done = manager.respond(inputId, parsed, decided_by=by, session_id=sessionId)
         return {"inputId": done.input_id, "decidedBy": done.decided_by}
+
+    @server.tool(name=CALL_TOOL, annotations=CALL)
+    async def cctui_window_call(
+        windowKey: Annotated[str, Field(max_length=200)],  # noqa: N803 -- wire camelCase
+        method: Annotated[str, Field(max_length=100)],
+        arguments: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Internal: an attached window's key (diff, finish, mode, model, rules, rewind...)
+        runs here, on this cctui's core: one ``CoreApi`` call (``cctui.core.calls``)."""
+        check(windowKey)
+        result = await run_call(manager, method, arguments or {}, by="tui:window")
+        return {"result": result}

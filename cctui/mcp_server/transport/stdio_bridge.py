@@ -25,6 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCRequest
 
+from cctui.core.calls import CALL_TOOL
 from cctui.mcp_server.tools.window import ANSWER_TOOL, TOOL
 from cctui.mcp_server.transport.stdio import stdio_streams
 
@@ -37,7 +38,7 @@ def vouch(msg: SessionMessage, window_key: str) -> SessionMessage:
     if not isinstance(req, JSONRPCRequest) or req.method != "tools/call":
         return msg
     params = req.params if isinstance(req.params, dict) else {}
-    if params.get("name") not in (TOOL, ANSWER_TOOL):
+    if params.get("name") not in (TOOL, ANSWER_TOOL, CALL_TOOL):
         return msg
     arguments = {**(params.get("arguments") or {}), "windowKey": window_key}
     vouched = req.model_copy(update={"params": {**params, "arguments": arguments}})

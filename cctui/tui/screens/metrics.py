@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
@@ -13,6 +14,7 @@ from textual.content import Content
 from textual.widgets import DataTable, Static
 
 from cctui.core.metrics import MetricsSnapshot
+from cctui.errors import CctuiError
 from cctui.tui import format as fmt
 from cctui.tui.keymap import bindings
 from cctui.tui.modal import Modal
@@ -25,7 +27,7 @@ class MetricsScreen(Modal[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("MetricsScreen")
 
-    def __init__(self, snapshot: Callable[[], MetricsSnapshot]) -> None:
+    def __init__(self, snapshot: Callable[[], Awaitable[MetricsSnapshot]]) -> None:
         super().__init__()
         self._snapshot = snapshot
 
@@ -54,9 +56,14 @@ class MetricsScreen(Modal[None]):
         self.reload()
         self.set_interval(REFRESH_S, self.reload)
 
-    def reload(self) -> None:
-        """Redraw from a fresh snapshot."""
-        snap = self._snapshot()
+    @work(exclusive=True, group="metrics", exit_on_error=False)
+    async def reload(self) -> None:
+        """Redraw from a fresh snapshot (an attached window's comes from the owner)."""
+        try:
+            snap = await self._snapshot()
+        except CctuiError as exc:
+            self.query_one("#totals", Static).update(Content.styled(exc.message, "$text-error"))
+            return
         self.query_one("#totals", Static).update(_totals(snap))
         tools = self.query_one("#tools", DataTable)
         tools.clear()

@@ -8,8 +8,6 @@ decides, as answering one of its inputs would).
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -21,18 +19,11 @@ from textual.content import Content
 from textual.widgets import Static
 
 from cctui.core.api import CoreApi
-from cctui.core.policy import SHIPPED_HARD_DENY, ClientRecord, InForce
-from cctui.core.policy.ladder import BreakerState
+from cctui.core.policy import SHIPPED_HARD_DENY
+from cctui.core.policy.view import PolicyView
+from cctui.errors import CctuiError
 from cctui.tui.keymap import bindings, key_line
 from cctui.tui.modal import Modal
-
-
-@dataclass(frozen=True)
-class _View:
-    force: InForce
-    clients: list[ClientRecord]
-    breaker: BreakerState | None
-    human_s: float
 
 
 def _home(text: str) -> str:
@@ -50,7 +41,7 @@ class PolicyScreen(Modal[None]):
         self._manager = manager
         self.directory = directory
         self.session_id = session_id
-        self.view: _View | None = None
+        self.view: PolicyView | None = None
         """What was read last (None until the first read)."""
 
     def compose(self) -> ComposeResult:
@@ -70,21 +61,23 @@ class PolicyScreen(Modal[None]):
 
     @work(exclusive=True, group="policy", exit_on_error=False)
     async def load(self) -> None:
-        """Read the policy files (off the loop) and redraw."""
-        ladder = self._manager.decisions.ladder
-        force = await asyncio.to_thread(ladder.in_force, self.directory)
-        clients = await asyncio.to_thread(ladder.clients.records) if ladder.clients else []
-        breaker = ladder.breaker(self.session_id) if self.session_id else None
-        human_s = force.policy.timeouts.human_s or (
-            self._manager.settings.permission_timeout_ms / 1000
-        )
-        self.view = _View(force, clients, breaker, human_s)
+        """Read the policy in force (the core reads its files off the loop) and redraw."""
+        try:
+            self.view = await self._manager.policy_view(self.directory, self.session_id)
+        except CctuiError as exc:
+            self.query_one("#policy", Static).update(Content.styled(exc.message, "$text-error"))
+            return
         self.query_one("#policy", Static).update(render(self.view))
 
-    def action_reset_breaker(self) -> None:
+    @work(group="policy-breaker", exit_on_error=False)
+    async def action_reset_breaker(self) -> None:
         if self.session_id is None:
             return
-        self._manager.decisions.ladder.human_answered(self.session_id)
+        try:
+            await self._manager.close_breaker(self.session_id)
+        except CctuiError as exc:
+            self.notify(exc.message, title="The breaker stays open", severity="error")
+            return
         self.notify("The breaker is closed: automated decisions count again from zero.")
         self.load()
 
@@ -100,7 +93,7 @@ def _row(label: str, value: str, style: str = "") -> Content:
     return Content.assemble((f"  {label:<9}", style or "$text-muted"), value)
 
 
-def render(view: _View) -> Content:
+def render(view: PolicyView) -> Content:
     """The page's text: every line is plain text (rules, paths and reasons are never
     markup)."""
     force, policy = view.force, view.force.policy

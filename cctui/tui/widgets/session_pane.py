@@ -359,7 +359,10 @@ class SessionPane(Vertical):
         except CctuiError:
             return ""
         model = info.model or info.config.model or "default model"
-        return f"{info.permission_mode or info.config.permission_mode} mode · {model}"
+        mode = info.permission_mode or info.config.permission_mode
+        # An attached window knows a session's mode once it steered it (the owner's list
+        # does not say): nothing rather than "None mode".
+        return f"{mode} mode · {model}" if mode else model
 
     @on(Input.Submitted, "#message")
     def _submit(self, event: Input.Submitted) -> None:

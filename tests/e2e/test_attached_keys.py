@@ -1,0 +1,247 @@
+"""Every key of a window attached to the owner, through ``AttachedCore`` over a real owner.
+
+The owner is a real ``cctui serve --http`` under a temp HOME (real HTTP MCP, its sessions
+real ``claude`` processes against the fake API); the window's core is ``AttachedCore``,
+which reaches it through ``cctui bridge`` as ``cctui`` started beside an owner does. One test
+per family of keys: each asks the owner's core through the one ``CoreApi`` boundary.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from cctui.config import load_settings
+from cctui.core import (
+    AssistantTextEvent,
+    Decision,
+    InputResolvedEvent,
+    SessionEvent,
+    SessionStatus,
+)
+from cctui.core.api import CoreApi
+from cctui.errors import CctuiError
+from cctui.owner import find_owner
+from cctui.remote.attached import AttachedCore, NotAvailableAttached
+from tests.helpers import git
+
+pytestmark = pytest.mark.e2e
+
+
+async def _until(
+    predicate: Callable[[], object], what: str, within: float = 30, said: Callable[[], object] = str
+) -> None:
+    deadline = asyncio.get_running_loop().time() + within
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}: {said()}")
+        await asyncio.sleep(0.05)
+
+
+async def _attached(state: Path) -> AttachedCore:
+    for _ in range(600):
+        owner = find_owner(state)
+        if owner is not None and owner.url is not None:
+            break
+        await asyncio.sleep(0.1)
+    else:
+        raise AssertionError("no owner came up")
+    core = AttachedCore(load_settings(), owner)
+    await core.start()
+    await _until(lambda: core.status_line().startswith("⇄ attached"), "attached", 60)
+    return core
+
+
+@pytest.fixture
+async def window(
+    claude_env: dict[str, str], claude_home: Path, project_dir: Path
+) -> AsyncIterator[AttachedCore]:
+    """A window attached to a fresh owner; afterwards `cctui stop` ends the owner."""
+    git(project_dir, "init", "-q", "-b", "main")
+    git(project_dir, "config", "user.name", "Test")
+    git(project_dir, "config", "user.email", "t@example.com")
+    (project_dir / "f.txt").write_text("one\n")
+    git(project_dir, "add", "f.txt")
+    git(project_dir, "commit", "-qm", "first")
+    env = dict(claude_env, CCTUI_HTTP_PORT="0")
+    owner = subprocess.Popen(
+        [sys.executable, "-m", "cctui", "serve", "--http"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    core = None
+    try:
+        core = await _attached(claude_home / ".local" / "state" / "cctui")
+        yield core
+    finally:
+        if core is not None:
+            await core.shutdown()
+        subprocess.run(
+            [sys.executable, "-m", "cctui", "stop"], env=env, capture_output=True, check=False
+        )
+        if owner.poll() is None:
+            owner.kill()
+        owner.wait(30)
+
+
+async def _session(core: CoreApi, cwd: Path, prompt: str, **fields: object) -> str:
+    info = await core.create(prompt, core.default_config(cwd, **fields))
+    sid = info.session_id
+    await _until(
+        lambda: core.get(sid).status in (SessionStatus.IDLE, SessionStatus.WAITING_FOR_INPUT),
+        "the first turn",
+        said=lambda: (core.get(sid), core.problems),
+    )
+    return sid
+
+
+async def test_mode_and_model_shift_tab_and_capital_m(
+    window: AttachedCore, project_dir: Path
+) -> None:
+    sid = await _session(window, project_dir, "[[say text=hello]]")
+    change = await window.cycle_permission_mode(sid)
+    assert change.value == "acceptEdits"
+    offered = await window.model_options(sid)
+    assert offered and all(o.value for o in offered)
+    model = await window.set_model(sid, "haiku")
+    assert model.value == "haiku"
+
+
+async def test_diff_finish_and_worktree_fork_d_f_w(window: AttachedCore, project_dir: Path) -> None:
+    sid = await _session(
+        window, project_dir, "[[write path=new.txt content=made]]", permission_mode="acceptEdits"
+    )
+    diff = await window.diff(sid)
+    assert [f.path for f in diff.files] == ["new.txt"]
+    with pytest.raises(CctuiError, match="worktree"):  # not in a worktree: the owner says so
+        await window.finish_preview(sid)
+    fork = await window.fork(sid, worktree=True)
+    assert fork.worktree is not None and fork.worktree.path.is_dir()
+    preview = await window.finish_preview(fork.session_id)
+    assert preview.worktree.branch == fork.worktree.branch
+    done = await window.finish_worktree(fork.session_id, "discard", force=True)
+    assert not fork.worktree.path.exists(), done.note
+
+
+async def test_new_session_form_template_and_worktree(
+    window: AttachedCore, project_dir: Path
+) -> None:
+    config_file = Path(load_settings().state_dir).parent.parent.parent / ".config" / "cctui"
+    config_file.mkdir(parents=True, exist_ok=True)
+    (config_file / "config.toml").write_text(
+        '[templates.careful]\npermission_mode = "plan"\nmodel = "haiku"\n'
+    )
+    window.settings = load_settings()
+    config = window.default_config(project_dir, template="careful")
+    assert (config.permission_mode, config.model) == ("plan", "haiku")
+    info = await window.create("[[say text=hi]]", config, worktree="from-window")
+    assert info.worktree is not None and info.worktree.branch.endswith("from-window")
+    assert info.config.permission_mode == "plan"
+
+
+async def test_rewind_r(window: AttachedCore, project_dir: Path) -> None:
+    sid = await _session(
+        window, project_dir, "[[write path=f.txt content=two]]", permission_mode="acceptEdits"
+    )
+    assert (project_dir / "f.txt").read_text() == "two"
+    preview = await window.rewind_files(sid, prompt_index=0, dry_run=True, by="tui")
+    assert [Path(f).name for f in preview.files] == ["f.txt"]
+    await window.rewind_files(sid, prompt_index=0, by="tui")
+    assert (project_dir / "f.txt").read_text() == "one\n"
+
+
+async def test_rules_policy_metrics_takeover_capital_r_l_m_o(
+    window: AttachedCore, project_dir: Path, claude_home: Path
+) -> None:
+    sid = await _session(window, project_dir, "[[say text=hello]]")
+    settings = project_dir / ".claude" / "settings.local.json"
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text('{"permissions": {"allow": ["Bash(make test)"]}}')
+    rules = await window.rules_for(project_dir)
+    assert [r.rule for r in rules.rules] == ["Bash(make test)"]
+    await window.remove_rule(project_dir, "Bash(make test)", source="local", by="tui")
+    assert "make test" not in settings.read_text()
+    view = await window.policy_view(project_dir, sid)
+    assert view.breaker is not None and view.human_s > 0
+    await window.close_breaker(sid)
+    metrics = await window.read_metrics()
+    assert metrics.sessions_started == 1
+    argv, cwd = await window.interactive_command(sid, None)
+    assert sid in argv and cwd == project_dir
+    audit = (claude_home / ".local" / "state" / "cctui" / "audit.jsonl").read_text()
+    assert '"tui:window"' in audit  # the rule removed by the window, as the window
+    with pytest.raises(NotAvailableAttached, match="queue"):
+        window.dispatch  # noqa: B018 -- the one page not served attached: it says so
+
+
+async def test_the_pane_streams_by_push(window: AttachedCore, project_dir: Path) -> None:
+    """A reply's deltas reach the attached window as the owner pushes them (the follower's
+    ``cctui_follow``), not once a second: many states of the text, not a few polls'."""
+    texts: list[str] = []
+
+    def heard(event: SessionEvent) -> None:
+        if isinstance(event, AssistantTextEvent):
+            texts.append(event.text)
+
+    window.subscribe(heard)
+    sid = await _session(window, project_dir, "[[slow seconds=2 chunks=40]]")
+    assert texts and window.events(sid).events
+    assert len(set(texts)) > 4, "the reply came in at most a few polls, not pushed"
+
+
+async def test_two_windows_first_answer_wins(
+    window: AttachedCore, project_dir: Path, claude_home: Path
+) -> None:
+    """A permission of a session an MCP client started (a client that cannot be asked, so it
+    falls back to the human) pops in both attached windows; the first answer wins, and the
+    other window sees it answered (its own late answer is refused, not applied)."""
+    state = claude_home / ".local" / "state" / "cctui"
+    other = await _attached(state)
+    try:
+        owner = find_owner(state)
+        assert owner is not None and owner.url is not None
+        token = (state / "token").read_text().strip()
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+            Client(streamable_http_client(owner.url, http_client=http)) as client,
+        ):
+            created = await client.call_tool(
+                "claude_create_session",
+                {
+                    "prompt": "[[write path=both.txt content=hi]]",
+                    "workingDirectory": str(project_dir),
+                },
+            )
+            assert not created.is_error, created.content
+        await _until(lambda: window.pending() and other.pending(), "the input in both", 60)
+        [asked] = window.pending()
+        assert [p.id for p in other.pending()] == [asked.id]
+        window.respond(asked.id, Decision(behavior="allow"), "tui")
+        await _until((project_dir / "both.txt").exists, "the allowed write")
+
+        def resolved() -> list[InputResolvedEvent]:
+            return [
+                e
+                for e in other.events(asked.session_id).events
+                if isinstance(e, InputResolvedEvent) and e.input_id == asked.id
+            ]
+
+        await _until(lambda: resolved() and not other.pending(), "the other window to see it")
+        assert resolved()[0].decided_by == "tui:window"
+        other.respond(asked.id, Decision(behavior="deny"), "tui", session_id=asked.session_id)
+        await _until(lambda: other.problems, "the late answer refused")
+        assert "Your answer" in other.problems[-1]
+        audit = (state / "audit.jsonl").read_text()
+        assert audit.count('"decided_by": "tui:window"') == 1, audit[-1500:]
+    finally:
+        await other.shutdown()
