@@ -184,9 +184,9 @@ async def test_rules_policy_metrics_takeover_capital_r_l_m_o(
         window.dispatch  # noqa: B018 -- the one page not served attached: it says so
 
 
-async def test_the_pane_streams_by_push(window: AttachedCore, project_dir: Path) -> None:
-    """A reply's deltas reach the attached window as the owner pushes them (the follower's
-    ``cctui_follow``), not once a second: many states of the text, not a few polls'."""
+async def test_the_pane_streams_the_owners_reply(window: AttachedCore, project_dir: Path) -> None:
+    """A reply streamed at the owner reaches the attached window's listeners as it grows (the
+    follower's push, ``cctui_follow``), and whole at the end."""
     texts: list[str] = []
 
     def heard(event: SessionEvent) -> None:
@@ -195,8 +195,9 @@ async def test_the_pane_streams_by_push(window: AttachedCore, project_dir: Path)
 
     window.subscribe(heard)
     sid = await _session(window, project_dir, "[[slow seconds=2 chunks=40]]")
-    assert texts and window.events(sid).events
-    assert len(set(texts)) > 4, "the reply came in at most a few polls, not pushed"
+    await _until(lambda: texts and "040/040" in texts[-1], "the whole reply")
+    assert len(set(texts)) >= 2, "the reply came at once, not streamed"
+    assert any("040/040" in getattr(e, "text", "") for e in window.events(sid).events)
 
 
 async def test_two_windows_first_answer_wins(
