@@ -11,11 +11,14 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cctui.core import SETTING_NAMES, SessionConfig
+from cctui.core import LIVE, SETTING_NAMES, SessionConfig, SessionStatus
+from cctui.core.dispatch import DispatchRequest
 from cctui.core.launch import title_of
 from cctui.errors import CctuiError
+from cctui.tui import format as fmt
 from cctui.tui.messages import OpenSession
 from cctui.tui.remote import key_of
+from cctui.tui.screens.after_picker import AfterCandidate
 from cctui.tui.screens.new_session import NewSessionRequest, NewSessionScreen
 
 if TYPE_CHECKING:
@@ -24,6 +27,9 @@ if TYPE_CHECKING:
 REMOTE_ROW_WAIT_S = 5.0
 """How long a session started on a host is looked for in the list before giving up opening
 it (its row comes with the host's next look, at once)."""
+
+AFTER_CANDIDATES = 50
+"""The newest sessions the After picker lists (any other is typed by its whole id)."""
 
 
 class SessionStarts:
@@ -51,8 +57,27 @@ class SessionStarts:
             templates=app.settings.templates,
             hosts=app.remote.names,
             host=row.host if row is not None else None,
+            after_candidates=self._after_candidates(),
         )
         app.push_screen(screen, callback=self._chosen)
+
+    def _after_candidates(self) -> list[AfterCandidate]:
+        """This machine's sessions a new one may run after: those still to end, and those
+        ended well (they count at once); newest first. Failed ones would refuse it."""
+        app = self.app
+        if app.attached:
+            return []  # after is the owner's dispatcher's; the attached core has none
+        ok = {*LIVE, SessionStatus.QUEUED, SessionStatus.PAUSED, SessionStatus.COMPLETED}
+        infos = [i for i in app.manager.list() if i.status in ok and not i.error]
+        infos.sort(key=lambda i: i.last_activity or i.created_at, reverse=True)
+        return [
+            AfterCandidate(
+                i.session_id,
+                app.describe_session(i.session_id),
+                " ".join(fmt.badge(i.status.value)[:2]),
+            )
+            for i in infos[:AFTER_CANDIDATES]
+        ]
 
     def prewarm(self, form: NewSessionScreen) -> None:
         """The session most likely starts: its process spawns while the prompt is written
@@ -121,11 +146,17 @@ class SessionStarts:
     async def _create(self, request: NewSessionRequest, config: SessionConfig) -> None:
         """Start a session and show it."""
         try:
+            after = request.after
             info = await self.app.manager.create(
                 request.prompt,
                 config,
                 worktree=request.worktree or None,
                 listed=self.app.main.starting_listed,
+                dispatch=(
+                    DispatchRequest(after=after.after, parent_results=after.parent_results)
+                    if after.after
+                    else None
+                ),
             )
         except CctuiError as exc:
             self._not_started(exc)

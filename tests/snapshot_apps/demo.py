@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, Select
 
 from cctui.claude.frames import RewindAnswer
 from cctui.config import load_settings
@@ -423,6 +423,8 @@ class DemoApp(CctuiApp):
             "quit": ["readme", "flaky", "deploy"],
             "dispatch": ["readme", "flaky", "deploy"],
             "dispatch_list": ["readme", "flaky", "deploy"],
+            "after_picker": ["readme", "flaky", "deploy"],
+            "new_after": ["readme", "flaky", "deploy"],
             "hosts": ["readme", "flaky"],
             "hosts_approval": ["readme", "flaky"],
             "attached": ["readme", "flaky", "deploy"],
@@ -642,6 +644,7 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             *("project_form", "project_remove", "diff", "finish", "rewind"),
             *("model", "rules", "steer", "starting", "tool_open", "quit", "dispatch"),
             "dispatch_list",
+            *("after_picker", "new_after"),
             "policy",
             "hosts",
             "attached",
@@ -656,6 +659,25 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             await _until(pilot, lambda: type(app.screen).__name__ == "QuitScreen")
         if scenario == "help":
             await pilot.press("question_mark")
+        if scenario in ("after_picker", "new_after"):
+            # Run after two sessions: one typed by its id's start, one ticked.
+            await pilot.press("n")
+            form = app.screen
+            form.query_one("#prompt", Input).value = "Write the release notes"
+            form.query_one("#cwd", Input).value = "/home/you/src/cctui"
+            await pilot.press("ctrl+t")
+            await _until(pilot, lambda: type(app.screen).__name__ == "AfterPicker")
+            picker = app.screen
+            picker.query_one("#ids", Input).value = f"{_IDS['flaky'][:6]} {_IDS['deploy'][:6]}"
+            picker.query_one("#ids", Input).focus()
+            await pilot.press("enter")
+            picker.query_one("#results", Select).value = "reply"
+            await pilot.pause()
+            if scenario == "new_after":
+                await pilot.press("ctrl+s")
+                await _until(pilot, lambda: app.screen is form)
+                form.query_one("#prompt", Input).focus()
+            await pilot.pause()
         if scenario == "new":
             await pilot.press("n")
             form = app.screen

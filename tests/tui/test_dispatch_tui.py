@@ -17,9 +17,10 @@ pytestmark = pytest.mark.usefixtures("demo_root")
 
 
 @pytest.mark.parametrize("size", [(160, 48), (80, 24)], ids=["160x48", "80x24"])
-@pytest.mark.parametrize("scenario", ["dispatch", "dispatch_list"])
+@pytest.mark.parametrize("scenario", ["dispatch", "dispatch_list", "after_picker", "new_after"])
 def test_dispatch_snapshot(snap_compare: Any, scenario: str, size: tuple[int, int]) -> None:
-    """The page lists the waiting session and both schedules; the list says what waits."""
+    """The page lists the waiting session and both schedules; the list says what waits; the
+    new-session form's After picker, and the form saying what its session waits for."""
     assert snap_compare(demo_app(scenario), terminal_size=size, run_before=ready(scenario))
 
 
@@ -87,8 +88,8 @@ async def test_the_page_edits_a_schedule_with_its_worktree_and_priority() -> Non
         page = app.screen
         assert isinstance(page, DispatchScreen)
         d = app.manager.dispatch
-        page.query_one("#schedules", DataTable).focus()
-        await pilot.press("e")  # the first schedule: standup
+        assert page.focused is page.query_one("#queue")  # a session is queued
+        await pilot.press("e")  # a schedule's key: the schedules' first row, standup
         await pilot.pause()
         form = app.screen
         assert isinstance(form, ScheduleForm)

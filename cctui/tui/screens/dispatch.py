@@ -215,6 +215,16 @@ class DispatchScreen(Modal[None]):
     def _on_queue(self) -> bool:
         return self.focused is self.query_one("#queue")
 
+    def _to_schedules(self) -> None:
+        """A schedule's key pressed on the queue means its table: go there (a key doing
+        nothing, because the other table had the focus, read as broken under tmux)."""
+        if self._on_queue():
+            self.query_one("#schedules").focus()
+
+    def _to_queue(self) -> None:
+        if not self._on_queue():
+            self.query_one("#queue").focus()
+
     def _session(self) -> str | None:
         return self._selected(self.query_one("#queue", DataTable), self._queued)
 
@@ -241,8 +251,9 @@ class DispatchScreen(Modal[None]):
     # -- the queue -----------------------------------------------------------------------
 
     def action_move(self, step: int) -> None:
+        self._to_queue()
         sid = self._session()
-        if sid is None or not self._on_queue():
+        if sid is None:
             return
         position = self._queued.index(sid) + 1 + step
         if position < 1:
@@ -253,8 +264,9 @@ class DispatchScreen(Modal[None]):
             table.move_cursor(row=self._queued.index(sid), animate=False)
 
     def action_start_now(self) -> None:
+        self._to_queue()
         sid = self._session()
-        if sid is not None and self._on_queue():
+        if sid is not None:
             self._do("start now", lambda: self._dispatch.start_now(sid))
 
     def action_remove(self) -> None:
@@ -270,14 +282,16 @@ class DispatchScreen(Modal[None]):
     # -- schedules -----------------------------------------------------------------------
 
     def action_pause(self) -> None:
+        self._to_schedules()
         schedule = self._schedule()
-        if schedule is not None and not self._on_queue():
+        if schedule is not None:
             paused = not schedule.paused
             self._do("pause", lambda: self._dispatch.edit_schedule(schedule.id, paused=paused))
 
     def action_run_now(self) -> None:
+        self._to_schedules()
         schedule = self._schedule()
-        if schedule is not None and not self._on_queue():
+        if schedule is not None:
             self._run_now(schedule.id)
 
     @work(exclusive=True, group="run-now")
@@ -295,8 +309,9 @@ class DispatchScreen(Modal[None]):
         self.app.push_screen(ScheduleForm("New schedule", fields, self._create), self._saved)
 
     def action_edit(self) -> None:
+        self._to_schedules()
         s = self._schedule()
-        if s is None or self._on_queue():
+        if s is None:
             return
         fields = ScheduleFields(
             name=s.name,

@@ -1,9 +1,10 @@
-"""The new-session form: template, prompt, directory, model, permission mode, worktree."""
+"""The new-session form: template, prompt, directory, worktree, the sessions it runs after,
+model, permission mode."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, get_args
 
@@ -20,6 +21,7 @@ from cctui.core import PermissionModeName, SessionConfig
 from cctui.fs import git
 from cctui.tui.keymap import bindings
 from cctui.tui.modal import Modal
+from cctui.tui.screens.after_picker import AfterCandidate, AfterChoice, AfterPicker
 from cctui.tui.widgets.ticks import TickBox
 
 SPARE_AFTER_S = 0.3
@@ -55,6 +57,8 @@ class NewSessionRequest:
     host: str | None = None
     """Start it on this ``[[hosts]]`` machine (None: this one); ``config.cwd`` is then a
     path there, ``.`` for its cctui's default directory."""
+    after: AfterChoice = field(default_factory=AfterChoice)
+    """The sessions it waits for (all must end well) and what of theirs its prompt gets."""
 
 
 class NewSessionScreen(Modal[NewSessionRequest | None]):
@@ -79,8 +83,12 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
         templates: Mapping[str, SessionTemplate] | None = None,
         hosts: Sequence[str] = (),
         host: str | None = None,
+        after_candidates: Sequence[AfterCandidate] = (),
     ) -> None:
         super().__init__()
+        self._after_candidates = list(after_candidates)
+        """This machine's sessions a new one may run after (``AfterPicker`` lists them)."""
+        self._after = AfterChoice()
         self._cwd = cwd
         self._hosts = list(hosts)
         """Other machines a session may start on (the Machine field shows with any)."""
@@ -136,6 +144,9 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
                     id="worktree-name",
                     disabled=True,
                 )
+            with Horizontal(id="after-row"):
+                yield Button("After…", id="pick-after", compact=True)
+                yield Static(self._after_note(), id="after-note")
             with Horizontal(id="selects"):
                 with Vertical():
                     yield Label("Model")
@@ -160,10 +171,17 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
     """Below this many rows the form drops its blank lines (``-short`` in its stylesheet)."""
 
     def on_resize(self, event: events.Resize) -> None:
-        self.set_class(event.size.height < self.SHORT_ROWS, "-short")
+        self._shorten(event.size.height < self.SHORT_ROWS)
+
+    def _shorten(self, short: bool) -> None:
+        """A short terminal: no blank lines, and the worktree row on one line (the After row
+        took the line it gives back), so Start and Cancel stay on screen at 80x24."""
+        self.set_class(short, "-short")
+        self.query_one("#worktree", Checkbox).compact = short
+        self.query_one("#worktree-name", Input).compact = short
 
     def on_mount(self) -> None:
-        self.set_class(self.app.size.height < self.SHORT_ROWS, "-short")
+        self._shorten(self.app.size.height < self.SHORT_ROWS)
         self.query_one("#prompt", Input).focus()
         # Timed from the first paint: the form is drawn before anything starts.
         self.call_after_refresh(self.set_timer, SPARE_AFTER_S, self._likely_now)
@@ -209,6 +227,22 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
             cwd.placeholder = f"a directory on {event.value} (empty: its default)"
         elif not cwd.value:
             cwd.value = str(self._cwd)
+
+    def _after_note(self) -> Content:
+        labels = {c.session_id: c.name for c in self._after_candidates}
+        text = self._after.describe(labels)
+        return Content.styled(text, "$text-muted" if not self._after.after else "$text-accent")
+
+    @on(Button.Pressed, "#pick-after")
+    def action_pick_after(self) -> None:
+        """Choose the sessions it runs after (typed by id or prefix, or ticked)."""
+        self.app.push_screen(AfterPicker(self._after_candidates, self._after), self._after_chosen)
+
+    def _after_chosen(self, choice: AfterChoice | None) -> None:
+        if choice is not None:
+            self._after = choice
+            self.query_one("#after-note", Static).update(self._after_note())
+        self.query_one("#prompt", Input).focus()
 
     @on(Checkbox.Changed, "#worktree")
     def _worktree_toggled(self, event: Checkbox.Changed) -> None:
@@ -263,10 +297,19 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
                 self.query_one("#cwd", Input).focus()
                 return
             worktree = self.query_one("#worktree-name", Input).value.strip() or True
-        self.dismiss(NewSessionRequest(prompt, config, template, worktree))
+        self.dismiss(NewSessionRequest(prompt, config, template, worktree, after=self._after))
 
     def _submit_remote(self, prompt: str, host: str) -> None:
         """A session on ``host``: its directory is checked there, not here."""
+        if self._after.after:
+            self.query_one("#error", Static).update(
+                Content.styled(
+                    f"After: the sessions listed are this machine's; one on {host} waits "
+                    "only for its own (start it from there, or over MCP).",
+                    "$text-error",
+                )
+            )
+            return
         if self.query_one("#worktree", Checkbox).value:
             self.query_one("#error", Static).update(
                 Content.styled(
