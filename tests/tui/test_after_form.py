@@ -6,9 +6,11 @@ from __future__ import annotations
 from textual.widgets import Input, Select, SelectionList, Static
 
 from cctui.core import SessionStatus
+from cctui.tui.messages import OpenSession
 from cctui.tui.screens.after_picker import AfterPicker
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.new_session import NewSessionScreen
+from cctui.tui.widgets.blocks import Note
 from tests.fakes.fake_driver import Sleep, text
 from tests.tui.conftest import RunApp
 
@@ -57,3 +59,14 @@ async def test_after_two_sessions_from_the_form_waits_for_both(run_app: RunApp) 
         assert waiting.dispatch.note == "waits for 2 sessions"
         entry = h.manager.dispatch.queued()[0]
         assert entry.parent_results == "reply"
+
+        # One of them is killed: the waiting session does not start, and its pane says why.
+        await h.manager.kill(first)
+        await h.until(lambda: h.manager.get(waiting.session_id).status == S.CANCELLED)
+        h.app.post_message(OpenSession(waiting.session_id))
+        await h.until(lambda: h.app.main.pane.session_id == waiting.session_id)
+
+        def said() -> str:
+            return " ".join(str(n.render()) for n in h.app.main.pane.query(Note))
+
+        await h.until(lambda: f"not started: session {first[:8]} was killed" in said())

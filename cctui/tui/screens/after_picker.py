@@ -67,7 +67,7 @@ class AfterChoice:
     def describe(self, labels: dict[str, str]) -> str:
         """``waits for 2 sessions: api · fix, web · docs · with their final replies``."""
         if not self.after:
-            return "starts when a slot is free (no session to wait for)"
+            return "none: it starts when a slot is free"
         n = len(self.after)
         names = ", ".join(labels.get(sid, sid[:8]) for sid in self.after)
         what = {v: k for k, v in RESULTS}[self.parent_results]

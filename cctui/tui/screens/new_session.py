@@ -230,8 +230,11 @@ class NewSessionScreen(Modal[NewSessionRequest | None]):
 
     def _after_note(self) -> Content:
         labels = {c.session_id: c.name for c in self._after_candidates}
-        text = self._after.describe(labels)
-        return Content.styled(text, "$text-muted" if not self._after.after else "$text-accent")
+        if not self._after.after:
+            return Content.styled(
+                "none · ctrl+t: wait for other sessions to end first", "$text-muted"
+            )
+        return Content.styled(self._after.describe(labels), "$text-accent")
 
     @on(Button.Pressed, "#pick-after")
     def action_pick_after(self) -> None:

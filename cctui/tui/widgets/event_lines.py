@@ -30,7 +30,9 @@ from cctui.tui import format as fmt
 from cctui.tui.keymap import bindings
 from cctui.tui.widgets.blocks import Note, ResultBlock, UserBlock
 
-_NOTED_STATUSES = frozenset({"completed", "interrupted", "error"})
+_NOTED_STATUSES = frozenset({"completed", "interrupted", "error", "cancelled"})
+"""Endings the pane notes with their reason (a cancelled session says which session it
+waited for did not end well, or who cancelled it)."""
 _KIND_LABEL = {
     "permission": "permission",
     "plan_review": "plan review",
