@@ -333,6 +333,13 @@ deny = ["Bash(curl *)"]
 [clients.ci-bot]
 plans = true
 
+[judge]
+enabled = true
+
+[judge.classes.tests]
+description = "Running the project's own test suite"
+rules = ["Bash(npm test*)", "Bash(pytest*)"]
+
 [breaker]
 max_allows = 20
 deny_streak = 3
@@ -653,7 +660,16 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             await _dismiss_modals(pilot)  # "later": they stay in the inbox
             await app.settle()
         if scenario == "inbox":
-            await pilot.press("a")
+            # One input the ladder sent up (a client's answer beyond its authority): the
+            # inbox marks it `you ↑` and says why above the request.
+            race = next(p for p in app.sm.pending() if p.session_id == _IDS["race"])
+            app.sm.decisions.router.to_human(
+                race.id,
+                "ci-bot may not answer session 3f2a9c1e: it is created by the TUI, and no "
+                "grant of ci-bot covers /tmp/cctui-demo/api",
+            )
+            await app.settle()
+            await pilot.press("a", "down")  # the escalated one: the preview says why
         if scenario == "quit":
             await pilot.press("q")
             await _until(pilot, lambda: type(app.screen).__name__ == "QuitScreen")

@@ -74,7 +74,8 @@ def register(server: MCPServer, manager: SessionManager) -> None:
         ] = None,
         model: Annotated[str | None, Field(description="Model for each run")] = None,
         permissionMode: Annotated[
-            Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"] | None,
+            Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
+            | None,
             Field(description="Permission mode for each run"),
         ] = None,
         allowedTools: Annotated[

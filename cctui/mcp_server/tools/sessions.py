@@ -76,7 +76,8 @@ def register(
             str | None, Field(description="Model, e.g. 'sonnet', 'opus' or a full id")
         ] = None,
         permissionMode: Annotated[
-            Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"] | None,
+            Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
+            | None,
             Field(description="'plan' makes Claude plan first and ask for a plan review"),
         ] = None,
         allowedTools: Annotated[

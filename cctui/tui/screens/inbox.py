@@ -23,8 +23,10 @@ from cctui.tui.modal import Modal
 from cctui.tui.screens.decision import DecisionModal
 
 _KIND = {"permission": "permission", "plan_review": "plan", "user_question": "question"}
-_COLUMN_KEYS = ("age", "session", "kind", "what", "who")
-_COLUMN_LABELS = ("waiting", "session", "request", "what", "asks")
+# "asks" comes second: who decides (and the ladder's ↑) must show at 80 columns, where
+# "what" runs off the table's right edge.
+_COLUMN_KEYS = ("age", "who", "session", "kind", "what")
+_COLUMN_LABELS = ("waiting", "asks", "session", "request", "what")
 _KEYS = [("enter", "open"), ("y", "allow"), ("n", "deny"), ("esc", "close")]
 
 
@@ -84,6 +86,7 @@ class InboxScreen(Modal[None]):
             who += " ↑"  # the ladder sent it up; the preview says why
         return (
             Text(fmt.waited(p.created_at), justify="right"),
+            Text(who),
             Text(fmt.one_line(self._describe(p.session_id), 30)),
             Text(p.tool_name if p.kind == "permission" else _KIND.get(p.kind, p.kind)),
             Text(
@@ -96,7 +99,6 @@ class InboxScreen(Modal[None]):
                     48,
                 )
             ),
-            Text(who),
         )
 
     def reload(self) -> None:

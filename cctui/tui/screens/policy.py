@@ -90,7 +90,9 @@ def _head(text: str) -> Content:
 
 
 def _row(label: str, value: str, style: str = "") -> Content:
-    return Content.assemble((f"  {label:<9}", style or "$text-muted"), value)
+    # A client's name may be longer than the column: it then keeps a space before its value.
+    cell = f"  {label:<9}" if len(label) < 9 else f"  {label} "
+    return Content.assemble((cell, style or "$text-muted"), value)
 
 
 def render(view: PolicyView) -> Content:
@@ -119,6 +121,16 @@ def render(view: PolicyView) -> Content:
         lines.append(
             Content.styled("  none: every ask goes on to the delegates and you", "$text-muted")
         )
+    judge = policy.judge
+    lines += [Content(""), _head("Judge (a small model; may allow only as a class below)")]
+    if not judge.enabled:
+        lines.append(Content.styled("  off ([judge] enabled = false)", "$text-muted"))
+    else:
+        lines.append(_row("model", f"{judge.model}; no answer in {judge.timeout_s:g} s: you"))
+        for name, cls in judge.classes.items():
+            lines.append(_row(name, f"{cls.description}  ({', '.join(cls.rules)})"))
+        if not judge.classes:
+            lines.append(Content.styled("  no classes: it allows nothing", "$text-muted"))
     lines += [Content(""), _head("Delegates (MCP clients)")]
     lines.append(
         Content.styled(
@@ -173,7 +185,12 @@ def render(view: PolicyView) -> Content:
                     f"{state.deny_streak} denials in a row",
                 )
             )
-    lines += [Content(""), _head("Hard denies (nothing below the human overrides them)")]
+    lines += [
+        Content(""),
+        _head(
+            "Hard denies (nothing below the human overrides them; the CLI refuses the rules too)"
+        ),
+    ]
     hard = policy.hard_deny
     for rule in hard.rules:
         lines.append(_row("deny", f"{rule}  ({_home(force.origin(rule))})", "bold $error"))
