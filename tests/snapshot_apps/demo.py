@@ -456,7 +456,11 @@ class DemoApp(CctuiApp):
             if worktree is not None:
                 config = config.model_copy(update={"cwd": ROOT / "api"})
             await self.manager.create(prompt, config, session_id=_IDS[name], worktree=worktree)
-            await self.sm.wait(_IDS[name], 5)
+            # Settled (asking, or its turn over) however long that takes on a loaded
+            # machine: a 5 s bound whose timeout went unread drew a row still running
+            # (test_snapshot[waiting] lost a "waiting 3m" row at load 19).
+            settled = await self.sm.wait(_IDS[name], 60)
+            assert settled.reason != "timeout", (name, settled.session.status)
             if self.scenario in ("diff", "finish") and (project == "api" or worktree):
                 await _counted(self.sm, _IDS[name])
         if self.scenario == "diff":
