@@ -111,6 +111,11 @@ class PendingInputScreen(DecisionModal):
             )
             if self.context:
                 yield Static(Content.styled(self.context, "$text-muted"), id="context")
+            if p.escalation:  # why the ladder sent it up to you (as the inbox's preview says)
+                yield Static(
+                    Content.styled(f"↑ escalated to you: {p.escalation}", "$text-warning"),
+                    id="escalation",
+                )
             if p.description and p.kind == "permission":
                 yield Static(Content(p.description), id="description")
             with VerticalScroll(id="body"):
@@ -167,6 +172,10 @@ class PendingInputScreen(DecisionModal):
     def _fit_body(self) -> None:
         """The body scrolls within what the dialog's other lines leave: at 80x24 a question
         or a long command would otherwise push the key line off the screen."""
+        if not self.is_attached or not self.query("#dialog"):
+            # Answered elsewhere (a client, the timeout) between the refresh this waited for
+            # and now: the screen is gone, and so is its dialog (querying it crashed cctui).
+            return
         short = self.size.height < self.SHORT_ROWS
         if short != self.has_class("-short"):
             self.set_class(short, "-short")
