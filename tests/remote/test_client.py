@@ -12,6 +12,7 @@ from cctui.core import Decision
 from cctui.errors import CctuiError
 from cctui.remote.client import CctuiClient
 from cctui.remote.models import ConnectFailed, HostUnreachable, client_name
+from tests.remote.conftest import host_command
 
 pytestmark = pytest.mark.e2e
 
@@ -80,3 +81,24 @@ async def test_a_missing_command_and_a_foreign_server(tmp_path: Path) -> None:
             pass
     assert failed.value.state == "offline"
     assert "Connection refused" in failed.value.message
+
+
+async def test_an_incompatible_cctui_says_so_and_how_to_fix_it(
+    host_home: Path, host_project: Path
+) -> None:
+    # A cctui there that serves only its review menu: the session tools are missing.
+    menu = host_command(host_home, host_project, "serve", "--stdio", "--tools", "menu")
+    with pytest.raises(ConnectFailed) as failed:
+        async with CctuiClient("box", menu):
+            pass
+    assert failed.value.state == "incompatible"
+    assert "lacks" in failed.value.message and "claude_get_status" in failed.value.message
+    assert "pipx upgrade cctui" in (failed.value.suggestion or "")
+    # A cctui there older than `bridge`: its own argparse says so on stderr.
+    old = "echo \"cctui: error: argument command: invalid choice: 'bridge'\" >&2; exit 2"
+    with pytest.raises(ConnectFailed) as failed:
+        async with CctuiClient("box", ["sh", "-c", old]):
+            pass
+    assert failed.value.state == "incompatible"
+    assert "too old for `bridge --start`" in failed.value.message
+    assert "pipx upgrade cctui" in (failed.value.suggestion or "")
