@@ -1,11 +1,12 @@
 """Each configured host's link, kept up on its own, and what was last seen there.
 
-A ``Host`` runs one task: connect (the host's command), then follow — the session list every
-``LIST_EVERY_S``, and each live session's new events and open pending inputs every
-``FOLLOW_EVERY_S`` (``claude_get_status`` from the last ``nextSeq``: cctui's own tools, no new
-protocol). When the link fails or drops, the host keeps its last rows, says ``offline`` with
-when it was last seen, and tries again with a growing pause. Nothing here waits on a host for
-local work: readers get what was last seen, at once.
+A ``Host`` runs one task: connect (the host's command), then follow — by push: one
+``cctui_follow`` call held open, which the host answers when one of its sessions changes
+(events, inputs, state; cctui's own tools, no new protocol), its whole list read on
+connecting and now and then; from a cctui that predates it, by polling each live session's
+``claude_get_status`` every ``FOLLOW_EVERY_S``. When the link fails or drops, the host keeps
+its last rows, says ``offline`` with when it was last seen, and tries again with a growing
+pause. Nothing here waits on a host for local work: readers get what was last seen, at once.
 
 An answer carries its input's id. Sent while the link is down, it is refused at once (not
 delivered). Lost in flight (the link dropped before the host confirmed it), it is sent again
@@ -385,6 +386,10 @@ class Host:
             if item.page.missed:
                 self._events.pop(sid, None)  # read afresh: what it holds replaces ours
             changed |= self._absorb(item.page, requested, resolved)
+        self._seen(changed, requested, resolved)
+
+    def _seen(self, changed: set[str], requested: list[PendingInput], resolved: list[str]) -> None:
+        """A look answered: note when, and tell the listeners what changed."""
         self.last_seen = datetime.now(UTC)
         if changed or requested or resolved:
             self._emit(
@@ -420,16 +425,7 @@ class Host:
         resolved: list[str] = []
         for page in pages:
             changed |= self._absorb(page, requested, resolved)
-        self.last_seen = datetime.now(UTC)
-        if changed or requested or resolved:
-            self._emit(
-                HostChange(
-                    host=self.name,
-                    requested=tuple(requested),
-                    resolved=tuple(resolved),
-                    sessions=tuple(changed),
-                )
-            )
+        self._seen(changed, requested, resolved)
 
     async def look_once(self, within: float = FANOUT_TIMEOUT_S) -> None:
         """Connect, look once (sessions, pending inputs), and disconnect: ``cctui hosts``."""
