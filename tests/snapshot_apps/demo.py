@@ -431,6 +431,7 @@ class DemoApp(CctuiApp):
             "dispatch": ["readme", "flaky", "deploy"],
             "dispatch_list": ["readme", "flaky", "deploy"],
             "after_picker": ["readme", "flaky", "deploy"],
+            "schedule_form": ["readme", "flaky", "deploy"],
             "new_after": ["readme", "flaky", "deploy"],
             "hosts": ["readme", "flaky"],
             "hosts_approval": ["readme", "flaky"],
@@ -655,7 +656,7 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             *("project_form", "project_remove", "diff", "finish", "rewind"),
             *("model", "rules", "steer", "starting", "tool_open", "quit", "dispatch"),
             "dispatch_list",
-            *("after_picker", "new_after"),
+            *("after_picker", "new_after", "schedule_form"),
             "policy",
             "hosts",
             "attached",
@@ -755,9 +756,15 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             await pilot.press("x")
         if scenario == "model":
             await pilot.press("M")
-        if scenario == "dispatch":
+        if scenario in ("dispatch", "schedule_form"):
             await pilot.press("t")
             await _until(pilot, lambda: type(app.screen).__name__ == "DispatchScreen")
+        if scenario == "schedule_form":
+            await pilot.press("n")
+            await _until(pilot, lambda: type(app.screen).__name__ == "ScheduleForm")
+            form = app.screen
+            form.query_one("#directory", Input).value = "/home/you/src/cctui"
+            form.query_one("#name", Input).focus()
         if scenario == "rules":
             await pilot.press("R")
             rules = app.screen

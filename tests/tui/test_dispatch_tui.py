@@ -17,7 +17,9 @@ pytestmark = pytest.mark.usefixtures("demo_root")
 
 
 @pytest.mark.parametrize("size", [(160, 48), (80, 24)], ids=["160x48", "80x24"])
-@pytest.mark.parametrize("scenario", ["dispatch", "dispatch_list", "after_picker", "new_after"])
+@pytest.mark.parametrize(
+    "scenario", ["dispatch", "dispatch_list", "after_picker", "new_after", "schedule_form"]
+)
 def test_dispatch_snapshot(snap_compare: Any, scenario: str, size: tuple[int, int]) -> None:
     """The page lists the waiting session and both schedules; the list says what waits; the
     new-session form's After picker, and the form saying what its session waits for."""

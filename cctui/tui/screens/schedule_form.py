@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import ClassVar, cast, get_args
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
@@ -94,7 +94,21 @@ class ScheduleForm(FormModal[Schedule | None]):
             yield Static(id="error")
             yield Static(key_line([("ctrl+s", "save"), ("esc", "cancel")]), id="keys")
 
+    SHORT_ROWS = 34
+    """Below this many rows the fields go compact (one line each): at 80x24 the form's
+    seven fields in boxes scrolled past the screen."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._shorten(event.size.height < self.SHORT_ROWS)
+
+    def _shorten(self, short: bool) -> None:
+        self.set_class(short, "-short")
+        for field in self.query(Input):
+            field.compact = short
+        self.query_one("#worktree", Checkbox).compact = short
+
     def on_mount(self) -> None:
+        self._shorten(self.app.size.height < self.SHORT_ROWS)
         self.query_one("#error").display = False
         self.query_one("#name" if not self._fields.name else "#when", Input).focus()
 

@@ -463,8 +463,8 @@ class SessionList(DataTable[Text]):
         glyph, label, var = fmt.row_badge(r.status, unseen=r.unseen, live=r.live)
         if r.waiting_since is not None:
             label = f"{label} {fmt.waited(r.waiting_since)}"  # "waiting 3m": for how long
-        elif r.status == "queued" and r.dispatch_note and r.dispatch_note.startswith("queued "):
-            label = r.dispatch_note  # "queued 3rd"
+        elif r.status == "queued" and _place(r.dispatch_note):
+            label = r.dispatch_note or label  # "queued 3rd"
         muted = self._colour("foreground-muted")
         if r.host is not None and r.offline_since is not None:
             # Its host is unreachable: the row is what was last seen, greyed, and says when.
@@ -525,8 +525,9 @@ class SessionList(DataTable[Text]):
             title = Text.assemble((r.worktree_label + " ", tag), title)
             title.truncate(self._title_width, overflow="ellipsis")
         note = r.dispatch_note
-        if note and not (r.status == "queued" and note.startswith("queued ")):
-            # "waits for 2 sessions", "paused until 14:05 (usage limit)", a schedule's run
+        if note and not (r.status == "queued" and _place(note)):
+            # "waits for 2 sessions", "paused until 14:05 (usage limit)", "queued until 14:05
+            # (usage limit)", a schedule's run: before the title (the status cell is narrow)
             title = Text.assemble((note + " · ", self._colour("text-secondary")), title)
             title.truncate(self._title_width, overflow="ellipsis")
         return title
@@ -551,3 +552,9 @@ class SessionList(DataTable[Text]):
 def _plain(cell: Text) -> str:
     """A cell's text and styles: what decides whether it is drawn again."""
     return f"{cell.plain}\x00{cell.style}\x00{cell.spans}"
+
+
+def _place(note: str | None) -> bool:
+    """``queued 3rd``: a place in the queue, short enough for the status cell (``queued
+    until 14:05 (usage limit)`` is not: it goes before the title)."""
+    return note is not None and note.startswith("queued ") and not note.startswith("queued until")
