@@ -25,6 +25,9 @@ Directive language (put it in the prompt; a human can type it into cctui too)::
     [[say text=Hello]]                          reply with exactly this text
     [[slow seconds=5 chunks=50]]                a long text streamed over that time
     [[stall seconds=5]]                         wait before the first byte (modifier)
+    [[usage-limit in=120]]                      the plan's usage limit (429, unified headers
+                                                rejected, reset in 120 s or ``at=EPOCH``);
+                                                ``times=N`` (default 1); needs an OAuth sign-in
     [[error status=400]]                        HTTP error JSON; ``times=1`` -> fail once
                                                 then go on with the rest; ``message=``, ``type=``
 
