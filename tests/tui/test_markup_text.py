@@ -104,15 +104,23 @@ async def test_markup_looking_text_is_shown_as_written_on_every_screen_and_toast
         pick = (await h.manager.create("pick one", SessionConfig(cwd=where))).session_id
         await h.settle(run)
         await h.settle(pick)
-        # The approval modal of the first request that popped, then the other one.
+        # The approval modal of the first request that popped, then the other one (esc
+        # leaves the rest in the inbox: opened from there).
         await h.until(lambda: isinstance(h.app.screen, PendingInputScreen))
-        for _ in range(2):
+        seen: list[PendingInputScreen] = []
+        for turn in range(2):
+            if turn:
+                shown = {s.pending.id for s in seen}
+                [other] = [p for p in h.app.inbox.pending() if p.id not in shown]
+                h.app.inbox.open(other)
+                await h.until(lambda: isinstance(h.app.screen, PendingInputScreen))
             screen = h.app.screen
             assert isinstance(screen, PendingInputScreen)
             if screen.pending.tool_name == "Bash":
                 await _shown(h, "touch [x].txt [/]", "[bold]make it", "[x]web")
             else:
                 await _shown(h, "Pick [x]?", "[bold]one", "[/]two")
+            seen.append(screen)
             await h.pilot.press("escape")
             await h.pilot.pause(0.1)
         await h.until(lambda: isinstance(h.app.screen, MainScreen))
