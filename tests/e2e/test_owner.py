@@ -89,11 +89,14 @@ def _claude_pids(home: Path) -> set[int]:
 
 
 def _stop_leaves_nothing(env: dict[str, str], home: Path) -> None:
-    """`cctui stop` ends the owner and every claude it ran."""
+    """`cctui stop` ends the owner's process and every claude it ran."""
+    owner = find_owner(_state(home))
     stopped = _cctui(env, "stop")
     assert stopped.returncode == 0, stopped.stderr
     assert "stopped cctui" in stopped.stderr
     assert find_owner(_state(home)) is None
+    if owner is not None:  # the process itself, not only its record
+        assert _wait_for(lambda: not alive(owner.pid), 10), f"pid {owner.pid} still runs"
     assert _wait_for(lambda: not _claude_pids(home), 10), _claude_pids(home)
     after = _cctui(env, "mcp-config")
     assert after.returncode == 1 and "no running cctui" in after.stderr
