@@ -108,6 +108,9 @@ class SessionPane(Vertical):
         self._header: Content | None = None
         self.starting = False
         """A session the form just sent is shown before it exists (``show_starting``)."""
+        self._drafts: dict[str, str] = {}
+        """What was typed on the message line and not sent, by session, while another is
+        shown: a draft is that session's, and Enter must never send it to the next one."""
 
     def compose(self) -> ComposeResult:
         yield SessionHeader(id="pane-header")
@@ -138,6 +141,7 @@ class SessionPane(Vertical):
         after this point are pulled from the core."""
         transcript = self.query_one(Transcript)
         self.starting = False
+        self._swap_draft(row.session_id if row is not None else None)
         if row is None:
             self.session_id, self._row = None, None
             transcript.reset()
@@ -177,6 +181,16 @@ class SessionPane(Vertical):
             self.call_after_refresh(self.load_history, row.session_id)
         elif self._resumed(row):
             transcript.mount(LoadEarlier("▲ earlier conversation (from the transcript)"), before=0)
+
+    def _swap_draft(self, session_id: str | None) -> None:
+        """The message line holds ``session_id``'s draft (kept when it was left), and the
+        shown session's is kept for its return."""
+        if session_id == self.session_id:
+            return
+        line = self.query_one("#message", MessageInput)
+        if self.session_id is not None and line.value:
+            self._drafts[self.session_id] = line.value
+        line.value = self._drafts.pop(session_id, "") if session_id is not None else ""
 
     def show_starting(self, row: SessionRow, prompt: str | None, note: str) -> None:
         """Show a session the form just sent, before it exists: its header (``row``, with
