@@ -78,6 +78,10 @@ class FilterInput(Input):
         self.screen.query_one(SessionList).focus()
 
 
+NARROW_WIDTH = 120
+"""Below this many columns the list and the pane cannot both be read: the one with the
+keyboard gets the width (see ``MainScreen._note_reading``)."""
+
 class MainScreen(Screen[None]):
     """Session list | session pane, status bar, keys.
 
@@ -489,3 +493,17 @@ class MainScreen(Screen[None]):
         box = self.query_one(FilterInput)
         if not box.value and not box.has_focus:
             box.display = False
+        self._note_reading()
+
+    def on_descendant_focus(self) -> None:
+        self._note_reading()
+
+    def on_resize(self) -> None:
+        self._note_reading()
+
+    def _note_reading(self) -> None:
+        # In a narrow terminal (80x24) the list leaves a reply 22 columns: while the keyboard
+        # is in the pane (reading, writing a message) the list gives way to a strip of its
+        # states, and takes its width back with the keyboard (esc).
+        reading = self.size.width < NARROW_WIDTH and self.query_one(SessionPane).has_focus_within
+        self.query_one("#body").set_class(reading, "-reading")
