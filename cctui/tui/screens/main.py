@@ -82,6 +82,7 @@ NARROW_WIDTH = 120
 """Below this many columns the list and the pane cannot both be read: the one with the
 keyboard gets the width (see ``MainScreen._note_reading``)."""
 
+
 class MainScreen(Screen[None]):
     """Session list | session pane, status bar, keys.
 

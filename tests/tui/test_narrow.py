@@ -1,0 +1,32 @@
+"""At 80x24 the side that has the keyboard gets the width: a reply beside the whole list
+was drawn 22 columns wide (found walking the README at 80x24)."""
+
+from __future__ import annotations
+
+from textual.widgets import Input
+
+from tests.tui.conftest import RunApp
+
+
+async def test_the_pane_gets_the_width_while_the_keyboard_is_in_it(run_app: RunApp) -> None:
+    async with run_app() as h:
+        session = await h.create("hello")
+        await h.pilot.resize_terminal(80, 24)
+        await h.pilot.pause(0.1)
+        main = h.app.main
+        left, pane = main.query_one("#left"), main.query_one("#pane")
+        assert left.outer_size.width >= 56 and pane.outer_size.width < 30  # the list leads
+
+        main.open_session(session)
+        main.query_one("#message", Input).focus()
+        await h.until(lambda: pane.outer_size.width >= 50)
+        assert left.outer_size.width <= 24
+
+        await h.pilot.press("escape")  # back to the list: it takes its width back
+        await h.until(lambda: left.outer_size.width >= 56)
+        assert main.sessions.has_focus
+
+        await h.pilot.resize_terminal(160, 48)  # wide: both are read side by side
+        main.query_one("#message", Input).focus()
+        await h.pilot.pause(0.1)
+        assert left.outer_size.width >= 56 and pane.outer_size.width >= 56
