@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from pydantic import ValidationError
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
@@ -499,7 +499,7 @@ class MainScreen(Screen[None]):
     def on_descendant_focus(self) -> None:
         self._note_reading()
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         self._note_reading()
 
     def _note_reading(self) -> None:
