@@ -16,11 +16,14 @@ async def test_the_pane_gets_the_width_while_the_keyboard_is_in_it(run_app: RunA
         main = h.app.main
         left, pane = main.query_one("#left"), main.query_one("#pane")
         assert left.outer_size.width >= 56 and pane.outer_size.width < 30  # the list leads
+        width = main.sessions.size.width
 
         main.open_session(session)
         main.query_one("#message", Input).focus()
         await h.until(lambda: pane.outer_size.width >= 50)
         assert left.outer_size.width <= 24
+        # Clipped, not narrowed: a new width would cut every title again.
+        assert main.sessions.size.width == width
 
         await h.pilot.press("escape")  # back to the list: it takes its width back
         await h.until(lambda: left.outer_size.width >= 56)
