@@ -112,6 +112,9 @@ def _diff(
     wt = session.worktree
     cwd = session.config.cwd
     note: str | None = None
+    started: str | None = None  # a plain session's work tree as it started, when kept
+    base: str | None
+    kind: Literal["merge-base", "start", "none"]
     if wt is not None:
         base, kind, ref = _worktree_base(wt.repo, wt.branch, wt.base_branch, wt.base_commit)
         if wt.finished is not None or not wt.path.is_dir():
@@ -142,23 +145,25 @@ def _diff(
             where = wt.path
     else:
         top = git.toplevel(cwd) if cwd.is_dir() else None
-        if top is None or session.base_commit is None:
-            why = (
-                "not in a git repository"
-                if top is None
-                else "no base commit was recorded (cctui had not seen it live yet)"
-            )
-            return _from_transcript(session, config_dir, path, patch, max_bytes, why)
+        started = (
+            session.base_tree
+            if top is not None and session.base_tree and git.object_exists(top, session.base_tree)
+            else None
+        )
+        if top is None or (session.base_commit is None and started is None):
+            return _from_transcript(session, config_dir, path, patch, max_bytes, _no_base(top))
         base, kind, ref = session.base_commit, "start", None
         tree = gitdiff.snapshot(cwd)
         where = top
+        if base is None:
+            # No commit when it started (a new repository): its snapshot is the base alone.
+            kind = "none"
+            note = "The repository had no commit when the session started: against its files then."
     # A plain session's diff runs from the work tree as it started, named by its commit.
-    since = base
-    if wt is None and session.base_tree and git.object_exists(where, session.base_tree):
-        since = session.base_tree
+    since = started or base
     found = (
         gitdiff.changes(where, since, tree, path=path, patch=patch, max_bytes=max_bytes)
-        if tree
+        if tree and since
         else None
     )
     if found is None:
@@ -187,6 +192,18 @@ def _diff(
         patch=found.patch,
         cut=found.cut,
         note=_cut_note(found.cut, note),
+    )
+
+
+def _no_base(top: Path | None) -> str:
+    """Why a session's diff cannot be taken against git (said in the transcript diff's note)."""
+    if top is None:
+        return "not in a git repository"
+    if git.head(top) is None:
+        return "the git repository has no commit yet"
+    return (
+        "no base was recorded: cctui has not run it since it was started elsewhere, "
+        "or the repository had no commit then"
     )
 
 

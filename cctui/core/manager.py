@@ -349,8 +349,14 @@ class SessionManager:
         worktrees.check_resumable(session)
         launch.check_cwd(session.config.cwd)
         self._check_limit()
-        if session.base_commit is None and session.worktree is None:
-            # First seen live by cctui: its diff counts from here.
+        if (
+            session.base_commit is None
+            and session.base_tree is None
+            and session.base_snapshot is None
+            and session.worktree is None
+        ):
+            # First seen live by cctui: its diff counts from here (a base taken in a
+            # repository with no commit yet has its snapshot alone, and keeps it).
             session.base_commit = await asyncio.to_thread(git.head, session.config.cwd)
             self.keep(snapshot_base(session, self.save))
             self._check_limit()  # again: shutdown may have begun meanwhile

@@ -71,3 +71,47 @@ async def test_a_base_whose_snapshot_is_gone_falls_back_to_the_start_commit(
     (repo / "new.py").write_text("y = 1\n")
     diff = await manager.diff(info.session_id)
     assert [f.path for f in diff.files] == ["new.py"]
+
+
+async def test_a_repository_with_no_commit_is_diffed_against_its_files_at_the_start(
+    manager: SessionManager, tmp_path: Path
+) -> None:
+    """``git init`` and no commit (the README's try-it once ran in one): the snapshot taken at
+    the start is the base; the diff never blames cctui for not having seen the session."""
+    repo = tmp_path / "fresh"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "old.txt").write_text("there before\n")
+    info = await manager.create("hi", SessionConfig(cwd=repo))
+    await manager.wait(info.session_id, 5)
+    await _based(manager, info.session_id)
+    (repo / "hello.txt").write_text("hi\n")
+    diff = await manager.diff(info.session_id)
+    assert diff.source == "git" and diff.base is None and diff.base_kind == "none"
+    assert [(f.path, f.status, f.added) for f in diff.files] == [("hello.txt", "A", 1)]
+    assert diff.note is not None and "no commit when the session started" in diff.note
+    assert "had not seen" not in diff.note
+    # A message after its process ended (a resume) keeps that base, not a new one.
+    session = manager._sessions.find(info.session_id)
+    base_tree = session.base_tree
+    await manager.end(info.session_id)
+    await manager.send(info.session_id, "again")
+    await manager.wait(info.session_id, 5)
+    assert session.base_tree == base_tree
+    assert [f.path for f in (await manager.diff(info.session_id)).files] == ["hello.txt"]
+
+
+async def test_with_no_base_and_no_commit_the_note_says_so(
+    manager: SessionManager, tmp_path: Path
+) -> None:
+    repo = tmp_path / "fresh"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    info = await manager.create("hi", SessionConfig(cwd=repo))
+    await manager.wait(info.session_id, 5)
+    await _based(manager, info.session_id)
+    manager._sessions.find(info.session_id).base_tree = None  # say, a record from before
+    diff = await manager.diff(info.session_id)
+    assert diff.source == "transcript"
+    assert diff.note is not None and "the git repository has no commit yet" in diff.note
+    assert "had not seen" not in diff.note

@@ -25,6 +25,9 @@ async def test_a_resume_still_reading_its_diff_base_starts_nothing_after_shutdow
     await manager.wait(info.session_id, 5)
     await manager.kill(info.session_id)
     assert manager.get(info.session_id).base_commit is None  # not a git checkout
+    # As one cctui sees live for the first time (started elsewhere, or before a restart):
+    # its resume takes the diff's base.
+    manager._sessions.find(info.session_id).base_snapshot = None
 
     def slow_head(cwd: Path) -> str | None:
         time.sleep(0.3)  # in the worker thread the resume waits on

@@ -89,6 +89,8 @@ class DiffScreen(Screen[None]):
         sha = (diff.base or "?")[:8]
         if diff.source == "transcript":
             base = "files its edit tools wrote (no git)"
+        elif diff.base is None:
+            base = "against its files when it started (no commit then)"
         elif diff.base_kind == "merge-base":
             base = f"against the merge-base {sha} with {diff.base_ref}"
         else:
