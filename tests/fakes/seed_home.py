@@ -5,10 +5,14 @@ Plain Python (no pytest): the README's try-it recipe runs it before ``cctui``, s
 ``o`` (Claude Code's own UI, interactive) starts instead of onboarding and exiting::
 
     export HOME=$(mktemp -d) ...
-    .venv/bin/python -m tests.fakes.seed_home            # trusts the current directory
-    .venv/bin/python -m tests.fakes.seed_home DIR...     # or these
+    .venv/bin/python -m tests.fakes.seed_home            # and a scratch project ~/project
+    CLAUDE_CODE_DEFAULT_CWD=$HOME/project .venv/bin/cctui
+    .venv/bin/python -m tests.fakes.seed_home DIR...     # or trust these directories
 
-It refuses a home that has a ``.claude.json`` already (a real one, most likely).
+With no directory it makes ``~/project`` (a git repository with one commit, so ``d`` shows a
+session's diff and ``w`` can fork it) and trusts that, not the current directory: the
+try-it's sessions write their files there, never into the cctui checkout it ran from. It
+refuses a home that has a ``.claude.json`` already (a real one, most likely).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -47,12 +52,34 @@ def seed_claude_home(home: Path, *projects: Path) -> None:
     (config_dir / ".claude.json").write_text(text)
 
 
+PROJECT = "project"
+"""The scratch project's directory under the seeded home."""
+_GIT_ID = ("-c", "user.name=cctui try-it", "-c", "user.email=try-it@localhost")
+
+
+def scratch_project(home: Path) -> Path:
+    """``home/project``: a git repository with a README committed (made once)."""
+    project = home / PROJECT
+    if not (project / ".git").exists():
+        project.mkdir(parents=True, exist_ok=True)
+        (project / "README.md").write_text("A scratch project for trying cctui.\n")
+        for args in (("init", "-q"), ("add", "README.md"), ("commit", "-qm", "A scratch project")):
+            subprocess.run(["git", *_GIT_ID, *args], cwd=project, check=True)
+    # The home is a throw-away one: git's identity there lets w/f (worktrees, merges) commit.
+    gitconfig = home / ".gitconfig"
+    if not gitconfig.exists():
+        gitconfig.write_text("[user]\n\tname = cctui try-it\n\temail = try-it@localhost\n")
+    return project
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tests.fakes.seed_home",
         description="Seed a throw-away $HOME for the real claude and the fake API.",
     )
-    parser.add_argument("projects", nargs="*", type=Path, help="directories to trust (default: .)")
+    parser.add_argument(
+        "projects", nargs="*", type=Path, help="directories to trust (default: a new ~/project)"
+    )
     parser.add_argument("--home", type=Path, help="the home to seed (default: $HOME)")
     args = parser.parse_args(argv)
     home = (args.home or Path(os.environ.get("HOME") or Path.home())).expanduser()
@@ -63,11 +90,13 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
-    projects = [p.resolve() for p in (args.projects or [Path.cwd()])]
+    projects = [p.resolve() for p in args.projects] or [scratch_project(home)]
     seed_claude_home(home, *projects)
     trusted = ", ".join(str(p) for p in projects)
     print(f"seeded {home / '.claude.json'}: onboarding done, key {API_KEY} approved")
     print(f"trusted: {trusted}")
+    if not args.projects:
+        print(f"start cctui there: CLAUDE_CODE_DEFAULT_CWD={projects[0]} .venv/bin/cctui")
     return 0
 
 
