@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from cctui.config import Settings
 from cctui.detach import Front, leave_terminal, split_front
-from cctui.owner import Owner, OwnerLock, find_owner, owner_endpoint
+from cctui.owner import Owner, OwnerLock, find_owner, owner_endpoint, owner_pids
 
 if TYPE_CHECKING:
     from cctui.core import SessionManager
@@ -87,6 +87,8 @@ async def serve_http(settings: Settings) -> int:
         await manager.start(owner=lock.held)
         services = Services.build(settings, manager)
         task = asyncio.ensure_future(serve(services, settings, listening))
+        watch = asyncio.ensure_future(record_lost(lock))
+        watch.add_done_callback(lambda _: task.cancel())
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, task.cancel)
@@ -95,6 +97,7 @@ async def serve_http(settings: Settings) -> int:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         finally:
+            watch.cancel()
             with contextlib.suppress(Exception):
                 await services.close()
             # No claude child may outlive cctui.
@@ -106,6 +109,26 @@ async def serve_http(settings: Settings) -> int:
 
 def _hung_up_headless() -> None:
     log.info("hang-up received: still serving, headless (sessions keep running)")
+
+
+def _record_kept(lock: OwnerLock) -> bool:
+    if lock.keep():
+        return True
+    log.error(
+        "%s is gone or another cctui's: nothing can find this cctui any more (a state dir "
+        "deleted under it?), so `cctui stop` could not end it; ending every session and exiting",
+        lock.path,
+    )
+    return False
+
+
+async def record_lost(lock: OwnerLock) -> None:
+    """Return once this owner's record is lost for good (``OwnerLock.keep``): an owner nobody
+    can find would run, with its ``claude`` processes, until the machine restarts."""
+    while True:
+        if not _record_kept(lock):
+            return
+        await asyncio.sleep(HEADLESS_TICK_S)
 
 
 # -- the window ------------------------------------------------------------------------------
@@ -175,12 +198,15 @@ async def go_background(
             await started
         except Exception:
             log.exception("the MCP server did not start in the background")
-    await headless(manager, idle_exit_s=settings.background_idle_exit_s)
+    await headless(manager, idle_exit_s=settings.background_idle_exit_s, lock=lock)
 
 
-async def headless(manager: SessionManager, *, idle_exit_s: float | None) -> None:
+async def headless(
+    manager: SessionManager, *, idle_exit_s: float | None, lock: OwnerLock | None = None
+) -> None:
     """Run until SIGTERM or SIGINT, or (``idle_exit_s``) until no session has been live, no
-    input has waited and no window has been attached for that long."""
+    input has waited and no window has been attached for that long, or until ``lock``'s
+    record is lost (``record_lost``)."""
     from cctui.core import LIVE
 
     stop = asyncio.Event()
@@ -192,6 +218,8 @@ async def headless(manager: SessionManager, *, idle_exit_s: float | None) -> Non
     while not stop.is_set():
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), HEADLESS_TICK_S)
+        if lock is not None and not _record_kept(lock):
+            return
         if idle_exit_s is None:
             continue
         busy = (
@@ -215,32 +243,43 @@ async def headless(manager: SessionManager, *, idle_exit_s: float | None) -> Non
 
 
 def stop(settings: Settings) -> int:
-    """``cctui stop``: end the owner and every claude it runs; wait until it let go."""
+    """``cctui stop``: end every owner of the state dir and every claude it runs; wait until
+    each process has ended. Every owner: the one the lock file names, and any that lost its
+    record while it ran (``owner.pids``: its ``owner.lock`` removed or replaced)."""
+    from cctui.pids import pid_running
+
     owner = find_owner(settings.state_dir)
     if owner is not None and owner.pid == 0:  # it is writing who it is: ask again
         time.sleep(0.5)
-        owner = find_owner(settings.state_dir)
-    if owner is None:
+    pids = owner_pids(settings.state_dir)
+    if not pids:
+        if find_owner(settings.state_dir) is not None:
+            print(
+                "cctui stop: a cctui holds the sessions but does not say who it is",
+                file=sys.stderr,
+            )
+            return 1
         print("cctui stop: no cctui is running; nothing to stop", file=sys.stderr)
         return 0
-    if owner.pid <= 0:
-        print("cctui stop: a cctui holds the sessions but does not say who it is", file=sys.stderr)
-        return 1
-    try:
-        os.kill(owner.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        pass  # gone meanwhile
-    except PermissionError:
-        print(f"cctui stop: not allowed to signal pid {owner.pid}", file=sys.stderr)
-        return 1
+    for pid in sorted(pids):
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass  # gone meanwhile
+        except PermissionError:
+            print(f"cctui stop: not allowed to signal pid {pid}", file=sys.stderr)
+            return 1
+    named = ", ".join(str(pid) for pid in sorted(pids))
     deadline = time.monotonic() + STOP_WAIT_S
     while time.monotonic() < deadline:
-        if find_owner(settings.state_dir) is None:
-            print(f"cctui stop: stopped cctui (pid {owner.pid}) and its sessions", file=sys.stderr)
+        running = {pid for pid in pids if pid_running(pid)}
+        if not running and find_owner(settings.state_dir) is None:
+            print(f"cctui stop: stopped cctui (pid {named}) and its sessions", file=sys.stderr)
             return 0
         time.sleep(0.1)
+    left = ", ".join(str(pid) for pid in sorted(pids) if pid_running(pid)) or named
     print(
-        f"cctui stop: cctui (pid {owner.pid}) is still running after {STOP_WAIT_S:.0f} s",
+        f"cctui stop: cctui (pid {left}) is still running after {STOP_WAIT_S:.0f} s",
         file=sys.stderr,
     )
     return 1

@@ -84,25 +84,23 @@ class OwnerLock:
         self._mode: Mode = mode
         self._url: str | None = None
         self._started_at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+        self._dir = os.stat(path.parent)
+        """The state dir as it was: one deleted and made again (by this process's own next
+        write) is not it."""
         self._write()
 
     @classmethod
     def acquire(cls, state_dir: Path, mode: Mode) -> OwnerLock | None:
         """Take ownership of ``state_dir``'s sessions; None when another process owns them."""
         fd = _open(state_dir)
-        deadline = time.monotonic() + _ACQUIRE_WINDOW_S
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return cls(fd, _lock_path(state_dir), mode)
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    os.close(fd)
-                    return None
-                time.sleep(0.02)
-            except BaseException:
+        try:
+            if not _lock_within(fd, _ACQUIRE_WINDOW_S):
                 os.close(fd)
-                raise
+                return None
+            return cls(fd, _lock_path(state_dir), mode)
+        except BaseException:
+            os.close(fd)
+            raise
 
     @property
     def held(self) -> bool:
@@ -139,6 +137,33 @@ class OwnerLock:
         os.ftruncate(self._fd, 0)
         os.pwrite(self._fd, data + b"\n", 0)
 
+    def keep(self) -> bool:
+        """Whether this owner can still be found: ``owner.lock`` at its path is the file it
+        holds. Removed alone (the same state dir stays), the record is made again and locked; lost
+        for good (False) when the state dir went (a temporary HOME deleted under a background
+        owner) or another process owns a new file there. An owner nobody can find cannot be
+        stopped by ``cctui stop``: the caller ends itself then."""
+        if self._fd is None:
+            return False
+        try:
+            if _same_file(os.fstat(self._fd), os.stat(self.path)):
+                return True
+        except FileNotFoundError:
+            pass
+        try:
+            if not _same_file(self._dir, os.stat(self.path.parent)):
+                return False
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError:
+            return False
+        if not _lock_within(fd, _ACQUIRE_WINDOW_S):
+            os.close(fd)  # another owner holds the file now there
+            return False
+        old, self._fd = self._fd, fd
+        os.close(old)
+        self._write()
+        return True
+
     def release(self) -> None:
         """Give ownership up (idempotent). The file stays: only holding it means anything."""
         fd, self._fd = self._fd, None
@@ -147,6 +172,67 @@ class OwnerLock:
         with contextlib.suppress(OSError):
             os.ftruncate(fd, 0)
         os.close(fd)  # closing the only descriptor drops the flock
+
+
+def _lock_within(fd: int, window_s: float) -> bool:
+    """Take the exclusive lock on ``fd``, retrying for ``window_s``; False when held."""
+    deadline = time.monotonic() + window_s
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+
+
+def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def owner_pids(state_dir: Path) -> set[int]:
+    """Every process holding an owner lock of ``state_dir``: the one :func:`find_owner` names,
+    and any that lost its record (its ``owner.lock`` was removed or replaced while it ran, so
+    the file there names someone else or nobody). Read from ``/proc/locks`` and each locker's
+    open files (Linux; elsewhere only the recorded owner). A reader probing the file holds a
+    shared lock, never an exclusive one, so it is not counted."""
+    found: set[int] = set()
+    owner = find_owner(state_dir)
+    if owner is not None and owner.pid > 0:
+        found.add(owner.pid)
+    try:
+        locks = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return found
+    path = str(_lock_path(state_dir))
+    names = {path, f"{path} (deleted)"}
+    for line in locks.splitlines():
+        fields = line.split()
+        if "->" in fields or "FLOCK" not in fields or "WRITE" not in fields:
+            continue  # a waiter, a POSIX lock, or a shared one
+        try:
+            pid = int(fields[fields.index("WRITE") + 1])
+        except (IndexError, ValueError):
+            continue
+        if pid != os.getpid() and pid not in found and _holds_open(pid, names):
+            found.add(pid)
+    return found
+
+
+def _holds_open(pid: int, names: set[str]) -> bool:
+    fds = Path(f"/proc/{pid}/fd")
+    try:
+        entries = list(fds.iterdir())
+    except OSError:
+        return False  # gone, or another user's
+    for fd in entries:
+        try:
+            if os.readlink(fd) in names:
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def find_owner(state_dir: Path) -> Owner | None:

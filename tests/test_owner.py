@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from cctui.owner import OwnerLock, find_owner, owner_endpoint
+from cctui.owner import OwnerLock, find_owner, owner_endpoint, owner_pids
 
 
 def test_one_owner_at_a_time_and_the_file_says_who(tmp_path: Path) -> None:
@@ -86,3 +87,79 @@ def test_the_lock_is_not_inherited_by_children(tmp_path: Path) -> None:
     finally:
         child.kill()
         child.wait()
+
+
+def _holder(state: Path) -> subprocess.Popen[str]:
+    """Another process owning ``state`` (owner_pids leaves the asking process out)."""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; from cctui.owner import OwnerLock; "
+            "lock = OwnerLock.acquire(Path(sys.argv[1]), 'serve'); "
+            "print('held' if lock else 'refused', flush=True); time.sleep(60)",
+            str(state),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_a_removed_record_is_made_again_by_its_owner(tmp_path: Path) -> None:
+    lock = OwnerLock.acquire(tmp_path, "background")
+    assert lock is not None
+    try:
+        assert lock.keep()
+        (tmp_path / "owner.lock").unlink()  # a cleanup that removed it while the owner ran
+        assert find_owner(tmp_path) is None  # nobody could find it now
+        assert lock.keep()
+        owner = find_owner(tmp_path)
+        assert owner is not None and (owner.pid, owner.mode) == (os.getpid(), "background")
+        assert OwnerLock.acquire(tmp_path, "serve") is None  # and it is held again
+    finally:
+        lock.release()
+
+
+def test_a_record_lost_for_good_is_said_and_every_owner_is_found(tmp_path: Path) -> None:
+    """owner.lock removed, then a second cctui took a new one: the first cannot make its
+    record again (keep is False: it ends itself), and until it does, owner_pids finds both."""
+    state = tmp_path / "state"
+    first = _holder(state)
+    (state / "owner.lock").unlink()
+    second = _holder(state)  # a second start: the path names a new file, free to lock
+    try:
+        owner = find_owner(state)
+        assert owner is not None and owner.pid == second.pid  # the record names the second
+        assert owner_pids(state) == {first.pid, second.pid}
+    finally:
+        for proc in (first, second):
+            proc.kill()
+            proc.wait()
+    assert owner_pids(state) == set()
+    lock = OwnerLock.acquire(state, "serve")
+    assert lock is not None
+    try:
+        (state / "owner.lock").unlink()
+        other = _holder(state)
+        try:
+            assert not lock.keep()
+        finally:
+            other.kill()
+            other.wait()
+    finally:
+        lock.release()
+
+
+def test_a_deleted_state_dir_loses_the_record(tmp_path: Path) -> None:
+    """A temporary HOME deleted under a background owner: nothing there to make again."""
+    state = tmp_path / "home" / "state"
+    lock = OwnerLock.acquire(state, "background")
+    assert lock is not None
+    try:
+        shutil.rmtree(tmp_path / "home")
+        assert not lock.keep()
+        assert not state.exists()  # not made again
+    finally:
+        lock.release()

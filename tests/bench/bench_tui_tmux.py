@@ -299,7 +299,14 @@ def setup(history: int = 0) -> Iterator[Setup]:
         for key, value in cctui_env.items():
             if str(env.home) in value:
                 bare_env[key] = value.replace(str(env.home), str(bare_home))
-        yield Setup(env.project, env.cli, cctui_env, bare_env)
+        try:
+            yield Setup(env.project, env.cli, cctui_env, bare_env)
+        finally:
+            # A window whose `q` went into a message line, then its tmux killed, hung up with
+            # sessions live: it went to the background under this temporary HOME, where no
+            # later `cctui stop` looks. End it before the HOME goes.
+            exe = os.environ.get("CCTUI_BENCH_EXE") or str(REPO / ".venv" / "bin" / "cctui")
+            subprocess.run([exe, "stop"], env=cctui_env, capture_output=True, check=False)
 
 
 class Cctui:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -193,6 +195,98 @@ async def test_bridge_start_starts_a_background_owner_that_outlives_the_bridge(
     assert again.returncode == 0, again.stderr  # stdin closed at once: the bridge ends
     assert find_owner(_state(claude_home)) == owner
     _stop_leaves_nothing(env, claude_home)
+
+
+async def _serving_with_a_slow_session(
+    env: dict[str, str], home: Path, project: Path
+) -> tuple[subprocess.Popen[bytes], Owner]:
+    """``cctui serve --http`` owning ``home``'s sessions, one of them mid-reply."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cctui", "serve", "--http"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    owner = _listening_owner(home)
+    token = (_state(home) / "token").read_text().strip()
+    async with (
+        bearer_http(token) as http,
+        Client(streamable_http_client(str(owner.url), http_client=http)) as client,
+    ):
+        created = await client.call_tool(
+            "claude_create_session",
+            {"prompt": "[[slow seconds=60]]", "workingDirectory": str(project)},
+        )
+        assert not created.is_error, created.content
+    assert _wait_for(lambda: _claude_pids(home), 30)
+    return proc, owner
+
+
+async def test_an_owner_whose_state_dir_is_deleted_ends_itself_and_its_claude(
+    claude_env: dict[str, str], claude_home: Path, project_dir: Path, cleanup: None
+) -> None:
+    """A benchmark's temporary HOME deleted under its background owner: nothing could find
+    that owner any more (no `cctui stop` looks there), so it ends, with every claude."""
+    env = dict(claude_env, CCTUI_HTTP_PORT="0")
+    proc, _ = await _serving_with_a_slow_session(env, claude_home, project_dir)
+    try:
+        shutil.rmtree(_state(claude_home))
+        assert proc.wait(30) == 0
+        assert _wait_for(lambda: not _claude_pids(claude_home), 10), _claude_pids(claude_home)
+        assert not (_state(claude_home) / "owner.lock").exists()  # not made again
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+async def test_an_owner_remakes_its_removed_record_and_stop_still_ends_it(
+    claude_env: dict[str, str], claude_home: Path, project_dir: Path, cleanup: None
+) -> None:
+    env = dict(claude_env, CCTUI_HTTP_PORT="0")
+    proc, owner = await _serving_with_a_slow_session(env, claude_home, project_dir)
+    try:
+        (_state(claude_home) / "owner.lock").unlink()
+        assert _wait_for(lambda: find_owner(_state(claude_home)) == owner, 10)
+        _stop_leaves_nothing(env, claude_home)
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_stop_ends_every_owner_even_one_that_lost_its_record(
+    claude_env: dict[str, str], claude_home: Path
+) -> None:
+    """Two processes hold owner locks of one state dir: the file names the second; the first
+    holds the file that was there before (removed under it). `cctui stop` ends both."""
+    state = _state(claude_home)
+    holder = (
+        "import sys, time; from pathlib import Path; from cctui.owner import OwnerLock; "
+        "lock = OwnerLock.acquire(Path(sys.argv[1]), 'serve'); "
+        "print('held' if lock else 'refused', flush=True); time.sleep(120)"
+    )
+    procs: list[subprocess.Popen[str]] = []
+    try:
+        for _ in range(2):
+            proc = subprocess.Popen(
+                [sys.executable, "-c", holder, str(state)], stdout=subprocess.PIPE, text=True
+            )
+            procs.append(proc)
+            assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+            (state / "owner.lock").unlink()  # the next one takes a new file
+        stopped = _cctui(claude_env, "stop")
+        assert stopped.returncode == 0, stopped.stderr
+        assert f"pid {procs[0].pid}, {procs[1].pid}" in stopped.stderr
+        for proc in procs:
+            assert proc.wait(10) == -signal.SIGTERM
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
 
 
 # -- the window under tmux -------------------------------------------------------------------
