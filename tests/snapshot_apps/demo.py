@@ -22,7 +22,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select
 
 from cctui.claude.frames import RewindAnswer
-from cctui.config import load_settings
+from cctui.config import Settings, load_settings
 from cctui.core import SessionConfig, SessionManager
 from cctui.core.dispatch import DispatchRequest
 from cctui.core.policy import ClientGrant, Verdict
@@ -346,12 +346,21 @@ deny_streak = 3
 """
 
 
-def _policy(manager: SessionManager, session_id: str) -> None:
-    """A user policy, a registered client, and two automated allows on the session."""
-    settings = manager.settings
+def _policy_file(settings: Settings) -> None:
+    """The user's policy, written before the core starts, as a user's file would be.
+
+    Written mid-run (after the sessions settled) it showed only when the store's once a
+    second re-check (``RECHECK_S``) had lapsed since the app's 1 s tick last read
+    ``manager.problems``: a race between two timers, so the snapshot recorded the file
+    unread ("none", judge off) and failed whenever the file was read."""
     assert settings.policy_file is not None
     settings.policy_file.parent.mkdir(parents=True, exist_ok=True)
     settings.policy_file.write_text(POLICY)
+
+
+def _policy(manager: SessionManager, session_id: str) -> None:
+    """A registered client and two automated allows on the session (the user's policy is
+    in place from the start: ``_policy_file``)."""
     ladder = manager.decisions.ladder
     assert ladder.clients is not None
     ladder.clients.add("ci-bot", ClientGrant(projects=(str(ROOT),), rules=("Bash(npm test*)",)))
@@ -371,6 +380,8 @@ class DemoApp(CctuiApp):
     def __init__(self, scenario: str) -> None:
         env = _reset()
         settings = load_settings(env=env, config_path=ROOT / "none.toml")
+        if scenario == "policy":
+            _policy_file(settings)
         self.factory = fake_driver_factory(SCRIPT, rewind_changes=REWIND)
         hosts, self.links = demo_hosts(NOW) if scenario.startswith("hosts") else (None, {})
         self.sm = SessionManager(settings, driver_factory=self.factory)
