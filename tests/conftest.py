@@ -5,10 +5,13 @@ flake) and the xdist group that keeps the snapshot demo's fixed directories to o
 """
 
 import os
+import re
 import sys
 from pathlib import Path
 
 import pytest
+from syrupy.assertion import SnapshotAssertion
+from syrupy.location import PyTestLocation
 
 # Cache bytecode even where the shell says not to (PYTHONDONTWRITEBYTECODE): without it each
 # xdist worker re-rewrites the asserts of every test module (about 8 s of CPU per worker,
@@ -44,6 +47,25 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if runs > 1:
         metafunc.fixturenames.append("_run")
         metafunc.parametrize("_run", range(runs), ids=lambda n: f"run{n}")
+
+
+class _Location(PyTestLocation):
+    """A test's snapshot location without ``--repeat``'s ``runK`` in its name, so every
+    repetition compares with the one stored snapshot (not with none)."""
+
+    def __attrs_post_init_def__(self) -> None:
+        super().__attrs_post_init_def__()
+        if self.nodename is not None:
+            self.nodename = re.sub(r"\[run\d+\]$", "", re.sub(r"\[run\d+-", "[", self.nodename))
+            self.testname = self.nodename
+
+
+@pytest.fixture
+def snapshot(snapshot: SnapshotAssertion, request: pytest.FixtureRequest) -> SnapshotAssertion:
+    """syrupy's own fixture (snap_compare asks for it), named without ``--repeat``'s run."""
+    if request.config.getoption("repeat") > 1:
+        snapshot.test_location = _Location(request.node)
+    return snapshot
 
 
 REAL_CLI_FIXTURES = frozenset({"claude_bin", "claude_env", "fake_api", "real_settings"})
