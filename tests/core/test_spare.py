@@ -4,6 +4,7 @@ that launches the same way, and ended by any other, by ``discard_spare`` and by 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -187,9 +188,14 @@ async def test_a_taken_spare_is_busy_with_its_prompt_from_the_moment_it_is_liste
     idle with no turn outstanding until ``create`` got round to sending the prompt; a
     ``wait`` in between returned ``turn_ended`` with no result. The prompt counts (and is
     heard of) when the spare is taken, as a fresh start's first prompt does."""
-    manager, slow = await _slow(make_manager, 0.3)
+    # The spare connects when the test opens the gate: a 0.3 s connect looked at after a
+    # 0.05 s sleep had connected already when the loop was late (a loaded machine).
+    slow = FakeDriverFactory(connect_gate=asyncio.Event())
+    manager = make_manager(driver_factory=slow)
+    await manager.start()
     manager.prewarm(manager.default_config(project))
     (sid,) = manager.spare_ids
+    await _until(lambda: bool(slow.drivers))  # the spare's process is connecting
     waited: list[asyncio.Task[WaitOutcome]] = []
     creating = asyncio.create_task(
         manager.create(
@@ -198,13 +204,23 @@ async def test_a_taken_spare_is_busy_with_its_prompt_from_the_moment_it_is_liste
             listed=lambda sid: waited.append(asyncio.create_task(manager.wait(sid, 5))),
         )
     )
-    await asyncio.sleep(0.05)
+    await _until(lambda: bool(waited) or creating.done())  # listed: the spare is taken
     assert not slow.drivers[0].connected and [e.text for e in _prompts(manager, sid)] == ["go"]
+    assert slow.connect_gate is not None
+    slow.connect_gate.set()
     outcome = await waited[0]
     assert outcome.reason == "turn_ended" and outcome.session.last_result is not None
     assert slow.drivers[0].sent == ["go"] and (await creating).session_id == sid
     assert [e.text for e in _prompts(manager, sid)] == ["go"]  # heard of once
     await manager.shutdown()
+
+
+async def _until(check: Callable[[], bool], wait_s: float = 10.0) -> None:
+    """Wait for ``check`` (a real condition; the bound only ends a hung test)."""
+    deadline = asyncio.get_running_loop().time() + wait_s
+    while not check():
+        assert asyncio.get_running_loop().time() < deadline, "the condition never came"
+        await asyncio.sleep(0.005)
 
 
 def _prompts(manager: SessionManager, sid: str) -> list[UserMessageEvent]:
