@@ -20,7 +20,8 @@ from cctui.core import rules, steering
 from cctui.core.buffer import Page
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution
 from cctui.core.diffs import SessionDiff
-from cctui.core.dispatch import Dispatcher, DispatchRequest
+from cctui.core.dispatch import Dispatcher, DispatchRequest, MissedRule, Schedule
+from cctui.core.dispatch.board import DispatchBoard, ScheduleChanges
 from cctui.core.events import SessionEvent
 from cctui.core.metrics import MetricsSnapshot
 from cctui.core.models import SessionConfig, SessionInfo
@@ -163,3 +164,27 @@ class CoreApi(Protocol):
     async def close_breaker(self, session_id: str) -> None:
         """The human closes the session's breaker (automated decisions count from zero)."""
         ...
+
+    # -- the queue and schedules (the t page) ---------------------------------------------
+
+    async def dispatch_board(self) -> DispatchBoard:
+        """The queue and the schedules now."""
+        ...
+
+    async def queue_move(self, session_id: str, position: int) -> int: ...
+    async def queue_start_now(self, session_id: str) -> None: ...
+    async def queue_cancel(self, session_id: str, *, by: str) -> None: ...
+    async def schedule_add(
+        self,
+        name: str,
+        when: str,
+        prompt: str,
+        config: SessionConfig,
+        *,
+        worktree: bool | str | None = None,
+        missed: MissedRule = "once",
+        priority: int = 0,
+    ) -> Schedule: ...
+    async def schedule_edit(self, ref: str, changes: ScheduleChanges) -> Schedule: ...
+    async def schedule_delete(self, ref: str) -> Schedule: ...
+    async def schedule_run_now(self, ref: str) -> SessionInfo: ...

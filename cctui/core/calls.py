@@ -40,6 +40,14 @@ WINDOW_CALLS = frozenset(
         "read_metrics",
         "policy_view",
         "close_breaker",
+        "dispatch_board",
+        "queue_move",
+        "queue_start_now",
+        "queue_cancel",
+        "schedule_add",
+        "schedule_edit",
+        "schedule_delete",
+        "schedule_run_now",
     }
 )
 """What an attached window asks of the owner's core by name (nothing else is run)."""

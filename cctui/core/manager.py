@@ -37,7 +37,8 @@ from cctui.core.decisions.grants import ProjectGrant
 from cctui.core.decisions.requests import Decision, PendingInput, Resolution
 from cctui.core.decisions.service import Decisions
 from cctui.core.diffs import SessionDiff, TurnChanges, session_diff, snapshot_base
-from cctui.core.dispatch import Dispatcher, DispatchRequest
+from cctui.core.dispatch import Dispatcher, DispatchRequest, MissedRule, Schedule
+from cctui.core.dispatch.board import DispatchBoard, ScheduleChanges, edit_schedule, read_board
 from cctui.core.events import SessionEvent
 from cctui.core.metrics import Metrics, MetricsSnapshot
 from cctui.core.models import (
@@ -755,6 +756,59 @@ class SessionManager:
     async def close_breaker(self, session_id: str) -> None:
         """The human closes the session's breaker: automated decisions count from zero."""
         self.decisions.ladder.human_answered(session_id)
+
+    # ------------------------------------------------------------------ the queue and schedules
+
+    async def dispatch_board(self) -> DispatchBoard:
+        """The queue and the schedules now (the ``t`` page)."""
+
+        def info(session_id: str) -> SessionInfo | None:
+            try:
+                return self.get(session_id)
+            except CctuiError:
+                return None
+
+        return read_board(self.dispatch, self.settings.max_sessions, info)
+
+    async def queue_move(self, session_id: str, position: int) -> int:
+        """``Dispatcher.move``."""
+        return self.dispatch.move(session_id, position)
+
+    async def queue_start_now(self, session_id: str) -> None:
+        """``Dispatcher.start_now``."""
+        self.dispatch.start_now(session_id)
+
+    async def queue_cancel(self, session_id: str, *, by: str) -> None:
+        """``Dispatcher.cancel``."""
+        self.dispatch.cancel(session_id, by)
+
+    async def schedule_add(
+        self,
+        name: str,
+        when: str,
+        prompt: str,
+        config: SessionConfig,
+        *,
+        worktree: bool | str | None = None,
+        missed: MissedRule = "once",
+        priority: int = 0,
+    ) -> Schedule:
+        """``Dispatcher.add_schedule``."""
+        return self.dispatch.add_schedule(
+            name, when, prompt, config, worktree=worktree, missed=missed, priority=priority
+        )
+
+    async def schedule_edit(self, ref: str, changes: ScheduleChanges) -> Schedule:
+        """``Dispatcher.edit_schedule`` with the fields given."""
+        return edit_schedule(self.dispatch, ref, changes)
+
+    async def schedule_delete(self, ref: str) -> Schedule:
+        """``Dispatcher.cancel_schedule``."""
+        return self.dispatch.cancel_schedule(ref)
+
+    async def schedule_run_now(self, ref: str) -> SessionInfo:
+        """``Dispatcher.run_schedule_now``."""
+        return await self.dispatch.run_schedule_now(ref)
 
     # ------------------------------------------------------------------ helpers
 

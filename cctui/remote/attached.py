@@ -47,7 +47,8 @@ from cctui.core.calls import CALL_TOOL, decode_result, encode_call
 from cctui.core.catalog import CatalogEntry
 from cctui.core.decisions.requests import Resolution
 from cctui.core.diffs import SessionDiff
-from cctui.core.dispatch import Dispatcher, DispatchRequest
+from cctui.core.dispatch import Dispatcher, DispatchRequest, MissedRule, Schedule
+from cctui.core.dispatch.board import DispatchBoard, ScheduleChanges
 from cctui.core.metrics import MetricsSnapshot
 from cctui.core.policy.view import PolicyView
 from cctui.core.rewind import RewindResult
@@ -66,11 +67,6 @@ HOLD_S = 20.0
 """Each ``cctui_attach_window`` call holds this long; the next one follows at once."""
 LISTED_WAIT_S = 5.0
 """A session started from here is waited for this long to appear in the owner's list."""
-
-UNAVAILABLE_KEYS = "t"
-"""The keys an attached window does not serve yet (the status line names them): the queue
-and schedules page reads the owner's dispatcher object directly."""
-
 
 class NotAvailableAttached(CctuiError):
     """Something an attached window cannot do yet."""
@@ -158,11 +154,13 @@ class AttachedCore:
     def status_line(self) -> str:
         """The attached banner, for the status bar."""
         state = "attached" if self._host.state == "online" else self._host.state
-        return f"⇄ {state} · not here yet: {UNAVAILABLE_KEYS}"
+        return f"⇄ {state}"
 
     @property
     def dispatch(self) -> Dispatcher:
-        _unavailable("The queue and schedules")
+        # The owner's dispatcher object stays there: the t page reads it through
+        # dispatch_board and the queue_* / schedule_* calls.
+        _unavailable("The owner's dispatcher object")
 
     @property
     def problems(self) -> builtins.list[str]:
@@ -512,3 +510,54 @@ class AttachedCore:
 
     async def close_breaker(self, session_id: str) -> None:
         await self._call("close_breaker", session_id=session_id)
+
+    # -- the queue and schedules -----------------------------------------------------------
+
+    async def dispatch_board(self) -> DispatchBoard:
+        board: DispatchBoard = await self._call("dispatch_board")
+        return board
+
+    async def queue_move(self, session_id: str, position: int) -> int:
+        at: int = await self._call("queue_move", session_id=session_id, position=position)
+        return at
+
+    async def queue_start_now(self, session_id: str) -> None:
+        await self._call("queue_start_now", session_id=session_id)
+
+    async def queue_cancel(self, session_id: str, *, by: str) -> None:
+        await self._call("queue_cancel", session_id=session_id, by=by)
+
+    async def schedule_add(
+        self,
+        name: str,
+        when: str,
+        prompt: str,
+        config: SessionConfig,
+        *,
+        worktree: bool | str | None = None,
+        missed: MissedRule = "once",
+        priority: int = 0,
+    ) -> Schedule:
+        schedule: Schedule = await self._call(
+            "schedule_add",
+            name=name,
+            when=when,
+            prompt=prompt,
+            config=config,
+            worktree=worktree,
+            missed=missed,
+            priority=priority,
+        )
+        return schedule
+
+    async def schedule_edit(self, ref: str, changes: ScheduleChanges) -> Schedule:
+        schedule: Schedule = await self._call("schedule_edit", ref=ref, changes=changes)
+        return schedule
+
+    async def schedule_delete(self, ref: str) -> Schedule:
+        schedule: Schedule = await self._call("schedule_delete", ref=ref)
+        return schedule
+
+    async def schedule_run_now(self, ref: str) -> SessionInfo:
+        info: SessionInfo = await self._call("schedule_run_now", ref=ref)
+        return info

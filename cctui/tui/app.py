@@ -970,11 +970,6 @@ class CctuiApp(App[None]):
             self.main.open_session(hit.session_id, at_message=(hit.message_uuid, hit.timestamp))
 
     def action_dispatch(self) -> None:
-        try:
-            self.manager.dispatch  # noqa: B018 -- an attached window has none yet: say so
-        except CctuiError as exc:
-            self.notify(exc.message, title="Not here", severity="warning")
-            return
         self._open_once(
             DispatchScreen,
             lambda: DispatchScreen(

@@ -28,6 +28,8 @@ from cctui.core import (
     SessionStatus,
 )
 from cctui.core.api import CoreApi
+from cctui.core.dispatch import DispatchRequest
+from cctui.core.dispatch.board import ScheduleChanges
 from cctui.errors import CctuiError
 from cctui.owner import find_owner
 from cctui.remote.attached import AttachedCore, NotAvailableAttached
@@ -180,8 +182,45 @@ async def test_rules_policy_metrics_takeover_capital_r_l_m_o(
     assert sid in argv and cwd == project_dir
     audit = (claude_home / ".local" / "state" / "cctui" / "audit.jsonl").read_text()
     assert '"tui:window"' in audit  # the rule removed by the window, as the window
-    with pytest.raises(NotAvailableAttached, match="queue"):
-        window.dispatch  # noqa: B018 -- the one page not served attached: it says so
+    with pytest.raises(NotAvailableAttached):
+        window.dispatch  # noqa: B018 -- the owner's object stays there; t uses the calls below
+
+
+async def test_queue_and_schedules_t(window: AttachedCore, project_dir: Path) -> None:
+    """The t page's reads and changes, answered by the owner's dispatcher."""
+    first = await window.create("[[slow seconds=20]]", window.default_config(project_dir))
+    later = await window.create(
+        "after it",
+        window.default_config(project_dir),
+        dispatch=DispatchRequest(after=(first.session_id,)),
+    )
+    board = await window.dispatch_board()
+    assert board.owner and [q.session_id for q in board.queued] == [later.session_id]
+    assert board.queued[0].note == "waits for 1 session" and board.queued[0].prompt == "after it"
+    assert await window.queue_move(later.session_id, 1) == 1
+
+    made = await window.schedule_add(
+        "standup", "every weekday 09:00", "[[say text=standup]]", window.default_config(project_dir)
+    )
+    assert made.cron == "0 9 * * 1-5"
+    with pytest.raises(CctuiError, match="already named"):  # the owner's refusal, as it says it
+        await window.schedule_add("standup", "daily", "x", window.default_config(project_dir))
+    paused = await window.schedule_edit("standup", ScheduleChanges(paused=True))
+    assert paused.paused and paused.prompt == "[[say text=standup]]"
+    run = await window.schedule_run_now("standup")
+    board = await window.dispatch_board()
+    [schedule] = board.schedules
+    assert schedule.runs[-1].session_id == run.session_id
+    assert run.session_id in board.last_status
+
+    await window.queue_cancel(later.session_id, by="tui")
+    cancelled = await window.dispatch_board()
+    assert cancelled.queued == []
+    await _until(
+        lambda: window.get(later.session_id).status == SessionStatus.CANCELLED, "the cancel"
+    )
+    gone = await window.schedule_delete("standup")
+    assert gone.name == "standup" and (await window.dispatch_board()).schedules == []
 
 
 async def test_the_pane_streams_the_owners_reply(window: AttachedCore, project_dir: Path) -> None:

@@ -64,11 +64,11 @@ async def test_the_page_cancels_pauses_runs_and_adds() -> None:
         form.query_one("#prompt", Input).value = "Tidy the issue tracker"
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert app.screen is form and "not a schedule" in str(form.query_one("#error").render())
+        assert form.is_current and "not a schedule" in str(form.query_one("#error").render())
         form.query_one("#when", Input).value = "every fri 16:00"
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert isinstance(app.screen, DispatchScreen)
+        assert app.screen is page
         assert d.schedule("weekly").cron == "0 16 * * 5"
 
         # The queue: cancel the waiting session; it says who.

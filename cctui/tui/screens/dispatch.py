@@ -6,11 +6,15 @@ down, ``s`` starts it now over the limit, ``x`` cancels it); the schedules table
 schedule's next run and last result (``space`` pauses or resumes, ``r`` runs it now, ``e``
 edits, ``n`` adds one, ``x`` deletes). ``tab`` moves between the tables. The page reads the
 dispatcher again every two seconds; what the core refuses is shown as it says.
+
+Everything goes through ``CoreApi`` (``dispatch_board`` to read, the ``queue_*`` and
+``schedule_*`` calls to change): in a window attached to the owner, the owner's dispatcher
+answers, as any other key's call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable
 from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
@@ -26,6 +30,7 @@ from textual.widgets import DataTable, Static
 
 from cctui.core.api import CoreApi
 from cctui.core.dispatch import Schedule
+from cctui.core.dispatch.board import DispatchBoard, QueuedRow, ScheduleChanges
 from cctui.errors import CctuiError, ValidationFailed
 from cctui.tui import format as fmt
 from cctui.tui.keymap import bindings, key_line
@@ -66,10 +71,11 @@ class DispatchScreen(Modal[None]):
     def __init__(self, manager: CoreApi, *, default_root: Path) -> None:
         super().__init__()
         self._manager = manager
-        self._dispatch = manager.dispatch
         self._default_root = default_root
         self._queued: list[str] = []
         self._schedules: list[Schedule] = []
+        self.board: DispatchBoard | None = None
+        """What the page shows now (the last board read)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -92,7 +98,7 @@ class DispatchScreen(Modal[None]):
                 id="hint",
             )
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         queue: DataTable[Text] = self.query_one("#queue", DataTable)
         for key, label in (
             ("pos", "#"),
@@ -111,54 +117,52 @@ class DispatchScreen(Modal[None]):
         ):
             schedules.add_column(label, key=key)
         self.query_one("#error").display = False
-        self.reload()
+        await self.reload()
         (queue if self._queued else schedules).focus()
         self.set_interval(2.0, self.reload)
 
     # -- reading -------------------------------------------------------------------------
 
-    def reload(self) -> None:
+    async def reload(self) -> None:
         """Read the queue and the schedules again (cursors stay on the same rows)."""
-        d = self._dispatch
-        now = d.clock.now()
-        hold = d.hold
+        try:
+            board = await self._manager.dispatch_board()
+        except CctuiError as exc:
+            self._error(f"read: {exc.message}")
+            return
+        if not self.is_attached:
+            return  # closed while the owner answered
+        self.board = board
+        hold = board.hold
         title = Content.assemble(
             ("Queue and schedules", "bold"),
-            (
-                f" · {d.working()} working · max_sessions {self._manager.settings.max_sessions}",
-                "$text-muted",
-            ),
+            (f" · {board.working} working · max_sessions {board.max_sessions}", "$text-muted"),
         )
         if hold is not None:
             title = Content.assemble(
                 title, (f" · usage limit until {hold.until.astimezone():%H:%M}", "$text-warning")
             )
-        if not d.owner:
+        if not board.owner:
             title = Content.assemble(
                 title, (" · another cctui dispatches (read only here)", "$text-warning")
             )
         self.query_one("#title", Static).update(title)
-        self._fill_queue()
-        self._fill_schedules(now)
+        self._fill_queue(board.queued)
+        self._fill_schedules(board)
 
-    def _fill_queue(self) -> None:
+    def _fill_queue(self, rows: list[QueuedRow]) -> None:
         table: DataTable[Text] = self.query_one("#queue", DataTable)
         keep = self._selected(table, self._queued)
         table.clear()
         self._queued = []
-        for i, entry in enumerate(self._dispatch.queued(), start=1):
-            try:
-                info = self._manager.get(entry.session_id)
-            except CctuiError:
-                continue
-            note = info.dispatch.note if info.dispatch else "queued"
-            self._queued.append(entry.session_id)
+        for i, row in enumerate(rows, start=1):
+            self._queued.append(row.session_id)
             table.add_row(
                 Text(str(i), justify="right"),
-                Text(note),
-                Text(fmt.one_line(info.config.project or info.config.cwd.name, 12)),
-                Text(fmt.one_line(entry.prompt or "(no prompt)", 200)),
-                key=entry.session_id,
+                Text(row.note),
+                Text(fmt.one_line(row.project, 12)),
+                Text(fmt.one_line(row.prompt or "(no prompt)", 200)),
+                key=row.session_id,
             )
         if not self._queued:
             table.add_row(
@@ -166,18 +170,18 @@ class DispatchScreen(Modal[None]):
             )
         self._restore(table, self._queued, keep)
 
-    def _fill_schedules(self, now: datetime) -> None:
+    def _fill_schedules(self, board: DispatchBoard) -> None:
         table: DataTable[Text] = self.query_one("#schedules", DataTable)
         ids = [s.id for s in self._schedules]
         keep = self._selected(table, ids)
         table.clear()
-        self._schedules = self._dispatch.list_schedules()
+        self._schedules = board.schedules
         for s in self._schedules:
             table.add_row(
                 Text(fmt.one_line(s.name, 24), style="dim" if s.paused else "bold"),
                 Text(fmt.one_line(s.when, 28)),
-                Text("paused" if s.paused else when_text(s.next_due, now)),
-                self._last_run(s),
+                Text("paused" if s.paused else when_text(s.next_due, board.now)),
+                self._last_run(s, board),
                 Text(s.missed + (f" ({s.owed} owed)" if s.owed else "")),
                 key=s.id,
             )
@@ -191,13 +195,13 @@ class DispatchScreen(Modal[None]):
             )
         self._restore(table, [s.id for s in self._schedules], keep)
 
-    def _last_run(self, s: Schedule) -> Text:
+    @staticmethod
+    def _last_run(s: Schedule, board: DispatchBoard) -> Text:
         if not s.runs:
             return Text("never", style="dim")
         run = s.runs[-1]
-        try:
-            status = self._manager.get(run.session_id).status.value
-        except CctuiError:
+        status = board.last_status.get(run.session_id)
+        if status is None:
             return Text(f"{run.fired_at.astimezone():%a %H:%M} · gone", style="dim")
         glyph, label, _ = fmt.badge(status)
         return Text(f"{glyph} {label} · {run.fired_at.astimezone():%a %H:%M}")
@@ -233,15 +237,15 @@ class DispatchScreen(Modal[None]):
         row = table.cursor_row
         return self._schedules[row] if self._schedules and 0 <= row < len(self._schedules) else None
 
-    def _do(self, verb: str, fn: Callable[[], object]) -> None:
+    async def _do(self, verb: str, call: Awaitable[object]) -> None:
         """Run a dispatcher call; a refusal is shown, not raised."""
         try:
-            fn()
+            await call
         except CctuiError as exc:
             self._error(f"{verb}: {exc.message}")
             return
         self.query_one("#error").display = False
-        self.reload()
+        await self.reload()
 
     def _error(self, message: str) -> None:
         error = self.query_one("#error", Static)
@@ -250,7 +254,7 @@ class DispatchScreen(Modal[None]):
 
     # -- the queue -----------------------------------------------------------------------
 
-    def action_move(self, step: int) -> None:
+    async def action_move(self, step: int) -> None:
         self._to_queue()
         sid = self._session()
         if sid is None:
@@ -258,35 +262,35 @@ class DispatchScreen(Modal[None]):
         position = self._queued.index(sid) + 1 + step
         if position < 1:
             return
-        self._do("move", lambda: self._dispatch.move(sid, position))
+        await self._do("move", self._manager.queue_move(sid, position))
         table: DataTable[Text] = self.query_one("#queue", DataTable)
         if sid in self._queued:
             table.move_cursor(row=self._queued.index(sid), animate=False)
 
-    def action_start_now(self) -> None:
+    async def action_start_now(self) -> None:
         self._to_queue()
         sid = self._session()
         if sid is not None:
-            self._do("start now", lambda: self._dispatch.start_now(sid))
+            await self._do("start now", self._manager.queue_start_now(sid))
 
-    def action_remove(self) -> None:
+    async def action_remove(self) -> None:
         if self._on_queue():
             sid = self._session()
             if sid is not None:
-                self._do("cancel", lambda: self._dispatch.cancel(sid, "tui"))
+                await self._do("cancel", self._manager.queue_cancel(sid, by="tui"))
             return
         schedule = self._schedule()
         if schedule is not None:
-            self._do("delete", lambda: self._dispatch.cancel_schedule(schedule.id))
+            await self._do("delete", self._manager.schedule_delete(schedule.id))
 
     # -- schedules -----------------------------------------------------------------------
 
-    def action_pause(self) -> None:
+    async def action_pause(self) -> None:
         self._to_schedules()
         schedule = self._schedule()
         if schedule is not None:
-            paused = not schedule.paused
-            self._do("pause", lambda: self._dispatch.edit_schedule(schedule.id, paused=paused))
+            changes = ScheduleChanges(paused=not schedule.paused)
+            await self._do("pause", self._manager.schedule_edit(schedule.id, changes))
 
     def action_run_now(self) -> None:
         self._to_schedules()
@@ -297,10 +301,10 @@ class DispatchScreen(Modal[None]):
     @work(exclusive=True, group="run-now")
     async def _run_now(self, schedule_id: str) -> None:
         try:
-            await self._dispatch.run_schedule_now(schedule_id)
+            await self._manager.schedule_run_now(schedule_id)
         except CctuiError as exc:
             self._error(f"run now: {exc.message}")
-        self.reload()
+        await self.reload()
 
     def action_new(self) -> None:
         fields = ScheduleFields(
@@ -327,10 +331,9 @@ class DispatchScreen(Modal[None]):
         )
         self.app.push_screen(ScheduleForm(f"Edit {s.name}", fields, self._create), self._saved)
 
-    def _create(self, f: ScheduleFields) -> Schedule:
+    async def _create(self, f: ScheduleFields) -> Schedule:
         if f.existing is not None:
-            return self._dispatch.edit_schedule(
-                f.existing,
+            changes = ScheduleChanges(
                 name=f.name,
                 when=f.when,
                 prompt=f.prompt,
@@ -338,6 +341,7 @@ class DispatchScreen(Modal[None]):
                 worktree=f.worktree,
                 priority=f.priority,
             )
+            return await self._manager.schedule_edit(f.existing, changes)
         try:
             config = self._manager.default_config(
                 f.directory or None, model=f.model or None, permission_mode=f.mode or None
@@ -347,7 +351,7 @@ class DispatchScreen(Modal[None]):
                 f"Permission mode {f.mode!r} is not one claude knows "
                 "(default, acceptEdits, plan, bypassPermissions, dontAsk, auto)."
             ) from None
-        return self._dispatch.add_schedule(
+        return await self._manager.schedule_add(
             f.name,
             f.when,
             f.prompt,
@@ -357,8 +361,8 @@ class DispatchScreen(Modal[None]):
             priority=f.priority,
         )
 
-    def _saved(self, schedule: Schedule | None) -> None:
-        self.reload()
+    async def _saved(self, schedule: Schedule | None) -> None:
+        await self.reload()
         if schedule is not None:
             table: DataTable[Text] = self.query_one("#schedules", DataTable)
             ids = [s.id for s in self._schedules]

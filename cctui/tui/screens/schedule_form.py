@@ -7,7 +7,7 @@ the fields and stays open, so a mistyped schedule is fixed in place rather than 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import ClassVar, cast, get_args
 
@@ -47,7 +47,8 @@ class ScheduleFields:
     changed: they belong to the schedule as made)."""
 
 
-Save = Callable[[ScheduleFields], Schedule]
+Save = Callable[[ScheduleFields], Awaitable[Schedule]]
+"""Saves the fields (the core's call: an attached window's goes to the owner)."""
 
 
 class ScheduleForm(FormModal[Schedule | None]):
@@ -120,11 +121,11 @@ class ScheduleForm(FormModal[Schedule | None]):
         self.query_one("#worktree-name", Input).disabled = not event.value
 
     @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
+    async def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.action_save()
+        await self.action_save()
 
-    def action_save(self) -> None:
+    async def action_save(self) -> None:
         try:
             missed = self._value("missed") or "once"
             if missed not in _RULES:
@@ -149,7 +150,7 @@ class ScheduleForm(FormModal[Schedule | None]):
                 worktree=worktree,
                 priority=priority,
             )
-            schedule = self._save(fields)
+            schedule = await self._save(fields)
         except CctuiError as exc:
             self.show_error(exc.message + (f" {exc.suggestion}" if exc.suggestion else ""))
             return
