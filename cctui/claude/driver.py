@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Protocol
 
 from cctui.claude.frames import (
@@ -12,6 +12,7 @@ from cctui.claude.frames import (
     PermissionHandler,
     PermissionModeName,
     RewindAnswer,
+    ToolGuard,
 )
 
 
@@ -70,12 +71,23 @@ class Driver(Protocol):
         ...
 
 
-DriverFactory = Callable[[LaunchSpec, PermissionHandler], Driver]
-"""Builds a driver; the core gets one injected (real in the app, fake in unit tests)."""
+class DriverFactory(Protocol):
+    """Builds a driver; the core gets one injected (real in the app, fake in unit tests).
+    ``on_permission`` answers the CLI's asks; ``on_tool`` checks every tool call before it
+    runs, in every permission mode (None: no check)."""
+
+    def __call__(
+        self,
+        spec: LaunchSpec,
+        on_permission: PermissionHandler,
+        on_tool: ToolGuard | None = None,
+    ) -> Driver: ...
 
 
-def ClaudeDriver(spec: LaunchSpec, on_permission: PermissionHandler) -> Driver:  # noqa: N802
+def ClaudeDriver(  # noqa: N802
+    spec: LaunchSpec, on_permission: PermissionHandler, on_tool: ToolGuard | None = None
+) -> Driver:
     """The real driver over claude-agent-sdk (implemented in ``cctui.claude.sdk_driver``)."""
     from cctui.claude.sdk_driver import SdkDriver
 
-    return SdkDriver(spec, on_permission)
+    return SdkDriver(spec, on_permission, on_tool)

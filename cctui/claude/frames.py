@@ -148,19 +148,19 @@ class PermissionDenied:
     tool_use_id: str | None
     reason_type: str | None
     """Who refused: ``classifier`` for auto mode; ``rule`` or ``subcommandResults`` (a
-    compound or single Bash command) for a deny rule; ``mode`` for ``dontAsk``."""
+    compound or single Bash command) for a deny rule; ``mode`` for ``dontAsk``;
+    ``DENIED_IN_RESULT`` for one only the turn's result reported."""
     reason_code: str | None
     """Why, as a closed-set code (``auto_mode_no_check_in_session``: no classifier)."""
     reason: str
     """The CLI's short reason (``Classifier unavailable``)."""
     message: str
+    """What the model was told."""
 
     @property
     def by_auto_mode(self) -> bool:
         """Auto mode's classifier refused it (else a rule or the mode did)."""
         return self.reason_type == "classifier"
-
-    """What the model was told."""
 
 
 @dataclass(frozen=True)
@@ -280,3 +280,24 @@ class RewindAnswer:
 
 
 PermissionHandler = Callable[[PermissionAsk], Awaitable[PermissionAnswer]]
+
+
+@dataclass(frozen=True)
+class ToolAbout:
+    """The CLI is about to run a tool (its ``PreToolUse`` hook), in every permission mode:
+    also where it would not ask (its own allow rules, ``acceptEdits``, ``bypassPermissions``,
+    what auto mode's classifier allows)."""
+
+    tool_name: str
+    input: dict[str, Any]
+    tool_use_id: str | None = None
+
+
+ToolGuard = Callable[[ToolAbout], Awaitable[str | None]]
+"""Checks a tool call before it runs: the reason to refuse it (the model reads it), or None
+to let the CLI's own permission flow go on (never an allow: that would skip asking)."""
+
+DENIED_IN_RESULT = "result"
+"""``PermissionDenied.reason_type`` of a refusal the CLI reported only in its turn result's
+``permission_denials`` (no ``permission_denied`` frame): a Read or Edit refused by a path
+deny rule, or a hook in its settings (bundled CLI 2.1.332)."""

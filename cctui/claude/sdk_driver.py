@@ -33,11 +33,15 @@ from typing import Any
 from claude_agent_sdk import (
     ClaudeAgentOptions,
     ClaudeSDKClient,
+    HookContext,
+    HookInput,
+    HookJSONOutput,
+    HookMatcher,
     PermissionResultAllow,
     PermissionResultDeny,
     ToolPermissionContext,
 )
-from claude_agent_sdk.types import PermissionResult, SystemPromptPreset
+from claude_agent_sdk.types import HookEvent, PermissionResult, SystemPromptPreset
 
 from cctui.claude.binary import find_cli, launcher
 from cctui.claude.convert import FrameConverter
@@ -50,6 +54,8 @@ from cctui.claude.frames import (
     PermissionModeName,
     ProcessExited,
     RewindAnswer,
+    ToolAbout,
+    ToolGuard,
     TurnResult,
 )
 from cctui.claude.reaper import descendants
@@ -73,14 +79,23 @@ REWIND_TIMEOUT_S = 60.0
 """How long a rewind may take to answer (it copies every tracked file back)."""
 _SPAWN_TRIES = 4
 """Attempts to spawn the CLI when exec finds its launcher busy (``_text_file_busy``)."""
+GUARD_TIMEOUT_S = 10.0
+"""How long the CLI waits for cctui's ``PreToolUse`` check; past it (or if the check fails)
+the call is blocked (``on_failure="block"``), never let through."""
 
 
 class SdkDriver:
     """``Driver`` over ``ClaudeSDKClient``; connect and close in the same task."""
 
-    def __init__(self, spec: LaunchSpec, on_permission: PermissionHandler) -> None:
+    def __init__(
+        self,
+        spec: LaunchSpec,
+        on_permission: PermissionHandler,
+        on_tool: ToolGuard | None = None,
+    ) -> None:
         self.spec = spec
         self._on_permission = on_permission
+        self._on_tool = on_tool
         self._client: ClaudeSDKClient | None = None
         self._cli_pid: int | None = None
         self._outstanding = 0
@@ -114,6 +129,7 @@ class SdkDriver:
             system_prompt=system,
             include_partial_messages=True,
             can_use_tool=self._can_use_tool,
+            hooks=self._hooks(),
             stderr=self._on_stderr,
             env=dict(spec.env),
             enable_file_checkpointing=spec.file_checkpointing,
@@ -380,6 +396,48 @@ class SdkDriver:
             if answer.always and answer.suggestions
             else None,
         )
+
+    def _hooks(self) -> dict[HookEvent, list[HookMatcher]] | None:
+        """A ``PreToolUse`` hook on every tool when there is a guard.
+
+        ``can_use_tool`` is called only when the CLI would ask: not for what its allow
+        rules, ``acceptEdits``, ``bypassPermissions`` or auto mode's classifier let through
+        (in ``bypassPermissions`` the SDK says so at connect with a
+        ``CanUseToolShadowedWarning``, which goes to the log, and names this hook as the way
+        to gate every call). The hook runs before any of them, in every mode, also after a
+        live mode change. It only ever refuses or has no opinion: an allow from a hook
+        would skip the ask, and a failure or a timeout blocks the call.
+        """
+        if self._on_tool is None:
+            return None
+        matcher = HookMatcher(
+            matcher=None, hooks=[self._pre_tool_use], timeout=GUARD_TIMEOUT_S, on_failure="block"
+        )
+        return {"PreToolUse": [matcher]}
+
+    async def _pre_tool_use(
+        self, data: HookInput, tool_use_id: str | None, context: HookContext
+    ) -> HookJSONOutput:
+        guard = self._on_tool
+        if guard is None or data["hook_event_name"] != "PreToolUse":
+            return {}
+        tool_input = data["tool_input"]
+        reason = await guard(
+            ToolAbout(
+                tool_name=data["tool_name"],
+                input=dict(tool_input) if isinstance(tool_input, dict) else {},
+                tool_use_id=data.get("tool_use_id") or tool_use_id,
+            )
+        )
+        if reason is None:
+            return {}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        }
 
     def _on_stderr(self, line: str) -> None:
         line = redact_text(line.rstrip())

@@ -184,7 +184,7 @@ class Process:
         # Every launch (new, resumed, a warm spare) carries the hard denies in force now.
         deny = await asyncio.to_thread(self._desk.cli_deny_rules)
         spec = spec.model_copy(update={"deny_rules": deny})
-        driver = self._driver_factory(spec, self._desk.ask)
+        driver = self._driver_factory(spec, self._desk.ask, self._desk.guard)
         self._driver = driver
         try:
             await driver.connect()

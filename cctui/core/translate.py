@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cctui.claude.frames import (
+    DENIED_IN_RESULT,
     ApiRetry,
     AssistantText,
     Frame,
@@ -58,10 +59,11 @@ class FrameTranslator:
         self._state = state
         self._timer = timer
         self.denied: set[str] = set()
+        """tool_use ids denied and recorded (by the desk, its hook, or a ``permission_denied``
+        frame), so their outcome reads ``denied``, not ``failed``."""
         self.on_refused: Callable[[PermissionDenied, dict[str, Any]], None] | None = None
-        """Told when the CLI refused a call without asking (auto mode): the refusal and the
-        call's input (the session's desk sets it)."""
-        """tool_use ids the desk denied, so their outcome reads ``denied``, not ``failed``."""
+        """Told when the CLI refused a call without asking (auto mode, a deny rule): the
+        refusal and the call's input (the session's desk sets it)."""
         self.tools: dict[str, ToolUseEvent] = {}
         """The newest tool calls, by tool_use id, oldest first."""
         self._usage_limit: datetime | None = None
@@ -205,8 +207,40 @@ class FrameTranslator:
         while len(self.tools) > _TOOLS_KEPT:
             del self.tools[next(iter(self.tools))]
 
+    def _denied_unseen(self, frame: TurnResult) -> None:
+        """The refusals the CLI reported only in the result's ``permission_denials``: a
+        Read or Edit a path deny rule refused (it sends no ``permission_denied`` frame,
+        only the error result), or a hook of its settings. Each becomes a refusal like the
+        framed ones (recorded by the desk), and its tool line reads denied."""
+        for denial in frame.permission_denials:
+            tool_use_id = denial.get("tool_use_id")
+            if not isinstance(tool_use_id, str) or tool_use_id in self.denied:
+                continue
+            self.denied.add(tool_use_id)
+            call = self.tools.get(tool_use_id)
+            tool_input = denial.get("tool_input")
+            if call is not None and call.state == "failed":
+                event = call.model_copy(update={"state": "denied"})
+                self._remember_tool(event)
+                self._state.publish(event)
+            if self.on_refused is None:
+                continue
+            refusal = PermissionDenied(
+                tool_name=str(denial.get("tool_name") or (call.name if call else "")),
+                tool_use_id=tool_use_id,
+                reason_type=DENIED_IN_RESULT,
+                reason_code=None,
+                reason="refused by Claude Code's own settings",
+                message=call.result or "" if call is not None else "",
+            )
+            if isinstance(tool_input, dict):
+                self.on_refused(refusal, dict(tool_input))
+            else:
+                self.on_refused(refusal, dict(call.input) if call is not None else {})
+
     def _on_result(self, frame: TurnResult) -> None:
         session = self._state
+        self._denied_unseen(frame)
         session.turns.result(frame.total_cost_usd, frame.num_turns, frame.usage)
         session.last_result = frame.result
         self._texts.clear()

@@ -12,7 +12,10 @@ What each permission ask now pays first, and what a decision costs when the rule
   the same ask answered by "allow for the session" (this exact call allowed before: the
   cheapest answer the desk had before the ladder; it publishes nothing but writes the same
   audit line). The difference is what a decision through the ladder adds; the target is
-  at most 1 ms.
+  at most 1 ms;
+- ``InputDesk.guard`` on a call nothing refuses: what the session's PreToolUse hook costs
+  cctui before every tool call (the CLI's round trip to it is not in this number), on a
+  Bash call and on a Write inside the project (its path's links resolved).
 
 A session is created with the FakeDriver (no CLI); its desk is called directly. Not part of
 the pytest run: timings vary by machine; the differences mostly don't.
@@ -28,7 +31,7 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from cctui.claude.frames import PermissionAsk
+from cctui.claude.frames import PermissionAsk, ToolAbout
 from cctui.core import SessionManager
 from cctui.core.decisions.allowances import call_key
 from tests.fakes.fake_driver import FakeDriverFactory
@@ -104,6 +107,9 @@ async def run(n: int) -> None:
 
             base = await _time(n, allowed_before)
             rules = await _time(n, through_rules)
+            write = {"file_path": str(project / "src" / "app.py"), "content": "x"}
+            guard_bash = await _time(n, lambda: desk.guard(ToolAbout("Bash", miss)))
+            guard_write = await _time(n, lambda: desk.guard(ToolAbout("Write", write)))
         finally:
             await manager.shutdown()
     diff = statistics.median(rules) - statistics.median(base)
@@ -113,6 +119,8 @@ async def run(n: int) -> None:
     print(f"desk.ask allowed before (baseline) {_per_call_us(base)}")
     print(f"desk.ask decided by a rule         {_per_call_us(rules)}")
     print(f"added by the ladder when rules decide: {diff * 1e3:.3f} ms (target <= 1 ms)")
+    print(f"guard (PreToolUse), a Bash call      {_per_call_us(guard_bash)}")
+    print(f"guard (PreToolUse), a Write inside   {_per_call_us(guard_write)}")
 
 
 def main() -> None:

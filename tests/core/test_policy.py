@@ -221,6 +221,63 @@ def test_the_hard_denies_go_to_the_cli_as_deny_rules(tmp_path: Path) -> None:
         assert not cli_denies(command), command
 
 
+def test_a_write_through_a_symbolic_link_out_of_the_project_is_outside_it(
+    tmp_path: Path,
+) -> None:
+    ladder = ladder_for(tmp_path, "")
+    cwd = tmp_path / "app"
+    (cwd / "src").mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (cwd / "out").symlink_to(elsewhere)
+    (cwd / "src" / "f.py").symlink_to(elsewhere / "f.py")
+    force = ladder.in_force(cwd)
+
+    def refused(path: Path) -> str | None:
+        verdict = ladder.refusal(force, "Write", {"file_path": str(path)}, cwd)
+        return None if verdict is None else verdict.basis
+
+    assert refused(cwd / "out" / "new.txt") == "writes outside the project"
+    assert refused(cwd / "src" / "f.py") == "writes outside the project"
+    assert refused(cwd / "src" / "g.py") is None
+    assert refused(cwd / "not-yet" / "deep" / "h.py") is None
+
+
+async def test_the_sessions_check_refuses_an_unasked_write_outside_the_project(
+    make_manager: MakeManager, project: Path, tmp_path: Path
+) -> None:
+    """A call the CLI would run without asking (bypassPermissions, an allow rule, auto
+    mode: ``ask=False``) still passes the session's PreToolUse check, which refuses a hard
+    deny or a policy deny rule before it runs, tells the model why, and records it."""
+    policy = tmp_path / "deny.toml"
+    policy.write_text('[rules]\ndeny = ["Bash(curl *)"]\n')
+    outside = str(tmp_path / "elsewhere.txt")
+    calls = [
+        tool("Write", {"file_path": outside, "content": "x"}, ask=False),
+        tool("Bash", {"command": "curl -s example.com"}, ask=False),
+        tool("Write", {"file_path": str(project / "in.txt"), "content": "x"}, ask=False),
+    ]
+    factory = fake_driver_factory({"*": [*calls, text("done")]})
+    manager = make_manager(factory, policy_file=policy)
+    await manager.start()
+    info = await manager.create("go", manager.default_config(project))
+    assert (await manager.wait(info.session_id, 5)).reason == "turn_ended"
+    tools = [e for e in manager.events(info.session_id).events if e.kind == "tool"]
+    final = {e.tool_use_id: e for e in tools}
+    states = [(e.name, e.state) for e in final.values()]
+    assert states == [("Write", "denied"), ("Bash", "denied"), ("Write", "completed")]
+    first = next(iter(final.values()))
+    assert first.result is not None and first.result.startswith(
+        "PreToolUse:Write hook error: Denied by cctui's policy: hard deny: Write of "
+    )
+    records = [r for r in manager.audit.read() if r.get("event") == "decision"]
+    assert [(r["rung"], r["basis"], r["decided_by"]) for r in records] == [
+        ("hard-deny", "writes outside the project", "policy"),
+        ("policy", "Bash(curl *)", "policy"),
+    ]
+    assert not manager.pending()
+
+
 def test_a_delegate_answers_only_within_its_authority(tmp_path: Path) -> None:
     ladder = ladder_for(tmp_path, '[clients.ci-bot]\nprojects = ["/work/app"]\n')
     assert ladder.clients is not None

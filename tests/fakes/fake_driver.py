@@ -21,7 +21,9 @@ fallback. Without a match the turn echoes the message (``"Echo: <message>"``).
 Steps (build them with the helpers):
 
 - ``text("Hello")`` streams the text as ``TextDelta`` chunks, then an ``AssistantText``;
-- ``tool("Write", {"file_path": "a.txt", "content": "x"})`` emits a ``ToolCall``, asks for
+- ``tool("Write", {"file_path": "a.txt", "content": "x"})`` emits a ``ToolCall``, runs the
+  session's check (``on_tool``, the real driver's PreToolUse hook: a refusal ends it as a
+  hook error), asks for
   permission (``ask=False`` skips the ask, as for an allowed tool), then emits the
   ``ToolOutcome`` (``output`` on allow, the deny message on deny);
 - ``plan("# Plan\\n...")`` is an ExitPlanMode tool call carrying the plan;
@@ -80,7 +82,9 @@ from cctui.claude.frames import (
     PromptAccepted,
     RewindAnswer,
     TextDelta,
+    ToolAbout,
     ToolCall,
+    ToolGuard,
     ToolOutcome,
     TurnResult,
 )
@@ -292,6 +296,7 @@ class FakeDriver:
         on_permission: PermissionHandler,
         script: Script | None = None,
         *,
+        on_tool: ToolGuard | None = None,
         cost_per_turn: float = 0.01,
         connect_error: Exception | None = None,
         connect_delay: float = 0.0,
@@ -300,6 +305,8 @@ class FakeDriver:
     ) -> None:
         self.spec = spec
         self.on_permission = on_permission
+        self.on_tool = on_tool
+        """The session's check before every tool call (the real driver's PreToolUse hook)."""
         self.script: Script = DEFAULT_SCRIPT if script is None else script
         self.cost_per_turn = cost_per_turn
         self.connect_error = connect_error
@@ -523,6 +530,13 @@ class FakeDriver:
         mid = f"msg_fake_{self._pid}_{next(self._msg_ids)}"
         tid = f"toolu_fake_{self._pid}_{next(self._tool_ids)}"
         self._out.put_nowait(ToolCall(mid, tid, step.name, dict(step.input)))
+        if self.on_tool is not None:
+            # As the CLI: the PreToolUse hook runs first, in every mode, asked or not.
+            refused = await self.on_tool(ToolAbout(step.name, dict(step.input), tid))
+            if refused is not None:
+                hook_error = f"PreToolUse:{step.name} hook error: {refused}"
+                self._out.put_nowait(ToolOutcome(tid, hook_error, is_error=True))
+                return
         if not step.ask:
             self._out.put_nowait(ToolOutcome(tid, step.output, is_error=False))
             return
@@ -585,11 +599,17 @@ class FakeDriverFactory:
     drivers: list[FakeDriver] = field(default_factory=list)
     """Every driver built, oldest first (one per process: resume makes a new one)."""
 
-    def __call__(self, spec: LaunchSpec, on_permission: PermissionHandler) -> FakeDriver:
+    def __call__(
+        self,
+        spec: LaunchSpec,
+        on_permission: PermissionHandler,
+        on_tool: ToolGuard | None = None,
+    ) -> FakeDriver:
         driver = FakeDriver(
             spec,
             on_permission,
             self.script,
+            on_tool=on_tool,
             cost_per_turn=self.cost_per_turn,
             connect_error=self.connect_error,
             connect_delay=self.connect_delay,

@@ -235,8 +235,9 @@ async def test_hard_denies_hold_where_the_cli_does_not_ask(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The CLI's own allow rule (and bypassPermissions) let a call run without asking cctui;
-    the hard denies passed at launch as deny rules still refuse it, inside the CLI, and the
-    refusal is recorded as the hard deny, not popped as an auto-mode question."""
+    the session's PreToolUse hook still refuses a hard-denied one before it runs (the deny
+    rules passed at launch stand behind it), and the refusal is recorded as the hard deny,
+    not popped as an auto-mode question."""
     monkeypatch.setenv("IS_SANDBOX", "1")  # the CLI refuses bypassPermissions as root without it
     policy = tmp_path / "policy.toml"
     policy.write_text('[hard_deny]\nrules = ["Bash(touch forbidden*)"]\n')
@@ -259,13 +260,82 @@ async def test_hard_denies_hold_where_the_cli_does_not_ask(
         assert not manager.pending()  # nothing popped: not an auto-mode refusal
         [record] = [r for r in manager.audit.read() if r.get("event") == "decision"]
         assert record["rung"] == "hard-deny" and record["basis"] == "Bash(touch forbidden*)"
-        assert record["decided_by"] == "cli" and record["decision"] == "deny"
+        assert record["decided_by"] == "policy" and record["decision"] == "deny"
         notes = [
             e
             for e in manager.events(info.session_id).events
-            if isinstance(e, InputResolvedEvent) and e.decided_by == "cli"
+            if isinstance(e, InputResolvedEvent) and e.decided_by == "policy"
         ]
         assert notes and notes[0].why == "hard deny Bash(touch forbidden*) in " + str(policy)
+    finally:
+        detach()
+        await manager.shutdown()
+
+
+@pytest.mark.parametrize("mode", ["bypassPermissions", "auto"])
+async def test_writes_outside_the_project_are_refused_where_the_cli_does_not_ask(
+    real_settings: Settings,
+    project_dir: Path,
+    tmp_path: Path,
+    claude_env: dict[str, str],
+    fake_api: Any,
+    mode: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """bypassPermissions and auto mode run a Write without asking cctui; the session's
+    PreToolUse hook still refuses one outside the project, tells the model why, and records
+    it. The CLI's own path-rule refusals (no permission_denied frame) are recorded from the
+    turn result's permission_denials."""
+    monkeypatch.setenv("IS_SANDBOX", "1")  # the CLI refuses bypassPermissions as root without it
+    manager = SessionManager(real_settings)
+    await manager.start()
+    detach = manager.decisions.attach_human()
+    outside = tmp_path / "outside" / "x.txt"
+    key = Path(claude_env["HOME"]) / ".ssh" / "id_rsa"  # a shipped hard deny, Read(~/.ssh/**)
+    (project_dir / ".claude").mkdir(exist_ok=True)
+    (project_dir / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"deny": ["Edit(secret/**)"]}})  # Claude Code's own rule
+    )
+    try:
+        config = manager.default_config(
+            project_dir, permission_mode=mode, skip_permissions=mode == "bypassPermissions"
+        )
+        prompt = (
+            f"[[write path={outside} content=hi]] [[write path=in.txt content=hi]] "
+            f"[[write path=secret/s.txt content=hi]] "
+            f'[[tool name=Read input={{"file_path": "{key}"}}]]'
+        )
+        info = await manager.create(prompt, config)
+        sid = info.session_id
+        await manager.wait(sid, 60)
+        for _ in range(100):  # the turn's result (and what it reports) lands last
+            if len([r for r in manager.audit.read() if r.get("event") == "decision"]) >= 3:
+                break
+            await asyncio.sleep(0.1)
+        assert (project_dir / "in.txt").exists()  # the mode ran this one unasked
+        assert not outside.exists() and not (project_dir / "secret" / "s.txt").exists()
+        told = [
+            result
+            for request in fake_api.message_requests
+            for result in request.summary.get("tool_results", [])
+        ]
+        assert any(
+            "Denied by cctui's policy: hard deny: Write of" in str(t)
+            and "outside the project" in str(t)
+            for t in told
+        ), told
+        records = [r for r in manager.audit.read() if r.get("event") == "decision"]
+        by_tool = {(r["tool"], r["rung"], r["basis"], r["decided_by"]) for r in records}
+        assert by_tool == {
+            ("Write", "hard-deny", "writes outside the project", "policy"),
+            ("Write", "cli-rule", "result", "cli"),
+            ("Read", "hard-deny", "Read(~/.ssh/**)", "cli"),
+        }, records
+        assert all(r["decision"] == "deny" for r in records)
+        assert not manager.pending()  # the CLI's and the policy's refusals ask nobody
+        tools = {e.tool_use_id: e for e in manager.events(sid).events if e.kind == "tool"}
+        denied = {e.input.get("file_path") for e in tools.values() if e.state == "denied"}
+        assert {str(outside), str(key)} <= denied, denied
     finally:
         detach()
         await manager.shutdown()

@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cctui import paths
-from cctui.claude.frames import PermissionAnswer, PermissionAsk, PermissionDenied
+from cctui.claude.frames import (
+    DENIED_IN_RESULT,
+    PermissionAnswer,
+    PermissionAsk,
+    PermissionDenied,
+    ToolAbout,
+)
 from cctui.claude.oneshot import ask_once
 from cctui.claude.transcripts import PLAN_WRITERS, read_plan
 from cctui.config import Settings
@@ -173,6 +179,27 @@ class InputDesk:
             self._on_denied(ask.tool_use_id)
         return requests.to_answer(item, decision, rules, persist)
 
+    async def guard(self, call: ToolAbout) -> str | None:
+        """The session's ``PreToolUse`` check, before every tool call runs and in every
+        permission mode: a hard deny (writes outside the project included) or a policy deny
+        rule refuses the call even where the CLI would not ask cctui (its own allow rules,
+        acceptEdits, bypassPermissions, what auto mode's classifier allows). Published and
+        audited like the rules rung's refusal; returns what the model is told, or None."""
+        if requests.kind_of(call.tool_name) != "permission":
+            return None
+        force = self._ladder.in_force(self._cwd)
+        verdict = self._ladder.refusal(force, call.tool_name, call.input, self._cwd)
+        if verdict is None:
+            return None
+        self._ladder.count(self._state.id, verdict, force.policy)
+        message = refusal_message(verdict)
+        self._decided_at_once(
+            call.tool_name, call.input, verdict, decided_by="policy", message=message
+        )
+        if call.tool_use_id:
+            self._on_denied(call.tool_use_id)
+        return message
+
     async def _judge(self, ask: PermissionAsk, policy: Policy) -> Verdict | None:
         """The judge rung (``policy.judge``): an allow within a class; None when it does
         not decide (not enabled, no class covers the call, the breaker is open, or it said
@@ -240,7 +267,9 @@ class InputDesk:
                 behavior="deny",
                 rung="cli-rule",
                 basis=denial.reason_type or "",
-                reason="denied by a deny rule in Claude Code's settings",
+                reason="refused by Claude Code's own settings (a deny rule or a hook)"
+                if denial.reason_type == DENIED_IN_RESULT
+                else "denied by a deny rule in Claude Code's settings",
             )
             self._decided_at_once(
                 denial.tool_name,
@@ -313,7 +342,7 @@ class InputDesk:
         state = self._state
         self._ladder.count(state.id, verdict, policy)
         allow = verdict.behavior == "allow"
-        message = "" if allow else f"Denied by cctui's policy: {verdict.reason}."
+        message = "" if allow else refusal_message(verdict)
         self._decided_at_once(
             ask.tool_name,
             ask.input,
@@ -449,6 +478,16 @@ class InputDesk:
         for item in self._inputs.list(self._state.id):
             with contextlib.suppress(InputAlreadyAnswered, InputNotFound):
                 self.resolve(item.id, Decision(behavior="deny", message=message), decided_by)
+
+
+def refusal_message(verdict: Verdict) -> str:
+    """What the model is told when cctui's policy refuses its call."""
+    if verdict.rung == "hard-deny":
+        return (
+            f"Denied by cctui's policy: {verdict.reason}. Only the user can change this, in "
+            "the policy file; do not try to reach the same result another way."
+        )
+    return f"Denied by cctui's policy: {verdict.reason}."
 
 
 def _why(decided_by: str, behavior: Literal["allow", "deny"]) -> Verdict | None:

@@ -16,12 +16,14 @@ The breaker counts each session's automated decisions: more than ``max_allows`` 
 ``window_s``, or ``deny_streak`` denials in a row, and every decision of that session goes to
 the human until the human answers one.
 
-Pure logic over the policy store: no I/O but the policy files' stat, no events. The desk
-and ``Decisions`` act on its verdicts.
+Pure logic over the policy store: no I/O but the policy files' stat and resolving the
+symbolic links of a path an edit tool would write; no events. The desk and ``Decisions``
+act on its verdicts.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -106,18 +108,9 @@ class Ladder:
         force = force or self.in_force(cwd)
         if kind != "permission":
             return None
-        hard = self.hard_denied(force, tool, tool_input, cwd)
-        if hard is not None:
-            return hard
-        rule = self.first_match(force.policy.rules.deny, tool, tool_input, cwd, deny=True)
-        if rule is not None:
-            return Verdict(
-                behavior="deny",
-                rung="policy",
-                basis=rule,
-                source=force.origin(rule),
-                reason=f"denied by the policy rule {rule}",
-            )
+        refused = self.refusal(force, tool, tool_input, cwd)
+        if refused is not None:
+            return refused
         rule = self.first_match(force.policy.rules.allow, tool, tool_input, cwd)
         if rule is None:
             return None
@@ -135,6 +128,26 @@ class Ladder:
             basis=rule,
             source=force.origin(rule),
             reason=f"allowed by the policy rule {rule}",
+        )
+
+    def refusal(
+        self, force: InForce, tool: str, tool_input: Mapping[str, Any], cwd: Path
+    ) -> Verdict | None:
+        """What refuses this call whoever would allow it: a hard deny, else a policy deny
+        rule (a deny always wins). Also checked before every tool call runs, in every
+        permission mode (the session's ``PreToolUse`` hook: ``InputDesk.guard``)."""
+        hard = self.hard_denied(force, tool, tool_input, cwd)
+        if hard is not None:
+            return hard
+        rule = self.first_match(force.policy.rules.deny, tool, tool_input, cwd, deny=True)
+        if rule is None:
+            return None
+        return Verdict(
+            behavior="deny",
+            rung="policy",
+            basis=rule,
+            source=force.origin(rule),
+            reason=f"denied by the policy rule {rule}",
         )
 
     def first_match(
@@ -175,7 +188,7 @@ class Ladder:
             path = call_path(tool_input)
             if path is not None:
                 target = absolute(path, cwd=str(cwd), home=home)
-                if not inside(target, absolute(str(cwd), cwd="/", home=home)):
+                if _outside(target, absolute(str(cwd), cwd="/", home=home)):
                     return Verdict(
                         behavior="deny",
                         rung="hard-deny",
@@ -200,7 +213,8 @@ class Ladder:
         """The hard denies as Claude Code deny rules, passed to a session's CLI at launch
         (``LaunchSpec.deny_rules``): the CLI then refuses them itself in every mode, also
         where it would not ask cctui (its own allow rules, acceptEdits, bypassPermissions,
-        auto mode). ``writes_outside_project`` has no rule form: it stays cctui's check."""
+        auto mode). ``writes_outside_project`` has no rule form: the session's
+        ``PreToolUse`` hook checks it (``refusal``), in every mode too."""
         policy = self.in_force(cwd).policy
         return (*policy.hard_deny_rules, *push_rules(policy.hard_deny.protected_branches))
 
@@ -339,6 +353,15 @@ class Ladder:
             except PatternError:
                 self._patterns[rule] = None  # validated at load: unreachable in practice
         return self._patterns[rule]
+
+
+def _outside(target: str, project: str) -> bool:
+    """Whether writing ``target`` (absolute, ``..`` folded) lands outside ``project``: by
+    its path, or through a symbolic link inside the project that leads out of it (the
+    file, or a directory on the way, resolved as the system would)."""
+    if not inside(target, project):
+        return True
+    return not inside(os.path.realpath(target), os.path.realpath(project))
 
 
 def _covers(grant: ClientGrant, cwd: Path | None) -> bool:
