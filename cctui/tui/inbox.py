@@ -130,6 +130,13 @@ class Inbox:
 
     def requested(self, pending: PendingInput) -> None:
         """A new input (or one handed back): queue its modal (``Alerts`` notifies)."""
+        modal = self.modal
+        if (
+            isinstance(modal, PendingInputScreen)
+            and modal.pending.id == pending.id
+            and pending.escalation
+        ):
+            modal.escalated(pending.escalation)  # handed to the human while on screen
         self.queue.requested(pending)
         self.pump()
         self._update_counter()

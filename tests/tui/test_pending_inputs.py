@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import uuid
 
-from textual.widgets import Input, RadioSet, SelectionList
+import pytest
+from textual.widgets import Input, RadioSet, SelectionList, Static
 
 from cctui.core import Decision, SessionConfig
+from cctui.errors import BeyondAuthority
 from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.pending_input import PendingInputScreen
@@ -134,6 +136,25 @@ async def test_answered_elsewhere_closes_the_modal_and_says_who(run_app: RunApp)
         assert screen.withdrawn_by == "mcp:claude-code"
         notes = [n.message for n in h.app._notifications]
         assert any("mcp:claude-code" in m for m in notes)
+
+
+async def test_an_open_modal_says_why_when_a_delegate_s_answer_sends_it_up(
+    run_app: RunApp,
+) -> None:
+    """A client answers beyond its authority while the human's modal is open: the answer is
+    not applied, and the open modal now says why the request is the human's."""
+    async with run_app() as h:
+        await h.create("please bash")
+        screen = await _modal(h)
+        note = screen.query_one("#escalation", Static)
+        assert not note.display
+        with pytest.raises(BeyondAuthority):
+            h.manager.respond(screen.pending.id, Decision(behavior="allow"), "mcp:stranger")
+        await h.until(lambda: note.display)
+        assert h.app.screen is screen
+        assert "stranger may not answer session" in str(note.render())
+        await h.pilot.press("y")
+        await h.until(lambda: not h.manager.pending())
 
 
 async def test_client_routed_inputs_wait_in_the_inbox_without_a_modal(run_app: RunApp) -> None:

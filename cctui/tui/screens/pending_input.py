@@ -77,6 +77,10 @@ def choose_by_number(owner: Widget, kind: str, number: int) -> None:
         getattr(owner, f"action_{choice}")()
 
 
+def _escalation(reason: str | None) -> Content:
+    return Content.styled(f"↑ escalated to you: {reason}", "$text-warning") if reason else Content()
+
+
 class ReasonInput(Input):
     """The optional deny reason / plan feedback; ``esc`` backs out of denying."""
 
@@ -98,6 +102,13 @@ class PendingInputScreen(DecisionModal):
         super().__init__(pending, context=context, queued=queued, classes=f"-{pending.kind}")
         self._denying = False
 
+    def escalated(self, reason: str) -> None:
+        """The ladder sent this input up to the human while it was open: say why."""
+        self.pending = self.pending.model_copy(update={"escalation": reason})
+        note = self.query_one("#escalation", Static)
+        note.update(_escalation(reason))
+        note.display = True
+
     def compose(self) -> ComposeResult:
         p = self.pending
         with Vertical(id="dialog"):
@@ -111,11 +122,11 @@ class PendingInputScreen(DecisionModal):
             )
             if self.context:
                 yield Static(Content.styled(self.context, "$text-muted"), id="context")
-            if p.escalation:  # why the ladder sent it up to you (as the inbox's preview says)
-                yield Static(
-                    Content.styled(f"↑ escalated to you: {p.escalation}", "$text-warning"),
-                    id="escalation",
-                )
+            # Why the ladder sent it up to you (as the inbox's preview says); filled in later
+            # when it is escalated while this is open (a delegate's answer beyond its grant).
+            note = Static(_escalation(p.escalation), id="escalation")
+            note.display = bool(p.escalation)
+            yield note
             if p.description and p.kind == "permission":
                 yield Static(Content(p.description), id="description")
             with VerticalScroll(id="body"):
