@@ -57,6 +57,7 @@ from cctui.core.watch import Listener
 from cctui.core.worktrees import Action, FinishPreview, FinishResult, WorktreeRequest
 from cctui.errors import CctuiError, SessionNotFound
 from cctui.owner import Owner, window_key
+from cctui.pids import pid_running
 from cctui.remote.client import LOCATION_VARS, CctuiClient
 from cctui.remote.hosts import Host, HostChange
 from cctui.remote.models import client_name
@@ -117,6 +118,9 @@ class AttachedCore:
         """Sessions started from this window that the owner has not listed yet."""
         self._client: CctuiClient | None = None
         """The link the follower made last (the lease calls through it too)."""
+        self.owner_stopped = False
+        """The owner's process has ended (``cctui stop``, or it exited): the link did not
+        merely drop. Nothing is tried again: its sessions ended with it."""
 
     def _link(self, config: HostConfig) -> CctuiClient:
         self._client = CctuiClient(config.name, list(config.argv))
@@ -153,6 +157,8 @@ class AttachedCore:
 
     def status_line(self) -> str:
         """The attached banner, for the status bar."""
+        if self.owner_stopped:
+            return "⇄ owner stopped"
         state = "attached" if self._host.state == "online" else self._host.state
         return f"⇄ {state}"
 
@@ -165,18 +171,35 @@ class AttachedCore:
     @property
     def problems(self) -> builtins.list[str]:
         problems = list(self._problems)
-        if self._host.state != "online" and self._host.problem:
+        if self._host.state != "online" and self._host.problem and not self.owner_stopped:
             problems.append(f"the owner cctui: {self._host.problem}")
         return problems
 
     # -- what the owner said -----------------------------------------------------------------
 
     def _changed(self, change: HostChange) -> None:
+        if self._host.state != "online" and not self.owner_stopped:
+            self._check_owner()
         for note in change.notes:
             self._problems.append(note)
         for sid in change.sessions:
             for event in self._mirror(sid):
                 self._publish(event)
+
+    def _check_owner(self) -> None:
+        """The link is down: say whether the owner itself ended (it runs on this machine, so
+        its pid tells), rather than report a dropped link and reconnect forever."""
+        if pid_running(self.owner.pid):
+            return
+        self.owner_stopped = True
+        self._problems.append(
+            f"The owner cctui (pid {self.owner.pid}) was stopped (`cctui stop`, or it exited), "
+            "and its sessions ended with it. This window shows what it saw last: q closes it; "
+            "`cctui` again starts a window that owns the sessions."
+        )
+        task = asyncio.get_running_loop().create_task(self._host.stop())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def _mirror(self, session_id: str) -> builtins.list[SessionEvent]:
         """Copy the owner's new events of a session into its ring here; the stored copies."""
@@ -219,9 +242,12 @@ class AttachedCore:
     def _info(self, entry: CatalogEntry) -> SessionInfo:
         sid = entry.session_id
         buffer = self._buffers.get(sid)
+        status = entry.status
+        if self.owner_stopped and status in LIVE:
+            status = SessionStatus.INTERRUPTED  # ended with the owner, as it last said
         return SessionInfo(
             session_id=sid,
-            status=entry.status,
+            status=status,
             config=SessionConfig(cwd=Path(entry.cwd or "/"), title=entry.title),
             created_at=entry.created_at or entry.last_activity,
             last_activity=entry.last_activity,
@@ -386,6 +412,11 @@ class AttachedCore:
     async def _call(self, method: str, **arguments: Any) -> Any:
         """Run ``method`` on the owner's core, as this window (the owner's human)."""
         link = self._client
+        if self.owner_stopped:
+            raise CctuiError(
+                f"The owner cctui (pid {self.owner.pid}) was stopped; nothing was done.",
+                suggestion="q closes this window; `cctui` again starts one that owns the sessions",
+            )
         if link is None or link.closed or not self._host.online:
             raise CctuiError(
                 "The owner cctui is not reachable right now; nothing was done.",

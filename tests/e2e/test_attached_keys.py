@@ -285,3 +285,26 @@ async def test_two_windows_first_answer_wins(
         assert audit.count('"decided_by": "tui:window"') == 1, audit[-1500:]
     finally:
         await other.shutdown()
+
+
+async def test_cctui_stop_while_attached_says_the_owner_was_stopped(
+    window: AttachedCore, project_dir: Path, claude_env: dict[str, str]
+) -> None:
+    """Not "the link dropped" (and reconnecting forever): the owner's process is gone, so
+    the window says it was stopped, and its sessions are no longer shown live."""
+    sid = await _session(window, project_dir, "[[say text=hello]]")
+    stopped = subprocess.run(
+        [sys.executable, "-m", "cctui", "stop"],
+        env=claude_env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert stopped.returncode == 0, stopped.stderr
+    await _until(lambda: window.owner_stopped, "the window to see the owner stopped", 60)
+    assert window.status_line() == "⇄ owner stopped"
+    assert any("was stopped" in p for p in window.problems), window.problems
+    assert not any("link dropped" in p for p in window.problems), window.problems
+    assert window.get(sid).status not in (SessionStatus.IDLE, SessionStatus.RUNNING)
+    with pytest.raises(CctuiError, match="was stopped"):
+        await window.read_metrics()

@@ -229,6 +229,14 @@ class SessionPane(Vertical):
                 return  # a session known only from disk: its transcript is the history
             if page.events and self._first_event_at is None:
                 self._first_event_at = page.events[0].at
+            if page.events and not self._buffered and self._history_start is not None:
+                # The transcript was drawn before the session's first events came (a window
+                # attached to the owner, or a host's session, gets them by push a moment
+                # later; the CLI had written the prompt by then): drawn again, it keeps only
+                # what came before these events, or the run's first prompt shows twice.
+                transcript.reset()
+                self._history_start = None
+                self.call_after_refresh(self.load_history, self.session_id)
             self._buffered = self._buffered or bool(page.events) or page.next_seq > 0
             if page.missed and self._seq > 0:
                 transcript.note(
