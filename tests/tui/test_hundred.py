@@ -10,6 +10,7 @@ from pathlib import Path
 from textual.widgets import Input
 
 from cctui.core import SessionConfig
+from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.peek import PeekAsk, PeekScreen
 from cctui.tui.screens.pending_input import PendingInputScreen
@@ -181,6 +182,37 @@ async def test_e_archives_without_deleting_and_status_archived_lists_it(
         main.set_filter("")
         await h.until(lambda: set(main.sessions.shown) == {keep, hide})
         assert json.loads(h.app.source.archive.path.read_text()) == {"archived": []}
+
+
+async def test_the_session_in_the_pane_is_seen_again_when_a_page_over_it_closes(
+    run_app: RunApp,
+) -> None:
+    """Found walking the README: a question answered from the inbox, the turn ends while the
+    inbox still covers the pane (finished unseen, rightly), and after ``esc`` the session is
+    in the pane under the cursor yet still read "finished" (until another key moved on)."""
+    script = {"*": [question("Which color?", ["Red", "Blue"]), sleep(0.3), text("ok")]}
+    async with run_app(script) as h:
+        main = h.app.main
+        session_id = await h.create("go")
+        await _later_all(h)
+        await h.until(lambda: main.pane.session_id == session_id)
+        main.sessions.focus()
+        await h.pilot.press("a")
+        await h.until(lambda: isinstance(h.app.screen, InboxScreen))
+        await h.pilot.press("enter")
+        await _modal(h)
+        await h.pilot.press("2")
+        await h.settle(session_id)
+        # Its transcript grew meanwhile (the history index's change redraws its row, as it
+        # did under the real claude): under the inbox the turn ended unseen.
+        main.reload()
+        assert "finished" in _status(h, session_id)
+        await h.pilot.press("escape")
+        await h.until(lambda: isinstance(h.app.screen, MainScreen))
+        await h.pilot.pause(0.2)
+        assert "finished" not in _status(h, session_id), _status(h, session_id)
+        row = main.sessions.row(session_id)
+        assert row is not None and not row.unseen and main.pane.session_id == session_id
 
 
 # -- number keys, and typing at a peek ------------------------------------------------------

@@ -335,6 +335,10 @@ class MainScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         self.catch_up()
+        # The session in the pane is before the person's eyes again: a turn that ended
+        # while a page or modal covered it (unseen then, rightly) is seen now.
+        if self.pane.session_id is not None and not self.pane.starting:
+            self.looked_at(self.pane.session_id)
         self.post_message(self.Uncovered())
 
     def open_session(
