@@ -14,6 +14,7 @@ from textual.widgets._footer import FooterKey
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.new_session import NewSessionScreen
 from cctui.tui.widgets.footer import KeyFooter
+from cctui.tui.widgets.session_pane import MessageInput
 from tests.tui.conftest import RunApp
 
 
@@ -100,3 +101,23 @@ async def test_at_80_columns_the_footer_keeps_help_and_quit(run_app: RunApp) -> 
         await h.pilot.pause(0.3)
         bottom = h.app.screen._compositor.render_strips()[-1].text
         assert "? Help" in bottom and "q Quit" in bottom, bottom
+
+
+async def test_on_the_message_line_the_footer_shows_no_key_that_would_be_typed(
+    run_app: RunApp,
+) -> None:
+    """Found walking the README: with the keyboard on the message line the footer still
+    offered "/ Filter", and "/" (like "i", which the README asks to try) went into the
+    message. A key a text field takes as a character is not offered there; back on the
+    list it is."""
+    async with run_app() as h:
+        session_id = await h.create("hello")
+        main = h.app.main
+        await h.until(lambda: main.pane.session_id == session_id)
+        main.query_one(MessageInput).focus()
+        await h.pilot.pause(0.1)
+        drawn = _drawn(h.app)
+        assert "slash" not in drawn and not [k for k in drawn if len(k) == 1], drawn
+        await h.pilot.press("escape")
+        await h.pilot.pause(0.1)
+        assert "slash" in _drawn(h.app), _drawn(h.app)

@@ -11,7 +11,9 @@ closing a dialog, paid again by the session that opens behind the new-session fo
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.widgets import Footer
+from textual.binding import Binding
+from textual.keys import key_to_character
+from textual.widgets import Footer, Input, TextArea
 from textual.widgets._footer import FooterKey
 
 __all__ = ["KeyFooter"]
@@ -19,6 +21,19 @@ __all__ = ["KeyFooter"]
 FIRST = ("help", "quit")
 """Actions whose keys lead the footer: a narrow terminal (80 columns) cuts its end, and
 ``?`` and ``q`` are the keys a newcomer must always see."""
+
+
+_CHARACTERS = {"slash": "/"}
+"""Key names ``key_to_character`` does not know (``slash``: unicodedata calls it SOLIDUS)."""
+
+
+def typed(binding: Binding) -> bool:
+    """A text field takes this binding's key as a character (unless the binding has priority):
+    while one has the keyboard, the key types, it does not do what the footer would say."""
+    if binding.priority:
+        return False
+    char = _CHARACTERS.get(binding.key) or key_to_character(binding.key)
+    return char is not None and char.isprintable()
 
 
 class KeyFooter(Footer):
@@ -35,15 +50,28 @@ class KeyFooter(Footer):
         # What ``Footer.compose`` draws from: the shown bindings and the palette's. Hidden
         # ones are left out: a focused list or button brings its own, with nothing to draw.
         palette = self.app.COMMAND_PALETTE_BINDING
+        typing = self._typing()
         bindings = tuple(
             (key, binding, enabled, tooltip)
             for key, (_node, binding, enabled, tooltip) in self.screen.active_bindings.items()
-            if binding.show or key == palette
+            if (binding.show or key == palette) and not (typing and typed(binding))
         )
         return (self._bindings_ready, self.show_command_palette, self.compact, bindings)
 
+    def _typing(self) -> bool:
+        """A text field has the keyboard (the message line, the filter, a form's field)."""
+        return isinstance(self.screen.focused, Input | TextArea)
+
     def compose(self) -> ComposeResult:
-        widgets = list(super().compose())
+        typing = self._typing()
+        hidden = {
+            key
+            for key, (_node, binding, _enabled, _tip) in self.screen.active_bindings.items()
+            if typing and typed(binding)
+        }
+        widgets = [
+            w for w in super().compose() if not (isinstance(w, FooterKey) and w.key in hidden)
+        ]
         first = [w for w in widgets if isinstance(w, FooterKey) and w.action in FIRST]
         yield from first
         yield from (w for w in widgets if w not in first)
