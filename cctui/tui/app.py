@@ -593,7 +593,13 @@ class CctuiApp(App[None]):
         with a notice, for a session on another host."""
         session_id = self.main.current_session_id
         if session_id is None:
-            self.notify("Select a session first.", severity="warning")
+            starting = self.main.pane.starting
+            self.notify(
+                "It is still starting (its claude process is not up yet): try again in a moment."
+                if starting
+                else "Select a session first.",
+                severity="warning",
+            )
             return None
         found = self.remote.locate(session_id) if local_only is not None else None
         if found is not None:

@@ -64,6 +64,14 @@ async def test_the_pane_shows_the_new_session_while_its_process_starts(
         assert row is not None and row.title == PROMPT and row.status == "starting"
         await h.app.settle()
         assert pane.starting and pane.session_id is None and not h.factory.drivers[-1].connected
+        # Such a key says why it does nothing yet (found walking the README: `i` on the
+        # session just sent said "Select a session first." with that session on screen).
+        h.app.main.sessions.focus()
+        await h.pilot.press("i")
+        await h.until(lambda: bool(h.app._notifications))
+        message = list(h.app._notifications)[-1].message
+        assert "still starting" in message and "Select a session" not in message
+        assert pane.starting
 
         gate.set()
         await h.until(lambda: pane.session_id is not None)
