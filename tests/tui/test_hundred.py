@@ -276,3 +276,33 @@ async def test_typing_at_a_peeked_request_starts_a_reply_not_an_answer(run_app: 
         await h.pilot.press("1")
         await h.settle(session_id)
         assert h.factory.drivers[0].answers[0].allow
+
+
+async def test_at_80x24_the_peek_keeps_its_reply_line_and_keys_on_screen(
+    run_app: RunApp,
+) -> None:
+    """Found walking the README at 80x24: a peeked question pushed the reply line and the
+    peek's keys below the dialog's edge, so a reply (a letter typed at the request moves
+    there) was typed where nobody could see it."""
+    script = {"*": [question("Which color do you prefer?", ["Red", "Blue"]), text("ok")]}
+    async with run_app(script) as h:
+        main = h.app.main
+        await h.pilot.resize_terminal(80, 24)
+        session_id = await h.create("go")
+        await _later_all(h)
+        main.sessions.select(session_id)
+        main.sessions.focus()
+        await h.pilot.press("space")
+        await h.until(lambda: isinstance(h.app.screen, PeekScreen))
+        peek = h.app.screen
+        assert isinstance(peek, PeekScreen)
+        await h.until(lambda: bool(peek.query(PeekAsk)))
+        await h.pilot.pause(0.3)
+        dialog = peek.query_one("#dialog").region
+        for part in ("#reply-line", "#keys", "PeekAsk"):
+            region = peek.query_one(part).region
+            assert region.height >= 1 and region.bottom <= dialog.bottom - 1, (part, region, dialog)
+            assert dialog.bottom <= 24
+        await h.pilot.press("h", "i")
+        line = peek.query_one("#reply-line", Input)
+        assert line.has_focus and line.value == "hi"

@@ -20,6 +20,7 @@ from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from cctui.core import Decision, PendingInput
@@ -259,6 +260,51 @@ class PeekScreen(Modal[None]):
         self._draw_head()
         self.reload()
         self.read_reply()
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    SHORT_ROWS = 34
+    """Below this many rows the dialog takes the whole height and drops its blank lines
+    (``-short`` in its stylesheet)."""
+
+    def _fit(self) -> None:
+        """The request and the last reply share what the dialog's other lines leave, the
+        request first: at 80x24 a question pushed the reply line and the keys off the dialog
+        (a letter typed at the request moves to that line, so it was typed unseen). When
+        short and a request waits, the last reply gives way altogether."""
+        if not self.is_attached or not self.query("#dialog"):
+            return
+        short = self.size.height < self.SHORT_ROWS
+        if short != self.has_class("-short"):
+            self.set_class(short, "-short")
+            self.call_after_refresh(self._fit)  # measured again without the blanks
+            return
+        dialog = self.query_one("#dialog")
+        waiting = self.query_one("#waiting")
+        reply = self.query_one("#reply")
+        title = self.query_one("#reply-title")
+        asks = list(self.query(PeekAsk))
+        hide_reply = short and bool(asks)
+        for part in (reply, title):
+            if part.display == hide_reply:
+                part.display = not hide_reply
+        shared = (waiting, reply)
+        others = sum(
+            _outer(w) for w in dialog.children if w.display and w not in shared and w is not title
+        ) + (0 if hide_reply else _outer(title))
+        chrome = dialog.outer_size.height - dialog.size.height  # its border and padding
+        room = int(self.size.height * (1 if short else 0.9)) - chrome - others
+        reply_room = 0 if hide_reply else 4  # its border and two lines at the least
+        if asks:
+            ask = asks[0]
+            ask_room = max(4, min(20, room - reply_room - waiting.styles.margin.bottom))
+            ask.styles.max_height = ask_room
+            room -= min(ask_room, ask.outer_size.height or ask_room)
+            room -= waiting.styles.margin.bottom
+        if not hide_reply:
+            reply.styles.max_height = max(3, min(16, room))
 
     def _draw_head(self) -> None:
         row = self.row
@@ -301,6 +347,7 @@ class PeekScreen(Modal[None]):
             self.query_one(ReplyInput).focus()
 
     def _focus_ask(self) -> None:
+        self._fit()
         forms = self.query(QuestionForm)
         if forms:
             forms.first().focus()
@@ -347,6 +394,7 @@ class PeekScreen(Modal[None]):
         self.reply_text = said[0] if said is not None else None
         body = self.query_one("#reply-body", MarkdownView)
         body.show(self.reply_text or "_No reply yet._")
+        self.call_after_refresh(self._fit)
 
     @on(PeekAsk.Typing)
     def _start_reply(self, message: PeekAsk.Typing) -> None:
@@ -366,3 +414,9 @@ class PeekScreen(Modal[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def _outer(widget: Widget) -> int:
+    """The rows ``widget`` takes in a vertical layout (its margins collapse to the larger)."""
+    margin = widget.styles.margin
+    return widget.outer_size.height + max(margin.top, margin.bottom)
