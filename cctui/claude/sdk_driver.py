@@ -26,11 +26,13 @@ import logging
 import os
 import shutil
 import signal
+import warnings
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
 
 from claude_agent_sdk import (
+    CanUseToolShadowedWarning,
     ClaudeAgentOptions,
     ClaudeSDKClient,
     HookContext,
@@ -148,6 +150,16 @@ class SdkDriver:
         # The SDK warns (CanUseToolShadowedWarning & co.) through `warnings`; keep them
         # out of the terminal the TUI owns and off `serve --stdio`'s stderr.
         logging.captureWarnings(True)
+        if self._on_tool is not None:
+            # In bypassPermissions the SDK warns that can_use_tool will not be called and that
+            # a PreToolUse hook is the way to gate every call: this session has that hook
+            # (``_hooks``), so the warning would only mislead the log. (Set at each connect:
+            # idempotent, and it outlives a caller's catch_warnings.)
+            warnings.filterwarnings(
+                "ignore",
+                message="can_use_tool will not be invoked: permission_mode 'bypassPermissions'",
+                category=CanUseToolShadowedWarning,
+            )
         options = self._options()
         client = _client(options)
         self._client = client  # lets the watchdog find the process while connect runs
@@ -403,10 +415,10 @@ class SdkDriver:
         ``can_use_tool`` is called only when the CLI would ask: not for what its allow
         rules, ``acceptEdits``, ``bypassPermissions`` or auto mode's classifier let through
         (in ``bypassPermissions`` the SDK says so at connect with a
-        ``CanUseToolShadowedWarning``, which goes to the log, and names this hook as the way
-        to gate every call). The hook runs before any of them, in every mode, also after a
-        live mode change. It only ever refuses or has no opinion: an allow from a hook
-        would skip the ask, and a failure or a timeout blocks the call.
+        ``CanUseToolShadowedWarning`` naming this hook as the way to gate every call; that
+        one is silenced in ``connect``). The hook runs before any of them, in every mode,
+        also after a live mode change. It only ever refuses or has no opinion: an allow
+        from a hook would skip the ask, and a failure or a timeout blocks the call.
         """
         if self._on_tool is None:
             return None

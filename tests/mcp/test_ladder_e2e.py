@@ -336,6 +336,15 @@ async def test_writes_outside_the_project_are_refused_where_the_cli_does_not_ask
         tools = {e.tool_use_id: e for e in manager.events(sid).events if e.kind == "tool"}
         denied = {e.input.get("file_path") for e in tools.values() if e.state == "denied"}
         assert {str(outside), str(key)} <= denied, denied
+        lines = {
+            e.tool_name: e.why
+            for e in manager.events(sid).events
+            if isinstance(e, InputResolvedEvent) and e.decided_by == "cli"
+        }
+        assert lines == {
+            "Write": "Claude Code's settings (a path deny rule, or a hook)",
+            "Read": "hard deny Read(~/.ssh/**) in shipped hard denies",
+        }, lines
     finally:
         detach()
         await manager.shutdown()

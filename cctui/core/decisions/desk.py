@@ -50,6 +50,12 @@ from cctui.errors import CctuiError, InputAlreadyAnswered, InputNotFound
 S = SessionStatus
 # decided_by values that mean "nobody decided: the question went away".
 WITHDRAWN_BY = ("session-ended", "interrupted")
+_CLI_REFUSALS = {
+    DENIED_IN_RESULT: "refused by Claude Code's settings (a path deny rule, or a hook)",
+    "mode": "refused by the session's dontAsk mode (it asks nobody)",
+}
+"""Why the CLI refused a call itself, by the refusal's ``reason_type``, when it is not one
+of cctui's hard denies; any other type is a deny rule in Claude Code's settings."""
 
 
 class InputDesk:
@@ -267,9 +273,9 @@ class InputDesk:
                 behavior="deny",
                 rung="cli-rule",
                 basis=denial.reason_type or "",
-                reason="refused by Claude Code's own settings (a deny rule or a hook)"
-                if denial.reason_type == DENIED_IN_RESULT
-                else "denied by a deny rule in Claude Code's settings",
+                reason=_CLI_REFUSALS.get(
+                    denial.reason_type or "", "denied by a deny rule in Claude Code's settings"
+                ),
             )
             self._decided_at_once(
                 denial.tool_name,

@@ -53,7 +53,9 @@ class Verdict(BaseModel):
         if self.rung == "judge" and self.behavior == "allow":
             return f"the judge ({self.basis})"
         if self.rung == "cli-rule":
-            return "a deny rule in Claude Code's settings"
+            return self.reason.removeprefix("refused by ").removeprefix("denied by ") or (
+                "a deny rule in Claude Code's settings"
+            )
         if self.rung == "breaker":
             return f"breaker: {self.reason}"
         return self.reason or self.rung
