@@ -69,6 +69,7 @@ HOLD_S = 20.0
 LISTED_WAIT_S = 5.0
 """A session started from here is waited for this long to appear in the owner's list."""
 
+
 class NotAvailableAttached(CctuiError):
     """Something an attached window cannot do yet."""
 
