@@ -11,7 +11,6 @@ headless: the sessions and the MCP server go on, ``cctui stop`` ends them.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import json
 import logging
@@ -64,6 +63,8 @@ def already_owned(owner: Owner, settings: Settings, doing: str) -> str:
 
 async def serve_http(settings: Settings) -> int:
     """``cctui serve --http``: own the sessions and serve MCP until stopped."""
+    import asyncio
+
     lock = OwnerLock.acquire(settings.state_dir, "serve")
     if lock is None:
         owner = find_owner(settings.state_dir)
@@ -125,6 +126,8 @@ def _record_kept(lock: OwnerLock) -> bool:
 async def record_lost(lock: OwnerLock) -> None:
     """Return once this owner's record is lost for good (``OwnerLock.keep``): an owner nobody
     can find would run, with its ``claude`` processes, until the machine restarts."""
+    import asyncio
+
     while True:
         if not _record_kept(lock):
             return
@@ -177,6 +180,8 @@ async def go_background(
 ) -> None:
     """The window closed with sessions to keep: carry on headless until ``cctui stop``
     (SIGTERM), or until nothing has been live for ``background_idle_exit_s``."""
+    import asyncio
+
     from cctui.core import LIVE
 
     lock.publish(mode="background")
@@ -207,6 +212,8 @@ async def headless(
     """Run until SIGTERM or SIGINT, or (``idle_exit_s``) until no session has been live, no
     input has waited and no window has been attached for that long, or until ``lock``'s
     record is lost (``record_lost``)."""
+    import asyncio
+
     from cctui.core import LIVE
 
     stop = asyncio.Event()
@@ -328,6 +335,8 @@ def settings_argv(args: argparse.Namespace) -> list[str]:
 async def bridge(settings: Settings, args: argparse.Namespace) -> int:
     """``cctui bridge [--start]``: forward stdio MCP to this machine's owner, starting a
     background one first with ``--start`` when none runs."""
+    import asyncio
+
     from cctui.mcp_server.transport.entry import run_bridge
     from cctui.mcp_server.transport.stdio_bridge import say
 

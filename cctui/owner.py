@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from cctui import __version__
+import cctui
 
 LOCK_FILE = "owner.lock"
 TOKEN_FILE = "token"
@@ -117,7 +117,7 @@ class OwnerLock:
 
     def owner(self) -> Owner:
         """This process, as the lock file describes it."""
-        return Owner(os.getpid(), __version__, self._mode, self._url, self._started_at)
+        return Owner(os.getpid(), cctui.__version__, self._mode, self._url, self._started_at)
 
     def _write(self) -> None:
         if self._fd is None:

@@ -374,19 +374,33 @@ def list_catalog_page(
 
     cctui's own sessions come from ``own`` when given, else from the registry file.
     """
+    query = CatalogQuery.model_validate(
+        {"text": text, "project": project, "status": status, "team": team, "limit": limit}
+    )
+    paged = query.limit is not None and _unfiltered(query)
     index = HistoryIndex.from_settings(settings)
-    index.refresh()
+    try:
+        index.refresh(cards=not paged)  # a page composes only its own rows
+        return _page_of(settings, index, query, paged, own)
+    finally:
+        index.close()
+
+
+def _page_of(
+    settings: Settings,
+    index: HistoryIndex,
+    query: CatalogQuery,
+    paged: bool,
+    own: Iterable[Own] | None,
+) -> CatalogPage:
     if own is None:
         from cctui.core.records import SessionRecords  # only this one-shot path reads the file
 
         own = list(SessionRecords(settings.state_dir).load().values())
-    query = CatalogQuery.model_validate(
-        {"text": text, "project": project, "status": status, "team": team, "limit": limit}
-    )
     hidden = spare_records.published(settings.state_dir)
     archived = read_archived(settings.state_dir / ARCHIVE_FILE)
-    if query.limit is not None and _unfiltered(query):
-        return _newest_page(index.sessions(), own, hidden, archived, query)
+    if paged:
+        return _newest_page(index, own, hidden, archived, query)
     return query_catalog(build_catalog(index, own, hidden, archived), query)
 
 
@@ -401,31 +415,44 @@ _NO_FILTER = CatalogQuery()
 
 
 def _newest_page(
-    summaries: Iterable[SessionSummary],
+    index: HistoryIndex | Iterable[SessionSummary],
     own: Iterable[Own],
     hidden: Collection[str],
     archived: Collection[str],
     query: CatalogQuery,
 ) -> CatalogPage:
-    """``query_catalog(build_catalog(...), query)`` for a query that only pages: the page's
-    entries are the only ones made (20,000 merged entries cost ``cctui sessions --limit 50``
-    half a second), picked by the same order."""
-    by_id = {s.session_id: s for s in summaries if s.session_id not in hidden}
+    """``query_catalog(build_catalog(...), query)`` for a query that only pages: only the
+    page's sessions are composed and merged (20,000 summaries and entries cost ``cctui
+    sessions --limit 50`` over a second), picked by the same order from each session's last
+    activity alone."""
+    if not isinstance(index, HistoryIndex):
+        summaries = {s.session_id: s for s in index}
+        activity = {sid: s.last_activity.timestamp() for sid, s in summaries.items()}
+    else:
+        activity = index.activity()
+    for sid in hidden:
+        activity.pop(sid, None)
     mine: dict[str, Own] = {o.session_id: o for o in own}
-    ids = [sid for sid in by_id.keys() | mine if sid not in archived]
-
-    def key(sid: str) -> tuple[datetime, str]:
-        o, s = mine.get(sid), by_id.get(sid)
-        times = [t for t in (o and o.last_activity, s and s.last_activity) if t]
-        return max(times), sid
-
+    keys = [(t, sid) for sid, t in activity.items() if sid not in mine and sid not in archived]
+    for sid, o in mine.items():
+        if sid not in archived:
+            t = activity.get(sid)
+            mine_t = o.last_activity.timestamp()
+            keys.append((mine_t if t is None else max(t, mine_t), sid))
     assert query.limit is not None
-    top = heapq.nlargest(query.offset + query.limit, ids, key=key)[query.offset :]
+    top = [sid for _, sid in heapq.nlargest(query.offset + query.limit, keys)][query.offset :]
+    wanted = [sid for sid in top if sid in activity]
+    found = (
+        index.summaries(wanted)
+        if isinstance(index, HistoryIndex)
+        else [summaries[sid] for sid in wanted]
+    )
+    by_id = {s.session_id: s for s in found}
     page = [_merge_one(sid, by_id.get(sid), mine.get(sid)) for sid in top]
     return CatalogPage(
         entries=tuple(page),
-        total=len(ids),
-        truncated=query.offset + len(page) < len(ids),
+        total=len(keys),
+        truncated=query.offset + len(page) < len(keys),
         problems=Problems(),
     )
 

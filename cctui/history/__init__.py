@@ -20,7 +20,6 @@ from cctui.history.models import (
     TranscriptPage,
 )
 from cctui.history.reader import TranscriptUnreadable, aread_transcript, read_transcript
-from cctui.history.watch import StopEvent
 
 __all__ = [
     "HistoryIndex",
@@ -29,7 +28,6 @@ __all__ = [
     "Problems",
     "RunningProcess",
     "SessionSummary",
-    "StopEvent",
     "ToolCall",
     "ToolResult",
     "TranscriptMessage",

@@ -30,9 +30,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
-
-import anyio.to_thread
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from cctui.config import Settings
 from cctui.history.extract import NOT_INDEXED
@@ -43,6 +41,7 @@ from cctui.history.models import (
     IndexProgress,
     IndexStats,
     Problems,
+    RunningProcess,
     SearchResult,
     SessionSummary,
     SourceName,
@@ -56,8 +55,11 @@ from cctui.history.search import search
 from cctui.history.store import SCHEMA_VERSION, IndexStore
 from cctui.history.transcripts import ReadStats
 from cctui.history.usage import usage_report
-from cctui.history.watch import StopEvent, watch_index
 from cctui.pids import pid_alive
+
+if TYPE_CHECKING:  # anyio and watchfiles load when a watch or a thread is first used:
+    # the one-shot commands (``cctui sessions``) never need them
+    from cctui.history.watch import StopEvent
 
 logger = logging.getLogger(__name__)
 
@@ -118,6 +120,9 @@ class HistoryIndex:
         self._history_skipped = 0
         self._summaries: dict[str, SessionSummary] = {}
         self._sorted: list[SessionSummary] | None = None
+        self._lazy = False
+        """``refresh(cards=False)``: the sessions are not composed into ``_summaries`` until a
+        reader asks for every one (``sessions``, ``get``); ``newest`` composes only a page."""
         self._problems = Problems()
         self._lock = threading.Lock()  # guards what readers see
         self._refresh_lock = threading.Lock()  # one refresh at a time
@@ -157,6 +162,7 @@ class HistoryIndex:
 
     def sessions(self) -> list[SessionSummary]:
         """Every session, newest activity first."""
+        self._compose_all()
         with self._lock:
             if self._sorted is None:
                 self._sorted = sorted(
@@ -166,8 +172,60 @@ class HistoryIndex:
 
     def get(self, session_id: str) -> SessionSummary | None:
         """One session's summary, if any source mentions it."""
+        self._compose_all()
         with self._lock:
             return self._summaries.get(session_id)
+
+    def activity(self) -> dict[str, float]:
+        """Session id -> its summary's ``last_activity`` as epoch seconds, for every session
+        (what orders a page).
+
+        After ``refresh(cards=False)`` read from the index file and the in-memory sources
+        without composing a summary: 20,000 sessions in ~40 ms, against ~0.9 s for
+        ``sessions()``."""
+        if self._lazy:
+            with self._refresh_lock:
+                return self._lazy_activity()
+        with self._lock:
+            return {sid: s.last_activity.timestamp() for sid, s in self._summaries.items()}
+
+    def _lazy_activity(self) -> dict[str, float]:
+        out = self.transcripts.latest()
+        procs = self.processes.by_session
+        for sid in self._prompts.keys() | procs.keys():
+            last = out.get(sid)
+            card = None if last is None else datetime.fromtimestamp(last, tz=UTC)
+            out[sid] = _activity(card, self._prompts.get(sid), procs.get(sid)).timestamp()
+        return out
+
+    def summaries(self, session_ids: Iterable[str]) -> list[SessionSummary]:
+        """These sessions' summaries (those any source knows), in the order asked."""
+        ids = list(session_ids)
+        if self._lazy:
+            with self._refresh_lock:
+                self.transcripts.cards_of(ids)
+                found = [self._compose(sid) for sid in ids]
+        else:
+            with self._lock:
+                found = [self._summaries.get(sid) for sid in ids]
+        return [s for s in found if s is not None]
+
+    def _compose_all(self) -> None:
+        """After ``refresh(cards=False)``: compose every session, as a full refresh would."""
+        if self._lazy:  # (read without the lock: a reader must not wait out a build step)
+            with self._refresh_lock:
+                self._compose_lazy()
+
+    def _compose_lazy(self) -> None:
+        if self._lazy:
+            self.transcripts.load_cards()
+            self._lazy = False
+            sids = (
+                {m.session_id for m in self.transcripts.metas()}
+                | self._prompts.keys()
+                | self.processes.by_session.keys()
+            )
+            self._apply(sids)
 
     @property
     def problems(self) -> Problems:
@@ -260,13 +318,21 @@ class HistoryIndex:
 
     async def aload(self) -> IndexChange:
         """``load`` in a worker thread."""
-        return await anyio.to_thread.run_sync(self.load, abandon_on_cancel=True)
+        return await _to_thread(self.load, abandon_on_cancel=True)
 
-    def refresh(self) -> IndexChange:
+    def refresh(self, *, cards: bool = True) -> IndexChange:
         """Full refresh: stat every transcript and index what changed, read history.jsonl's new
         lines, rescan processes. A first build of a large history takes a while: the TUI uses
-        ``build_steps`` instead."""
+        ``build_steps`` instead.
+
+        ``cards=False`` on a first refresh (a command that prints one page): the sessions the
+        index file knows are not read and composed; ``activity`` and ``summaries`` answer
+        from the file, and ``sessions``/``get`` compose every one when first called. The
+        change returned is then empty."""
         with self._refresh_lock:
+            if not cards and not self.transcripts.loaded:
+                self._lazy = True
+                self.transcripts.load(cards=False)
             return self._apply(self.transcripts.refresh())
 
     def plan(self, *, cards: bool = True) -> Plan:
@@ -280,6 +346,7 @@ class HistoryIndex:
                 self._check_options()
                 self.transcripts = self._indexer()
             if not self.transcripts.loaded:
+                self._lazy = not cards
                 self._apply(self.transcripts.load(cards=cards))
             plan = self.transcripts.scan()
             self._stop_prefetch()
@@ -349,11 +416,11 @@ class HistoryIndex:
         """Sweep, then index what changed in a worker thread, yielding after each step: the
         first of about ``first`` seconds (the newest files, so the list fills from the top),
         then of ``seconds`` (each yield redraws a list of thousands: not too often)."""
-        plan = await anyio.to_thread.run_sync(self.plan, abandon_on_cancel=True)
+        plan = await _to_thread(self.plan, abandon_on_cancel=True)
         budget = first
         try:
             while True:
-                yield await anyio.to_thread.run_sync(
+                yield await _to_thread(
                     partial(self.step, plan, seconds=budget), abandon_on_cancel=True
                 )
                 budget = seconds
@@ -377,11 +444,9 @@ class HistoryIndex:
         # abandon_on_cancel: a cancelled caller (app quitting) need not wait for a cold sweep;
         # the abandoned thread finishes under the refresh lock and leaves the index consistent.
         if full:
-            return await anyio.to_thread.run_sync(self.refresh, abandon_on_cancel=True)
+            return await _to_thread(self.refresh, abandon_on_cancel=True)
         todo = list(paths)
-        return await anyio.to_thread.run_sync(
-            lambda: self.refresh_paths(todo), abandon_on_cancel=True
-        )
+        return await _to_thread(lambda: self.refresh_paths(todo), abandon_on_cancel=True)
 
     def watch(
         self,
@@ -391,6 +456,8 @@ class HistoryIndex:
         full_sweep_every: float = 60.0,
     ) -> AsyncIterator[IndexChange]:
         """Live updates: see ``cctui.history.watch.watch_index``."""
+        from cctui.history.watch import watch_index
+
         return watch_index(self, stop_event, tick=tick, full_sweep_every=full_sweep_every)
 
     def _apply(self, touched: set[str]) -> IndexChange:
@@ -399,8 +466,14 @@ class HistoryIndex:
         read = self.history.read_new()
         touched |= self._ingest(read)
         if self._orphans and (transcripts_changed or read.prompts or read.reset):
+            self.transcripts.load_cards()  # (lazy) a prompt may belong to any transcript
             touched |= self._attribute_orphans()
         touched |= self.processes.refresh()
+        if self._lazy:  # nothing composed: readers compose what they ask for
+            problems = self._collect_problems()
+            with self._lock:
+                self._problems = problems
+            return IndexChange()
 
         changed: set[str] = set()
         removed: set[str] = set()
@@ -487,16 +560,12 @@ class HistoryIndex:
         if meta is None and prompts is None and proc is None:
             return None
         sources: set[SourceName] = set()
-        times: list[datetime] = []
         if meta is not None:
             sources.add("transcript")
-            times.append(meta.last_entry_at)
         if prompts is not None:
             sources.add("history")
-            times.append(prompts.last)
         if proc is not None:
             sources.add("process")
-            times += [t for t in (proc.updated_at, proc.started_at) if t is not None]
         # Validated, not model_construct: pydantic-core checks these typed values faster than
         # model_construct's Python loop sets them (0.11 against 0.18 s for 20,000).
         return SessionSummary(
@@ -514,7 +583,7 @@ class HistoryIndex:
             first_prompt=_first(
                 meta.first_prompt if meta else None, prompts.title if prompts else None
             ),
-            last_activity=max(times) if times else datetime.now(UTC),
+            last_activity=_activity(meta.last_entry_at if meta else None, prompts, proc),
             created_at=_first(
                 meta.created_at if meta else None,
                 prompts.first if prompts else None,
@@ -558,7 +627,27 @@ class HistoryIndex:
 
 
 _T = TypeVar("_T")
+
+
+async def _to_thread(func: Callable[[], _T], *, abandon_on_cancel: bool) -> _T:
+    import anyio.to_thread
+
+    return await anyio.to_thread.run_sync(func, abandon_on_cancel=abandon_on_cancel)
+
+
 _MAX_DT = datetime.max.replace(tzinfo=UTC)
+
+
+def _activity(
+    transcript: datetime | None, prompts: _Prompts | None, proc: RunningProcess | None
+) -> datetime:
+    """A session's last activity: the newest time any of its sources gives."""
+    times = [] if transcript is None else [transcript]
+    if prompts is not None:
+        times.append(prompts.last)
+    if proc is not None:
+        times += [t for t in (proc.updated_at, proc.started_at) if t is not None]
+    return max(times) if times else datetime.now(UTC)
 
 
 def _first(*values: _T | None) -> _T | None:

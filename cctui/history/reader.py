@@ -16,8 +16,6 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-import anyio.to_thread
-
 from cctui.errors import CctuiError, SessionNotFound
 from cctui.history import _sdk
 from cctui.history.models import ToolCall, ToolResult, TranscriptMessage, TranscriptPage
@@ -118,6 +116,8 @@ async def aread_transcript(
     path: Path | None = None,
 ) -> TranscriptPage:
     """``read_transcript`` in a worker thread, for callers on the event loop."""
+    import anyio.to_thread  # (not at import: one-shot commands never need it)
+
     return await anyio.to_thread.run_sync(
         lambda: read_transcript(
             config_dir, session_id, offset=offset, limit=limit, cwd=cwd, path=path

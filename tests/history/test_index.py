@@ -316,3 +316,35 @@ def test_same_session_in_two_project_dirs_uses_the_newest(claude_home: Path) -> 
     s = index.get(MULTI_ID)
     assert s is not None and s.transcript_path == copy
     assert len(index.sessions()) == 3
+
+
+@pytest.mark.parametrize("orphans", [False, True])
+def test_a_refresh_without_cards_orders_and_composes_as_a_full_one(
+    claude_home: Path, tmp_path: Path, orphans: bool
+) -> None:
+    """``refresh(cards=False)`` (``cctui sessions --limit N``) composes nothing up front: its
+    ``activity`` must order every session as the full list does, and the summaries it
+    composes on demand must be the full list's, whichever source (transcript, history.jsonl,
+    a running process) gives a session its last activity."""
+    with (claude_home / "history.jsonl").open("a") as fh:
+        fh.write(history_line("later prompt", 1895332400000, "<tmp>/ccp/proj", WRITE_ID))
+        fh.write(history_line("only in history", 1795332400000, "/q", NEW_ID))
+        if orphans:  # attributed to a transcript by time: every card is read for it
+            inside = datetime(2026, 11, 22, 7, 23, 44, tzinfo=UTC)
+            fh.write(history_line("old cli prompt", _ms(inside), "<tmp>/cci/proj", None))
+    write_process(claude_home, os.getpid(), MULTI_ID, updatedAt=1995332429245)
+    index_file = tmp_path / "index.sqlite"
+    full = HistoryIndex(claude_home, index_file=index_file)
+    full.refresh()
+    every = full.sessions()
+    full.close()
+    assert len(every) == 4
+
+    lazy = HistoryIndex(claude_home, index_file=index_file)
+    assert not lazy.refresh(cards=False)  # nothing composed, so nothing said to change
+    assert lazy.activity() == {s.session_id: s.last_activity.timestamp() for s in every}
+    ids = [s.session_id for s in reversed(every)]
+    assert lazy.summaries([*ids, "not-a-session"]) == list(reversed(every))
+    assert lazy.sessions() == every  # then every one, as a full refresh composes them
+    assert lazy.activity() == {s.session_id: s.last_activity.timestamp() for s in every}
+    lazy.close()
