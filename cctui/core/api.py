@@ -39,7 +39,45 @@ class Humans(Protocol):
         ...
 
 
-class CoreApi(Protocol):
+class SessionVerbs(Protocol):
+    """What a key does to one session besides talking to it: fork, mode, model, rewind,
+    diff, finishing its worktree. Part of ``CoreApi``; a host's sessions have them too,
+    run on that host's core (``cctui.remote.verbs``)."""
+
+    async def fork(
+        self, session_id: str, prompt: str | None = None, *, worktree: WorktreeRequest = None
+    ) -> SessionInfo: ...
+
+    async def cycle_permission_mode(self, session_id: str) -> steering.SettingChange: ...
+    async def set_model(self, session_id: str, model: str | None) -> steering.SettingChange: ...
+    async def model_options(self, session_id: str | None = None) -> tuple[ModelOption, ...]:
+        """The models to offer for the session (``SessionManager.models``)."""
+        ...
+
+    async def rewind_files(
+        self,
+        session_id: str,
+        *,
+        prompt_id: str | None = None,
+        prompt_index: int | None = None,
+        dry_run: bool = False,
+        by: str,
+    ) -> RewindResult: ...
+    async def diff(
+        self,
+        session_id: str,
+        *,
+        path: str | None = None,
+        patch: bool = True,
+        max_bytes: int | None = None,
+    ) -> SessionDiff: ...
+    async def finish_preview(self, session_id: str) -> FinishPreview: ...
+    async def finish_worktree(
+        self, session_id: str, action: Action, *, force: bool = False
+    ) -> FinishResult: ...
+
+
+class CoreApi(SessionVerbs, Protocol):
     """Every call the TUI makes on the core (``grep manager. cctui/tui``)."""
 
     @property
@@ -98,39 +136,6 @@ class CoreApi(Protocol):
     async def interactive_command(
         self, session_id: str, cwd: Path | None
     ) -> tuple[builtins.list[str], Path]: ...
-    async def fork(
-        self, session_id: str, prompt: str | None = None, *, worktree: WorktreeRequest = None
-    ) -> SessionInfo: ...
-
-    # -- steering, files, worktrees -------------------------------------------------------
-
-    async def cycle_permission_mode(self, session_id: str) -> steering.SettingChange: ...
-    async def set_model(self, session_id: str, model: str | None) -> steering.SettingChange: ...
-    async def model_options(self, session_id: str | None = None) -> tuple[ModelOption, ...]:
-        """The models to offer for the session (``SessionManager.models``)."""
-        ...
-
-    async def rewind_files(
-        self,
-        session_id: str,
-        *,
-        prompt_id: str | None = None,
-        prompt_index: int | None = None,
-        dry_run: bool = False,
-        by: str,
-    ) -> RewindResult: ...
-    async def diff(
-        self,
-        session_id: str,
-        *,
-        path: str | None = None,
-        patch: bool = True,
-        max_bytes: int | None = None,
-    ) -> SessionDiff: ...
-    async def finish_preview(self, session_id: str) -> FinishPreview: ...
-    async def finish_worktree(
-        self, session_id: str, action: Action, *, force: bool = False
-    ) -> FinishResult: ...
 
     # -- decisions, rules, metrics --------------------------------------------------------
 

@@ -29,7 +29,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
-from cctui.claude.frames import ModelOption
 from cctui.config import HostConfig, Settings
 from cctui.core import (
     AssistantTextEvent,
@@ -40,27 +39,25 @@ from cctui.core import (
     SessionInfo,
     launch,
     rules,
-    steering,
 )
 from cctui.core.buffer import EventBuffer, Page
 from cctui.core.calls import CALL_TOOL, decode_result, encode_call
 from cctui.core.catalog import CatalogEntry
 from cctui.core.decisions.requests import Resolution
-from cctui.core.diffs import SessionDiff
 from cctui.core.dispatch import Dispatcher, DispatchRequest, MissedRule, Schedule
 from cctui.core.dispatch.board import DispatchBoard, ScheduleChanges
 from cctui.core.metrics import MetricsSnapshot
 from cctui.core.policy.view import PolicyView
-from cctui.core.rewind import RewindResult
 from cctui.core.states import LIVE, SessionStatus
 from cctui.core.watch import Listener
-from cctui.core.worktrees import Action, FinishPreview, FinishResult, WorktreeRequest
+from cctui.core.worktrees import Action, FinishResult, WorktreeRequest
 from cctui.errors import CctuiError, SessionNotFound
 from cctui.owner import Owner, window_key
 from cctui.pids import pid_running
 from cctui.remote.client import LOCATION_VARS, CctuiClient
 from cctui.remote.hosts import Host, HostChange
 from cctui.remote.models import client_name
+from cctui.remote.verbs import VerbCalls
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +88,7 @@ class _Humans:
         return lambda: None
 
 
-class AttachedCore:
+class AttachedCore(VerbCalls):
     """``CoreApi`` for a window attached to the owner of this machine's sessions."""
 
     def __init__(self, settings: Settings, owner: Owner) -> None:
@@ -440,70 +437,15 @@ class AttachedCore:
     async def fork(
         self, session_id: str, prompt: str | None = None, *, worktree: WorktreeRequest = None
     ) -> SessionInfo:
-        info: SessionInfo = await self._call(
-            "fork", session_id=session_id, prompt=prompt, worktree=worktree
-        )
+        info = await super().fork(session_id, prompt, worktree=worktree)
         self._created[info.session_id] = info
         self._host.poke()
         return info
 
-    async def cycle_permission_mode(self, session_id: str) -> steering.SettingChange:
-        change: steering.SettingChange = await self._call(
-            "cycle_permission_mode", session_id=session_id
-        )
-        return change
-
-    async def set_model(self, session_id: str, model: str | None) -> steering.SettingChange:
-        change: steering.SettingChange = await self._call(
-            "set_model", session_id=session_id, model=model
-        )
-        return change
-
-    async def model_options(self, session_id: str | None = None) -> tuple[ModelOption, ...]:
-        return tuple(await self._call("model_options", session_id=session_id))
-
-    async def rewind_files(
-        self,
-        session_id: str,
-        *,
-        prompt_id: str | None = None,
-        prompt_index: int | None = None,
-        dry_run: bool = False,
-        by: str,
-    ) -> RewindResult:
-        result: RewindResult = await self._call(
-            "rewind_files",
-            session_id=session_id,
-            prompt_id=prompt_id,
-            prompt_index=prompt_index,
-            dry_run=dry_run,
-            by=by,
-        )
-        return result
-
-    async def diff(
-        self,
-        session_id: str,
-        *,
-        path: str | None = None,
-        patch: bool = True,
-        max_bytes: int | None = None,
-    ) -> SessionDiff:
-        found: SessionDiff = await self._call(
-            "diff", session_id=session_id, path=path, patch=patch, max_bytes=max_bytes
-        )
-        return found
-
-    async def finish_preview(self, session_id: str) -> FinishPreview:
-        preview: FinishPreview = await self._call("finish_preview", session_id=session_id)
-        return preview
-
     async def finish_worktree(
         self, session_id: str, action: Action, *, force: bool = False
     ) -> FinishResult:
-        done: FinishResult = await self._call(
-            "finish_worktree", session_id=session_id, action=action, force=force
-        )
+        done = await super().finish_worktree(session_id, action, force=force)
         self._host.poke()
         return done
 

@@ -38,6 +38,7 @@ from typing import Any, Protocol, TypeVar
 
 from cctui.config import HostConfig
 from cctui.core import Decision, PendingInput, SessionEvent
+from cctui.core.calls import CALL_TOOL, decode_result, encode_call
 from cctui.core.catalog import CatalogEntry
 from cctui.core.states import LIVE, SessionStatus
 from cctui.errors import CctuiError
@@ -661,6 +662,52 @@ class Host:
     async def kill(self, session_id: str) -> None:
         await self._needed().kill(session_id)
         self.poke()
+
+    async def core_call(self, method: str, **arguments: Any) -> Any:
+        """One ``CoreApi`` call (a session's diff, finish, fork, rewind, mode, model) run on
+        the host's core, as that machine's human: its ``cctui_window_call``, which the
+        bridge there (``bridge --window``, the default command) vouches for with its own
+        window key. The arguments and result are typed by the Protocol (``core.calls``).
+
+        Raises:
+            HostUnreachable: the link is down.
+            RemoteError: the host refused it; ``not_on_host`` when it cannot run such calls
+                (a cctui older than this one, or a command without ``--window``).
+        """
+        link = self._needed()
+        try:
+            out = await link.call(
+                CALL_TOOL,
+                windowKey="",  # the bridge there puts in its machine's key
+                via=self._me.removeprefix("mcp:"),  # by tui:cctui@HERE in its audit log
+                method=method,
+                arguments=encode_call(method, arguments),
+            )
+        except HostUnreachable:
+            raise
+        except RemoteError as exc:
+            if exc.code == "unknown_tool" or "window key" in exc.message:
+                old = exc.code == "unknown_tool"
+                raise RemoteError(
+                    self.name,
+                    (
+                        f"its cctui ({link.version}) is older than this one and cannot "
+                        "do this for a window on another machine"
+                        if old
+                        else "its cctui did not take this window as its human (the host's "
+                        "command lacks --window), so it keeps this to its own window"
+                    ),
+                    code="not_on_host",
+                    suggestion=(
+                        f"upgrade cctui on {self.name}"
+                        if old
+                        else "end the host's command with `cctui bridge --start --window` "
+                        "(the default command does)"
+                    ),
+                ) from None
+            raise
+        self.poke()
+        return decode_result(method, out.get("result"))
 
     async def transcript(
         self, session_id: str, *, offset: int = 0, limit: int = 50

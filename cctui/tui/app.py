@@ -29,11 +29,12 @@ from cctui.core import (
     AssistantTextEvent,
     SessionStatus,
 )
-from cctui.core.api import CoreApi
+from cctui.core.api import CoreApi, SessionVerbs
 from cctui.core.hosted import HostedService
 from cctui.errors import CctuiError
 from cctui.history.models import SearchHit
 from cctui.remote.hosts import Host, HostChange, Hosts
+from cctui.remote.verbs import HostVerbs
 from cctui.services import WindowServices
 from cctui.tui import format as fmt
 from cctui.tui import gc_pause, keymap
@@ -50,7 +51,7 @@ from cctui.tui.messages import (
     SessionsActivity,
 )
 from cctui.tui.prefs import Prefs
-from cctui.tui.remote import RemoteView, host_line
+from cctui.tui.remote import RemoteView, host_line, key_of
 from cctui.tui.screens.ask import AskScreen
 from cctui.tui.screens.diff import DiffScreen
 from cctui.tui.screens.dispatch import DispatchScreen
@@ -510,18 +511,19 @@ class CctuiApp(App[None]):
 
     @on(PromptBlock.Rewind)
     def _rewind(self, message: PromptBlock.Rewind) -> None:
-        session_id = self._current("Rewinding files")
+        session_id = self._current()
         if session_id is not None:
             self.preview_rewind(session_id, message.prompt_id)
 
     @work(group="rewind", exclusive=True, exit_on_error=False)
     async def preview_rewind(self, session_id: str, prompt_id: str) -> None:
         """Ask the core what a rewind to before ``prompt_id`` would change, then confirm."""
+        verbs, sid = self._verbs_for(session_id)
         try:
-            preview = await self.manager.rewind_files(
-                session_id, prompt_id=prompt_id, dry_run=True, by="tui"
-            )
-            cwd = self.manager.get(session_id).config.cwd
+            preview = await verbs.rewind_files(sid, prompt_id=prompt_id, dry_run=True, by="tui")
+            row = self.main.sessions.row(session_id)
+            found = row.cwd if row is not None and row.host is not None else None
+            cwd = found or self.manager.get(sid).config.cwd
         except CctuiError as exc:
             self.notify(exc.message, title="Cannot rewind", severity="error", timeout=10)
             return
@@ -535,8 +537,9 @@ class CctuiApp(App[None]):
     @work(group="rewind", exit_on_error=False)
     async def rewind_files(self, session_id: str, prompt_id: str) -> None:
         """Put the files back (the core dry-runs again first: they may have changed)."""
+        verbs, sid = self._verbs_for(session_id)
         done = await self._verb(
-            "Not rewound", self.manager.rewind_files(session_id, prompt_id=prompt_id, by="tui")
+            "Not rewound", verbs.rewind_files(sid, prompt_id=prompt_id, by="tui")
         )
         if done is None:
             return
@@ -588,9 +591,8 @@ class CctuiApp(App[None]):
             lambda host, sid: host.send(sid, text),
         )
 
-    def _current(self, local_only: str | None = None) -> str | None:
-        """The session the user is looking at; ``local_only`` (what the key does): None,
-        with a notice, for a session on another host."""
+    def _current(self) -> str | None:
+        """The session the user is looking at (a host's by its key), or None with a notice."""
         session_id = self.main.current_session_id
         if session_id is None:
             starting = self.main.pane.starting
@@ -601,15 +603,16 @@ class CctuiApp(App[None]):
                 severity="warning",
             )
             return None
-        found = self.remote.locate(session_id) if local_only is not None else None
-        if found is not None:
-            self.notify(
-                f"{local_only} works for this machine's sessions; this one runs on "
-                f"{found[0].name} (o takes it over there).",
-                severity="warning",
-            )
-            return None
         return session_id
+
+    def _verbs_for(self, session_id: str) -> tuple[SessionVerbs, str]:
+        """The core a session's verbs (diff, finish, fork, rewind, mode, model) run on, and
+        its id there: this machine's, or a host's own core through its link."""
+        found = self.remote.locate(session_id)
+        if found is None:
+            return self.manager, session_id
+        host, sid = found
+        return HostVerbs(host.core_call), sid
 
     @work(group="sessions", exit_on_error=False)
     async def action_interrupt(self) -> None:
@@ -667,14 +670,15 @@ class CctuiApp(App[None]):
             self.notify("Session ended. Send it a message to resume it.")
 
     def action_diff(self) -> None:
-        session_id = self._current("The diff")
+        session_id = self._current()
         if session_id is None:
             return
         row = self.main.sessions.row(session_id)
         title = (row.title if row is not None else "") or session_id[:8]
+        verbs, sid = self._verbs_for(session_id)
         self._open_once(
             DiffScreen,
-            lambda: DiffScreen(title, partial(self.manager.diff, session_id)),
+            lambda: DiffScreen(title, partial(verbs.diff, sid)),
             self._after_diff,
         )
 
@@ -684,11 +688,12 @@ class CctuiApp(App[None]):
 
     @work(group="sessions", exit_on_error=False)
     async def action_finish(self) -> None:
-        session_id = self._current("Finishing a worktree")
+        session_id = self._current()
         if session_id is None:
             return
+        verbs, sid = self._verbs_for(session_id)
         try:
-            preview = await self.manager.finish_preview(session_id)
+            preview = await verbs.finish_preview(sid)
         except CctuiError as exc:
             self.notify(exc.message, title="Nothing to finish", severity="warning")
             return
@@ -701,9 +706,8 @@ class CctuiApp(App[None]):
     async def _finish(self, session_id: str, choice: Choice) -> None:
         action, force = choice
         title = {"merge": "Not merged", "keep": "Not kept"}.get(action, "Not discarded")
-        done = await self._verb(
-            title, self.manager.finish_worktree(session_id, action, force=force)
-        )
+        verbs, sid = self._verbs_for(session_id)
+        done = await self._verb(title, verbs.finish_worktree(sid, action, force=force))
         if done is None:
             return
         self.main.catch_up(full=True)  # the row's worktree state changed without an event
@@ -711,7 +715,7 @@ class CctuiApp(App[None]):
 
     def action_fork_worktree(self) -> None:
         """``w``: asks first; it makes a worktree, a branch and a new claude process."""
-        session_id = self._current("Forking into a worktree")
+        session_id = self._current()
         if session_id is None:
             return
         self._ask_then(
@@ -728,23 +732,29 @@ class CctuiApp(App[None]):
     @work(group="sessions", exit_on_error=False)
     async def fork_worktree(self, session_id: str) -> None:
         """Fork the session into its own worktree and open the copy."""
-        info = await self._verb("Not forked", self.manager.fork(session_id, worktree=True))
+        verbs, sid = self._verbs_for(session_id)
+        info = await self._verb("Not forked", verbs.fork(sid, worktree=True))
         if info is None:
             return
         where = info.worktree.branch if info.worktree else "its worktree"
         self.notify(f"Forked into {where}. Type a message to start it.")
-        self.post_message(OpenSession(info.session_id, focus_input=True))
+        found = self.remote.locate(session_id)
+        key = key_of(found[0].name, info.session_id) if found else info.session_id
+        for _ in range(100):  # a host's fork is listed here at its next look
+            if found is None or self.main.sessions.row(key) is not None:
+                self.post_message(OpenSession(key, focus_input=True))
+                return
+            await asyncio.sleep(0.05)
 
     @work(group="steer", exit_on_error=False)
     async def action_cycle_mode(self) -> None:
         """``shift+tab`` on the main screen (and the palette): the selected session's next
         permission mode, as in Claude Code."""
-        session_id = self._current("Changing the mode")
+        session_id = self._current()
         if session_id is None:
             return
-        change = await self._verb(
-            "Mode not changed", self.manager.cycle_permission_mode(session_id)
-        )
+        verbs, sid = self._verbs_for(session_id)
+        change = await self._verb("Mode not changed", verbs.cycle_permission_mode(sid))
         if change is None:
             return
         self.notify(change.note, title=f"Mode: {change.value}", timeout=3)
@@ -752,14 +762,15 @@ class CctuiApp(App[None]):
 
     @work(group="steer", exit_on_error=False)
     async def action_pick_model(self) -> None:
-        session_id = self._current("Changing the model")
+        session_id = self._current()
         if session_id is None:
             return
+        verbs, sid = self._verbs_for(session_id)
         try:
-            current = self.manager.get(session_id).config.model
+            current = self.manager.get(session_id).config.model if verbs is self.manager else None
         except CctuiError:
             current = None  # known from disk only: it joins cctui when switched
-        offered = await self._verb("Model not changed", self.manager.model_options(session_id))
+        offered = await self._verb("Model not changed", verbs.model_options(sid))
         if offered is None:
             return
         screen = ModelScreen(
@@ -776,7 +787,8 @@ class CctuiApp(App[None]):
     @work(group="steer", exit_on_error=False)
     async def set_model(self, session_id: str, model: str) -> None:
         """Switch the session's model (live at once, else at its next start)."""
-        change = await self._verb("Model not changed", self.manager.set_model(session_id, model))
+        verbs, sid = self._verbs_for(session_id)
+        change = await self._verb("Model not changed", verbs.set_model(sid, model))
         if change is None:
             return
         self.notify(change.note, title=f"Model: {change.value or 'default'}", timeout=4)

@@ -102,9 +102,19 @@ def register(server: MCPServer, manager: SessionManager, settings: Settings) -> 
         windowKey: Annotated[str, Field(max_length=200)],  # noqa: N803 -- wire camelCase
         method: Annotated[str, Field(max_length=100)],
         arguments: dict[str, Any] | None = None,
+        via: Annotated[
+            str | None,
+            Field(
+                max_length=100,
+                pattern=r"^[A-Za-z0-9][A-Za-z0-9._@-]*$",
+                description="The window calling from another machine (its cctui's client "
+                "name): the call is by tui:VIA",
+            ),
+        ] = None,
     ) -> dict[str, Any]:
         """Internal: an attached window's key (diff, finish, mode, model, rules, rewind...)
         runs here, on this cctui's core: one ``CoreApi`` call (``cctui.core.calls``)."""
         check(windowKey)
-        result = await run_call(manager, method, arguments or {}, by="tui:window")
+        by = f"tui:{via}" if via else "tui:window"
+        result = await run_call(manager, method, arguments or {}, by=by)
         return {"result": result}
