@@ -3,6 +3,8 @@ the screen under it (before, Enter then Escape on a busy machine crashed the app
 
 from __future__ import annotations
 
+import asyncio
+
 from textual import events
 from textual.widgets import Input
 
@@ -35,7 +37,16 @@ async def test_enter_and_escape_queued_together_leave_the_app_running(run_app: R
         _queue_key(h.app, "enter", "\r")
         _queue_key(h.app, "escape", None)
         _queue_key(h.app, "enter", "\r")
-        await h.pilot.pause(0.5)
+        # Behind the keys in the same queue: once it has run, the app has taken all three
+        # (a fixed 0.5 s pause let a key still queued on a loaded machine reach the app as
+        # the test closed it: ScreenStackError).
+        taken = asyncio.Event()
+        callback = events.Callback(callback=taken.set)
+        callback.set_sender(h.app)
+        h.app._driver.send_message(callback)
+        await h.until(taken.is_set)
+        await h.until(lambda: isinstance(_top(h.app), MainScreen))
+        await h.pilot.pause()  # what the keys set off on the screen's widgets runs out
         assert h.app.is_running
         assert isinstance(h.app.screen, MainScreen)
         assert len(h.manager.list()) <= 1
