@@ -9,9 +9,11 @@ per family of keys: each asks the owner's core through the one ``CoreApi`` bound
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import httpx2
@@ -33,9 +35,13 @@ from cctui.core.dispatch.board import ScheduleChanges
 from cctui.errors import CctuiError
 from cctui.owner import find_owner
 from cctui.remote.attached import AttachedCore, NotAvailableAttached
+from tests.fakes.anthropic_api import FakeAnthropicAPI
+from tests.fakes.plugin import offline_env
+from tests.fakes.seed_home import seed_claude_home
 from tests.helpers import git
 
-pytestmark = pytest.mark.e2e
+# One worker runs them all, in turn, over the one owner (see ``owner``).
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("attached-keys-owner")]
 
 
 async def _until(
@@ -62,38 +68,86 @@ async def _attached(state: Path) -> AttachedCore:
     return core
 
 
+class Owner:
+    """One owner for the module: its HOME, its environment and where projects go."""
+
+    def __init__(self, home: Path, env: dict[str, str], projects: Path) -> None:
+        self.home = home
+        self.env = env
+        self.projects = projects
+        self.trusted: list[Path] = []
+
+
+@pytest.fixture(scope="module")
+def owner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Owner]:
+    """A real owner shared by the module's tests (starting one per test cost each a Python
+    with the MCP stack, and ``cctui stop``). Each test has its own project and window, and
+    ends its sessions: no test reads what another left."""
+    root = tmp_path_factory.mktemp("owner")
+    home = root / "home"
+    for sub in (".config", ".local/state", ".local/share", ".cache"):
+        (home / sub).mkdir(parents=True, exist_ok=True)
+    seed_claude_home(home)
+    api = FakeAnthropicAPI(log_path=root / "fake_api.jsonl").start()
+    env = offline_env(dict(os.environ), api.url, home)
+    with pytest.MonkeyPatch.context() as patch:
+        for key in list(os.environ):
+            if key not in env:
+                patch.delenv(key)
+        for key, value in env.items():
+            patch.setenv(key, value)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "cctui", "serve", "--http"],
+            env=dict(env, CCTUI_HTTP_PORT="0"),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            yield Owner(home, env, root / "projects")
+        finally:
+            subprocess.run(
+                [sys.executable, "-m", "cctui", "stop"], env=env, capture_output=True, check=False
+            )
+            if server.poll() is None:
+                server.kill()
+            server.wait(30)
+            api.stop()
+
+
 @pytest.fixture
-async def window(
-    claude_env: dict[str, str], claude_home: Path, project_dir: Path
-) -> AsyncIterator[AttachedCore]:
-    """A window attached to a fresh owner; afterwards `cctui stop` ends the owner."""
-    git(project_dir, "init", "-q", "-b", "main")
-    git(project_dir, "config", "user.name", "Test")
-    git(project_dir, "config", "user.email", "t@example.com")
-    (project_dir / "f.txt").write_text("one\n")
-    git(project_dir, "add", "f.txt")
-    git(project_dir, "commit", "-qm", "first")
-    env = dict(claude_env, CCTUI_HTTP_PORT="0")
-    owner = subprocess.Popen(
-        [sys.executable, "-m", "cctui", "serve", "--http"],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    core = None
+def claude_home(owner: Owner) -> Path:
+    return owner.home
+
+
+@pytest.fixture
+def project_dir(owner: Owner, request: pytest.FixtureRequest) -> Path:
+    """This test's own git repository, trusted in the owner's HOME."""
+    path: Path = owner.projects / request.node.name.replace("/", "_")
+    path.mkdir(parents=True)
+    owner.trusted.append(path)
+    seed_claude_home(owner.home, *owner.trusted)
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.name", "Test")
+    git(path, "config", "user.email", "t@example.com")
+    (path / "f.txt").write_text("one\n")
+    git(path, "add", "f.txt")
+    git(path, "commit", "-qm", "first")
+    return path
+
+
+@pytest.fixture
+async def window(owner: Owner, project_dir: Path) -> AsyncIterator[AttachedCore]:
+    """A window attached to the module's owner; the test's sessions end with it."""
+    core = await _attached(owner.home / ".local" / "state" / "cctui")
     try:
-        core = await _attached(claude_home / ".local" / "state" / "cctui")
         yield core
     finally:
-        if core is not None:
-            await core.shutdown()
-        subprocess.run(
-            [sys.executable, "-m", "cctui", "stop"], env=env, capture_output=True, check=False
-        )
-        if owner.poll() is None:
-            owner.kill()
-        owner.wait(30)
+        for info in core.list():
+            if info.config.cwd.is_relative_to(project_dir):
+                with contextlib.suppress(CctuiError):
+                    await core.kill(info.session_id)
+        await core.shutdown()
 
 
 async def _session(core: CoreApi, cwd: Path, prompt: str, **fields: object) -> str:
@@ -165,6 +219,7 @@ async def test_rewind_r(window: AttachedCore, project_dir: Path) -> None:
 async def test_rules_policy_metrics_takeover_capital_r_l_m_o(
     window: AttachedCore, project_dir: Path, claude_home: Path
 ) -> None:
+    started = (await window.read_metrics()).sessions_started
     sid = await _session(window, project_dir, "[[say text=hello]]")
     settings = project_dir / ".claude" / "settings.local.json"
     settings.parent.mkdir(exist_ok=True)
@@ -177,7 +232,7 @@ async def test_rules_policy_metrics_takeover_capital_r_l_m_o(
     assert view.breaker is not None and view.human_s > 0
     await window.close_breaker(sid)
     metrics = await window.read_metrics()
-    assert metrics.sessions_started == 1
+    assert metrics.sessions_started == started + 1
     argv, cwd = await window.interactive_command(sid, None)
     assert sid in argv and cwd == project_dir
     audit = (claude_home / ".local" / "state" / "cctui" / "audit.jsonl").read_text()
@@ -282,7 +337,8 @@ async def test_two_windows_first_answer_wins(
         await _until(lambda: other.problems, "the late answer refused")
         assert "Your answer" in other.problems[-1]
         audit = (state / "audit.jsonl").read_text()
-        assert audit.count('"decided_by": "tui:window"') == 1, audit[-1500:]
+        answered = [line for line in audit.splitlines() if asked.id in line]
+        assert sum('"decided_by": "tui:window"' in line for line in answered) == 1, audit[-1500:]
     finally:
         await other.shutdown()
 
