@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import time
 from collections.abc import Callable
@@ -86,6 +87,29 @@ class TmuxWindow:
 
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-t", self.target)
+
+    def frame_colour(self, title: str) -> str | None:
+        """The colour the top corner of the panel titled ``title`` is drawn in (a panel
+        with the keyboard in it has its frame lit), None when it is not on screen."""
+        styled = self.run("capture-pane", "-e", "-p", "-t", self.target)
+        found = re.search(
+            r"\x1b\[38;5;(\d+)m(?:\x1b\[[\d;]*m)*╭─(?:\x1b\[[\d;]*m)* " + re.escape(title), styled
+        )
+        return found.group(1) if found else None
+
+    def leave_message_line(self) -> None:
+        """esc from a session's message line, then wait until the list's frame is lit as
+        the pane's was: the keyboard is in the list. A key sent at once was routed by the
+        focus esc had not moved yet, and was typed into the line (a fixed pause was too
+        short under load)."""
+        deadline = time.monotonic() + 60
+        while (lit := self.frame_colour("Output")) in (None, self.frame_colour("Sessions")):
+            assert time.monotonic() < deadline, f"the keyboard is not in the pane:\n{self.screen()}"
+            time.sleep(0.05)
+        self.keys("Escape")
+        while self.frame_colour("Sessions") != lit:
+            assert time.monotonic() < deadline, f"the keyboard stayed in the pane:\n{self.screen()}"
+            time.sleep(0.05)
 
     def keys(self, *keys: str, literal: bool = False) -> None:
         self.run("send-keys", "-t", self.target, *(["-l"] if literal else []), *keys)

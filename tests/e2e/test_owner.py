@@ -386,8 +386,7 @@ def test_q_then_b_keeps_the_session_running_and_gives_the_shell_back(
     if window.leader:
         pytest.skip("the shell's prompt coming back needs a shell")
     window.start_slow_session("[[slow seconds=20 chunks=10]]")
-    window.keys("Escape")
-    time.sleep(0.5)  # escape then q at once reads as alt+q
+    window.leave_message_line()
     window.keys("q")
     window.wait_for(lambda s: "still working" in s and "keep in background" in s, "the quit modal")
     window.keys("b")

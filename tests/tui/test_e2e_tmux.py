@@ -91,10 +91,8 @@ def test_open_a_session_approve_its_write_with_y_and_see_it_complete(
     assert (project_dir / "hello.txt").read_text() == "hi"
     assert "allowed by tui" in done
     assert "✓ Write" in done
-    # After the form the keyboard is on the message line: esc back to the list first (a
-    # moment apart: esc then q at once reads as alt+q).
-    tmux.keys("Escape")
-    time.sleep(0.5)
+    # After the form the keyboard is on the message line: esc back to the list first.
+    tmux.leave_message_line()
     tmux.keys("q")
     deadline = time.monotonic() + 20
     while tmux.alive() and time.monotonic() < deadline:
@@ -127,8 +125,7 @@ def test_o_takes_a_session_over_in_claude_and_returns_with_the_new_turn(
     tmux.keys("first prompt", literal=True)
     tmux.keys("Enter")
     tmux.wait_for(lambda s: "OK: first prompt" in s and "idle" in s, "the first turn")
-    tmux.keys("Escape")
-    time.sleep(0.3)
+    tmux.leave_message_line()
     tmux.keys("o")
     tmux.wait_for(lambda s: "Open in Claude Code?" in s and "ended first" in s, "the question")
     tmux.keys("y")
@@ -172,8 +169,7 @@ def test_o_keeps_claudes_words_on_screen_when_it_fails_at_once(
     tmux.keys("first prompt", literal=True)
     tmux.keys("Enter")
     tmux.wait_for(lambda s: "OK: first prompt" in s and "idle" in s, "the first turn")
-    tmux.keys("Escape")
-    time.sleep(0.3)
+    tmux.leave_message_line()
     tmux.keys("o")
     tmux.wait_for(lambda s: "Open in Claude Code?" in s, "the question")
     tmux.keys("y")
