@@ -318,6 +318,9 @@ async def _attached(settings: Settings, owner: Owner) -> int:
         services,
         hosted=[_AttachedStatus(core)],
         attached=f"⇄ attached to pid {owner.pid} · q leaves them running",
+        # The config's other machines, as in the owner's own window: each window holds its
+        # own links (a window left in the background closed its own).
+        hosts=_hosts(settings) if settings.hosts else None,
     )
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, app.exit)

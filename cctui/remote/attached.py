@@ -25,7 +25,7 @@ import os
 import sys
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -63,6 +63,9 @@ log = logging.getLogger(__name__)
 
 HOLD_S = 20.0
 """Each ``cctui_attach_window`` call holds this long; the next one follows at once."""
+STOPPING_GRACE_S = 8.0
+"""A dropped link is reported after this long if the owner's process still runs: a stopped
+owner ends its sessions (seconds) after its link drops, and is then said to be stopped."""
 LISTED_WAIT_S = 5.0
 """A session started from here is waited for this long to appear in the owner's list."""
 
@@ -155,6 +158,7 @@ class AttachedCore(VerbCalls):
 
     def status_line(self) -> str:
         """The attached banner, for the status bar."""
+        self._down_why()
         if self.owner_stopped:
             return "⇄ owner stopped"
         state = "attached" if self._host.state == "online" else self._host.state
@@ -169,9 +173,21 @@ class AttachedCore(VerbCalls):
     @property
     def problems(self) -> builtins.list[str]:
         problems = list(self._problems)
-        if self._host.state != "online" and self._host.problem and not self.owner_stopped:
+        if self._down_why() and self._host.problem:
             problems.append(f"the owner cctui: {self._host.problem}")
         return problems
+
+    def _down_why(self) -> bool:
+        """True when the link is down for a reason to report (not the owner stopping): a
+        stopping owner drops the link while it ends its sessions, before its process ends,
+        so a fresh drop is not reported for ``STOPPING_GRACE_S`` while the pid still runs."""
+        if self._host.state == "online" or self.owner_stopped:
+            return False
+        if self._check_owner():
+            return False
+        seen = self._host.last_seen
+        fresh = seen is not None and datetime.now(UTC) - seen < timedelta(seconds=STOPPING_GRACE_S)
+        return not fresh
 
     # -- what the owner said -----------------------------------------------------------------
 
@@ -184,11 +200,13 @@ class AttachedCore(VerbCalls):
             for event in self._mirror(sid):
                 self._publish(event)
 
-    def _check_owner(self) -> None:
+    def _check_owner(self) -> bool:
         """The link is down: say whether the owner itself ended (it runs on this machine, so
-        its pid tells), rather than report a dropped link and reconnect forever."""
+        its pid tells), rather than report a dropped link and reconnect forever; True then."""
+        if self.owner_stopped:
+            return True
         if pid_running(self.owner.pid):
-            return
+            return False
         self.owner_stopped = True
         self._problems.append(
             f"The owner cctui (pid {self.owner.pid}) was stopped (`cctui stop`, or it exited), "
@@ -198,6 +216,7 @@ class AttachedCore(VerbCalls):
         task = asyncio.get_running_loop().create_task(self._host.stop())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return True
 
     def _mirror(self, session_id: str) -> builtins.list[SessionEvent]:
         """Copy the owner's new events of a session into its ring here; the stored copies."""
