@@ -16,6 +16,7 @@ at most one row per hour of use.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import time
 from collections import defaultdict
@@ -23,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
+
+from pydantic import TypeAdapter
 
 from cctui.history.models import TokenCounts, UsageReport, UsageRow
 from cctui.history.search import SearchError, parse_when
@@ -68,16 +71,25 @@ class _Acc:
             self.models.update(str(r[8]).split(","))
 
     def row(self, key: str, **extra: Any) -> UsageRow:
-        return UsageRow(
-            key=key,
-            tokens=TokenCounts(**dict(zip(_TOKEN_FIELDS, self.sums, strict=True))),
+        return UsageRow.model_validate(self.data(key, **extra))
+
+    def data(self, key: str, **extra: Any) -> dict[str, Any]:
+        """The line as ``UsageRow``'s fields (a report validates its lines in one call)."""
+        return {
+            "key": key,
+            "tokens": dict(zip(_TOKEN_FIELDS, self.sums, strict=True)),
             # No priced reply at all: "no price", never $0.
-            cost_usd=None if self.unpriced >= self.sums[5] else round(self.cost, 9),
-            unpriced_replies=self.unpriced,
-            models=sorted(self.models),
-            sessions=len(self.sessions) or self.session_count,
+            "cost_usd": None if self.unpriced >= self.sums[5] else round(self.cost, 9),
+            "unpriced_replies": self.unpriced,
+            "models": sorted(self.models),
+            "sessions": len(self.sessions) or self.session_count,
             **extra,
-        )
+        }
+
+
+@functools.cache
+def _rows_adapter() -> TypeAdapter[list[UsageRow]]:
+    return TypeAdapter(list[UsageRow])
 
 
 def _period_key(period: str, quarter: int) -> str:
@@ -180,6 +192,8 @@ def _grouped(
     if group in ("session", "project"):
         cards = {sid: (title, cwd) for sid, title, cwd in conn.execute(
             "SELECT session_id, title, cwd FROM card ORDER BY mtime")}  # fmt: skip
+    if group == "session" and not timed:
+        return _by_session(conn, where, args, cards)
     accs: dict[tuple[str, str | None], _Acc] = defaultdict(_Acc)
     extra: dict[tuple[str, str | None], dict[str, Any]] = {}
     periods: dict[int, str] = {}
@@ -207,15 +221,46 @@ def _grouped(
         acc = accs[key]
         acc.add(r[n:])
         acc.sessions.add(sid)
+    # Validated in one call: a row at a time, 20,000 sessions' lines cost 0.4 s of pydantic.
     rows = [
-        acc.row(k[0], group=k[1], **extra.get(k if timed else (k[0], k[0]), {}))
+        acc.data(k[0], group=k[1], **extra.get(k if timed else (k[0], k[0]), {}))
         for k, acc in accs.items()
     ]
     if timed:
-        rows.sort(key=lambda r: (r.key, r.cost_usd is None, -(r.cost_usd or 0.0), r.group or ""))
+        rows.sort(key=lambda r: (r["key"], r["cost_usd"] is None, -(r["cost_usd"] or 0.0),
+                                 r["group"] or ""))  # fmt: skip
     else:
-        rows.sort(key=lambda r: (r.cost_usd is None, -(r.cost_usd or 0.0), r.key))
-    return rows
+        rows.sort(key=lambda r: (r["cost_usd"] is None, -(r["cost_usd"] or 0.0), r["key"]))
+    return _rows_adapter().validate_python(rows)
+
+
+def _by_session(
+    conn: sqlite3.Connection,
+    where: str,
+    args: list[object],
+    cards: dict[str, tuple[str | None, str | None]],
+) -> list[UsageRow]:
+    """``_grouped`` by session: one SQL row is one line (what ``_Acc`` would sum once), made
+    straight into ``UsageRow``'s fields: 20,000 sessions' ``_Acc`` cost a report 0.3 s."""
+    lines: list[dict[str, Any]] = []
+    for sid, *sums, cost, unpriced, models in conn.execute(
+        f"SELECT u.session_id, {_SUMS} FROM usage_q u WHERE {where} GROUP BY u.session_id", args
+    ):
+        tokens = [v or 0 for v in sums]
+        unpriced = unpriced or 0
+        title, cwd = cards.get(sid, (None, None))
+        lines.append({
+            "key": sid,
+            "tokens": dict(zip(_TOKEN_FIELDS, tokens, strict=True)),
+            "cost_usd": None if unpriced >= tokens[5] else round(cost or 0.0, 9),
+            "unpriced_replies": unpriced,
+            "models": sorted(set(str(models).split(","))) if models else [],
+            "sessions": 1,
+            "label": title,
+            "project": cwd,
+        })  # fmt: skip
+    lines.sort(key=lambda r: (r["cost_usd"] is None, -(r["cost_usd"] or 0.0), r["key"]))
+    return _rows_adapter().validate_python(lines)
 
 
 def _total(conn: sqlite3.Connection, where: str, args: list[object]) -> UsageRow:
