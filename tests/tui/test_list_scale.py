@@ -221,3 +221,34 @@ async def test_rows_shifted_by_a_new_top_row_are_not_drawn_again(
         assert "task 19" in _line(table, 21) and "task 20" in _line(table, 22)
         await pilot.click(SessionList, offset=(20, 10))  # the header, then rows 0..8, 9
         assert table.selected_id == rows[8].session_id
+
+
+async def test_a_long_first_list_draws_its_top_first_and_the_rest_in_order_after() -> None:
+    """5,000 rows drawn before the first frame cost it half a second: a long first list
+    draws its top ``FIRST_ROWS`` at once and the rest in chunks, and ends as the whole list
+    drawn at once would (same order in the table and in ``shown``, every row counted)."""
+    from cctui.tui.widgets.session_list import FIRST_ROWS
+
+    rows = [_row(i, f"task {i}") for i in range(3 * FIRST_ROWS + 7)]
+    rows += [dataclasses.replace(r, session_id="f" + r.session_id[1:], project="other",
+                                 cwd=Path("/srv/other")) for r in rows[:50]]  # fmt: skip
+    filled: list[int] = []
+
+    class Counting(_ListApp):
+        def on_session_list_filled(self, _: SessionList.Filled) -> None:
+            filled.append(len(self.query_one(SessionList).shown))
+
+    app = Counting()
+    async with app.run_test(size=(120, 30)) as pilot:
+        table = app.query_one(SessionList)
+        table.set_rows(rows)
+        assert len(table.shown) == FIRST_ROWS and table.total == len(rows)
+        assert len(table._pending) == len(rows) - FIRST_ROWS
+        top = list(table.shown)
+        await pilot.pause()
+        while table.filling:
+            await pilot.pause(0.02)
+        assert filled and filled[-1] == len(rows)  # the screen is told as each chunk lands
+        order = sorted(table._rows, key=lambda sid: table._order(table._rows[sid]))
+        assert table.shown == order and table.shown[:FIRST_ROWS] == top
+        assert [row.key.value for row in table.ordered_rows] == order

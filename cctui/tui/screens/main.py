@@ -181,6 +181,10 @@ class MainScreen(Screen[None]):
         self.sessions.set_rows(self._attend(self._source.rows()))
         self._after_rows()
 
+    def on_session_list_filled(self, _: SessionList.Filled) -> None:
+        """A long list drew another chunk of its first rows: count them in the title."""
+        self._after_rows()
+
     def history_changed(self, change: IndexChange) -> None:
         """Redraw the rows of the sessions whose history changed (a running session's
         transcript grows on every tool call: the other rows are not read again)."""
