@@ -381,14 +381,14 @@ async def _tui(settings: Settings, lock: OwnerLock, front: Front) -> int:
         # terminal can close the app without a decision (CctuiApp.hang_up); the dead
         # terminal is replaced at once too (detach.drop_terminal says why).
         drop_terminal()
-        app.hang_up()
-        loop.call_soon_threadsafe(app.after_hang_up)
+        app.quitting.hang_up()
+        loop.call_soon_threadsafe(app.quitting.after_hang_up)
 
     signal.signal(signal.SIGHUP, hung_up)
     try:
         await app.run_async()
-        if app.leaving == "background":
-            why = "the terminal hung up" if app.hung_up else "the window closed"
+        if app.quitting.leaving == "background":
+            why = "the terminal hung up" if app.quitting.hung_up else "the window closed"
             await cli_owner.go_background(manager, settings, lock, front, http.start, why)
     finally:
         gc_pause.release()  # the app may have failed before its first frame

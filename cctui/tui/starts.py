@@ -121,7 +121,7 @@ class SessionStarts:
                 permission_mode=request.config.permission_mode,
             )
         except CctuiError as exc:
-            app.refused(f"Not started on {host_name}", exc)
+            app.session_keys.refused(f"Not started on {host_name}", exc)
             return
         key = key_of(host_name, session_id)
         for _ in range(int(REMOTE_ROW_WAIT_S / 0.05)):

@@ -74,7 +74,7 @@ async def test_message_to_an_ended_session_resumes_it(run_app: RunApp) -> None:
     async with run_app() as h:
         session_id = await h.create("first")
         await h.manager.kill(session_id)
-        h.app.send_message(session_id, "again")
+        h.app.session_keys.send(session_id, "again")
         await h.until(lambda: len(h.factory.drivers) == 2)
         assert h.factory.drivers[1].spec.resume == session_id
 
@@ -222,7 +222,7 @@ async def test_q_quits_and_ends_every_session(run_app: RunApp) -> None:
 
 async def test_sending_to_an_unknown_session_notifies_instead_of_crashing(run_app: RunApp) -> None:
     async with run_app() as h:
-        h.app.send_message("no-such-session", "hi")
+        h.app.session_keys.send("no-such-session", "hi")
         await h.pilot.pause(0.2)
         assert h.app.is_running
         assert any(n.title == "Not sent" for n in h.app._notifications)

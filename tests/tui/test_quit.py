@@ -36,7 +36,7 @@ async def test_e_ends_every_session_then_quits(run_app: RunApp) -> None:
         await h.pilot.press("e")
         await h.until(lambda: all(d.closed for d in h.factory.drivers))
         await h.until(lambda: not h.app.is_running)
-        assert h.app.leaving == "end"
+        assert h.app.quitting.leaving == "end"
 
 
 async def test_b_closes_the_window_and_leaves_every_session_running(run_app: RunApp) -> None:
@@ -46,7 +46,7 @@ async def test_b_closes_the_window_and_leaves_every_session_running(run_app: Run
         await h.until(lambda: isinstance(h.app.screen, QuitScreen))
         await h.pilot.press("b")
         await h.until(lambda: not h.app.is_running)
-        assert h.app.leaving == "background"
+        assert h.app.quitting.leaving == "background"
         assert not any(d.closed for d in h.factory.drivers)
         assert h.manager.get(sid).status in BUSY
         # The window's human is gone: nobody at this TUI answers a permission now.
@@ -58,7 +58,7 @@ async def test_the_config_can_choose_without_asking(run_app: RunApp) -> None:
         await h.create("slow")
         await h.pilot.press("q")
         await h.until(lambda: not h.app.is_running)
-        assert h.app.leaving == "background"
+        assert h.app.quitting.leaving == "background"
         assert not any(d.closed for d in h.factory.drivers)
 
 
@@ -67,15 +67,15 @@ async def test_a_hang_up_keeps_live_sessions_and_ends_when_there_are_none(
 ) -> None:
     async with run_app(SLOW) as h:
         await h.create("hello")  # idle: live, so a hang-up keeps it (nobody chose to end it)
-        h.app.hang_up()
-        h.app.after_hang_up()
+        h.app.quitting.hang_up()
+        h.app.quitting.after_hang_up()
         await h.until(lambda: not h.app.is_running)
-        assert (h.app.hung_up, h.app.leaving) == (True, "background")
+        assert (h.app.quitting.hung_up, h.app.quitting.leaving) == (True, "background")
     async with run_app(SLOW) as h:
-        h.app.hang_up()
-        h.app.after_hang_up()
+        h.app.quitting.hang_up()
+        h.app.quitting.after_hang_up()
         await h.until(lambda: not h.app.is_running)
-        assert h.app.leaving == "end"
+        assert h.app.quitting.leaving == "end"
 
 
 async def test_q_asks_when_only_a_schedule_waits_and_a_hang_up_keeps_it(run_app: RunApp) -> None:
@@ -90,7 +90,7 @@ async def test_q_asks_when_only_a_schedule_waits_and_a_hang_up_keeps_it(run_app:
         assert screen.working == [] and screen.waiting[0].startswith("schedule nightly · next")
         await h.pilot.press("escape")
         await h.until(lambda: isinstance(h.app.screen, MainScreen))
-        h.app.hang_up()
-        h.app.after_hang_up()
+        h.app.quitting.hang_up()
+        h.app.quitting.after_hang_up()
         await h.until(lambda: not h.app.is_running)
-        assert h.app.leaving == "background"
+        assert h.app.quitting.leaving == "background"
