@@ -16,14 +16,7 @@ if TYPE_CHECKING:
     from cctui.claude.frames import ModelOption, PermissionModeName
     from cctui.core.buffer import EventBuffer, Page
     from cctui.core.decisions.allowances import call_detail
-    from cctui.core.decisions.requests import (
-        OTHER_PREFIX,
-        Decision,
-        PendingInput,
-        Question,
-        QuestionOption,
-        Resolution,
-    )
+    from cctui.core.decisions.requests import OTHER_PREFIX
     from cctui.core.decisions.routing import ELICIT_BOUND_S, Router
     from cctui.core.decisions.service import Decisions
     from cctui.core.diffs import DiffFile, SessionDiff
@@ -44,6 +37,7 @@ if TYPE_CHECKING:
         ToolUseEvent,
         UserMessageEvent,
     )
+    from cctui.core.inputs import Decision, PendingInput, Question, QuestionOption, Resolution
     from cctui.core.manager import Listener, SessionManager, WaitOutcome
     from cctui.core.models import (
         PromptMark,
@@ -71,11 +65,11 @@ _WHERE = {
     "Page": "cctui.core.buffer",
     "call_detail": "cctui.core.decisions.allowances",
     "OTHER_PREFIX": "cctui.core.decisions.requests",
-    "Decision": "cctui.core.decisions.requests",
-    "PendingInput": "cctui.core.decisions.requests",
-    "Question": "cctui.core.decisions.requests",
-    "QuestionOption": "cctui.core.decisions.requests",
-    "Resolution": "cctui.core.decisions.requests",
+    "Decision": "cctui.core.inputs",
+    "PendingInput": "cctui.core.inputs",
+    "Question": "cctui.core.inputs",
+    "QuestionOption": "cctui.core.inputs",
+    "Resolution": "cctui.core.inputs",
     "ELICIT_BOUND_S": "cctui.core.decisions.routing",
     "Router": "cctui.core.decisions.routing",
     "Decisions": "cctui.core.decisions.service",

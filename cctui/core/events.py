@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cctui.core.decisions.requests import PendingInput
+from cctui.core.inputs import PendingInput
 from cctui.core.states import SessionStatus
 
 

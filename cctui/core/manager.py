@@ -32,14 +32,14 @@ from cctui.core import (
 )
 from cctui.core.audit import AuditLog
 from cctui.core.buffer import Page
-from cctui.core.decisions.desk import InputDesk
 from cctui.core.decisions.grants import ProjectGrant
-from cctui.core.decisions.requests import Decision, PendingInput, Resolution
 from cctui.core.decisions.service import Decisions
 from cctui.core.diffs import SessionDiff, TurnChanges, session_diff, snapshot_base
 from cctui.core.dispatch import Dispatcher, DispatchRequest, MissedRule, Schedule
 from cctui.core.dispatch.board import DispatchBoard, ScheduleChanges, edit_schedule, read_board
 from cctui.core.events import SessionEvent
+from cctui.core.host import Desk
+from cctui.core.inputs import Decision, PendingInput, Resolution
 from cctui.core.metrics import Metrics, MetricsSnapshot
 from cctui.core.models import (
     PromptMark,
@@ -916,7 +916,7 @@ class SessionManager:
             if s is not session and s.worktree is None and s.config.cwd.is_relative_to(wt.path)
         ]
 
-    def _desk_of(self, session_id: str) -> InputDesk | None:
+    def _desk_of(self, session_id: str) -> Desk | None:
         session = self._sessions.get(session_id)
         return session.desk if session is not None else None
 

@@ -25,8 +25,8 @@ from cctui.claude.frames import (
     ProcessExited,
     RewindAnswer,
 )
-from cctui.core.decisions.desk import InputDesk
 from cctui.core.events import ErrorEvent, UserMessageEvent
+from cctui.core.host import Desk
 from cctui.core.session_state import SessionState
 from cctui.core.states import SessionStatus
 from cctui.errors import CctuiError, CliNotFound, SessionNotReady
@@ -89,7 +89,7 @@ class Process:
         self,
         state: SessionState,
         *,
-        desk: InputDesk,
+        desk: Desk,
         handle: Callable[[Frame], None],
         timer: TurnTimer,
         driver_factory: DriverFactory,

@@ -1,7 +1,8 @@
 """One session: its state, its event buffer, and the helpers that drive it.
 
 ``process.py`` owns the current claude process (its owner task), ``translate.py`` turns
-that process's frames into events, and ``decisions/desk.py`` holds the pending inputs.
+that process's frames into events, and its desk (``host.Desk``, an ``InputDesk`` the
+decisions hand it) holds the pending inputs.
 Each is handed only what it needs: the shared ``SessionState`` (status, counters, buffer,
 ``publish``) and its siblings' verbs. This module composes them.
 
@@ -23,9 +24,8 @@ from typing import Any
 from cctui.claude.frames import PERMISSION_MODES, PermissionDenied
 from cctui.core import session_log
 from cctui.core.buffer import EventBuffer
-from cctui.core.decisions.desk import InputDesk
 from cctui.core.events import SessionEvent
-from cctui.core.host import SessionHost
+from cctui.core.host import Desk, SessionHost
 from cctui.core.models import SessionConfig, SessionInfo, SessionRecord, WorktreeInfo
 from cctui.core.process import Process, TurnTimer
 from cctui.core.prompts import PromptLog, prompt_log_path
@@ -92,17 +92,12 @@ class Session:
         )
         self.translator = FrameTranslator(self.state, timer)
         """Frames of every process in, state changes and events out."""
-        self.desk = InputDesk(
+        self.desk: Desk = host.decisions.desk(
             self.state,
-            inputs=host.decisions.inputs,
-            router=host.decisions.router,
-            audit=host.audit,
-            settings=host.settings,
             tools=self.translator.tools,
             alive=lambda: self.process.alive,
             on_denied=self.translator.denied.add,
             cwd=config.cwd,
-            ladder=host.decisions.ladder,
         )
         """This session's pending inputs: asks in, answers out."""
         self.translator.on_refused = lambda denial, tool_input: self._refused(

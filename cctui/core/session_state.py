@@ -1,6 +1,6 @@
 """What a session's helpers share: its status, counters and event buffer, and how to publish.
 
-``Session`` composes the helpers (``process.py``, ``translate.py``, ``decisions/desk.py``)
+``Session`` composes the helpers (``process.py``, ``translate.py``, its desk)
 around one ``SessionState``; they change it and publish through it, never through the
 session itself, so none of them needs the session (or the manager) to work.
 """

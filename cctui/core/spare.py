@@ -32,9 +32,8 @@ from cctui.claude.frames import LaunchSpec, PermissionDenied
 from cctui.config import Settings
 from cctui.core import launch, spare_records
 from cctui.core.audit import AuditLog
-from cctui.core.decisions.service import Decisions
 from cctui.core.events import SessionEvent
-from cctui.core.host import SessionHost
+from cctui.core.host import SessionDecisions, SessionHost
 from cctui.core.models import SessionConfig
 from cctui.core.session import Session
 from cctui.errors import CctuiError
@@ -50,7 +49,7 @@ class _Held:
     def __init__(self, host: SessionHost) -> None:
         self._host = host
         self.settings: Settings = host.settings
-        self.decisions: Decisions = host.decisions
+        self.decisions: SessionDecisions = host.decisions
         self.audit: AuditLog = host.audit
         self.driver_factory: DriverFactory = host.driver_factory
         self.kill_grace_s: float = host.kill_grace_s

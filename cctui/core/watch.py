@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel
 
 from cctui.core.decisions.pending import PendingInputs
-from cctui.core.decisions.requests import PendingInput
 from cctui.core.events import SessionEvent
+from cctui.core.inputs import PendingInput
 from cctui.core.models import SessionInfo
 from cctui.core.states import SessionStatus
 

@@ -43,9 +43,9 @@ from cctui.core import (
 from cctui.core.buffer import EventBuffer, Page
 from cctui.core.calls import CALL_TOOL, decode_result, encode_call
 from cctui.core.catalog import CatalogEntry
-from cctui.core.decisions.requests import Resolution
 from cctui.core.dispatch import Dispatcher, DispatchRequest, MissedRule, Schedule
 from cctui.core.dispatch.board import DispatchBoard, ScheduleChanges
+from cctui.core.inputs import Resolution
 from cctui.core.metrics import MetricsSnapshot
 from cctui.core.policy.view import PolicyView
 from cctui.core.states import LIVE, SessionStatus

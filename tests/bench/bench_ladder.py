@@ -34,6 +34,7 @@ from pathlib import Path
 from cctui.claude.frames import PermissionAsk, ToolAbout
 from cctui.core import SessionManager
 from cctui.core.decisions.allowances import call_key
+from cctui.core.decisions.desk import InputDesk
 from tests.fakes.fake_driver import FakeDriverFactory
 from tests.fakes.settings import make_settings
 
@@ -80,7 +81,7 @@ async def run(n: int) -> None:
         try:
             info = await manager.create(None, manager.default_config(project))
             desk = manager._desk_of(info.session_id)  # a bench reaches in
-            assert desk is not None
+            assert isinstance(desk, InputDesk)
             ladder = manager.decisions.ladder
             miss = {"command": "python -m build --wheel"}
             hit = {"command": "npm test -- --watch=false"}

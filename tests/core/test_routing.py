@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from cctui.core.decisions.pending import PendingInputs
-from cctui.core.decisions.requests import Decision, PendingInput
 from cctui.core.decisions.routing import Router
+from cctui.core.inputs import Decision, PendingInput
 
 
 def _setup() -> tuple[PendingInputs, Router, list[PendingInput]]:

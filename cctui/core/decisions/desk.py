@@ -37,9 +37,9 @@ from cctui.core.decisions.allowances import (
     session_allowance,
 )
 from cctui.core.decisions.pending import PendingInputs, await_resolution
-from cctui.core.decisions.requests import Decision, PendingInput, Resolution
 from cctui.core.decisions.routing import Router
 from cctui.core.events import InputRequestedEvent, InputResolvedEvent, ToolUseEvent
+from cctui.core.inputs import Decision, PendingInput, Resolution
 from cctui.core.policy import Ladder, Policy, PolicyStore, Verdict, judge
 from cctui.core.policy.patterns import replay_input
 from cctui.core.rules import local_settings_file

@@ -26,7 +26,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from cctui.core.audit import AuditLog
-from cctui.core.decisions.requests import PendingInput
+from cctui.core.inputs import PendingInput
 from cctui.core.rules import add_rule
 
 log = logging.getLogger(__name__)

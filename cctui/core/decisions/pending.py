@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import NoReturn
 
-from cctui.core.decisions.requests import Decision, PendingInput, Resolution
+from cctui.core.inputs import Decision, PendingInput, Resolution
 from cctui.core.policy.verdict import Verdict
 from cctui.errors import InputAlreadyAnswered, InputNotFound
 

@@ -1,9 +1,9 @@
 """Decisions: the one object that holds every pending input and answers it.
 
-The manager holds one (``SessionManager.decisions``) and hands its parts to each session's
-desk. Front ends list open inputs (``pending``), answer them (``respond``), ask the human
-to confirm something (``confirm``), and say whether a human is watching
-(``attach_human``); the router decides who is asked first.
+The manager holds one (``SessionManager.decisions``); each session is given its desk by it
+(``desk``), built on its parts. Front ends list open inputs (``pending``), answer them
+(``respond``), ask the human to confirm something (``confirm``), and say whether a human is
+watching (``attach_human``); the router decides who is asked first.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import builtins
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from cctui import paths
@@ -21,10 +22,13 @@ from cctui.core.decisions import confirmations, grants
 from cctui.core.decisions.allowances import call_detail, call_key
 from cctui.core.decisions.desk import InputDesk
 from cctui.core.decisions.pending import PendingInputs
-from cctui.core.decisions.requests import Decision, PendingInput, Resolution, check_answers
+from cctui.core.decisions.requests import check_answers
 from cctui.core.decisions.routing import Router
-from cctui.core.events import SessionEvent
+from cctui.core.events import SessionEvent, ToolUseEvent
+from cctui.core.host import Desk
+from cctui.core.inputs import Decision, PendingInput, Resolution
 from cctui.core.policy import ClientRegistry, Ladder, PolicyStore, Verdict
+from cctui.core.session_state import SessionState
 from cctui.errors import BeyondAuthority, CctuiError, InputNotFound, ValidationFailed
 
 
@@ -38,7 +42,7 @@ class Decisions:
         publish: Callable[[SessionEvent], None],
         *,
         find_session: Callable[[str], object],
-        desk_of: Callable[[str], InputDesk | None],
+        desk_of: Callable[[str], Desk | None],
     ) -> None:
         """``publish`` fans an event out (for confirmations, which belong to no session);
         ``find_session`` raises ``SessionNotFound`` for an unknown id; ``desk_of`` is the
@@ -66,6 +70,30 @@ class Decisions:
         )
         """Who is asked about each input, by which channel, until when."""
         self._tasks: set[asyncio.Task[Any]] = set()
+
+    def desk(
+        self,
+        state: SessionState,
+        *,
+        tools: Mapping[str, ToolUseEvent],
+        alive: Callable[[], bool],
+        on_denied: Callable[[str], None],
+        cwd: Path,
+    ) -> InputDesk:
+        """A new desk for the session whose shared state is ``state`` (the session is given
+        it: the session machinery does not import the decisions)."""
+        return InputDesk(
+            state,
+            inputs=self.inputs,
+            router=self.router,
+            audit=self._audit,
+            settings=self._settings,
+            tools=tools,
+            alive=alive,
+            on_denied=on_denied,
+            cwd=cwd,
+            ladder=self.ladder,
+        )
 
     def pending(self, session_id: str | None = None) -> builtins.list[PendingInput]:
         """Open inputs, oldest first."""
@@ -108,7 +136,7 @@ class Decisions:
         return desk.resolve(input_id, decision, decided_by, why)
 
     def _authorize(
-        self, item: PendingInput, decision: Decision, label: str, desk: InputDesk | None
+        self, item: PendingInput, decision: Decision, label: str, desk: Desk | None
     ) -> Verdict:
         """The delegate's verdict on its own answer; beyond its authority, the input goes
         up to the human (the inbox says why), the refusal is audited, and the client is
