@@ -101,7 +101,12 @@ def _ladder(settings: Settings, policy_file: Path | None = None) -> Ladder:
     from cctui.core.policy import ClientRegistry, Ladder, PolicyStore
 
     store = PolicyStore(policy_file or settings.policy_file)
-    return Ladder(store, ClientRegistry(settings.state_dir), home=str(paths.home()))
+    return Ladder(
+        store,
+        ClientRegistry(settings.state_dir),
+        home=str(paths.home()),
+        plans=settings.claude_config_dir / "plans",
+    )
 
 
 def _show(settings: Settings, directory: Path | None) -> int:

@@ -72,6 +72,10 @@ class LaunchSpec(BaseModel):
     """Deny rules passed in the flag settings (``--settings``): cctui's hard denies, which
     the CLI then enforces in every permission mode, before its own allow rules, acceptEdits,
     bypassPermissions or auto mode (docs/policy.md#where-each-part-is-enforced)."""
+    block_writes_outside: bool = False
+    """``permissions.blockWritesOutsideWorkingDirectories`` in the flag settings: the CLI
+    refuses Write, Edit and NotebookEdit outside its working directories in every mode
+    (except the files it keeps for the session: plans, scratchpad, memory)."""
 
 
 @dataclass(frozen=True)

@@ -586,11 +586,17 @@ def _settings(spec: LaunchSpec) -> str | None:
       checked out, which is what the session's diff and merge assume.
     - cctui's hard denies are deny rules: a deny rule wins over every allow rule and every
       mode, bypassPermissions included, so the CLI refuses them even where it would not ask
-      cctui at all (checked against the bundled CLI: tests/mcp/test_ladder_e2e.py).
+      cctui at all (checked against the bundled CLI: tests/mcp/test_ladder_e2e.py); and
+      ``blockWritesOutsideWorkingDirectories`` is its own "writes outside the project".
     """
     flags: dict[str, object] = {}
     if spec.worktree is not None:
         flags["worktree"] = {"baseRef": "head"}
+    permissions: dict[str, object] = {}
     if spec.deny_rules:
-        flags["permissions"] = {"deny": list(spec.deny_rules)}
+        permissions["deny"] = list(spec.deny_rules)
+    if spec.block_writes_outside:
+        permissions["blockWritesOutsideWorkingDirectories"] = True
+    if permissions:
+        flags["permissions"] = permissions
     return json.dumps(flags) if flags else None

@@ -182,8 +182,8 @@ class Process:
     ) -> None:
         session = self._state
         # Every launch (new, resumed, a warm spare) carries the hard denies in force now.
-        deny = await asyncio.to_thread(self._desk.cli_deny_rules)
-        spec = spec.model_copy(update={"deny_rules": deny})
+        deny, block_outside = await asyncio.to_thread(self._desk.cli_limits)
+        spec = spec.model_copy(update={"deny_rules": deny, "block_writes_outside": block_outside})
         driver = self._driver_factory(spec, self._desk.ask, self._desk.guard)
         self._driver = driver
         try:

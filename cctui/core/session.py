@@ -143,6 +143,7 @@ class Session:
         # A resume override or a worktree moves cwd, project or launch prefix; the mode the
         # session has now still wins over the one in ``value`` (the getter above).
         self._config = value
+        self.desk.move(value.cwd)  # its policy, grants and "the project" follow it
 
     def choose_model(self, model: str | None) -> None:
         """Use ``model`` from now on (None: the CLI's default), this process and the next."""

@@ -15,7 +15,8 @@ What each permission ask now pays first, and what a decision costs when the rule
   at most 1 ms;
 - ``InputDesk.guard`` on a call nothing refuses: what the session's PreToolUse hook costs
   cctui before every tool call (the CLI's round trip to it is not in this number), on a
-  Bash call and on a Write inside the project (its path's links resolved).
+  Bash call and on a Write (the hard deny rules and deny rules; writes outside the project
+  the CLI checks itself).
 
 A session is created with the FakeDriver (no CLI); its desk is called directly. Not part of
 the pytest run: timings vary by machine; the differences mostly don't.

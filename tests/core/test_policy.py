@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from cctui.claude.frames import ToolAbout
 from cctui.core import Decision
 from cctui.core.policy import ClientGrant, ClientRegistry, Ladder, PolicyStore
 from cctui.core.policy.judge import read_verdict
@@ -18,6 +19,7 @@ from cctui.core.policy.patterns import Pattern, PatternError
 from cctui.errors import BeyondAuthority
 from tests.core.conftest import MakeManager
 from tests.fakes.fake_driver import fake_driver_factory, text, tool
+from tests.helpers import git
 
 HOME = "/home/u"
 CWD = "/work/app"
@@ -243,16 +245,20 @@ def test_a_write_through_a_symbolic_link_out_of_the_project_is_outside_it(
     assert refused(cwd / "not-yet" / "deep" / "h.py") is None
 
 
-async def test_the_sessions_check_refuses_an_unasked_write_outside_the_project(
+async def test_the_sessions_check_refuses_an_unasked_hard_denied_call(
     make_manager: MakeManager, project: Path, tmp_path: Path
 ) -> None:
     """A call the CLI would run without asking (bypassPermissions, an allow rule, auto
     mode: ``ask=False``) still passes the session's PreToolUse check, which refuses a hard
-    deny or a policy deny rule before it runs, tells the model why, and records it."""
+    deny or a policy deny rule before it runs, tells the model why, and records it. Writes
+    outside the project are left to the CLI (launched to block them itself)."""
     policy = tmp_path / "deny.toml"
-    policy.write_text('[rules]\ndeny = ["Bash(curl *)"]\n')
+    policy.write_text(
+        '[hard_deny]\nrules = ["Bash(terraform destroy*)"]\n[rules]\ndeny = ["Bash(curl *)"]\n'
+    )
     outside = str(tmp_path / "elsewhere.txt")
     calls = [
+        tool("Bash", {"command": "terraform destroy -auto-approve"}, ask=False),
         tool("Write", {"file_path": outside, "content": "x"}, ask=False),
         tool("Bash", {"command": "curl -s example.com"}, ask=False),
         tool("Write", {"file_path": str(project / "in.txt"), "content": "x"}, ask=False),
@@ -265,17 +271,54 @@ async def test_the_sessions_check_refuses_an_unasked_write_outside_the_project(
     tools = [e for e in manager.events(info.session_id).events if e.kind == "tool"]
     final = {e.tool_use_id: e for e in tools}
     states = [(e.name, e.state) for e in final.values()]
-    assert states == [("Write", "denied"), ("Bash", "denied"), ("Write", "completed")]
+    assert states == [
+        ("Bash", "denied"),
+        ("Write", "completed"),  # the fake has no CLI to block it: see the e2e test
+        ("Bash", "denied"),
+        ("Write", "completed"),
+    ]
     first = next(iter(final.values()))
     assert first.result is not None and first.result.startswith(
-        "PreToolUse:Write hook error: Denied by cctui's policy: hard deny: Write of "
+        "PreToolUse:Bash hook error: Denied by cctui's policy: hard deny Bash(terraform "
     )
     records = [r for r in manager.audit.read() if r.get("event") == "decision"]
     assert [(r["rung"], r["basis"], r["decided_by"]) for r in records] == [
-        ("hard-deny", "writes outside the project", "policy"),
+        ("hard-deny", "Bash(terraform destroy*)", "policy"),
         ("policy", "Bash(curl *)", "policy"),
     ]
     assert not manager.pending()
+    [spec] = factory.specs  # the CLI is told to block writes outside its directories
+    assert spec.block_writes_outside and "Bash(terraform destroy*)" in spec.deny_rules
+
+
+async def test_a_worktree_session_s_project_is_its_worktree(
+    make_manager: MakeManager, tmp_path: Path
+) -> None:
+    """A session the CLI moved into a new worktree: a write into the main checkout is
+    outside its project, one into the worktree is not, and relative rules read from there."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "init")
+    factory = fake_driver_factory({"*": [text("done")]})
+    manager = make_manager(factory)
+    await manager.start()
+    info = await manager.create("go", manager.default_config(repo), worktree="wt")
+    await manager.wait(info.session_id, 5)
+    worktree = manager.get(info.session_id).worktree
+    assert worktree is not None
+    desk = manager._desk_of(info.session_id)  # the session's desk, as the hook reaches it
+    assert desk is not None and desk.cwd == worktree.path
+    ladder = manager.decisions.ladder
+    force = ladder.in_force(desk.cwd)
+
+    def refused(path: Path) -> str | None:
+        verdict = ladder.refusal(force, "Write", {"file_path": str(path)}, desk.cwd)
+        return None if verdict is None else verdict.basis
+
+    assert refused(worktree.path / "src" / "a.py") is None
+    assert refused(repo / "src" / "a.py") == "writes outside the project"
+    assert await desk.guard(ToolAbout("Bash", {"command": "rm -rf /"})) is not None
 
 
 def test_a_delegate_answers_only_within_its_authority(tmp_path: Path) -> None:

@@ -154,6 +154,13 @@ async def test_plan_approved_and_rejected(manager: SessionManager, project_dir: 
     outcome = await until(manager, info.session_id, "turn_ended")
     assert "approved" in (outcome.session.last_result or "").lower()
     assert outcome.session.permission_mode == "default"  # the CLI left plan mode
+    # The plan file is written outside the project (Claude Code's plans directory), and
+    # the session's PreToolUse check lets it be: not a write outside the project.
+    writes = [
+        e for e in manager.events(info.session_id).events if e.kind == "tool" and e.name == "Write"
+    ]
+    assert writes and all(e.state != "denied" for e in writes), writes
+    assert any(e.state == "completed" for e in writes)
 
 
 async def test_question_answer_reaches_the_model(

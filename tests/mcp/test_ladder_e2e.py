@@ -282,12 +282,16 @@ async def test_writes_outside_the_project_are_refused_where_the_cli_does_not_ask
     mode: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """bypassPermissions and auto mode run a Write without asking cctui; the session's
-    PreToolUse hook still refuses one outside the project, tells the model why, and records
-    it. The CLI's own path-rule refusals (no permission_denied frame) are recorded from the
-    turn result's permission_denials."""
+    """bypassPermissions and auto mode run a Write without asking cctui. A Write outside the
+    project is still refused (the CLI is launched with blockWritesOutsideWorkingDirectories),
+    a hard-denied Bash command too (the session's PreToolUse hook, before the CLI's own
+    deny rule), the model is told why, and every refusal is recorded: the CLI's path-rule
+    refusals (no permission_denied frame) from the turn result's permission_denials."""
     monkeypatch.setenv("IS_SANDBOX", "1")  # the CLI refuses bypassPermissions as root without it
-    manager = SessionManager(real_settings)
+    policy = tmp_path / "policy.toml"
+    policy.write_text('[hard_deny]\nrules = ["Bash(touch forbidden*)"]\n')
+    settings = real_settings.model_copy(update={"policy_file": policy})
+    manager = SessionManager(settings)
     await manager.start()
     detach = manager.decisions.attach_human()
     outside = tmp_path / "outside" / "x.txt"
@@ -303,48 +307,60 @@ async def test_writes_outside_the_project_are_refused_where_the_cli_does_not_ask
         prompt = (
             f"[[write path={outside} content=hi]] [[write path=in.txt content=hi]] "
             f"[[write path=secret/s.txt content=hi]] "
-            f'[[tool name=Read input={{"file_path": "{key}"}}]]'
+            f'[[tool name=Read input={{"file_path": "{key}"}}]] '
+            "[[bash cmd=touch forbidden.txt]] "
+            "[[write path=.claude/settings.local.json content={}]]"  # widening its own rules
         )
         info = await manager.create(prompt, config)
         sid = info.session_id
         await manager.wait(sid, 60)
         for _ in range(100):  # the turn's result (and what it reports) lands last
-            if len([r for r in manager.audit.read() if r.get("event") == "decision"]) >= 3:
+            if len([r for r in manager.audit.read() if r.get("event") == "decision"]) >= 5:
                 break
             await asyncio.sleep(0.1)
         assert (project_dir / "in.txt").exists()  # the mode ran this one unasked
         assert not outside.exists() and not (project_dir / "secret" / "s.txt").exists()
+        assert not (project_dir / "forbidden.txt").exists()
+        assert not (project_dir / ".claude" / "settings.local.json").exists()
         told = [
-            result
+            str(result)
             for request in fake_api.message_requests
             for result in request.summary.get("tool_results", [])
         ]
+        assert any("blockWritesOutsideWorkingDirectories" in t for t in told), told
         assert any(
-            "Denied by cctui's policy: hard deny: Write of" in str(t)
-            and "outside the project" in str(t)
+            "PreToolUse:Bash hook error: Denied by cctui's policy: hard deny Bash(touch "
+            "forbidden*)" in t
             for t in told
         ), told
         records = [r for r in manager.audit.read() if r.get("event") == "decision"]
         by_tool = {(r["tool"], r["rung"], r["basis"], r["decided_by"]) for r in records}
         assert by_tool == {
-            ("Write", "hard-deny", "writes outside the project", "policy"),
+            ("Write", "hard-deny", "writes outside the project", "cli"),
             ("Write", "cli-rule", "result", "cli"),
             ("Read", "hard-deny", "Read(~/.ssh/**)", "cli"),
+            ("Bash", "hard-deny", "Bash(touch forbidden*)", "policy"),
+            ("Write", "cli-rule", "other", "cli"),  # a settings file, inside the project too
         }, records
         assert all(r["decision"] == "deny" for r in records)
         assert not manager.pending()  # the CLI's and the policy's refusals ask nobody
         tools = {e.tool_use_id: e for e in manager.events(sid).events if e.kind == "tool"}
-        denied = {e.input.get("file_path") for e in tools.values() if e.state == "denied"}
-        assert {str(outside), str(key)} <= denied, denied
+        denied = {
+            e.input.get("file_path") or e.input.get("command")
+            for e in tools.values()
+            if e.state == "denied"
+        }
+        assert {str(outside), str(key), "touch forbidden.txt"} <= denied, denied
         lines = {
             e.tool_name: e.why
             for e in manager.events(sid).events
             if isinstance(e, InputResolvedEvent) and e.decided_by == "cli"
         }
-        assert lines == {
-            "Write": "Claude Code's settings (a path deny rule, or a hook)",
-            "Read": "hard deny Read(~/.ssh/**) in shipped hard denies",
-        }, lines
+        assert lines["Read"] == "hard deny Read(~/.ssh/**) in shipped hard denies", lines
+        assert lines["Write"] in (
+            "hard deny writes outside the project in hard_deny.writes_outside_project",
+            "Claude Code's settings (a path deny rule, or a hook)",
+        ), lines
     finally:
         detach()
         await manager.shutdown()

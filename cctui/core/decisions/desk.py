@@ -187,14 +187,18 @@ class InputDesk:
 
     async def guard(self, call: ToolAbout) -> str | None:
         """The session's ``PreToolUse`` check, before every tool call runs and in every
-        permission mode: a hard deny (writes outside the project included) or a policy deny
-        rule refuses the call even where the CLI would not ask cctui (its own allow rules,
-        acceptEdits, bypassPermissions, what auto mode's classifier allows). Published and
-        audited like the rules rung's refusal; returns what the model is told, or None."""
+        permission mode: a hard deny or a policy deny rule refuses the call even where the
+        CLI would not ask cctui (its own allow rules, acceptEdits, bypassPermissions, what
+        auto mode's classifier allows). Published and audited like the rules rung's
+        refusal; returns what the model is told, or None."""
         if requests.kind_of(call.tool_name) != "permission":
             return None
         force = self._ladder.in_force(self._cwd)
-        verdict = self._ladder.refusal(force, call.tool_name, call.input, self._cwd)
+        # Writes outside the project are the CLI's to refuse (cli_limits): it knows which
+        # of its own files (plans, scratchpad, memory) a session may write out there.
+        verdict = self._ladder.refusal(
+            force, call.tool_name, call.input, self._cwd, writes_outside=False
+        )
         if verdict is None:
             return None
         self._ladder.count(self._state.id, verdict, force.policy)
@@ -273,7 +277,9 @@ class InputDesk:
                 behavior="deny",
                 rung="cli-rule",
                 basis=denial.reason_type or "",
-                reason=_CLI_REFUSALS.get(
+                reason=f"refused by Claude Code: {denial.reason}"
+                if denial.reason_type == "other"  # e.g. a settings file while writes are held in
+                else _CLI_REFUSALS.get(
                     denial.reason_type or "", "denied by a deny rule in Claude Code's settings"
                 ),
             )
@@ -419,14 +425,24 @@ class InputDesk:
             state.set_status(S.RUNNING)  # at once: whoever answered reads "running" back
         return resolution
 
-    def cli_deny_rules(self) -> tuple[str, ...]:
-        """The hard denies in force for this session, as the CLI's deny rules (launch)."""
-        return self._ladder.cli_deny_rules(self._cwd)
+    def cli_limits(self) -> tuple[tuple[str, ...], bool]:
+        """What this session's CLI is launched with (every launch): the hard denies in force
+        as deny rules, and whether it blocks writes outside its working directories."""
+        cwd = self._cwd
+        return self._ladder.cli_deny_rules(cwd), self._ladder.cli_blocks_writes_outside(cwd)
 
     @property
     def cwd(self) -> Path:
         """The session's directory (the project its policy and grants are read for)."""
         return self._cwd
+
+    def move(self, cwd: Path) -> None:
+        """The session moved (into the worktree the CLI made for it, or a resume elsewhere):
+        its policy, grants, relative rules and "outside the project" are read for ``cwd``
+        from now on (a worktree session writing into the main checkout is outside it)."""
+        if cwd != self._cwd:
+            self._cwd = cwd
+            self._settings_file = None
 
     def announce(self, item: PendingInput) -> None:
         """Publish an input in this session: new, or routed anew."""

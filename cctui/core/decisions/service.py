@@ -59,6 +59,7 @@ class Decisions:
             PolicyStore(settings.policy_file, settings.state_dir),
             ClientRegistry(settings.state_dir),
             home=str(paths.home()),
+            plans=settings.claude_config_dir / "plans",
         )
         """The policy's rules rung, the delegates' authority and the breaker."""
         self.router = Router(

@@ -79,11 +79,16 @@ class Ladder:
         clients: ClientRegistry | None = None,
         *,
         home: str,
+        plans: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        """``plans``: Claude Code's plans directory (``<config dir>/plans``): plan mode writes
+        the session's plan there, outside every project, and that is not a write outside
+        the project."""
         self.store = store
         self.clients = clients
         self._home = home.rstrip("/") or "/"
+        self._writable = () if plans is None else (absolute(str(plans), cwd="/", home=self._home),)
         self._clock = clock
         self._breakers: dict[str, BreakerState] = {}
         self._patterns: dict[str, Pattern | None] = {}
@@ -131,12 +136,19 @@ class Ladder:
         )
 
     def refusal(
-        self, force: InForce, tool: str, tool_input: Mapping[str, Any], cwd: Path
+        self,
+        force: InForce,
+        tool: str,
+        tool_input: Mapping[str, Any],
+        cwd: Path,
+        *,
+        writes_outside: bool = True,
     ) -> Verdict | None:
         """What refuses this call whoever would allow it: a hard deny, else a policy deny
         rule (a deny always wins). Also checked before every tool call runs, in every
-        permission mode (the session's ``PreToolUse`` hook: ``InputDesk.guard``)."""
-        hard = self.hard_denied(force, tool, tool_input, cwd)
+        permission mode (the session's ``PreToolUse`` hook: ``InputDesk.guard``), there
+        without ``writes_outside`` (the CLI checks that itself: ``cli_blocks_writes_outside``)."""
+        hard = self.hard_denied(force, tool, tool_input, cwd, writes_outside=writes_outside)
         if hard is not None:
             return hard
         rule = self.first_match(force.policy.rules.deny, tool, tool_input, cwd, deny=True)
@@ -169,10 +181,16 @@ class Ladder:
         return None
 
     def hard_denied(
-        self, force: InForce, tool: str, tool_input: Mapping[str, Any], cwd: Path
+        self,
+        force: InForce,
+        tool: str,
+        tool_input: Mapping[str, Any],
+        cwd: Path,
+        *,
+        writes_outside: bool = True,
     ) -> Verdict | None:
         """A hard deny for this call (the shipped list, the policy's, writes outside the
-        project, pushes to protected branches), or None."""
+        project unless ``writes_outside`` is false, pushes to protected branches), or None."""
         home = self._home
         rule = self.first_match(force.policy.hard_deny_rules, tool, tool_input, cwd, deny=True)
         if rule is not None:
@@ -184,11 +202,12 @@ class Ladder:
                 reason=f"hard deny {rule}: nothing below the human may allow it",
             )
         hard = force.policy.hard_deny
-        if hard.writes_outside_project and tool in EDIT_TOOLS:
+        if writes_outside and hard.writes_outside_project and tool in EDIT_TOOLS:
             path = call_path(tool_input)
             if path is not None:
                 target = absolute(path, cwd=str(cwd), home=home)
-                if _outside(target, absolute(str(cwd), cwd="/", home=home)):
+                project = absolute(str(cwd), cwd="/", home=home)
+                if all(_outside(target, place) for place in (project, *self._writable)):
                     return Verdict(
                         behavior="deny",
                         rung="hard-deny",
@@ -213,10 +232,19 @@ class Ladder:
         """The hard denies as Claude Code deny rules, passed to a session's CLI at launch
         (``LaunchSpec.deny_rules``): the CLI then refuses them itself in every mode, also
         where it would not ask cctui (its own allow rules, acceptEdits, bypassPermissions,
-        auto mode). ``writes_outside_project`` has no rule form: the session's
-        ``PreToolUse`` hook checks it (``refusal``), in every mode too."""
+        auto mode). ``writes_outside_project`` has no rule form: see
+        ``cli_blocks_writes_outside``."""
         policy = self.in_force(cwd).policy
         return (*policy.hard_deny_rules, *push_rules(policy.hard_deny.protected_branches))
+
+    def cli_blocks_writes_outside(self, cwd: Path | None) -> bool:
+        """Whether a session's CLI is launched with ``permissions.
+        blockWritesOutsideWorkingDirectories`` (``hard_deny.writes_outside_project``): the
+        CLI then refuses Write, Edit and NotebookEdit outside its working directories in
+        every mode, following links, and lets through the files it keeps for the session
+        (plan files, scratchpad, this project's auto-memory), which a check of cctui's own
+        would have to guess (bundled CLI 2.1.332)."""
+        return self.in_force(cwd).policy.hard_deny.writes_outside_project
 
     # -- the delegates' rung ----------------------------------------------------------------
 
