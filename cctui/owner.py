@@ -205,8 +205,8 @@ def owner_pids(state_dir: Path) -> set[int]:
         locks = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
     except OSError:
         return found
-    path = str(_lock_path(state_dir))
-    names = {path, f"{path} (deleted)"}
+    paths = {str(_lock_path(state_dir)), os.path.realpath(_lock_path(state_dir))}
+    names = paths | {f"{path} (deleted)" for path in paths}  # as /proc/PID/fd names them
     for line in locks.splitlines():
         fields = line.split()
         if "->" in fields or "FLOCK" not in fields or "WRITE" not in fields:
