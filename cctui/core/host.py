@@ -57,9 +57,14 @@ class Desk(Protocol):
     def announce(self, item: PendingInput) -> None:
         """Publish an input in this session: new, or routed anew."""
 
-    def cli_deny_rules(self) -> tuple[str, ...]:
-        """The hard denies in force for this session, as the CLI's deny rules (launch)."""
+    def cli_limits(self) -> tuple[tuple[str, ...], bool]:
+        """What this session's CLI is launched with: the hard denies in force as deny rules,
+        and whether it blocks writes outside its working directories."""
         ...
+
+    def move(self, cwd: Path) -> None:
+        """The session moved (into its worktree, or a resume elsewhere): its policy, grants
+        and "the project" are read for ``cwd`` from now on."""
 
     def withdraw(self, decided_by: str) -> None:
         """Close every open input of the session without an answer (interrupt, exit)."""
