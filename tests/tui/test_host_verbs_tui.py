@@ -1,0 +1,75 @@
+"""A host's session's keys reach its own core: shift+tab on a devbox row sends one
+``cctui_window_call`` over devbox's link (the host's session id, the window key left for the
+bridge there to vouch), and the notice says what the host's core answered. The host is the
+snapshot demo's scripted devbox."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from cctui.core import SessionConfig, SessionInfo, SessionManager, SessionStatus
+from cctui.core.calls import CALL_TOOL
+from cctui.core.steering import SettingChange
+from cctui.services import Services
+from cctui.tui.app import CctuiApp
+from cctui.tui.remote import key_of
+from cctui.tui.screens.pending_input import PendingInputScreen
+from tests.fakes.fake_driver import fake_driver_factory
+from tests.fakes.settings import make_settings
+from tests.snapshot_apps.hosts import DEPS, demo_hosts
+from tests.tui.conftest import until
+
+
+async def test_shift_tab_on_a_hosts_session_runs_on_its_core(tmp_path: Path) -> None:
+    now = datetime.now(UTC)
+    hosts, links = demo_hosts(now)
+    calls: list[dict[str, Any]] = []
+
+    async def call(tool: str, **arguments: Any) -> dict[str, Any]:
+        calls.append({"tool": tool, **arguments})
+        info = SessionInfo(
+            session_id=DEPS,
+            status=SessionStatus.IDLE,
+            config=SessionConfig(cwd=tmp_path),
+            created_at=now,
+            last_activity=now,
+        )
+        change = SettingChange(
+            session=info,
+            setting="permission_mode",
+            value="acceptEdits",
+            previous="default",
+            applies="now",
+            note="Permission mode is now acceptEdits (on devbox).",
+        )
+        return {"result": change.model_dump(mode="json")}
+
+    links["devbox"].call = call  # type: ignore[method-assign]
+    settings = make_settings(tmp_path, default_cwd=tmp_path)
+    manager = SessionManager(settings, driver_factory=fake_driver_factory())
+    app = CctuiApp(settings, Services.build(settings, manager), hosts=hosts)
+    key = key_of("devbox", DEPS)
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await until(pilot, lambda: app.main.sessions.row(key) is not None, 10)
+        await until(pilot, lambda: isinstance(app.screen, PendingInputScreen), 10)
+        await pilot.press("escape")  # devbox's permission popped: later
+        await until(pilot, app.main_screen_on_top, 5)
+        app.main.open_session(key)
+        app.main.sessions.focus()
+        await until(pilot, lambda: app.main.current_session_id == key, 5)
+        await pilot.press("shift+tab")
+        await until(pilot, lambda: bool(calls), 5)
+        [sent] = calls
+        assert (sent["tool"], sent["method"], sent["windowKey"]) == (
+            CALL_TOOL,
+            "cycle_permission_mode",
+            "",
+        )
+        assert sent["arguments"] == {"session_id": DEPS}  # its own id there, not the key
+        await until(
+            pilot,
+            lambda: any("acceptEdits (on devbox)" in n.message for n in app._notifications),
+            5,
+        )
