@@ -19,11 +19,10 @@ from tests.fakes.fake_driver import FakeDriverFactory
 
 
 async def _slow(
-    make_manager: MakeManager, delay: float, error: Exception | None = None
+    make_manager: MakeManager, *, gate: asyncio.Event
 ) -> tuple[SessionManager, FakeDriverFactory]:
-    """A started manager whose processes take ``delay`` to connect (and then fail with
-    ``error``, if given)."""
-    factory = FakeDriverFactory(connect_delay=delay, connect_error=error)
+    """A started manager whose processes connect once ``gate`` is set."""
+    factory = FakeDriverFactory(connect_gate=gate)
     manager = make_manager(driver_factory=factory)
     await manager.start()
     return manager, factory
@@ -31,16 +30,24 @@ async def _slow(
 
 async def _take_a_failing_spare(
     make_manager: MakeManager, project: Path
-) -> tuple[SessionManager, FakeDriverFactory, str, asyncio.Task[SessionInfo]]:
-    """A spare whose connect will fail, taken by a ``create`` while it still connects; a
-    fresh start would connect."""
-    manager, slow = await _slow(make_manager, 0.2, RuntimeError("no claude today"))
+) -> tuple[SessionManager, FakeDriverFactory, str, asyncio.Task[SessionInfo], asyncio.Event]:
+    """A spare whose connect will fail once the test opens the gate, taken by a ``create``
+    while it still connects; a fresh start would connect. (A 0.2 s connect looked at after
+    a 0.05 s sleep had failed, and been started afresh, when the loop ran late under load.)"""
+    gate = asyncio.Event()
+    slow = FakeDriverFactory(connect_error=RuntimeError("no claude today"), connect_gate=gate)
+    manager = make_manager(driver_factory=slow)
+    await manager.start()
     manager.prewarm(manager.default_config(project))
     (sid,) = manager.spare_ids
-    creating = asyncio.create_task(manager.create("go", manager.default_config(project)))
-    await asyncio.sleep(0.05)
+    await _until(lambda: bool(slow.drivers))  # the spare's process is connecting
+    listed: list[str] = []
+    creating = asyncio.create_task(
+        manager.create("go", manager.default_config(project), listed=listed.append)
+    )
+    await _until(lambda: bool(listed) or creating.done())  # taken
     slow.connect_error = None
-    return manager, slow, sid, creating
+    return manager, slow, sid, creating, gate
 
 
 async def _warm(manager: SessionManager, factory: FakeDriverFactory, project: Path) -> str:
@@ -126,9 +133,9 @@ async def test_a_spare_stays_hidden_until_its_process_is_gone(
 async def test_shutdown_ends_a_spare_still_connecting(
     make_manager: MakeManager, project: Path
 ) -> None:
-    manager, slow = await _slow(make_manager, 0.3)
+    manager, slow = await _slow(make_manager, gate=asyncio.Event())  # never opened
     manager.prewarm(manager.default_config(project))
-    await asyncio.sleep(0.05)
+    await _until(lambda: bool(slow.drivers))  # connecting
     await manager.shutdown()
     assert len(slow.drivers) == 1 and slow.drivers[0].closed
     assert manager.spare_ids == frozenset()
@@ -148,7 +155,7 @@ async def test_a_spare_that_failed_to_start_is_replaced_by_a_fresh_process(
 ) -> None:
     factory.connect_error = RuntimeError("no claude today")
     manager.prewarm(manager.default_config(project))
-    await asyncio.sleep(0.05)
+    await _until(lambda: bool(factory.drivers))  # built with the error: it fails to start
     factory.connect_error = None
     info = await manager.create("go", manager.default_config(project))
     assert (await manager.wait(info.session_id, 5)).reason == "turn_ended"
@@ -158,16 +165,18 @@ async def test_a_spare_that_failed_to_start_is_replaced_by_a_fresh_process(
 async def test_a_spare_still_connecting_is_listed_at_once(
     make_manager: MakeManager, project: Path
 ) -> None:
-    manager, slow = await _slow(make_manager, 0.3)
+    gate = asyncio.Event()
+    manager, slow = await _slow(make_manager, gate=gate)
     seen: list[SessionEvent] = []
     manager.subscribe(seen.append)
     manager.prewarm(manager.default_config(project))
     (sid,) = manager.spare_ids
+    await _until(lambda: bool(slow.drivers))  # connecting
     listed: list[str] = []
     creating = asyncio.create_task(
         manager.create("go", manager.default_config(project), listed=listed.append)
     )
-    await asyncio.sleep(0.05)
+    await _until(lambda: bool(listed) or creating.done())
     # Listed and heard of while its process still connects, not once it is up.
     assert not creating.done() and not slow.drivers[0].connected and listed == [sid]
     assert [(i.session_id, i.status) for i in manager.list()] == [(sid, SessionStatus.STARTING)]
@@ -175,6 +184,7 @@ async def test_a_spare_still_connecting_is_listed_at_once(
         (sid, SessionStatus.STARTING)
     ]
     assert manager.spare_ids == frozenset()
+    gate.set()
     info = await creating
     assert info.session_id == sid and slow.drivers[0].sent == ["go"]
     assert (await manager.wait(sid, 5)).reason == "turn_ended"
@@ -230,7 +240,8 @@ def _prompts(manager: SessionManager, sid: str) -> list[UserMessageEvent]:
 async def test_a_spare_that_fails_after_it_was_taken_is_started_again_for_the_same_session(
     make_manager: MakeManager, project: Path
 ) -> None:
-    manager, slow, sid, creating = await _take_a_failing_spare(make_manager, project)
+    manager, slow, sid, creating, gate = await _take_a_failing_spare(make_manager, project)
+    gate.set()
     info = await creating
     assert info.session_id == sid
     assert len(slow.drivers) == 2 and slow.drivers[1].sent == ["go"]
@@ -243,8 +254,11 @@ async def test_a_spare_that_fails_after_it_was_taken_is_started_again_for_the_sa
 async def test_a_taken_spare_that_fails_during_shutdown_is_not_started_again(
     make_manager: MakeManager, project: Path
 ) -> None:
-    manager, slow, _, creating = await _take_a_failing_spare(make_manager, project)
-    await manager.shutdown()  # a fresh start would connect: none may begin now
+    manager, slow, _, creating, gate = await _take_a_failing_spare(make_manager, project)
+    shutting = asyncio.create_task(manager.shutdown())
+    await _until(lambda: manager._shutting_down)
+    gate.set()  # the spare fails now, during shutdown: a fresh start would connect
+    await shutting
     with pytest.raises(SessionNotReady):
         await creating
     assert len(slow.drivers) == 1 and manager.list() == []
