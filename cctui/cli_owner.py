@@ -20,11 +20,19 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cctui.config import Settings
 from cctui.detach import Front, leave_terminal, split_front
-from cctui.owner import Owner, OwnerLock, find_owner, owner_endpoint, owner_pids
+from cctui.owner import (
+    Owner,
+    OwnerLock,
+    find_owner,
+    owner_endpoint,
+    owner_pids,
+    owners_elsewhere,
+)
 
 if TYPE_CHECKING:
     from cctui.core import SessionManager
@@ -267,6 +275,17 @@ def stop(settings: Settings) -> int:
             )
             return 1
         print("cctui stop: no cctui is running; nothing to stop", file=sys.stderr)
+        for pid, where in sorted(owners_elsewhere(settings.state_dir).items()):
+            # Another HOME's or XDG_STATE_HOME's (a benchmark's temporary one): said, not
+            # touched, since it is not this state dir's.
+            gone = where.endswith(" (deleted)")
+            state = Path(where.removesuffix(" (deleted)"))
+            how = (
+                f"that dir was deleted; `kill {pid}` ends it and its claude"
+                if gone
+                else f"`XDG_STATE_HOME={state.parent} cctui stop` ends it"
+            )
+            print(f"  another cctui (pid {pid}) owns {state}: {how}", file=sys.stderr)
         return 0
     for pid in sorted(pids):
         try:

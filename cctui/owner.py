@@ -201,12 +201,38 @@ def owner_pids(state_dir: Path) -> set[int]:
     owner = find_owner(state_dir)
     if owner is not None and owner.pid > 0:
         found.add(owner.pid)
+    paths = {str(_lock_path(state_dir)), os.path.realpath(_lock_path(state_dir))}
+    for pid, path in _lockers():
+        if path.removesuffix(_DELETED) in paths:
+            found.add(pid)
+    return found
+
+
+def owners_elsewhere(state_dir: Path) -> dict[int, str]:
+    """This user's cctui owners of other state dirs (pid -> that dir, `` (deleted)`` when it
+    is gone): what ``cctui stop`` names when it finds none here (another HOME or
+    ``XDG_STATE_HOME``, a temporary HOME)."""
+    mine = {str(_lock_path(state_dir)), os.path.realpath(_lock_path(state_dir))}
+    found: dict[int, str] = {}
+    for pid, path in _lockers():
+        bare = path.removesuffix(_DELETED)
+        if bare not in mine and bare.endswith(f"/cctui/{LOCK_FILE}"):
+            found[pid] = str(Path(bare).parent) + path[len(bare) :]
+    return found
+
+
+_DELETED = " (deleted)"
+"""How ``/proc/PID/fd`` names a file removed while open."""
+
+
+def _lockers() -> list[tuple[int, str]]:
+    """(pid, path) of every ``owner.lock`` held exclusively by another process of this user
+    (``/proc/locks`` and the holder's open files; Linux, else nothing)."""
     try:
         locks = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
     except OSError:
-        return found
-    paths = {str(_lock_path(state_dir)), os.path.realpath(_lock_path(state_dir))}
-    names = paths | {f"{path} (deleted)" for path in paths}  # as /proc/PID/fd names them
+        return []
+    held: list[tuple[int, str]] = []
     for line in locks.splitlines():
         fields = line.split()
         if "->" in fields or "FLOCK" not in fields or "WRITE" not in fields:
@@ -215,24 +241,26 @@ def owner_pids(state_dir: Path) -> set[int]:
             pid = int(fields[fields.index("WRITE") + 1])
         except (IndexError, ValueError):
             continue
-        if pid != os.getpid() and pid not in found and _holds_open(pid, names):
-            found.add(pid)
-    return found
+        if pid != os.getpid():
+            held += [(pid, path) for path in _open_locks(pid)]
+    return held
 
 
-def _holds_open(pid: int, names: set[str]) -> bool:
-    fds = Path(f"/proc/{pid}/fd")
+def _open_locks(pid: int) -> list[str]:
+    """The ``owner.lock`` files ``pid`` has open (none when gone, or another user's)."""
     try:
-        entries = list(fds.iterdir())
+        entries = list(Path(f"/proc/{pid}/fd").iterdir())
     except OSError:
-        return False  # gone, or another user's
+        return []
+    paths: list[str] = []
     for fd in entries:
         try:
-            if os.readlink(fd) in names:
-                return True
+            target = os.readlink(fd)
         except OSError:
             continue
-    return False
+        if target.removesuffix(_DELETED).endswith(f"/{LOCK_FILE}"):
+            paths.append(target)
+    return paths
 
 
 def find_owner(state_dir: Path) -> Owner | None:

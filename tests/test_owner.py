@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from cctui.owner import OwnerLock, find_owner, owner_endpoint, owner_pids
+from cctui.owner import OwnerLock, find_owner, owner_endpoint, owner_pids, owners_elsewhere
 
 
 def test_one_owner_at_a_time_and_the_file_says_who(tmp_path: Path) -> None:
@@ -163,3 +163,35 @@ def test_a_deleted_state_dir_loses_the_record(tmp_path: Path) -> None:
         assert not state.exists()  # not made again
     finally:
         lock.release()
+
+
+def test_stop_names_an_owner_of_another_state_dir(tmp_path: Path) -> None:
+    """A cctui owning another HOME's state dir (a benchmark's temporary HOME) is not this
+    one's to stop; `cctui stop` finding none here says where it is and how to end it."""
+    other = tmp_path / "other-home" / ".local" / "state" / "cctui"
+    holder = _holder(other)
+    try:
+        here = tmp_path / "home" / ".local" / "state" / "cctui"
+        assert owner_pids(here) == set()
+        assert owners_elsewhere(here).get(holder.pid) == str(other)
+        env = {
+            **os.environ,
+            "HOME": str(tmp_path / "home"),
+            "XDG_STATE_HOME": str(tmp_path / "home" / ".local" / "state"),
+        }
+        done = subprocess.run(
+            [sys.executable, "-m", "cctui", "stop"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0
+        assert "nothing to stop" in done.stderr
+        assert f"another cctui (pid {holder.pid}) owns {other}" in done.stderr
+        assert f"XDG_STATE_HOME={other.parent} cctui stop" in done.stderr
+        assert holder.poll() is None  # not this state dir's: left alone
+    finally:
+        holder.kill()
+        holder.wait()
