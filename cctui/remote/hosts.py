@@ -259,12 +259,15 @@ class Host:
             )
 
     async def stop(self) -> None:
-        """End the link and its command."""
+        """End the link and its command. A later :meth:`call` connects again (a window that
+        went to the background closed its links; its MCP tools' ``host`` calls go on)."""
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        if self.state == "online":  # the link is gone: not "online" with no link
+            self.state = "connecting"
 
     def poke(self) -> None:
         """Look again now (a session was just started or answered there; or retry now)."""

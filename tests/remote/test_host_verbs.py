@@ -96,3 +96,19 @@ async def test_without_window_the_host_says_what_to_change(
         assert refused.value.suggestion is not None and "--window" in refused.value.suggestion
     finally:
         await host.stop()
+
+
+async def test_a_stopped_hosts_next_call_connects_again(
+    host_owner: subprocess.Popen[bytes], host_home: Path, host_project: Path
+) -> None:
+    """A window that went to the background closed its host links; its MCP server's calls
+    with ``host`` still reach the host (it said 'box is online' and failed)."""
+    host, _ = await _online(_bridge(host_home, host_project, "--window"))
+    try:
+        await host.stop()
+        assert host.state == "connecting"
+        out = await host.call("claude_list_sessions", {})
+        assert "sessions" in out
+        assert host.online
+    finally:
+        await host.stop()
