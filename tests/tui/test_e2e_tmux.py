@@ -89,7 +89,7 @@ def test_open_a_session_approve_its_write_with_y_and_see_it_complete(
     tmux.keys("y")
     done = tmux.wait_for(lambda s: "turn complete" in s, "the turn to complete")
     assert (project_dir / "hello.txt").read_text() == "hi"
-    assert "allowed by tui" in done
+    assert "allowed by you" in done  # answered here: "by tui" read as jargon
     assert "✓ Write" in done
     # After the form the keyboard is on the message line: esc back to the list first.
     tmux.leave_message_line()

@@ -94,7 +94,9 @@ def event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
         verb = {"allow": "allowed", "deny": "denied"}.get(event.decision, event.decision)
         extra = f": {event.message}" if event.message and not event.why else ""
         what = f"{event.tool_name} " if event.tool_name else ""
-        line = f"  {what}{verb} by {event.why or event.decided_by}{extra}"
+        # "tui" is this window: the person reading the line ("allowed by tui" read as jargon).
+        who = "you" if event.decided_by == "tui" else event.decided_by
+        line = f"  {what}{verb} by {event.why or who}{extra}"
         return lambda: Note(Content(line), classes="input")
     if isinstance(event, ResultEvent):
         content = _result_line(event)
