@@ -144,7 +144,9 @@ async def bench(live: int, history: int, reps: int, size: tuple[int, int] = SIZE
             # Every live session started (on a loaded machine 8 s was not enough: a run once
             # measured its keys with 13 of the 100 started), then they stream and ask.
             started = time.perf_counter()
-            while time.perf_counter() - started < 180 and (_listed(_screen()) or 0) < history + live:
+            for _ in range(360):
+                if (_listed(_screen()) or 0) >= history + live:
+                    break
                 await asyncio.sleep(0.5)
             print(f"{live} live sessions listed after {time.perf_counter() - started:.1f} s")
             await asyncio.sleep(5)  # the streams end, the approvals pop
