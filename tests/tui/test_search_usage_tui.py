@@ -149,3 +149,23 @@ async def test_index_progress_shows_in_the_status_bar(run_app: RunApp, tmp_path:
         h.app.main.refresh_status()
         assert "indexing" not in str(h.app.main.query_one(StatusBar).render())
         assert h.app.main.sessions.row(INTERACTIVE_ID) is not None
+
+
+async def test_at_80x24_a_hit_shows_what_matched(run_app: RunApp, tmp_path: Path) -> None:
+    """Found walking the README at 80x24: the when, project and session columns took the
+    table's width and the match column showed only "user:", never the text that matched."""
+    _seed(tmp_path)
+    async with run_app() as h:
+        await h.pilot.resize_terminal(80, 24)
+        await h.app.history_loaded.wait()
+        await h.pilot.press("s")
+        screen = h.app.screen
+        assert isinstance(screen, SearchScreen)
+        await h.pilot.press(*"follow")
+        await h.until(lambda: screen.last is not None and bool(screen.last.hits))
+        await h.pilot.pause(0.2)
+        table = screen.query_one(DataTable)
+        drawn = [strip.text for strip in screen._compositor.render_strips()]
+        hit_lines = [s for s in drawn if "user:" in s]
+        assert hit_lines and "follow up" in hit_lines[0], hit_lines
+        assert table.virtual_size.width <= table.size.width, (table.virtual_size, table.size)

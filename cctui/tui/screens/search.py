@@ -18,6 +18,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Static
+from textual.widgets.data_table import ColumnKey
 
 from cctui.errors import CctuiError
 from cctui.history import HistoryIndex
@@ -33,6 +34,10 @@ TYPING_PAUSE_S = 0.15
 """Search this long after the last key (a query per key would queue behind each other)."""
 LIMIT = 50
 _FIXED = (("when", 16), ("project", 14), ("session", 28))
+_NARROW = (("when", 11), ("project", 10), ("session", 16))
+"""The same columns below ``_NARROW_AT`` cells of table (80x24): the date without its
+year, shorter names, so the match keeps room for what matched."""
+_NARROW_AT = 100
 
 
 def snippet_text(hit: SearchHit) -> Text:
@@ -64,6 +69,8 @@ class SearchScreen(Modal[SearchHit | None]):
         self._summary = ""
         self.last: SearchResult | None = None
         """The result on screen (tests read it)."""
+        self._narrow = False
+        """The table is narrow (``_NARROW`` columns), decided with its first result."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -148,7 +155,11 @@ class SearchScreen(Modal[SearchHit | None]):
         table: DataTable[Text] = self.query_one(DataTable)
         table.clear()
         if "match" not in table.columns:
-            used = sum(w for _, w in _FIXED) + 2 * (len(_FIXED) + 1)
+            self._narrow = 0 < table.size.width < _NARROW_AT
+            fixed = _NARROW if self._narrow else _FIXED
+            for key, width in fixed:
+                table.columns[ColumnKey(key)].width = width
+            used = sum(w for _, w in fixed) + 2 * (len(fixed) + 1)
             table.add_column("match", key="match", width=max(20, table.size.width - used))
         self._hits = []
         self._add_hits(list(result.hits) if result is not None else [])
@@ -174,14 +185,18 @@ class SearchScreen(Modal[SearchHit | None]):
 
     def _add_hits(self, hits: list[SearchHit], host: str | None = None) -> None:
         table: DataTable[Text] = self.query_one(DataTable)
+        widths = dict(_NARROW if self._narrow else _FIXED)
+        stamp = "%m-%d %H:%M" if self._narrow else "%Y-%m-%d %H:%M"
         for hit in hits:
-            when = hit.timestamp.astimezone().strftime("%Y-%m-%d %H:%M") if hit.timestamp else ""
-            title = fmt.one_line(hit.title or hit.session_id.rpartition("/")[2][:8], 28)
+            when = hit.timestamp.astimezone().strftime(stamp) if hit.timestamp else ""
+            title = fmt.one_line(
+                hit.title or hit.session_id.rpartition("/")[2][:8], widths["session"]
+            )
             role = Text(f"{hit.role}: ", style="dim")
             where = f"{host}:{hit.project_name or ''}" if host else hit.project_name or ""
             table.add_row(
                 Text(when, style="dim"),
-                Text(fmt.one_line(where, 14)),
+                Text(fmt.one_line(where, widths["project"])),
                 Text(title),
                 role + snippet_text(hit),
                 key=hit.session_id,
