@@ -709,8 +709,28 @@ def _dt(value: float | None) -> datetime | None:
     return None if value is None else datetime.fromtimestamp(value, tz=UTC)
 
 
+class _Paths:
+    """``Path`` objects for many files in a few directories: each directory parsed once,
+    each file joined to it (``Path(text)`` parses every part again: 20,000 cards' paths cost
+    a first list ~0.2 s of CPU)."""
+
+    def __init__(self) -> None:
+        self._dirs: dict[str, Path] = {}
+
+    def __call__(self, text: str) -> Path:
+        head, sep, name = text.rpartition("/")
+        if not sep or not head or not name or name in (".", ".."):
+            return Path(text)
+        parent = self._dirs.get(head)
+        if parent is None:
+            parent = self._dirs[head] = Path(head)
+        child = getattr(parent, "_make_child_relpath", None)  # pathlib's own, for iterdir()
+        return child(name) if child is not None else parent / name
+
+
 def _cards(conn: sqlite3.Connection, where: str, args: Sequence[object]) -> list[TranscriptMeta]:
     out: list[TranscriptMeta] = []
+    path_of = _Paths()
     for r in conn.execute(
         "SELECT session_id, path, mtime, last_activity, size, cwd, title, first_prompt, "
         f"created_at, git_branch, cost_state_usd, cost_usd, unpriced FROM card WHERE {where}",
@@ -720,7 +740,7 @@ def _cards(conn: sqlite3.Connection, where: str, args: Sequence[object]) -> list
         out.append(
             TranscriptMeta(
                 session_id=r[0],
-                path=Path(r[1]),
+                path=path_of(r[1]),
                 mtime=datetime.fromtimestamp(r[2], tz=UTC),
                 last_entry_at=datetime.fromtimestamp(r[3], tz=UTC),
                 size=r[4],
