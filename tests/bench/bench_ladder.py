@@ -122,7 +122,7 @@ async def run(n: int) -> None:
     print(f"desk.ask decided by a rule         {_per_call_us(rules)}")
     print(f"added by the ladder when rules decide: {diff * 1e3:.3f} ms (target <= 1 ms)")
     print(f"guard (PreToolUse), a Bash call      {_per_call_us(guard_bash)}")
-    print(f"guard (PreToolUse), a Write inside   {_per_call_us(guard_write)}")
+    print(f"guard (PreToolUse), a Write          {_per_call_us(guard_write)}")
 
 
 def main() -> None:
