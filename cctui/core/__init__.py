@@ -14,13 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cctui.claude.frames import ModelOption, PermissionModeName
-    from cctui.core.buffer import EventBuffer, Page
     from cctui.core.decisions.allowances import call_detail
     from cctui.core.decisions.requests import OTHER_PREFIX
     from cctui.core.decisions.routing import ELICIT_BOUND_S, Router
     from cctui.core.decisions.service import Decisions
     from cctui.core.diffs import DiffFile, SessionDiff
-    from cctui.core.events import (
+    from cctui.core.manager import Listener, SessionManager, WaitOutcome
+    from cctui.core.rewind import RewindResult
+    from cctui.core.session.buffer import EventBuffer, Page
+    from cctui.core.session.events import (
         SETTING_NAMES,
         ApiRetryEvent,
         AssistantTextEvent,
@@ -37,9 +39,14 @@ if TYPE_CHECKING:
         ToolUseEvent,
         UserMessageEvent,
     )
-    from cctui.core.inputs import Decision, PendingInput, Question, QuestionOption, Resolution
-    from cctui.core.manager import Listener, SessionManager, WaitOutcome
-    from cctui.core.models import (
+    from cctui.core.session.inputs import (
+        Decision,
+        PendingInput,
+        Question,
+        QuestionOption,
+        Resolution,
+    )
+    from cctui.core.session.models import (
         PromptMark,
         SessionConfig,
         SessionInfo,
@@ -47,8 +54,7 @@ if TYPE_CHECKING:
         ToolUseSummary,
         WorktreeInfo,
     )
-    from cctui.core.rewind import RewindResult
-    from cctui.core.states import BUSY, LIVE, SessionStatus
+    from cctui.core.session.states import BUSY, LIVE, SessionStatus
     from cctui.core.worktrees import (
         FinishPreview,
         FinishResult,
@@ -61,48 +67,48 @@ if TYPE_CHECKING:
 _WHERE = {
     "ModelOption": "cctui.claude.frames",
     "PermissionModeName": "cctui.claude.frames",
-    "EventBuffer": "cctui.core.buffer",
-    "Page": "cctui.core.buffer",
+    "EventBuffer": "cctui.core.session.buffer",
+    "Page": "cctui.core.session.buffer",
     "call_detail": "cctui.core.decisions.allowances",
     "OTHER_PREFIX": "cctui.core.decisions.requests",
-    "Decision": "cctui.core.inputs",
-    "PendingInput": "cctui.core.inputs",
-    "Question": "cctui.core.inputs",
-    "QuestionOption": "cctui.core.inputs",
-    "Resolution": "cctui.core.inputs",
+    "Decision": "cctui.core.session.inputs",
+    "PendingInput": "cctui.core.session.inputs",
+    "Question": "cctui.core.session.inputs",
+    "QuestionOption": "cctui.core.session.inputs",
+    "Resolution": "cctui.core.session.inputs",
     "ELICIT_BOUND_S": "cctui.core.decisions.routing",
     "Router": "cctui.core.decisions.routing",
     "Decisions": "cctui.core.decisions.service",
     "DiffFile": "cctui.core.diffs",
     "SessionDiff": "cctui.core.diffs",
-    "SETTING_NAMES": "cctui.core.events",
-    "ApiRetryEvent": "cctui.core.events",
-    "AssistantTextEvent": "cctui.core.events",
-    "ChangesEvent": "cctui.core.events",
-    "ErrorEvent": "cctui.core.events",
-    "FilesRewoundEvent": "cctui.core.events",
-    "InputRequestedEvent": "cctui.core.events",
-    "InputResolvedEvent": "cctui.core.events",
-    "LiveSetting": "cctui.core.events",
-    "ResultEvent": "cctui.core.events",
-    "SessionEvent": "cctui.core.events",
-    "SettingChangedEvent": "cctui.core.events",
-    "StatusChanged": "cctui.core.events",
-    "ToolUseEvent": "cctui.core.events",
-    "UserMessageEvent": "cctui.core.events",
+    "SETTING_NAMES": "cctui.core.session.events",
+    "ApiRetryEvent": "cctui.core.session.events",
+    "AssistantTextEvent": "cctui.core.session.events",
+    "ChangesEvent": "cctui.core.session.events",
+    "ErrorEvent": "cctui.core.session.events",
+    "FilesRewoundEvent": "cctui.core.session.events",
+    "InputRequestedEvent": "cctui.core.session.events",
+    "InputResolvedEvent": "cctui.core.session.events",
+    "LiveSetting": "cctui.core.session.events",
+    "ResultEvent": "cctui.core.session.events",
+    "SessionEvent": "cctui.core.session.events",
+    "SettingChangedEvent": "cctui.core.session.events",
+    "StatusChanged": "cctui.core.session.events",
+    "ToolUseEvent": "cctui.core.session.events",
+    "UserMessageEvent": "cctui.core.session.events",
     "Listener": "cctui.core.manager",
     "SessionManager": "cctui.core.manager",
     "WaitOutcome": "cctui.core.manager",
-    "PromptMark": "cctui.core.models",
-    "SessionConfig": "cctui.core.models",
-    "SessionInfo": "cctui.core.models",
-    "SessionRecord": "cctui.core.models",
-    "ToolUseSummary": "cctui.core.models",
-    "WorktreeInfo": "cctui.core.models",
+    "PromptMark": "cctui.core.session.models",
+    "SessionConfig": "cctui.core.session.models",
+    "SessionInfo": "cctui.core.session.models",
+    "SessionRecord": "cctui.core.session.models",
+    "ToolUseSummary": "cctui.core.session.models",
+    "WorktreeInfo": "cctui.core.session.models",
     "RewindResult": "cctui.core.rewind",
-    "BUSY": "cctui.core.states",
-    "LIVE": "cctui.core.states",
-    "SessionStatus": "cctui.core.states",
+    "BUSY": "cctui.core.session.states",
+    "LIVE": "cctui.core.session.states",
+    "SessionStatus": "cctui.core.session.states",
     "FinishPreview": "cctui.core.worktrees",
     "FinishResult": "cctui.core.worktrees",
     "MergeConflict": "cctui.core.worktrees",

@@ -17,16 +17,16 @@ from typing import Any, Protocol
 from cctui.claude.frames import ModelOption
 from cctui.config import Settings
 from cctui.core import rules, steering
-from cctui.core.buffer import Page
 from cctui.core.diffs import SessionDiff
 from cctui.core.dispatch import Dispatcher, DispatchRequest, MissedRule, Schedule
 from cctui.core.dispatch.board import DispatchBoard, ScheduleChanges
-from cctui.core.events import SessionEvent
-from cctui.core.inputs import Decision, PendingInput, Resolution
 from cctui.core.metrics import MetricsSnapshot
-from cctui.core.models import SessionConfig, SessionInfo
 from cctui.core.policy.view import PolicyView
 from cctui.core.rewind import RewindResult
+from cctui.core.session.buffer import Page
+from cctui.core.session.events import SessionEvent
+from cctui.core.session.inputs import Decision, PendingInput, Resolution
+from cctui.core.session.models import SessionConfig, SessionInfo
 from cctui.core.watch import Listener
 from cctui.core.worktrees import Action, FinishPreview, FinishResult, WorktreeRequest
 

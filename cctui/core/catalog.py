@@ -29,8 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from cctui.config import Settings
 from cctui.core import spare_records
 from cctui.core.archive import ARCHIVE_FILE, read_archived
-from cctui.core.models import SessionInfo, SessionRecord
-from cctui.core.states import LIVE, SessionStatus
+from cctui.core.session.models import SessionInfo, SessionRecord
+from cctui.core.session.states import LIVE, SessionStatus
 from cctui.history import HistoryIndex, Problems, SessionSummary
 
 CatalogSource = Literal["cctui", "transcript", "history", "process"]

@@ -22,8 +22,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from cctui.core.events import ChangesEvent, ResultEvent, SessionEvent, UserMessageEvent
-from cctui.core.session import Session
+from cctui.core.session.events import ChangesEvent, ResultEvent, SessionEvent, UserMessageEvent
+from cctui.core.session.session import Session
 from cctui.fs import git, gitdiff
 from cctui.history.edits import edited_files
 from cctui.history.reader import find_transcript

@@ -12,7 +12,7 @@ from cctui.claude.binary import find_cli
 from cctui.claude.frames import LaunchSpec
 from cctui.config import Settings
 from cctui.core import templates
-from cctui.core.models import SessionConfig
+from cctui.core.session.models import SessionConfig
 from cctui.errors import LaunchPrefixNotFound, ValidationFailed
 from cctui.fs import safepath
 from cctui.fs.errors import DirectoryNotAllowed

@@ -25,35 +25,35 @@ from cctui.core import (
     launch,
     rewind,
     rules,
-    session_log,
     spare_records,
     steering,
     worktrees,
 )
 from cctui.core.audit import AuditLog
-from cctui.core.buffer import Page
 from cctui.core.decisions.grants import ProjectGrant
 from cctui.core.decisions.service import Decisions
 from cctui.core.diffs import SessionDiff, TurnChanges, session_diff, snapshot_base
 from cctui.core.dispatch import Dispatcher, DispatchRequest, MissedRule, Schedule
 from cctui.core.dispatch.board import DispatchBoard, ScheduleChanges, edit_schedule, read_board
-from cctui.core.events import SessionEvent
-from cctui.core.host import Desk
-from cctui.core.inputs import Decision, PendingInput, Resolution
 from cctui.core.metrics import Metrics, MetricsSnapshot
-from cctui.core.models import (
+from cctui.core.policy.view import PolicyView, read_view
+from cctui.core.records import SessionRecords
+from cctui.core.rewind import RewindResult
+from cctui.core.session import session_log
+from cctui.core.session.buffer import Page
+from cctui.core.session.events import SessionEvent
+from cctui.core.session.host import Desk
+from cctui.core.session.inputs import Decision, PendingInput, Resolution
+from cctui.core.session.models import (
     PromptMark,
     SessionConfig,
     SessionInfo,
     SessionRecord,
     ToolUseSummary,
 )
-from cctui.core.policy.view import PolicyView, read_view
-from cctui.core.records import SessionRecords
-from cctui.core.rewind import RewindResult
-from cctui.core.session import Session
+from cctui.core.session.session import Session
+from cctui.core.session.states import SessionStatus
 from cctui.core.spare import Claimed, Spare
-from cctui.core.states import SessionStatus
 from cctui.core.table import SessionTable
 from cctui.core.watch import Fanout, Listener, WaitOutcome, wait_for
 from cctui.core.worktrees import Action, FinishPreview, FinishResult, WorktreeRequest

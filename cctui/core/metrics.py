@@ -18,14 +18,14 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, Field
 
-from cctui.core.events import (
+from cctui.core.session.events import (
     AssistantTextEvent,
     ResultEvent,
     SessionEvent,
     StatusChanged,
     UserMessageEvent,
 )
-from cctui.core.states import SessionStatus
+from cctui.core.session.states import SessionStatus
 
 SAMPLES_KEPT = 1000
 """Latency / duration samples kept per tool and per session for percentiles."""

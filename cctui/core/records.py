@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from cctui.core.models import SessionRecord
+from cctui.core.session.models import SessionRecord
 from cctui.fs.atomic import locked, write_atomic
 
 log = logging.getLogger(__name__)

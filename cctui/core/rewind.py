@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from cctui.claude.frames import RewindAnswer
-from cctui.core.events import FilesRewoundEvent
-from cctui.core.models import PromptMark
+from cctui.core.session.events import FilesRewoundEvent
+from cctui.core.session.models import PromptMark
 from cctui.errors import RewindUnavailable, SessionNotReady, ValidationFailed
 
 if TYPE_CHECKING:
-    from cctui.core.session import Session
+    from cctui.core.session.session import Session
 
 NOT_ENABLED = "File rewinding is not enabled."
 """The CLI's answer when its checkpointing gate is off (CLI 2.1.332)."""

@@ -25,9 +25,9 @@ from typing import Literal
 import anyio
 
 from cctui.core.dispatch import DispatchRequest
-from cctui.core.events import AssistantTextEvent, ResultEvent, SessionEvent, StatusChanged
 from cctui.core.manager import Listener, SessionManager
-from cctui.core.models import SessionConfig, SessionInfo
+from cctui.core.session.events import AssistantTextEvent, ResultEvent, SessionEvent, StatusChanged
+from cctui.core.session.models import SessionConfig, SessionInfo
 from cctui.errors import SessionNotFound
 
 log = logging.getLogger(__name__)

@@ -32,10 +32,10 @@ from cctui.claude.frames import LaunchSpec, PermissionDenied
 from cctui.config import Settings
 from cctui.core import launch, spare_records
 from cctui.core.audit import AuditLog
-from cctui.core.events import SessionEvent
-from cctui.core.host import SessionDecisions, SessionHost
-from cctui.core.models import SessionConfig
-from cctui.core.session import Session
+from cctui.core.session.events import SessionEvent
+from cctui.core.session.host import SessionDecisions, SessionHost
+from cctui.core.session.models import SessionConfig
+from cctui.core.session.session import Session
 from cctui.errors import CctuiError
 
 log = logging.getLogger(__name__)

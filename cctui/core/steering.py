@@ -20,9 +20,9 @@ from typing import Literal
 from pydantic import BaseModel
 
 from cctui.claude.frames import PERMISSION_MODES, ModelOption, PermissionModeName
-from cctui.core.events import LiveSetting, SettingChangedEvent
-from cctui.core.models import SessionInfo
-from cctui.core.session import Session
+from cctui.core.session.events import LiveSetting, SettingChangedEvent
+from cctui.core.session.models import SessionInfo
+from cctui.core.session.session import Session
 from cctui.errors import SettingRefused, ValidationFailed
 
 MODE_CYCLE: tuple[PermissionModeName, ...] = ("default", "acceptEdits", "plan", "auto")

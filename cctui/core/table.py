@@ -15,12 +15,12 @@ import threading
 from collections.abc import Iterator
 
 from cctui.claude.transcripts import find_session
-from cctui.core.host import SessionHost
 from cctui.core.launch import default_config
-from cctui.core.models import SessionRecord
 from cctui.core.records import SessionRecords
-from cctui.core.session import Session
-from cctui.core.states import SessionStatus
+from cctui.core.session.host import SessionHost
+from cctui.core.session.models import SessionRecord
+from cctui.core.session.session import Session
+from cctui.core.session.states import SessionStatus
 from cctui.errors import SessionNotFound
 
 log = logging.getLogger(__name__)

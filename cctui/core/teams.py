@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from cctui.core.models import SessionInfo
+from cctui.core.session.models import SessionInfo
 from cctui.errors import CctuiError, TeammateNotFound, TeamNotFound
 from cctui.redact import redact_text
 

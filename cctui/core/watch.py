@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel
 
 from cctui.core.decisions.pending import PendingInputs
-from cctui.core.events import SessionEvent
-from cctui.core.inputs import PendingInput
-from cctui.core.models import SessionInfo
-from cctui.core.states import SessionStatus
+from cctui.core.session.events import SessionEvent
+from cctui.core.session.inputs import PendingInput
+from cctui.core.session.models import SessionInfo
+from cctui.core.session.states import SessionStatus
 
 if TYPE_CHECKING:
-    from cctui.core.session import Session
+    from cctui.core.session.session import Session
 
 log = logging.getLogger(__name__)
 

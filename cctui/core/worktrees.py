@@ -15,8 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from cctui.core.models import SessionConfig, WorktreeInfo
-from cctui.core.session import Session
+from cctui.core.session.models import SessionConfig, WorktreeInfo
+from cctui.core.session.session import Session
 from cctui.errors import CctuiError, SessionNotReady, ValidationFailed
 from cctui.fs import git, gitdiff
 from cctui.fs import worktree as fsworktree

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from cctui.core import SessionEvent
-from cctui.core.events import (
+from cctui.core.session.events import (
     ApiRetryEvent,
     AssistantTextEvent,
     ResultEvent,

@@ -40,15 +40,15 @@ from cctui.core import (
     launch,
     rules,
 )
-from cctui.core.buffer import EventBuffer, Page
 from cctui.core.calls import CALL_TOOL, decode_result, encode_call
 from cctui.core.catalog import CatalogEntry
 from cctui.core.dispatch import Dispatcher, DispatchRequest, MissedRule, Schedule
 from cctui.core.dispatch.board import DispatchBoard, ScheduleChanges
-from cctui.core.inputs import Resolution
 from cctui.core.metrics import MetricsSnapshot
 from cctui.core.policy.view import PolicyView
-from cctui.core.states import LIVE, SessionStatus
+from cctui.core.session.buffer import EventBuffer, Page
+from cctui.core.session.inputs import Resolution
+from cctui.core.session.states import LIVE, SessionStatus
 from cctui.core.watch import Listener
 from cctui.core.worktrees import Action, FinishResult, WorktreeRequest
 from cctui.errors import CctuiError, SessionNotFound

@@ -34,7 +34,7 @@ from cctui import __version__
 from cctui.config import Settings
 from cctui.core import Decision, PendingInput, SessionEvent, SessionStatus
 from cctui.core.catalog import CatalogEntry
-from cctui.core.inputs import Question
+from cctui.core.session.inputs import Question
 from cctui.errors import CctuiError
 from cctui.history.models import (
     SearchHit,

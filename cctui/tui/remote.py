@@ -14,8 +14,8 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 
 from cctui.core import Decision, PendingInput, SessionEvent
-from cctui.core.buffer import Page
 from cctui.core.catalog import CatalogEntry
+from cctui.core.session.buffer import Page
 from cctui.errors import CctuiError
 from cctui.history.models import SearchHit, TranscriptPage, UsageReport
 from cctui.remote.hosts import Host, Hosts

@@ -630,7 +630,7 @@ async def test_tool_table_is_bounded_for_long_sessions(
     make_manager: MakeManager, project: Path
 ) -> None:
     """Status readers see the newest calls; a session with thousands of calls stays small."""
-    from cctui.core import translate
+    from cctui.core.session import translate
 
     kept = translate._TOOLS_KEPT
     calls = [tool("Read", {"file_path": f"/f{i}"}, ask=False) for i in range(kept + 50)]

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from cctui.core.models import SessionConfig, SessionRecord
 from cctui.core.records import SessionRecords
-from cctui.core.states import SessionStatus
+from cctui.core.session.models import SessionConfig, SessionRecord
+from cctui.core.session.states import SessionStatus
 
 
 def record(sid: str, tmp_path: Path, **kw: object) -> SessionRecord:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from cctui.core.manager import SessionManager
-from cctui.core.models import SessionConfig, SessionRecord
 from cctui.core.records import SessionRecords
+from cctui.core.session.models import SessionConfig, SessionRecord
 from tests.fakes.fake_driver import fake_driver_factory
 from tests.fakes.settings import make_settings
 

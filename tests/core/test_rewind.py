@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from cctui.core import FilesRewoundEvent, SessionManager, SessionStatus, UserMessageEvent
-from cctui.core.prompts import prompt_log_path
 from cctui.core.records import REGISTRY_FILE
+from cctui.core.session.prompts import prompt_log_path
 from cctui.errors import RewindUnavailable, SessionNotReady, ValidationFailed
 from tests.core.conftest import MakeManager
 from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory, sleep, text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from cctui.core.decisions.pending import PendingInputs
 from cctui.core.decisions.routing import Router
-from cctui.core.inputs import Decision, PendingInput
+from cctui.core.session.inputs import Decision, PendingInput
 
 
 def _setup() -> tuple[PendingInputs, Router, list[PendingInput]]:

@@ -11,8 +11,8 @@ import pytest
 
 from cctui.core import SessionInfo, SessionManager, WaitOutcome
 from cctui.core.catalog import build_catalog
-from cctui.core.events import SessionEvent, StatusChanged, UserMessageEvent
-from cctui.core.states import SessionStatus
+from cctui.core.session.events import SessionEvent, StatusChanged, UserMessageEvent
+from cctui.core.session.states import SessionStatus
 from cctui.errors import SessionNotReady
 from tests.core.conftest import MakeManager
 from tests.fakes.fake_driver import FakeDriverFactory

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cctui.claude.frames import TextDelta, ToolCall
 from cctui.core import AssistantTextEvent, SessionEvent, ToolUseEvent
-from cctui.core.translate import TEXT_PACE_S
+from cctui.core.session.translate import TEXT_PACE_S
 from tests.core.conftest import MakeManager
 from tests.fakes.fake_driver import Step, crash, emit, fake_driver_factory, sleep, text
 

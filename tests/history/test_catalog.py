@@ -23,9 +23,9 @@ from cctui.core.catalog import (
     parse_filter,
     query_catalog,
 )
-from cctui.core.models import SessionConfig, SessionInfo, SessionRecord
 from cctui.core.records import SessionRecords
-from cctui.core.states import SessionStatus
+from cctui.core.session.models import SessionConfig, SessionInfo, SessionRecord
+from cctui.core.session.states import SessionStatus
 from cctui.history import HistoryIndex, SessionSummary
 from tests.history.conftest import INTERACTIVE_ID, MULTI_ID, WRITE_ID, write_process
 

@@ -17,8 +17,8 @@ from mcp.client.streamable_http import streamable_http_client
 from cctui import cli
 from cctui.config import Settings
 from cctui.core import Decision, SessionManager, automode
-from cctui.core.events import InputResolvedEvent
 from cctui.core.policy import ClientGrant
+from cctui.core.session.events import InputResolvedEvent
 from cctui.mcp_server.server import build_server
 from cctui.mcp_server.transport.http import HttpService
 from tests.mcp.conftest import client, error_body, ok

@@ -11,7 +11,7 @@ import pytest
 
 from cctui.config import Settings
 from cctui.core import SessionManager, SessionStatus
-from cctui.core.turns import TurnLedger
+from cctui.core.session.turns import TurnLedger
 from cctui.errors import CliNotFound
 from cctui.review import READ_ONLY_TOOLS, ReviewService
 from cctui.review.runner import WRITE_TOOLS, read_rules

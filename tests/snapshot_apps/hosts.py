@@ -21,7 +21,7 @@ from cctui.core import (
     UserMessageEvent,
 )
 from cctui.core.catalog import CatalogEntry
-from cctui.core.states import SessionStatus
+from cctui.core.session.states import SessionStatus
 from cctui.history.models import SearchHit, TranscriptMessage, TranscriptPage, UsageReport
 from cctui.remote.hosts import Hosts
 from cctui.remote.models import (

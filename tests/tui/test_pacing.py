@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from cctui.core import AssistantTextEvent, ResultEvent, StatusChanged
-from cctui.core.states import SessionStatus
+from cctui.core.session.states import SessionStatus
 from cctui.tui import bridge as bridge_module
 from cctui.tui import gc_pause
 from cctui.tui.bridge import EventBridge

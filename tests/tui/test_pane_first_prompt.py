@@ -13,8 +13,8 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 
 from cctui.core import SessionManager, UserMessageEvent
-from cctui.core.buffer import Page
-from cctui.core.events import SessionEvent
+from cctui.core.session.buffer import Page
+from cctui.core.session.events import SessionEvent
 from cctui.history.models import TranscriptMessage, TranscriptPage
 from cctui.tui.rows import SessionRow
 from cctui.tui.widgets.blocks import UserBlock

@@ -2,7 +2,7 @@
 
 A *pending input* is the question (``PendingInput``: a permission, a plan review, a
 question for the user, a confirmation); a *decision* is its answer (``Decision``). The
-models are ``core/inputs.py``, below both the session machinery and this package.
+models are ``core/session/inputs.py``, below both the session machinery and this package.
 
 - ``requests``: turning the CLI's permission asks into pending inputs and decisions back
   into the CLI's answers.

@@ -15,8 +15,8 @@ from datetime import UTC, datetime
 
 from cctui.core.audit import AuditLog
 from cctui.core.decisions.pending import PendingInputs, await_resolution
-from cctui.core.events import InputRequestedEvent, InputResolvedEvent, SessionEvent
-from cctui.core.inputs import Decision, PendingInput, Resolution
+from cctui.core.session.events import InputRequestedEvent, InputResolvedEvent, SessionEvent
+from cctui.core.session.inputs import Decision, PendingInput, Resolution
 
 
 def choice_of(item: PendingInput, decision: Decision, cancel: str) -> str:

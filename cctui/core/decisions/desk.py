@@ -38,13 +38,13 @@ from cctui.core.decisions.allowances import (
 )
 from cctui.core.decisions.pending import PendingInputs, await_resolution
 from cctui.core.decisions.routing import Router
-from cctui.core.events import InputRequestedEvent, InputResolvedEvent, ToolUseEvent
-from cctui.core.inputs import Decision, PendingInput, Resolution
 from cctui.core.policy import Ladder, Policy, PolicyStore, Verdict, judge
 from cctui.core.policy.patterns import replay_input
 from cctui.core.rules import local_settings_file
-from cctui.core.session_state import SessionState
-from cctui.core.states import SessionStatus
+from cctui.core.session.events import InputRequestedEvent, InputResolvedEvent, ToolUseEvent
+from cctui.core.session.inputs import Decision, PendingInput, Resolution
+from cctui.core.session.session_state import SessionState
+from cctui.core.session.states import SessionStatus
 from cctui.errors import CctuiError, InputAlreadyAnswered, InputNotFound
 
 S = SessionStatus

@@ -26,8 +26,8 @@ from typing import Literal
 from pydantic import BaseModel
 
 from cctui.core.audit import AuditLog
-from cctui.core.inputs import PendingInput
 from cctui.core.rules import add_rule
+from cctui.core.session.inputs import PendingInput
 
 log = logging.getLogger(__name__)
 

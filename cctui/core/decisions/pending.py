@@ -14,8 +14,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import NoReturn
 
-from cctui.core.inputs import Decision, PendingInput, Resolution
 from cctui.core.policy.verdict import Verdict
+from cctui.core.session.inputs import Decision, PendingInput, Resolution
 from cctui.errors import InputAlreadyAnswered, InputNotFound
 
 # How many answered ids we remember, so a late answer hears "already answered", not "unknown".

@@ -1,5 +1,5 @@
 """Turning the CLI's permission asks into pending inputs, and decisions back into answers
-(the models themselves are ``core/inputs.py``, below the session machinery).
+(the models themselves are ``core/session/inputs.py``, below the session machinery).
 
 Four kinds of pending input: ExitPlanMode is a ``plan_review``, AskUserQuestion a
 ``user_question``, any other tool a ``permission``; a ``confirmation`` is asked by cctui
@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from cctui.claude.frames import PermissionAnswer, PermissionAsk
 from cctui.core.decisions.allowances import ProjectAllowance, project_words, session_allowance
-from cctui.core.inputs import Decision, InputKind, PendingInput, Question
+from cctui.core.session.inputs import Decision, InputKind, PendingInput, Question
 from cctui.errors import ValidationFailed
 
 log = logging.getLogger(__name__)

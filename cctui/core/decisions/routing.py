@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from cctui.core.decisions.pending import PendingInputs
-from cctui.core.inputs import Decision, PendingInput
+from cctui.core.session.inputs import Decision, PendingInput
 from cctui.errors import CctuiError
 
 log = logging.getLogger(__name__)

@@ -24,11 +24,11 @@ from cctui.core.decisions.desk import InputDesk
 from cctui.core.decisions.pending import PendingInputs
 from cctui.core.decisions.requests import check_answers
 from cctui.core.decisions.routing import Router
-from cctui.core.events import SessionEvent, ToolUseEvent
-from cctui.core.host import Desk
-from cctui.core.inputs import Decision, PendingInput, Resolution
 from cctui.core.policy import ClientRegistry, Ladder, PolicyStore, Verdict
-from cctui.core.session_state import SessionState
+from cctui.core.session.events import SessionEvent, ToolUseEvent
+from cctui.core.session.host import Desk
+from cctui.core.session.inputs import Decision, PendingInput, Resolution
+from cctui.core.session.session_state import SessionState
 from cctui.errors import BeyondAuthority, CctuiError, InputNotFound, ValidationFailed
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Literal
 
-from cctui.core.session import Session
-from cctui.core.states import SessionStatus
+from cctui.core.session.session import Session
+from cctui.core.session.states import SessionStatus
 from cctui.errors import ValidationFailed
 
 S = SessionStatus

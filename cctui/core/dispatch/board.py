@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from cctui.core.dispatch.dispatcher import Dispatcher
 from cctui.core.dispatch.models import MissedRule, Schedule, UsageHold
-from cctui.core.models import SessionInfo
+from cctui.core.session.models import SessionInfo
 
 
 class QueuedRow(BaseModel):

@@ -36,10 +36,10 @@ from cctui.core.dispatch.models import (
     UsageHold,
 )
 from cctui.core.dispatch.store import DispatchStore
-from cctui.core.events import ResultEvent, SessionEvent, StatusChanged
-from cctui.core.models import DispatchView, SessionConfig, SessionInfo
-from cctui.core.session import Session
-from cctui.core.states import WORKING, SessionStatus
+from cctui.core.session.events import ResultEvent, SessionEvent, StatusChanged
+from cctui.core.session.models import DispatchView, SessionConfig, SessionInfo
+from cctui.core.session.session import Session
+from cctui.core.session.states import WORKING, SessionStatus
 from cctui.errors import CctuiError, SessionLimitReached, SessionNotReady, ValidationFailed
 from cctui.fs import git
 

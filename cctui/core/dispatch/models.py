@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cctui.core.models import SessionConfig
+from cctui.core.session.models import SessionConfig
 
 ParentResults = Literal["none", "reply", "diff"]
 """What a session that runs ``after`` others is told of them: nothing, each parent's final

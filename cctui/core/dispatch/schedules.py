@@ -20,7 +20,7 @@ from croniter import croniter
 from dateutil import tz
 
 from cctui.core.dispatch.models import MissedRule, Schedule, ScheduleRun
-from cctui.core.models import SessionConfig
+from cctui.core.session.models import SessionConfig
 from cctui.errors import ValidationFailed
 
 GRACE = timedelta(minutes=2)

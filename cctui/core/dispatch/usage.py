@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from cctui.core.events import ResultEvent
+from cctui.core.session.events import ResultEvent
 
 _LEAST = timedelta(seconds=60)
 """A reset time in the past still holds work back this long: clock skew, or a turn refused

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from cctui.core.models import PromptMark
+from cctui.core.session.models import PromptMark
 from cctui.fs.atomic import append_line, write_atomic
 
 log = logging.getLogger(__name__)

@@ -13,11 +13,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Literal
 
-from cctui.core.buffer import EventBuffer
-from cctui.core.events import SessionEvent, SettingChangedEvent, StatusChanged
-from cctui.core.prompts import PromptLog
-from cctui.core.states import SessionStatus, can_transition
-from cctui.core.turns import TurnLedger
+from cctui.core.session.buffer import EventBuffer
+from cctui.core.session.events import SessionEvent, SettingChangedEvent, StatusChanged
+from cctui.core.session.prompts import PromptLog
+from cctui.core.session.states import SessionStatus, can_transition
+from cctui.core.session.turns import TurnLedger
 
 log = logging.getLogger(__name__)
 

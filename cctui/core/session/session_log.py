@@ -17,7 +17,7 @@ import logging
 import os
 from pathlib import Path
 
-from cctui.core.events import (
+from cctui.core.session.events import (
     AssistantTextEvent,
     ErrorEvent,
     InputRequestedEvent,

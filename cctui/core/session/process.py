@@ -25,10 +25,10 @@ from cctui.claude.frames import (
     ProcessExited,
     RewindAnswer,
 )
-from cctui.core.events import ErrorEvent, UserMessageEvent
-from cctui.core.host import Desk
-from cctui.core.session_state import SessionState
-from cctui.core.states import SessionStatus
+from cctui.core.session.events import ErrorEvent, UserMessageEvent
+from cctui.core.session.host import Desk
+from cctui.core.session.session_state import SessionState
+from cctui.core.session.states import SessionStatus
 from cctui.errors import CctuiError, CliNotFound, SessionNotReady
 from cctui.redact import redact_text
 

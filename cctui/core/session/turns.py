@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from cctui.core.models import SessionRecord
+from cctui.core.session.models import SessionRecord
 
 TOKEN_KEYS = (
     "input_tokens",

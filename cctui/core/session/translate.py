@@ -28,17 +28,17 @@ from cctui.claude.frames import (
     ToolOutcome,
     TurnResult,
 )
-from cctui.core.events import (
+from cctui.core.session.events import (
     ApiRetryEvent,
     AssistantTextEvent,
     ErrorEvent,
     ResultEvent,
     ToolUseEvent,
 )
-from cctui.core.models import ToolUseSummary
-from cctui.core.process import TurnTimer
-from cctui.core.session_state import SessionState
-from cctui.core.states import SessionStatus
+from cctui.core.session.models import ToolUseSummary
+from cctui.core.session.process import TurnTimer
+from cctui.core.session.session_state import SessionState
+from cctui.core.session.states import SessionStatus
 from cctui.redact import redact_text
 
 S = SessionStatus

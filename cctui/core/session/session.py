@@ -22,17 +22,17 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cctui.claude.frames import PERMISSION_MODES, PermissionDenied
-from cctui.core import session_log
-from cctui.core.buffer import EventBuffer
-from cctui.core.events import SessionEvent
-from cctui.core.host import Desk, SessionHost
-from cctui.core.models import SessionConfig, SessionInfo, SessionRecord, WorktreeInfo
-from cctui.core.process import Process, TurnTimer
-from cctui.core.prompts import PromptLog, prompt_log_path
-from cctui.core.session_state import SessionState
-from cctui.core.states import SessionStatus
-from cctui.core.translate import FrameTranslator
-from cctui.core.turns import TurnLedger
+from cctui.core.session import session_log
+from cctui.core.session.buffer import EventBuffer
+from cctui.core.session.events import SessionEvent
+from cctui.core.session.host import Desk, SessionHost
+from cctui.core.session.models import SessionConfig, SessionInfo, SessionRecord, WorktreeInfo
+from cctui.core.session.process import Process, TurnTimer
+from cctui.core.session.prompts import PromptLog, prompt_log_path
+from cctui.core.session.session_state import SessionState
+from cctui.core.session.states import SessionStatus
+from cctui.core.session.translate import FrameTranslator
+from cctui.core.session.turns import TurnLedger
 
 S = SessionStatus
 

@@ -17,10 +17,10 @@ from cctui.claude.driver import DriverFactory
 from cctui.claude.frames import PermissionAnswer, PermissionAsk, PermissionDenied, ToolAbout
 from cctui.config import Settings
 from cctui.core.audit import AuditLog
-from cctui.core.events import SessionEvent, ToolUseEvent
-from cctui.core.inputs import Decision, PendingInput, Resolution
 from cctui.core.policy.verdict import Verdict
-from cctui.core.session_state import SessionState
+from cctui.core.session.events import SessionEvent, ToolUseEvent
+from cctui.core.session.inputs import Decision, PendingInput, Resolution
+from cctui.core.session.session_state import SessionState
 
 
 class Desk(Protocol):

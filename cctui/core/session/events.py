@@ -13,8 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cctui.core.inputs import PendingInput
-from cctui.core.states import SessionStatus
+from cctui.core.session.inputs import PendingInput
+from cctui.core.session.states import SessionStatus
 
 
 def _now() -> datetime:

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from cctui.claude.frames import PermissionModeName
-from cctui.core.states import SessionStatus
+from cctui.core.session.states import SessionStatus
 
 
 class SessionConfig(BaseModel):
