@@ -322,3 +322,23 @@ async def test_escape_holds_the_other_modals_until_a_new_request(run_app: RunApp
         await h.pilot.press("a")
         assert isinstance(h.app.screen, InboxScreen)
         assert len(h.app.inbox.pending()) == 7
+
+
+async def test_the_inbox_key_line_shows_the_keys_of_the_selected_request(
+    run_app: RunApp,
+) -> None:
+    # A question has no allow/deny: its key line says enter answers, and y/n are not offered.
+    async with run_app({"*": [tool("AskUserQuestion", QUESTIONS), text("thanks")]}) as h:
+        await h.create("go")
+        await _modal(h)
+        await h.pilot.press("escape", "a")
+        await h.until(lambda: isinstance(h.app.screen, InboxScreen))
+        keys = str(h.app.screen.query_one("#keys", Static).render())
+        assert "answer" in keys and "allow" not in keys and "deny" not in keys
+    async with run_app() as h:
+        await h.create("please bash")
+        await _modal(h)
+        await h.pilot.press("escape", "a")
+        await h.until(lambda: isinstance(h.app.screen, InboxScreen))
+        keys = str(h.app.screen.query_one("#keys", Static).render())
+        assert "allow" in keys and "deny" in keys

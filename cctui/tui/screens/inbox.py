@@ -27,7 +27,15 @@ _KIND = {"permission": "permission", "plan_review": "plan", "user_question": "qu
 # "what" runs off the table's right edge.
 _COLUMN_KEYS = ("age", "who", "session", "kind", "what")
 _COLUMN_LABELS = ("waiting", "asks", "session", "request", "what")
-_KEYS = [("enter", "open"), ("y", "allow"), ("n", "deny"), ("esc", "close")]
+# The keys that apply to the request under the cursor: only a permission is allowed or
+# denied in place; a plan or a question opens its modal to be read and answered there.
+_KEYS: dict[str | None, list[tuple[str, str]]] = {
+    "permission": [("enter", "open"), ("y", "allow"), ("n", "deny"), ("esc", "close")],
+    "plan_review": [("enter", "review the plan"), ("esc", "close")],
+    "user_question": [("enter", "answer"), ("esc", "close")],
+    None: [("esc", "close")],
+}
+_OPEN_KEYS = [("enter", "open"), ("esc", "close")]  # a kind this table does not know yet
 
 
 class InboxScreen(Modal[None]):
@@ -64,7 +72,7 @@ class InboxScreen(Modal[None]):
             yield DataTable[Text](id="table", cursor_type="row")
             with VerticalScroll(id="preview"):
                 yield Static(id="preview-body")
-            yield Static(key_line(_KEYS), id="keys")
+            yield Static(key_line(_KEYS[None]), id="keys")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -165,6 +173,8 @@ class InboxScreen(Modal[None]):
     def _preview(self) -> None:
         self._rearm()
         p = self._selected()
+        kind = p.kind if p is not None else None
+        self.query_one("#keys", Static).update(key_line(_KEYS.get(kind, _OPEN_KEYS)))
         body = self.query_one("#preview-body", Static)
         if p is None:
             body.update(Content.styled("Approvals from every session land here.", "$text-muted"))
