@@ -73,6 +73,7 @@ async def test_space_peeks_and_y_answers_the_permission_there(run_app: RunApp) -
         assert "echo hi" in _plain(ask.query_one(".ask-body"))
         head = _plain(peek.query_one("#head"))
         assert "waiting" in head and "please bash" in head
+        assert "request ↔ reply" in _plain(peek.query_one("#keys"))  # a request to switch to
         await h.pilot.press("y")
         await h.settle(session_id)
         answer = h.factory.drivers[0].answers[0]
@@ -82,6 +83,8 @@ async def test_space_peeks_and_y_answers_the_permission_there(run_app: RunApp) -
         await h.until(lambda: peek.reply_text == "Ran it.")
         assert isinstance(h.app.focused, Input) and h.app.focused.id == "reply-line"
         assert isinstance(h.app.screen, PeekScreen)
+        # Nothing waits any more: tab has nothing to switch to, so the key line drops it.
+        assert "tab" not in _plain(peek.query_one("#keys"))
 
 
 async def test_the_peek_reply_line_sends_a_message_and_closes(run_app: RunApp) -> None:

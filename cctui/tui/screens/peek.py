@@ -54,6 +54,9 @@ def _newer(a: datetime | None, b: datetime | None) -> bool:
 _ANSWER_KEYS = frozenset(key for k in KEYS if "PeekAsk" in k.bind for key in k.keys.split(","))
 """The keys the request answers to (the table's); any other printable key starts a reply."""
 
+_SWITCH_KEYS = [("tab", "request ↔ reply"), ("esc", "close")]
+_CLOSE_KEYS = [("esc", "close")]
+
 _WHAT = {"permission": "Permission", "plan_review": "Plan review", "user_question": "Question"}
 
 
@@ -252,7 +255,7 @@ class PeekScreen(Modal[None]):
                 id="reply-line",
                 select_on_focus=False,  # a reply started at the request keeps its first key
             )
-            yield Static(key_line([("tab", "request ↔ reply"), ("esc", "close")]), id="keys")
+            yield Static(key_line(_CLOSE_KEYS), id="keys")
 
     def on_mount(self) -> None:
         # tab goes from the request straight to the reply line (the reply scrolls by mouse).
@@ -339,6 +342,10 @@ class PeekScreen(Modal[None]):
         waiting = self.query_one("#waiting", Vertical)
         waiting.remove_children()
         waiting.display = first is not None
+        # tab switches between the request and the reply only while a request waits.
+        self.query_one("#keys", Static).update(
+            key_line(_CLOSE_KEYS if first is None else _SWITCH_KEYS)
+        )
         if first is not None:
             ask = PeekAsk(first, more=len(open_inputs) - 1)
             waiting.mount(ask)
