@@ -9,6 +9,7 @@ from textual.widgets import Input, RadioSet, SelectionList, Static
 
 from cctui.core import Decision, SessionConfig
 from cctui.errors import BeyondAuthority
+from cctui.tui.messages import OpenSession
 from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.pending_input import PendingInputScreen
@@ -342,3 +343,24 @@ async def test_the_inbox_key_line_shows_the_keys_of_the_selected_request(
         await h.until(lambda: isinstance(h.app.screen, InboxScreen))
         keys = str(h.app.screen.query_one("#keys", Static).render())
         assert "allow" in keys and "deny" in keys
+
+
+async def test_the_pane_drops_the_inbox_hint_once_the_request_is_answered(
+    run_app: RunApp,
+) -> None:
+    async with run_app() as h:
+        session_id = await h.create("please bash")
+        await _modal(h)
+        h.app.post_message(OpenSession(session_id))
+        await h.until(lambda: h.app.main.pane.session_id == session_id)
+
+        def asks() -> list[str]:
+            return [str(n.render()) for n in h.app.main.pane.query(".input")]
+
+        await h.until(lambda: any("◆ asks you" in n for n in asks()))
+        assert any("(a: inbox)" in n for n in asks())  # open: the inbox has it
+        await h.pilot.press("y")
+        await h.settle(session_id)
+        await h.until(lambda: any("allowed by you" in n for n in asks()))
+        assert any("◆ asks you" in n for n in asks())
+        assert not any("(a: inbox)" in n for n in asks())  # answered: not in the inbox

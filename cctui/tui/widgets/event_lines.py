@@ -21,6 +21,7 @@ from cctui.core import (
     FilesRewoundEvent,
     InputRequestedEvent,
     InputResolvedEvent,
+    PendingInput,
     ResultEvent,
     SessionEvent,
     SettingChangedEvent,
@@ -73,6 +74,17 @@ def user_block(text: str, prompt_id: str | None = None, index: int | None = None
     return PromptBlock(content, prompt_id=prompt_id, index=index, text=text)
 
 
+def ask_line(item: PendingInput, *, answered: bool) -> Content:
+    """The line of a request the session made; the inbox hint only while it is open (an
+    answered request is no longer in the inbox)."""
+    who = item.route_label if item.route == "client" else "you"
+    what = _KIND_LABEL.get(item.kind, item.kind)
+    line = f"◆ asks {who}: {what} for {item.tool_name}" + ("" if answered else " (a: inbox)")
+    if item.escalation:
+        line += f" · escalated: {item.escalation}"
+    return Content(line)
+
+
 def event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
     """A factory for the one-line widget of a status, pending input, result or error event."""
     if isinstance(event, StatusChanged):
@@ -83,13 +95,8 @@ def event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
         status = event.status.value
         return lambda: Note(Content(text), classes=f"status -{status}")
     if isinstance(event, InputRequestedEvent):
-        item = event.input
-        who = item.route_label if item.route == "client" else "you"
-        what = _KIND_LABEL.get(item.kind, item.kind)
-        line = f"◆ asks {who}: {what} for {item.tool_name} (a: inbox)"
-        if item.escalation:
-            line += f" · escalated: {item.escalation}"
-        return lambda: Note(Content(line), classes="input")
+        asked = ask_line(event.input, answered=False)
+        return lambda: Note(asked, classes="input")
     if isinstance(event, InputResolvedEvent):
         verb = {"allow": "allowed", "deny": "denied"}.get(event.decision, event.decision)
         extra = f": {event.message}" if event.message and not event.why else ""

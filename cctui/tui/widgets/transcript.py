@@ -32,6 +32,8 @@ from textual.widgets import Button
 
 from cctui.core import (
     AssistantTextEvent,
+    InputRequestedEvent,
+    InputResolvedEvent,
     SessionEvent,
     ToolUseEvent,
     UserMessageEvent,
@@ -49,7 +51,7 @@ from cctui.tui.widgets.blocks import (
     ToolCall,
     UserBlock,
 )
-from cctui.tui.widgets.event_lines import event_widget, user_block
+from cctui.tui.widgets.event_lines import ask_line, event_widget, user_block
 
 __all__ = ["AssistantBlock", "Note", "ResultBlock", "ToolCall", "Transcript", "UserBlock"]
 
@@ -93,6 +95,10 @@ def _tool(item: _Item) -> Widget:
     return ToolCall(s["name"], s["summary"], s["detail"], s["state"], s["result"])
 
 
+def _ask(item: _Item) -> Widget:
+    return Note(ask_line(item.state["input"], answered=item.state["answered"]), classes="input")
+
+
 def _static(factory: Callable[[], Widget]) -> Callable[[_Item], Widget]:
     return lambda _item: factory()
 
@@ -120,6 +126,8 @@ class Transcript(VerticalScroll, OneLayout):
         self._items: list[_Item] = []
         self._replies: dict[str, _Reply] = {}
         self._tools: dict[str, _Item] = {}
+        self._asks: dict[str, _Item] = {}
+        """The request lines by input id: an answer drops their "(a: inbox)"."""
         self._folded = 0
         """``_items[:_folded]`` have no widgets; everything after has."""
         self._earlier: Earlier | None = None
@@ -157,6 +165,7 @@ class Transcript(VerticalScroll, OneLayout):
         self._items.clear()
         self._replies.clear()
         self._tools.clear()
+        self._asks.clear()
         self._folded = 0
         self._earlier = None
         self.remove_children()
@@ -384,6 +393,16 @@ class Transcript(VerticalScroll, OneLayout):
         if isinstance(event, UserMessageEvent):
             block = partial(user_block, event.text, event.prompt_id, event.prompt_index)
             return [_Item(_static(block))]
+        if isinstance(event, InputRequestedEvent):
+            ask = _Item(_ask, {"input": event.input, "answered": False})
+            self._asks[event.input.id] = ask
+            return [ask]
+        if isinstance(event, InputResolvedEvent):
+            asked = self._asks.pop(event.input_id, None)
+            if asked is not None:
+                asked.state["answered"] = True
+                if isinstance(asked.widget, Note):
+                    asked.widget.update(ask_line(asked.state["input"], answered=True))
         widget = event_widget(event)
         return [] if widget is None else [_Item(_static(widget))]
 
