@@ -317,7 +317,7 @@ async def _attached(settings: Settings, owner: Owner) -> int:
         settings,
         services,
         hosted=[_AttachedStatus(core)],
-        attached=f"⇄ attached to pid {owner.pid} · q leaves them running",
+        attached=core.banner,
         # The config's other machines, as in the owner's own window: each window holds its
         # own links (a window left in the background closed its own).
         hosts=_hosts(settings) if settings.hosts else None,

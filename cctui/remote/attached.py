@@ -156,6 +156,14 @@ class AttachedCore(VerbCalls):
                     await task
         await self._host.stop()
 
+    def banner(self) -> str:
+        """The line under the list of an attached window: whose sessions it shows, and what
+        ``q`` does; once the owner stopped, that its sessions ended with it."""
+        self._down_why()  # notices a stopped owner (see _check_owner)
+        if self.owner_stopped:
+            return f"⇄ owner pid {self.owner.pid} stopped · its sessions ended · q closes"
+        return f"⇄ attached to pid {self.owner.pid} · q leaves them running"
+
     def status_line(self) -> str:
         """The attached banner, for the status bar."""
         self._down_why()

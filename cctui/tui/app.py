@@ -84,7 +84,7 @@ class CctuiApp(App[None]):
         hosted: Sequence[HostedService] = (),
         pace_gc: bool | None = None,
         hosts: Hosts | None = None,
-        attached: str | None = None,
+        attached: Callable[[], str] | None = None,
     ) -> None:
         """``services``: the core, history and projects (``cctui.services``, built by the
         composition root); ``hosted``: what the app runs in its loop after its first frame
@@ -107,7 +107,8 @@ class CctuiApp(App[None]):
         self._detach_human: Callable[[], None] | None = None
         self.attached = attached
         """A window on sessions another cctui owns (quitting leaves them running there):
-        the banner under the list says so; None for the window that owns them."""
+        the banner under the list, read again every tick (the owner may stop); None for the
+        window that owns them."""
         self._stop_watching = asyncio.Event()
         self.history_loaded = asyncio.Event()
         """Set once the list holds Claude Code's sessions from disk (the first index read)."""
@@ -171,8 +172,12 @@ class CctuiApp(App[None]):
             self.notify(f"The theme is not kept for the next run: {exc}", severity="warning")
 
     def _show_attached(self) -> None:
+        if self.attached is None:
+            return
         left = self.main.query_one("#left")
-        left.border_subtitle = self.attached
+        banner = self.attached()
+        if left.border_subtitle != banner:
+            left.border_subtitle = banner
         left.add_class("-attached")
 
     def on_first_frame(self, _: FirstFrame) -> None:
@@ -249,6 +254,8 @@ class CctuiApp(App[None]):
 
     def _tick(self) -> None:
         self._show_new_problems()
+        if self.attached is not None and self.main.is_mounted:
+            self._show_attached()
         if self.is_running and self.main.is_mounted:
             self.alerts.tick()
             self.alerts.publish_summary()

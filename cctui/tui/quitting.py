@@ -48,7 +48,7 @@ class Quitting:
         """Quit; sessions still working are kept in the background or ended, as the config's
         ``on_quit`` says (``ask``: the quit modal)."""
         app = self._app
-        if app.attached:  # the sessions are the owner's: they stay with it
+        if app.attached is not None:  # the sessions are the owner's: they stay with it
             await self.leave("end")
             return
         working = self.working_sessions()
@@ -73,7 +73,7 @@ class Quitting:
         if how == "background":
             app.let_go()
         else:
-            if not app.attached:
+            if app.attached is None:
                 app.notify("Stopping sessions…", timeout=SHUTDOWN_TIMEOUT_S)
             await self.stop_everything()
         app.exit()
@@ -91,7 +91,7 @@ class Quitting:
             return
         self.hung_up = True
         if any(info.status in LIVE for info in app.manager.list()) or (
-            not app.attached and app.manager.dispatch.waiting_work()
+            app.attached is None and app.manager.dispatch.waiting_work()
         ):
             self.leaving = "background"
 

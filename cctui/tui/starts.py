@@ -65,7 +65,7 @@ class SessionStarts:
         """This machine's sessions a new one may run after: those still to end, and those
         ended well (they count at once); newest first. Failed ones would refuse it."""
         app = self.app
-        if app.attached:
+        if app.attached is not None:
             return []  # after is the owner's dispatcher's; the attached core has none
         ok = {*LIVE, SessionStatus.QUEUED, SessionStatus.PAUSED, SessionStatus.COMPLETED}
         infos = [i for i in app.manager.list() if i.status in ok and not i.error]

@@ -349,6 +349,7 @@ async def test_cctui_stop_while_attached_says_the_owner_was_stopped(
     """Not "the link dropped" (and reconnecting forever): the owner's process is gone, so
     the window says it was stopped, and its sessions are no longer shown live."""
     sid = await _session(window, project_dir, "[[say text=hello]]")
+    assert window.banner() == f"⇄ attached to pid {window.owner.pid} · q leaves them running"
     stopped = subprocess.run(
         [sys.executable, "-m", "cctui", "stop"],
         env=claude_env,
@@ -359,6 +360,9 @@ async def test_cctui_stop_while_attached_says_the_owner_was_stopped(
     assert stopped.returncode == 0, stopped.stderr
     await _until(lambda: window.owner_stopped, "the window to see the owner stopped", 60)
     assert window.status_line() == "⇄ owner stopped"
+    # The banner under the list no longer says q leaves them running: they ended.
+    gone = f"⇄ owner pid {window.owner.pid} stopped · its sessions ended · q closes"
+    assert window.banner() == gone
     assert any("was stopped" in p for p in window.problems), window.problems
     assert not any("link dropped" in p for p in window.problems), window.problems
     assert window.get(sid).status not in (SessionStatus.IDLE, SessionStatus.RUNNING)

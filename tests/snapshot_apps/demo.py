@@ -389,7 +389,7 @@ class DemoApp(CctuiApp):
         # "attached": the banner of a window on another cctui's sessions (its core here is
         # the in-process one: the banner and the list are what the snapshot is about).
         banner = "⇄ attached to pid 4242 · q leaves them running"
-        attached = banner if scenario == "attached" else None
+        attached = (lambda: banner) if scenario == "attached" else None
         super().__init__(
             settings, Services.build(settings, self.sm), hosts=hosts, attached=attached
         )

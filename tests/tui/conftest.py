@@ -118,7 +118,11 @@ def run_app(tmp_path: Path) -> RunApp:
 
     @asynccontextmanager
     async def run(
-        script: Script | None = None, *, notifications: bool = False, **settings: Any
+        script: Script | None = None,
+        *,
+        notifications: bool = False,
+        attached: Callable[[], str] | None = None,
+        **settings: Any,
     ) -> AsyncIterator[Harness]:
         project = tmp_path / "proj"
         project.mkdir(exist_ok=True)
@@ -131,7 +135,7 @@ def run_app(tmp_path: Path) -> RunApp:
         factory = fake_driver_factory(script)
         manager = SessionManager(config, driver_factory=factory)
         await manager.start()
-        app = CctuiApp(config, Services.build(config, manager))
+        app = CctuiApp(config, Services.build(config, manager), attached=attached)
         # Toasts are drawn only when asked: Textual's run_test leaves them out by default.
         async with app.run_test(size=SIZE, notifications=notifications) as pilot:
             await pilot.pause(0.05)

@@ -94,3 +94,14 @@ async def test_q_asks_when_only_a_schedule_waits_and_a_hang_up_keeps_it(run_app:
         h.app.quitting.after_hang_up()
         await h.until(lambda: not h.app.is_running)
         assert h.app.quitting.leaving == "background"
+
+
+async def test_an_attached_window_s_banner_says_when_the_owner_stopped(run_app: RunApp) -> None:
+    # The banner is read again each tick: "q leaves them running" is untrue once the owner
+    # (and its sessions with it) stopped, and the border says so.
+    banner = ["⇄ attached to pid 4242 · q leaves them running"]
+    async with run_app(attached=lambda: banner[0]) as h:
+        left = h.app.main.query_one("#left")
+        await h.until(lambda: left.border_subtitle == banner[0])
+        banner[0] = "⇄ owner pid 4242 stopped · its sessions ended · q closes"
+        await h.until(lambda: left.border_subtitle == banner[0], wait_s=3)
