@@ -106,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cctui",
         parents=[_common()],
-        description="A control room for Claude Code: every session, every approval, one MCP "
+        description="A control room for Claude Code: every session, every pending input, one MCP "
         "server.",
     )
     parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")

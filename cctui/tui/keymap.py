@@ -113,10 +113,10 @@ SECTIONS: tuple[Section, ...] = (
             ),
             Key(
                 "a",
-                "inbox: everything waiting, every session",
+                "inbox: every pending input, every session",
                 {APP: "inbox"},
-                "Approvals",
-                command=Command("Approvals inbox", "Everything waiting for you"),
+                "Inbox",
+                command=Command("Inbox", "Every pending input, every session"),
             ),
             Note("enter", "open the session, then type a message"),
             # -- the list's cursor, as in lazygit, k9s, vim and less --
@@ -373,7 +373,7 @@ SECTIONS: tuple[Section, ...] = (
         ),
     ),
     Section(
-        "Approvals",
+        "Pending inputs",
         1,
         (
             Key(
@@ -626,7 +626,7 @@ def commands() -> list[tuple[Command, str, str]]:
 
 def key_line(pairs: list[tuple[str, str]], *, queued: int = 0, held: bool = False) -> Content:
     """The key line at the foot of a modal: `` y  allow   n  deny ``, then who else waits;
-    ``held``: ``esc`` leaves those in the inbox too (the approval modals)."""
+    ``held``: ``esc`` leaves those in the inbox too (the pending inputs' modals)."""
     parts: list[Content | str] = []
     for key, label in pairs:
         parts += [Content.styled(f" {key} ", "bold reverse $text-accent"), f" {label}   "]

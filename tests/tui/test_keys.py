@@ -233,7 +233,7 @@ async def test_command_palette_offers_the_same_commands(run_app: RunApp) -> None
         titles = {c.title for c in h.app.get_system_commands(h.app.screen)}
         assert {
             "New session",
-            "Approvals inbox",
+            "Inbox",
             "Interrupt session",
             "Kill session",
             "Filter sessions",

@@ -2,7 +2,7 @@
 others, schedules, and the usage limit's hold, in one durable place.
 
 A slot is held only by a session that is *working* (``states.WORKING``: starting or running
-a turn); one waiting on a human, idle or paused holds none, so approvals never starve the
+a turn); one waiting on a human, idle or paused holds none, so pending inputs never starve the
 queue (anthropics/claude-code#91387). ``max_sessions`` bounds the working sessions overall,
 ``project_max_sessions`` per project. A new session over a limit, or ``after`` sessions not
 ended yet, or while the usage limit holds, is *queued*: listed at once with its prompt

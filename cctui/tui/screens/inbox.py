@@ -140,7 +140,7 @@ class InboxScreen(Modal[None]):
         count = len(items)
         self.query_one("#title", Static).update(
             Content.assemble(
-                ("Approvals inbox", "bold"),
+                ("Inbox", "bold"),
                 (
                     f"  {count} waiting · longest first"
                     if count
@@ -177,7 +177,9 @@ class InboxScreen(Modal[None]):
         self.query_one("#keys", Static).update(key_line(_KEYS.get(kind, _OPEN_KEYS)))
         body = self.query_one("#preview-body", Static)
         if p is None:
-            body.update(Content.styled("Approvals from every session land here.", "$text-muted"))
+            body.update(
+                Content.styled("Pending inputs from every session land here.", "$text-muted")
+            )
         elif p.kind == "plan_review":
             body.update(Content(p.plan or "(empty plan)"))
         elif p.kind == "user_question":

@@ -135,7 +135,7 @@ class RulesScreen(Modal[None]):
         local = next(f for f in view.files if f.source == "local")
         lines.append(
             Content.styled(
-                f"P in an approval adds a rule to {_home(local.path)} (the repository root's).",
+                f"P on a pending input adds a rule to {_home(local.path)} (the repository root's).",
                 "$text-muted",
             )
         )

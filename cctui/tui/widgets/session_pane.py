@@ -42,7 +42,7 @@ EMPTY = """\
 [b]No session selected[/b]
 
 [$text-muted]Pick one on the left, or press [b]n[/b] to start a new session.
-Approvals from every session wait in the inbox: [b]a[/b]. Help: [b]?[/b][/]"""
+Pending inputs from every session wait in the inbox: [b]a[/b]. Help: [b]?[/b][/]"""
 
 
 class SessionHeader(Static):
