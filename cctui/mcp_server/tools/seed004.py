@@ -12,7 +12,6 @@ leaves them out of ``tools/list``, callable still. Errors come back in the seed'
 No ``from __future__ import annotations``: see ``tools.sessions``.
 """
 
-import asyncio
 import contextlib
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
@@ -24,22 +23,17 @@ from pydantic import Field
 from cctui.config import Settings
 from cctui.core import (
     LIVE,
-    AssistantTextEvent,
-    ErrorEvent,
-    ResultEvent,
     Router,
-    SessionEvent,
     SessionManager,
     SessionStatus,
-    ToolUseEvent,
 )
 from cctui.core.catalog import CatalogEntry
 from cctui.core.launch import check_allowed_root, doppler_prefix, resolve_dir
 from cctui.errors import SessionNotFound, ValidationFailed
 from cctui.mcp_server.asking.decisions import DecisionForm, can_elicit, client_label
-from cctui.mcp_server.asking.progress import notify
+from cctui.mcp_server.asking.following import follow_output
 from cctui.mcp_server.asking.sending import Deliveries
-from cctui.mcp_server.asking.waiting import Checkpoint, checkpoint, finish, heartbeat, question
+from cctui.mcp_server.asking.waiting import Checkpoint, checkpoint, finish, question
 from cctui.mcp_server.history_view import HistoryView
 from cctui.mcp_server.render import output_lines
 from cctui.mcp_server.schemas.common import ACT, READ, SEED_MAX_WAIT_MS, STOP, SessionId
@@ -112,33 +106,6 @@ def _pending(w: WaitOut) -> list[PendingInputOut] | None:
 def _note(w: WaitOut) -> str | None:
     """A wait that ran out with nothing to decide says how to go on."""
     return _GO_ON if w.timed_out and not w.pending_inputs else w.note
-
-
-class _Chunks:
-    """New output of one session as text chunks (the growth of each streamed message)."""
-
-    def __init__(self) -> None:
-        self._seen: dict[str, str] = {}
-
-    def chunk(self, ev: SessionEvent) -> str | None:
-        match ev:
-            case AssistantTextEvent():
-                before = self._seen.get(ev.message_id, "")
-                self._seen[ev.message_id] = ev.text
-                new = ev.text[len(before) :] if ev.text.startswith(before) else ev.text
-                return new or None
-            case ToolUseEvent() if ev.state != "running":
-                return f"\n[tool {ev.state}] {ev.name}\n"
-            case ResultEvent():
-                return f"\n[turn {'error' if ev.is_error else 'done'}]\n"
-            case ErrorEvent():
-                return f"\n[error] {ev.message}\n"
-        return None
-
-
-async def _send_chunk(ctx: Context, session_id: str, n: int, text: str) -> None:
-    data = {"type": "output", "session_id": session_id, "chunk": text, "sequence": n}
-    await notify(ctx, n, text, logger="claude-code/output", data=data)
 
 
 def register(
@@ -529,7 +496,7 @@ def register(
         claude-code/output), until the turn ends."""
         manager.get(session_id)  # SessionNotFound before anything else
         if follow:
-            await _follow(ctx, session_id)
+            await follow_output(ctx, manager, session_id, SEED_MAX_WAIT_MS / 1000)
         info = manager.get(session_id)
         events = manager.events(session_id).events
         out = output_lines(events, len(events) * 1000 if lines is None else lines)
@@ -543,31 +510,3 @@ def register(
             state=info.status,
             pending_inputs=pending or None,
         )
-
-    async def _follow(ctx: Context, session_id: str) -> None:
-        queue: asyncio.Queue[str | None] = asyncio.Queue()
-        chunks = _Chunks()
-
-        def listener(ev: SessionEvent) -> None:
-            if ev.session_id == session_id and (text := chunks.chunk(ev)) is not None:
-                queue.put_nowait(text)
-
-        async def pump() -> None:
-            n = 0
-            while (text := await queue.get()) is not None:
-                n += 1
-                await _send_chunk(ctx, session_id, n, text)
-
-        unsubscribe = manager.subscribe(listener)
-        sender = asyncio.get_running_loop().create_task(pump())
-        try:
-            with heartbeat(ctx, session_id):
-                while (await manager.wait(session_id, SEED_MAX_WAIT_MS / 1000)).reason == "timeout":
-                    pass
-            queue.put_nowait(None)  # the last chunks go out before the answer
-            await sender
-        finally:
-            unsubscribe()
-            sender.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sender
