@@ -1,10 +1,12 @@
 """At 80x24 the side that has the keyboard gets the width: a reply beside the whole list
-was drawn 22 columns wide (found walking the README at 80x24)."""
+was drawn 22 columns wide (found walking the README at 80x24); an open dropdown stays
+inside its form."""
 
 from __future__ import annotations
 
-from textual.widgets import Input
+from textual.widgets import Input, Select
 
+from cctui.tui.screens.new_session import NewSessionScreen
 from tests.tui.conftest import RunApp
 
 
@@ -33,3 +35,22 @@ async def test_the_pane_gets_the_width_while_the_keyboard_is_in_it(run_app: RunA
         main.query_one("#message", Input).focus()
         await h.pilot.pause(0.1)
         assert left.outer_size.width >= 56 and pane.outer_size.width >= 56
+
+
+async def test_the_permission_mode_list_stays_inside_the_new_session_form(
+    run_app: RunApp,
+) -> None:
+    # Its notes wrapped to three lines each and the open list ran over the footer.
+    async with run_app() as h:
+        await h.pilot.resize_terminal(80, 24)
+        await h.pilot.press("n")
+        await h.until(lambda: isinstance(h.app.screen, NewSessionScreen))
+        mode = h.app.screen.query_one("#mode", Select)
+        mode.focus()
+        await h.pilot.press("enter")
+        overlay = mode.query_one("SelectOverlay")  # (not exported by Textual)
+        await h.until(lambda: overlay.region.height > 0)
+        await h.pilot.pause(0.1)
+        dialog = h.app.screen.query_one("#dialog").region
+        assert dialog.contains_region(overlay.region), (overlay.region, dialog)
+        assert mode.region.height == 3  # the chosen mode on one line, cut, not wrapped
