@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from textual.widgets import Input, Select
 
+from cctui.tui.screens.help import HelpScreen
 from cctui.tui.screens.new_session import NewSessionScreen
 from tests.tui.conftest import RunApp
 
@@ -54,3 +55,23 @@ async def test_the_permission_mode_list_stays_inside_the_new_session_form(
         dialog = h.app.screen.query_one("#dialog").region
         assert dialog.contains_region(overlay.region), (overlay.region, dialog)
         assert mode.region.height == 3  # the chosen mode on one line, cut, not wrapped
+
+
+async def test_the_help_page_fits_80_columns_and_says_more_keys_are_below(
+    run_app: RunApp,
+) -> None:
+    # Its dialog ran past the right edge (no right border, no scrollbar) and nothing said
+    # that more keys were further down.
+    async with run_app() as h:
+        await h.pilot.resize_terminal(80, 24)
+        await h.pilot.press("question_mark")
+        await h.until(lambda: isinstance(h.app.screen, HelpScreen))
+        await h.pilot.pause(0.1)
+        screen = h.app.screen
+        dialog = screen.query_one("#dialog")
+        assert screen.region.contains_region(dialog.region), dialog.region
+        assert dialog.max_scroll_y > 0  # it does scroll...
+        assert "more keys below" in str(screen.query_one("#more").render())  # ...and says so
+        await h.pilot.press("end")
+        await h.until(lambda: dialog.scroll_y == dialog.max_scroll_y)
+        assert not screen.query_one("#more").display  # at the end: nothing more below

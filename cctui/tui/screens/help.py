@@ -38,6 +38,9 @@ class HelpScreen(Modal[None]):
         # padding and border, a cell either side); narrower, they stack and the page scrolls.
         self._wide = sum(max(c.cell_length for c in column) for column in columns) + 4 + 6 + 2
         with VerticalScroll(id="dialog"):
+            # Docked: it stays on the dialog's last line while the keys scroll under it.
+            more = Content.styled("↓ more keys below (↓, pgdn, end)", "$text-warning")
+            yield Static(more, id="more")
             yield Static(Content.styled("cctui keys", "bold"), id="title")
             with Horizontal(id="columns"):
                 yield Static(Content("\n").join(columns[0]), id="keys")
@@ -46,9 +49,23 @@ class HelpScreen(Modal[None]):
 
     def on_mount(self) -> None:
         self.set_class(self.app.size.width < self._wide, "-narrow")
+        dialog = self.query_one("#dialog", VerticalScroll)
+        self.watch(dialog, "scroll_y", self._show_more)
+        self.watch(dialog, "max_scroll_y", self._show_more)
+        self.call_after_refresh(self._show_more)
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < self._wide, "-narrow")
+        self.call_after_refresh(self._show_more)
+
+    def _show_more(self) -> None:
+        """Say that keys are further down while they are (at 80x24 the page scrolls, and
+        nothing on screen told a newcomer so)."""
+        dialog = self.query_one("#dialog", VerticalScroll)
+        more = self.query_one("#more")
+        below = dialog.scroll_y < dialog.max_scroll_y
+        if more.display != below:
+            more.display = below
 
     @property
     def text(self) -> str:
