@@ -96,6 +96,9 @@ class CatalogEntry(BaseModel):
     file_size: int | None = None
     archived: bool = False
     """Hidden from the list (``core.archive``) until a filter asks for ``status:archived``."""
+    has_past: bool = False
+    """cctui's sessions: its events begin after a conversation in its transcript
+    (``SessionInfo.has_past``)."""
 
 
 class CatalogQuery(BaseModel):
@@ -216,6 +219,7 @@ def _merge_one(sid: str, summary: SessionSummary | None, own: Own | None) -> Cat
         sources=frozenset(sources),
         transcript_path=summary.transcript_path if summary else None,
         file_size=summary.file_size if summary else None,
+        has_past=own.has_past if isinstance(own, SessionInfo) else own is not None,
     )
 
 

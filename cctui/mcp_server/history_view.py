@@ -248,6 +248,7 @@ class HistoryView:
             team_name=e.team,
             teammate=e.teammate,
             teammate_name=e.teammate,
+            has_past=e.has_past,
         )
 
     async def transcript(self, session_id: str, offset: int, limit: int) -> TranscriptOut:

@@ -282,6 +282,7 @@ class AttachedCore(VerbCalls):
             is_active=entry.is_active,
             last_seq=buffer.last_seq if buffer is not None else 0,
             pending_input_ids=tuple(p.id for p in self._host.pending(sid)),
+            has_past=entry.has_past,
         )
 
     def get(self, session_id: str) -> SessionInfo:

@@ -579,6 +579,7 @@ def _entry(row: Mapping[str, Any]) -> CatalogEntry:
         team=row.get("team"),
         teammate=row.get("teammate"),
         pid=row.get("pid"),
+        has_past=bool(row.get("hasPast")),
     )
 
 

@@ -54,6 +54,9 @@ class SessionRow:
     (``tui.attention`` decides; the pane, a peek or opening it clears it)."""
     archived: bool = False
     """Hidden from the list unless the filter asks for ``status:archived`` (``core.archive``)."""
+    has_past: bool = False
+    """Its live output begins after a conversation in its transcript (resumed, forked):
+    the pane offers that part (``SessionInfo.has_past``)."""
 
     entry: CatalogEntry | None = field(default=None, compare=False, repr=False)
     """The catalog entry the row was made from (what the filter reads)."""
@@ -81,6 +84,7 @@ class SessionRow:
             worktree=entry.worktree,
             dispatch_note=entry.dispatch_note,
             archived=entry.archived,
+            has_past=entry.has_past,
             entry=entry,
         )
 

@@ -114,6 +114,27 @@ async def test_a_past_session_resumed_from_cctui_offers_its_earlier_conversation
         await h.until(lambda: [view.text for view in pane.query(MarkdownView)] == reply)
 
 
+async def test_a_new_session_whose_process_started_slowly_has_no_earlier_conversation(
+    run_app: RunApp,
+) -> None:
+    """A session cctui started has all its output in its events, however long its process
+    took to start. (The pane used to guess a resume from a first event more than 5 s after
+    the session was created: under load a new session's spawn took that long, and it got a
+    "▲ earlier conversation" line over its prompt; the core now says so itself.)"""
+    async with run_app({"*": [text("a first reply")]}) as h:
+        sid = await h.create("hi")
+        await h.settle(sid)
+        session = h.manager._sessions.get(sid)  # its events came a minute after it was made
+        session.created_at -= timedelta(minutes=1)
+        assert not h.manager.get(sid).has_past
+        h.app.main.pane.show(None)
+        h.app.main.open_session(sid)
+        await h.app.settle()
+        pane = h.app.main.pane
+        await h.until(lambda: [view.text for view in pane.query(MarkdownView)] == ["a first reply"])
+        assert not pane.query(LoadEarlier)
+
+
 async def test_a_reply_that_grows_is_laid_out_once(run_app: RunApp) -> None:
     """A batch that lengthens the reply on screen: the layout that places the longer text
     also scrolls to it, and no second pass follows because the chunk and the transcript

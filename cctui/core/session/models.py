@@ -158,6 +158,9 @@ class SessionInfo(BaseModel):
     base_commit: str | None = None
     """The commit HEAD pointed at when cctui started the session or first saw it live:
     the diff's base (for a worktree, the merge-base with ``worktree.base_branch``)."""
+    has_past: bool = False
+    """Its transcript holds a conversation from before its first buffered event (it was
+    resumed, forked, or found on disk): a reader of ``events`` alone misses that part."""
     dispatch: DispatchView | None = None
     """Where the dispatcher has it (queued, waiting for others, paused at the usage limit,
     a schedule's run); None when it has nothing to say."""

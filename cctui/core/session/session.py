@@ -54,6 +54,9 @@ class Session:
         self.created_at = record.created_at if record else now
         self.title = (record.title if record else None) or config.title
         self.forked_from = record.forked_from if record else None
+        self.has_past = record is not None
+        """Its transcript holds a conversation from before this object's event buffer (a
+        session of an earlier run, one found on disk, a fork): see ``SessionInfo.has_past``."""
         self.worktree: WorktreeInfo | None = record.worktree if record else None
         """The session's own worktree (its directory is ``config.cwd``)."""
         self.base_commit: str | None = record.base_commit if record else None
@@ -236,6 +239,7 @@ class Session:
             worktree=self.worktree,
             worktree_gone=self.worktree_gone,
             base_commit=self.base_commit,
+            has_past=self.has_past,
         )
 
     @property

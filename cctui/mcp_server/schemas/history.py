@@ -45,6 +45,9 @@ class SessionListEntry(Out):
     teammate: str | None = None
     """The session's name within its team."""
     teammate_name: str | None = Field(default=None, alias="teammate_name")
+    has_past: bool = False
+    """cctui's sessions: its transcript holds a conversation from before the events its
+    server buffers (resumed, forked or found on disk): read that part from the transcript."""
 
 
 class SessionListOut(Out):

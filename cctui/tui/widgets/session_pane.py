@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import ClassVar
 
 from textual import on, work
@@ -179,7 +179,7 @@ class SessionPane(Vertical):
             # After the header is drawn: the first read of a transcript imports the SDK's
             # reader (a second, in the worker's thread), and cctui's first frame must not wait.
             self.call_after_refresh(self.load_history, row.session_id)
-        elif self._resumed(row):
+        elif row.has_past:
             transcript.mount(LoadEarlier("▲ earlier conversation (from the transcript)"), before=0)
 
     def _swap_draft(self, session_id: str | None) -> None:
@@ -251,11 +251,6 @@ class SessionPane(Vertical):
             self._seq = page.next_seq
             if len(page.events) < PAGE:
                 return
-
-    def _resumed(self, row: SessionRow) -> bool:
-        # Created well before its first buffered event: it has a past in its transcript.
-        first, created = self._first_event_at, row.created_at
-        return first is not None and created is not None and first - created > timedelta(seconds=5)
 
     @work(exclusive=True, group="transcript", exit_on_error=False)
     async def load_history(self, session_id: str) -> None:
