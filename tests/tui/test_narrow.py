@@ -4,11 +4,14 @@ inside its form."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from textual.screen import Screen
 from textual.widgets import Input, Select
 
 from cctui.tui.screens.help import HelpScreen
 from cctui.tui.screens.new_session import NewSessionScreen
-from tests.tui.conftest import RunApp
+from tests.tui.conftest import Harness, RunApp
 
 
 async def test_the_pane_gets_the_width_while_the_keyboard_is_in_it(run_app: RunApp) -> None:
@@ -38,21 +41,27 @@ async def test_the_pane_gets_the_width_while_the_keyboard_is_in_it(run_app: RunA
         assert left.outer_size.width >= 56 and pane.outer_size.width >= 56
 
 
+async def _open_at_80x24(h: Harness, key: str, page: type[Screen[Any]]) -> Screen[Any]:
+    await h.pilot.resize_terminal(80, 24)
+    await h.pilot.press(key)
+    await h.until(lambda: isinstance(h.app.screen, page))
+    await h.pilot.pause(0.1)
+    return h.app.screen
+
+
 async def test_the_permission_mode_list_stays_inside_the_new_session_form(
     run_app: RunApp,
 ) -> None:
     # Its notes wrapped to three lines each and the open list ran over the footer.
     async with run_app() as h:
-        await h.pilot.resize_terminal(80, 24)
-        await h.pilot.press("n")
-        await h.until(lambda: isinstance(h.app.screen, NewSessionScreen))
-        mode = h.app.screen.query_one("#mode", Select)
+        form = await _open_at_80x24(h, "n", NewSessionScreen)
+        mode = form.query_one("#mode", Select)
         mode.focus()
         await h.pilot.press("enter")
         overlay = mode.query_one("SelectOverlay")  # (not exported by Textual)
         await h.until(lambda: overlay.region.height > 0)
         await h.pilot.pause(0.1)
-        dialog = h.app.screen.query_one("#dialog").region
+        dialog = form.query_one("#dialog").region
         assert dialog.contains_region(overlay.region), (overlay.region, dialog)
         assert mode.region.height == 3  # the chosen mode on one line, cut, not wrapped
 
@@ -63,11 +72,7 @@ async def test_the_help_page_fits_80_columns_and_says_more_keys_are_below(
     # Its dialog ran past the right edge (no right border, no scrollbar) and nothing said
     # that more keys were further down.
     async with run_app() as h:
-        await h.pilot.resize_terminal(80, 24)
-        await h.pilot.press("question_mark")
-        await h.until(lambda: isinstance(h.app.screen, HelpScreen))
-        await h.pilot.pause(0.1)
-        screen = h.app.screen
+        screen = await _open_at_80x24(h, "question_mark", HelpScreen)
         dialog = screen.query_one("#dialog")
         assert screen.region.contains_region(dialog.region), dialog.region
         assert dialog.max_scroll_y > 0  # it does scroll...

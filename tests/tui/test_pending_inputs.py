@@ -14,7 +14,7 @@ from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.pending_input import PendingInputScreen
 from tests.fakes.fake_driver import plan, text, tool
-from tests.tui.conftest import RunApp
+from tests.tui.conftest import Harness, RunApp
 
 QUESTIONS = {
     "questions": [
@@ -325,6 +325,13 @@ async def test_escape_holds_the_other_modals_until_a_new_request(run_app: RunApp
         assert len(h.app.inbox.pending()) == 7
 
 
+async def _inbox_keys(h: Harness) -> str:
+    """The inbox's key line, the modal left for later (``esc``) and the inbox opened."""
+    await h.pilot.press("escape", "a")
+    await h.until(lambda: isinstance(h.app.screen, InboxScreen))
+    return str(h.app.screen.query_one("#keys", Static).render())
+
+
 async def test_the_inbox_key_line_shows_the_keys_of_the_selected_request(
     run_app: RunApp,
 ) -> None:
@@ -332,16 +339,12 @@ async def test_the_inbox_key_line_shows_the_keys_of_the_selected_request(
     async with run_app({"*": [tool("AskUserQuestion", QUESTIONS), text("thanks")]}) as h:
         await h.create("go")
         await _modal(h)
-        await h.pilot.press("escape", "a")
-        await h.until(lambda: isinstance(h.app.screen, InboxScreen))
-        keys = str(h.app.screen.query_one("#keys", Static).render())
+        keys = await _inbox_keys(h)
         assert "answer" in keys and "allow" not in keys and "deny" not in keys
     async with run_app() as h:
         await h.create("please bash")
         await _modal(h)
-        await h.pilot.press("escape", "a")
-        await h.until(lambda: isinstance(h.app.screen, InboxScreen))
-        keys = str(h.app.screen.query_one("#keys", Static).render())
+        keys = await _inbox_keys(h)
         assert "allow" in keys and "deny" in keys
 
 
