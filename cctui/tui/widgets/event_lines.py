@@ -101,9 +101,7 @@ def event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
         verb = {"allow": "allowed", "deny": "denied"}.get(event.decision, event.decision)
         extra = f": {event.message}" if event.message and not event.why else ""
         what = f"{event.tool_name} " if event.tool_name else ""
-        # "tui" is this window: the person reading the line ("allowed by tui" read as jargon).
-        who = "you" if event.decided_by == "tui" else event.decided_by
-        line = f"  {what}{verb} by {event.why or who}{extra}"
+        line = f"  {what}{verb} by {event.why or _who(event.decided_by)}{extra}"
         return lambda: Note(Content(line), classes="input")
     if isinstance(event, ResultEvent):
         content = _result_line(event)
@@ -185,3 +183,14 @@ def _rewound_line(event: FilesRewoundEvent) -> Content:
         names or "no file changed",
         ("  " + counts + " · the conversation is not rewound", "$text-muted"),
     )
+
+
+def _who(decided_by: str) -> str:
+    """Who answered, as the person reading the line says it: ``tui`` is a window of this
+    cctui, its own or one attached to it (``tui:window``), ``tui:NAME`` a window on the
+    machine NAME ("allowed by tui" read as jargon)."""
+    if decided_by in ("tui", "tui:window"):
+        return "you"
+    if decided_by.startswith("tui:"):
+        return f"you, at {decided_by.removeprefix('tui:')}"
+    return decided_by
