@@ -64,8 +64,11 @@ class HelpScreen(Modal[None]):
         dialog = self.query_one("#dialog", VerticalScroll)
         more = self.query_one("#more")
         below = dialog.scroll_y < dialog.max_scroll_y
-        if more.display != below:
-            more.display = below
+        # Hidden, not removed: its line stays, so the page's height (and the end it scrolls
+        # to) does not change with it; removing it at the end and showing it one line up
+        # made the two flip, and "more below" stayed at the end.
+        if more.visible != below:
+            more.visible = below
 
     @property
     def text(self) -> str:
