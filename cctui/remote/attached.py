@@ -37,6 +37,7 @@ from cctui.core import (
     SessionConfig,
     SessionEvent,
     SessionInfo,
+    StatusChanged,
     launch,
     rules,
 )
@@ -224,7 +225,24 @@ class AttachedCore(VerbCalls):
         task = asyncio.get_running_loop().create_task(self._host.stop())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        self._ended_with_owner()
         return True
+
+    def _ended_with_owner(self) -> None:
+        """Every session the owner ran live ended with it: say so as a status change, so
+        the list and the live count stop showing them running (no event comes from the
+        owner any more to move them)."""
+        for entry in self._host.sessions():
+            if not entry.started_by_cctui or entry.status not in LIVE:
+                continue
+            sid = entry.session_id
+            buffer = self._buffers.get(sid)
+            if buffer is None:
+                buffer = self._buffers[sid] = EventBuffer(self.settings.event_buffer_size)
+            ended = StatusChanged(
+                session_id=sid, status=SessionStatus.INTERRUPTED, previous=entry.status
+            )
+            self._publish(buffer.append(ended))
 
     def _mirror(self, session_id: str) -> builtins.list[SessionEvent]:
         """Copy the owner's new events of a session into its ring here; the stored copies."""
@@ -278,8 +296,8 @@ class AttachedCore(VerbCalls):
             last_activity=entry.last_activity,
             title=entry.title,
             total_cost_usd=entry.total_cost_usd or 0.0,
-            pid=entry.pid,
-            is_active=entry.is_active,
+            pid=None if self.owner_stopped else entry.pid,
+            is_active=entry.is_active and not self.owner_stopped,
             last_seq=buffer.last_seq if buffer is not None else 0,
             pending_input_ids=tuple(p.id for p in self._host.pending(sid)),
             has_past=entry.has_past,

@@ -28,6 +28,7 @@ from cctui.core import (
     InputResolvedEvent,
     SessionEvent,
     SessionStatus,
+    StatusChanged,
 )
 from cctui.core.api import CoreApi
 from cctui.core.dispatch import DispatchRequest
@@ -350,6 +351,9 @@ async def test_cctui_stop_while_attached_says_the_owner_was_stopped(
     the window says it was stopped, and its sessions are no longer shown live."""
     sid = await _session(window, project_dir, "[[say text=hello]]")
     assert window.banner() == f"⇄ attached to pid {window.owner.pid} · q leaves them running"
+    await _until(lambda: window.get(sid).is_active, "the session listed live")
+    seen: list[SessionEvent] = []
+    window.subscribe(seen.append)
     stopped = subprocess.run(
         [sys.executable, "-m", "cctui", "stop"],
         env=claude_env,
@@ -366,5 +370,9 @@ async def test_cctui_stop_while_attached_says_the_owner_was_stopped(
     assert any("was stopped" in p for p in window.problems), window.problems
     assert not any("link dropped" in p for p in window.problems), window.problems
     assert window.get(sid).status not in (SessionStatus.IDLE, SessionStatus.RUNNING)
+    # The list is told (no event comes from the owner any more): not live, no process.
+    assert not window.get(sid).is_active and window.get(sid).pid is None
+    ended = [e for e in seen if isinstance(e, StatusChanged) and e.session_id == sid]
+    assert ended and ended[-1].status == SessionStatus.INTERRUPTED, seen
     with pytest.raises(CctuiError, match="was stopped"):
         await window.read_metrics()
