@@ -236,13 +236,17 @@ class AttachedCore(VerbCalls):
             if not entry.started_by_cctui or entry.status not in LIVE:
                 continue
             sid = entry.session_id
-            buffer = self._buffers.get(sid)
-            if buffer is None:
-                buffer = self._buffers[sid] = EventBuffer(self.settings.event_buffer_size)
             ended = StatusChanged(
                 session_id=sid, status=SessionStatus.INTERRUPTED, previous=entry.status
             )
-            self._publish(buffer.append(ended))
+            self._publish(self._ring(sid).append(ended))
+
+    def _ring(self, session_id: str) -> EventBuffer[SessionEvent]:
+        """The session's ring of events here, made on first use."""
+        buffer = self._buffers.get(session_id)
+        if buffer is None:
+            buffer = self._buffers[session_id] = EventBuffer(self.settings.event_buffer_size)
+        return buffer
 
     def _mirror(self, session_id: str) -> builtins.list[SessionEvent]:
         """Copy the owner's new events of a session into its ring here; the stored copies."""
@@ -255,10 +259,8 @@ class AttachedCore(VerbCalls):
         if not events:
             return []
         epoch, last = self._mirrored.get(session_id, ("", 0))
-        buffer = self._buffers.get(session_id)
+        buffer = self._ring(session_id)
         stored: builtins.list[SessionEvent] = []
-        if buffer is None:
-            buffer = self._buffers[session_id] = EventBuffer(self.settings.event_buffer_size)
         for event in events:
             seq = getattr(event, "seq", 0)
             if seq <= last:
