@@ -25,15 +25,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from cctui.claude.frames import PermissionDenied
+from cctui.core.audit import AuditLog
 from cctui.core.decisions.allowances import call_detail
+from cctui.core.decisions.service import Decisions
 from cctui.core.rules import add_rule, local_settings_file
+from cctui.core.session.models import SessionInfo
 from cctui.errors import CctuiError
-
-if TYPE_CHECKING:
-    from cctui.core.manager import SessionManager
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +58,22 @@ RETRY_TEXT = (
 )
 
 
+class Steer(Protocol):
+    """What a refusal's follow-up needs of the manager above it (``SessionManager`` is one):
+    the decisions (to ask the human, to allow a call once), the audit log, and three
+    session verbs. The manager starts the follow-up, so this module sees it only through
+    this protocol and never imports it (an import-linter contract holds it)."""
+
+    decisions: Decisions
+    audit: AuditLog
+
+    def get(self, session_id: str) -> SessionInfo: ...
+
+    async def send(self, session_id: str, text: str) -> SessionInfo: ...
+
+    async def set_permission_mode(self, session_id: str, mode: str) -> object: ...
+
+
 def subject(session_id: str) -> str:
     """The confirmation's subject: ``auto:<session id>``."""
     return f"auto:{session_id}"
@@ -80,7 +96,7 @@ def unavailable(denial: PermissionDenied) -> bool:
 
 
 async def follow_up(
-    manager: SessionManager,
+    manager: Steer,
     session_id: str,
     denial: PermissionDenied,
     tool_input: dict[str, Any],
@@ -126,7 +142,7 @@ async def follow_up(
 
 
 async def _act(
-    manager: SessionManager,
+    manager: Steer,
     session_id: str,
     choice: str,
     by: str,
@@ -157,7 +173,7 @@ async def _act(
         await _to_default(manager, session_id)
 
 
-async def _to_default(manager: SessionManager, session_id: str) -> None:
+async def _to_default(manager: Steer, session_id: str) -> None:
     try:
         if manager.get(session_id).permission_mode == "auto":
             await manager.set_permission_mode(session_id, "default")
