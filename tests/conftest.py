@@ -1,7 +1,7 @@
 """Shared pytest configuration. Fixtures for the real CLI live in tests/fakes/plugin.py.
 
 Also here: ``--repeat N`` (every selected test N times, to show a test stable or catch a
-flake) and the xdist group that keeps the snapshot demo's fixed directories to one worker.
+flake).
 """
 
 import os
@@ -23,12 +23,6 @@ if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
 from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory
 
 pytest_plugins = ["tests.fakes.plugin"]
-
-DEMO_GROUP = "demo"
-"""The xdist group of every test that runs a snapshot demo app (``demo_root``): their
-directories are fixed because the paths show on screen, so within one parallel run one
-worker runs them all in turn (``--dist loadgroup``); two runs at once take turns by the
-lock in ``tests/snapshot_apps/demo.py``."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -77,8 +71,6 @@ module says so (``make test-fast`` leaves those out)."""
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
-        if "demo_root" in fixtures:
-            item.add_marker(pytest.mark.xdist_group(DEMO_GROUP))
         if fixtures & REAL_CLI_FIXTURES and item.get_closest_marker("e2e") is None:
             item.add_marker(pytest.mark.e2e)
 

@@ -1,8 +1,10 @@
 """The real CctuiApp over the fake driver, seeded with a scenario, at a frozen time.
 
 Used by the snapshot tests (``snap_compare(demo_app("main"), run_before=ready)``) and by
-``python -m tests.snapshot_apps.screenshots``. Paths are fixed (``/tmp/cctui-demo``) so what
-the pane shows does not change from run to run.
+``python -m tests.snapshot_apps.screenshots``. What the pane shows must not change from run to
+run, paths included: the screenshots use ``SHOWN_ROOT`` itself; each test process uses a
+directory of its own of the same length (``own_root``), so every line lays out the same, and
+the snapshot tests show it back as ``SHOWN_ROOT`` (``shown``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import shutil
+import string
 import subprocess
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -43,10 +47,14 @@ from tests.fakes.fake_driver import fake_driver_factory, plan, text, tool
 from tests.snapshot_apps.history import write_history, write_transcript
 from tests.snapshot_apps.hosts import TOKENIZER, demo_hosts
 
-ROOT = Path("/tmp/cctui-demo")
+SHOWN_ROOT = Path("/tmp/cctui-demo")
+"""The demo's directory as the screenshots and the stored snapshots show it."""
+ROOT = SHOWN_ROOT
+"""Where the demo's files are (every app wipes and rebuilds it): ``SHOWN_ROOT`` for the
+screenshots, a test process's ``own_root`` in the tests."""
 LOCK = Path("/tmp/cctui-demo.lock")
-"""Held while a demo app runs (``demo_root``): the roots are fixed, so two test runs on one
-machine take turns instead of rebuilding each other's files mid-run."""
+"""Held while a demo app runs in ``SHOWN_ROOT`` (``demo_root``), so two screenshot runs take
+turns instead of rebuilding each other's files mid-run."""
 NOW = datetime.now(UTC).replace(microsecond=0)
 """Frozen for the app; the fake core stamps real times, which all read as "now"."""
 SIZE = (130, 36)
@@ -184,16 +192,19 @@ PROMPTS = {
     "readme": ("docs", "Rewrite the README quick start"),
 }
 
-REWIND = RewindAnswer(
-    can_rewind=True,
-    files_changed=(
-        str(ROOT / "api" / "cctui" / "core" / "session.py"),
-        str(ROOT / "api" / "tests" / "core" / "test_session.py"),
-    ),
-    insertions=3,
-    deletions=14,
-)
-"""What the rewind scenario's dry run finds: the flaky fix's edit and its new test."""
+
+def _rewind() -> RewindAnswer:
+    """What the rewind scenario's dry run finds: the flaky fix's edit and its new test."""
+    return RewindAnswer(
+        can_rewind=True,
+        files_changed=(
+            str(ROOT / "api" / "cctui" / "core" / "session.py"),
+            str(ROOT / "api" / "tests" / "core" / "test_session.py"),
+        ),
+        insertions=3,
+        deletions=14,
+    )
+
 
 Scenario = Callable[["DemoApp"], Awaitable[None]]
 
@@ -382,7 +393,7 @@ class DemoApp(CctuiApp):
         settings = load_settings(env=env, config_path=ROOT / "none.toml")
         if scenario == "policy":
             _policy_file(settings)
-        self.factory = fake_driver_factory(SCRIPT, rewind_changes=REWIND)
+        self.factory = fake_driver_factory(SCRIPT, rewind_changes=_rewind())
         hosts, self.links = demo_hosts(NOW) if scenario.startswith("hosts") else (None, {})
         self.sm = SessionManager(settings, driver_factory=self.factory)
         """The in-process core itself (``self.manager`` is the TUI's view of it)."""
@@ -612,9 +623,31 @@ async def _counted(manager: SessionManager, session_id: str) -> None:
 
 @contextlib.contextmanager
 def demo_root() -> Iterator[None]:
-    """The demo's directories for one app's run, waiting for another run's app to finish."""
+    """``SHOWN_ROOT`` for one app's run, waiting for another run's app to finish."""
     with locked(LOCK):
         yield
+
+
+def own_root() -> Path:
+    """A new directory for one test process's demos (``/tmp/cctui-xxxx``): as long as
+    ``SHOWN_ROOT``, so every line that shows a path lays out the same, and of this process
+    alone, so test runs at once (or xdist workers) never rebuild each other's files."""
+    for _ in range(1000):
+        tag = "".join(random.choices(string.ascii_lowercase + string.digits, k=4))
+        path = SHOWN_ROOT.with_name(f"cctui-{tag}")
+        if path == SHOWN_ROOT:
+            continue
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        return path
+    raise RuntimeError(f"no free directory like {SHOWN_ROOT} in {SHOWN_ROOT.parent}")
+
+
+def shown(text: str, root: Path) -> str:
+    """``text`` with a demo run in ``root`` (an ``own_root``) named as ``SHOWN_ROOT``."""
+    return text.replace(root.name, SHOWN_ROOT.name)
 
 
 def demo_app(scenario: str) -> DemoApp:
@@ -682,7 +715,7 @@ def ready(scenario: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             app.sm.decisions.router.to_human(
                 race.id,
                 "ci-bot may not answer session 3f2a9c1e: it is created by the TUI, and no "
-                "grant of ci-bot covers /tmp/cctui-demo/api",
+                f"grant of ci-bot covers {ROOT / 'api'}",
             )
             await app.settle()
             await pilot.press("a", "down")  # the escalated one: the preview says why

@@ -6,12 +6,14 @@ delay), inputs do not blink, and the TUI clock is thawed after each test.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_textual_snapshot
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -27,11 +29,27 @@ from tests.snapshot_apps import demo
 SIZE = (130, 36)
 
 
+@pytest.fixture(scope="session")
+def own_demo_root() -> Iterator[Path]:
+    """This test process's directory for the snapshot demo (``demo.own_root``)."""
+    root = demo.own_root()
+    yield root
+    for path in (root, root.with_name(f"{root.name}-index")):
+        shutil.rmtree(path, ignore_errors=True)
+
+
 @pytest.fixture
-def demo_root() -> Iterator[None]:
-    """The snapshot demo's fixed directories, held for the test (``demo.demo_root``)."""
-    with demo.demo_root():
-        yield
+def demo_root(own_demo_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The snapshot demo runs in this process's own directory; its snapshots show it as the
+    stored ones do (``demo.shown``: same length, so the layout is the same too)."""
+    monkeypatch.setattr(demo, "ROOT", own_demo_root)
+    normalize = pytest_textual_snapshot.normalize_svg
+    monkeypatch.setattr(
+        pytest_textual_snapshot,
+        "normalize_svg",
+        lambda svg: normalize(demo.shown(svg, own_demo_root)),
+    )
+    return own_demo_root
 
 
 @pytest.fixture(autouse=True)

@@ -2,8 +2,8 @@
 
 The demo app (``tests/snapshot_apps/demo.py``) plus past sessions written at fixed dates with
 usage, so the hits, the chart and the tables are the same on every run. The demo's directory
-is moved to one of these tests' own: the demo wipes its fixed directory on every start, and
-other test runs on the same machine start it too.
+is moved beside the process's own (``demo_root``, then ``-index``), shown in the snapshots as
+``/tmp/cctui-demo-index``.
 """
 
 from __future__ import annotations
@@ -23,14 +23,10 @@ from tests.history import make_lines as mk
 from tests.snapshot_apps import demo
 from tests.snapshot_apps.demo import SIZE, DemoApp, settle
 
-pytestmark = pytest.mark.usefixtures("demo_root")
-
-ROOT = Path("/tmp/cctui-demo-index")
-
 
 @pytest.fixture(autouse=True)
-def _own_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(demo, "ROOT", ROOT)
+def _own_root(demo_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(demo, "ROOT", demo_root.with_name(f"{demo_root.name}-index"))
 
 
 SONNET = "claude-sonnet-4-5-20250929"
@@ -60,7 +56,7 @@ class IndexDemo(DemoApp):
         # Runs before DemoApp's and CctuiApp's on_mount: the files exist when the index loads.
         claude = self.settings.claude_config_dir
         for n, (sid, project, day, prompt, reply, model, inp, out, cr) in enumerate(_PAST):
-            cwd = str(ROOT / project)
+            cwd = str(demo.ROOT / project)
             ts = f"2026-11-{day:02d}T{9 + n:02d}:00:00.000Z"
             body = mk.user(prompt, sid, ts=ts, cwd=cwd)
             body += mk.assistant(
@@ -129,4 +125,5 @@ def test_search_and_usage_at_80x24(snap_compare: Any, scenario: str) -> None:
 
 
 def test_the_snapshot_apps_write_where_the_demo_resets() -> None:
-    assert Path(ROOT).is_absolute()
+    assert demo.ROOT.is_absolute()
+    assert demo.ROOT.name.endswith("-index")
