@@ -237,7 +237,7 @@ class AttachedCore(VerbCalls):
                 continue
             sid = entry.session_id
             ended = StatusChanged(
-                session_id=sid, status=SessionStatus.INTERRUPTED, previous=entry.status
+                session_id=sid, status=SessionStatus.INTERRUPTED, previous=entry.status, ended=True
             )
             self._publish(self._ring(sid).append(ended))
 

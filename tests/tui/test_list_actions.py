@@ -22,7 +22,7 @@ from cctui.tui.screens.peek import PeekAsk, PeekScreen
 from cctui.tui.screens.pending_input import PendingInputScreen
 from cctui.tui.screens.project_form import ProjectForm
 from cctui.tui.screens.projects import ProjectsScreen
-from cctui.tui.widgets.blocks import ResultBlock
+from cctui.tui.widgets.blocks import Note, ResultBlock
 from cctui.tui.widgets.session_pane import MessageInput
 from tests.fakes.fake_driver import sleep, text
 from tests.snapshot_apps.history import write_history, write_transcript
@@ -404,7 +404,9 @@ async def test_an_interrupted_live_session_and_a_killed_one_read_differently(
     run_app: RunApp,
 ) -> None:
     """Both are ``interrupted`` in the core; the list, the pane's header and the peek say
-    whether its process still runs (issue 39: both read "■ stopped")."""
+    whether its process still runs (issue 39: both read "■ stopped"), and so do the pane's
+    notes: no "■ stopped" under an interrupted turn whose process runs on, one once it is
+    killed."""
     async with run_app({"*": [text("working"), sleep(10)]}) as h:
         session_id = await h.create("long job")
         await h.until(lambda: h.manager.get(session_id).status == SessionStatus.RUNNING)
@@ -414,13 +416,20 @@ async def test_an_interrupted_live_session_and_a_killed_one_read_differently(
         def cell() -> str:
             return str(h.app.main.sessions.get_cell(session_id, "status"))
 
+        def notes() -> list[str]:
+            return [_plain(n) for n in h.app.main.pane.query(Note) if n.has_class("status")]
+
         await h.until(lambda: "interrupted" in cell())
         assert "stopped" not in cell()
         assert "interrupted" in str(h.app.main.pane.query_one("#pane-header").render())
+        await h.until(lambda: bool(h.app.main.pane.query(ResultBlock)))
+        await h.app.settle()
+        assert notes() == []
         await h.manager.kill(session_id)
         await h.until(lambda: "stopped" in cell())
         assert h.manager.get(session_id).status == SessionStatus.INTERRUPTED
         assert "stopped" in str(h.app.main.pane.query_one("#pane-header").render())
+        await h.until(lambda: notes() == ["■ stopped"])
 
 
 async def test_peek_at_a_session_known_only_from_disk_reads_its_transcript(

@@ -40,6 +40,10 @@ class StatusChanged(_Event):
     previous: SessionStatus | None = None
     error: str | None = None
     """Why, when the new state is ``error``."""
+    ended: bool = False
+    """The session's process ended with this change (a kill, an exit, its owner gone): an
+    ``interrupted`` turn whose process still runs and one whose process is gone read
+    differently ("interrupted" / "stopped")."""
 
 
 class UserMessageEvent(_Event):

@@ -389,7 +389,9 @@ class Process:
             new = S.ERROR if session.status == S.ERROR else S.COMPLETED
         # Said even when the status stays (an interrupted turn, then a kill): the process
         # ended, and the list and the pane say whether one runs ("interrupted" / "stopped").
-        session.set_status(new, error=session.error if new == S.ERROR else None, force=True)
+        session.set_status(
+            new, error=session.error if new == S.ERROR else None, force=True, ended=True
+        )
 
     # ------------------------------------------------------------------ lifetime
 

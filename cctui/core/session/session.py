@@ -207,10 +207,16 @@ class Session:
         return self.state.publish(event, merge_key)
 
     def set_status(
-        self, new: SessionStatus, error: str | None = None, *, force: bool = False
+        self,
+        new: SessionStatus,
+        error: str | None = None,
+        *,
+        force: bool = False,
+        ended: bool = False,
     ) -> None:
-        """Move to ``new`` (no event when nothing changes, unless ``force``)."""
-        self.state.set_status(new, error, force=force)
+        """Move to ``new`` (no event when nothing changes, unless ``force``); ``ended``:
+        the process ended with this change."""
+        self.state.set_status(new, error, force=force, ended=ended)
 
     # ------------------------------------------------------------------ snapshots
 

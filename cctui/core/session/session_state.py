@@ -109,9 +109,15 @@ class SessionState:
         self._save()
 
     def set_status(
-        self, new: SessionStatus, error: str | None = None, *, force: bool = False
+        self,
+        new: SessionStatus,
+        error: str | None = None,
+        *,
+        force: bool = False,
+        ended: bool = False,
     ) -> None:
-        """Move to ``new`` (no event when nothing changes, unless ``force``)."""
+        """Move to ``new`` (no event when nothing changes, unless ``force``); ``ended``:
+        the process ended with this change."""
         old = self.status
         if old == new and error is None and not force:
             return
@@ -124,7 +130,11 @@ class SessionState:
             self.error = None
         self.publish(
             StatusChanged(
-                session_id=self.id, status=new, previous=None if old == new else old, error=error
+                session_id=self.id,
+                status=new,
+                previous=None if old == new else old,
+                error=error,
+                ended=ended,
             )
         )
         if new not in (S.RUNNING, S.WAITING_FOR_INPUT):

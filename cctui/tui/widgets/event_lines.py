@@ -90,6 +90,10 @@ def event_widget(event: SessionEvent) -> Callable[[], Widget] | None:
     if isinstance(event, StatusChanged):
         if event.status.value not in _NOTED_STATUSES:
             return None  # the header shows the live status; notes are for endings
+        # An interrupted turn whose process runs on: its result line says "turn interrupted"
+        # already; "stopped" is for the process ending (a kill), as in the list.
+        if event.status.value == "interrupted" and not event.ended:
+            return None
         glyph, label, _ = fmt.badge(event.status.value)
         text = f"{glyph} {label}" + (f": {event.error}" if event.error else "")
         status = event.status.value
