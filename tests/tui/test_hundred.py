@@ -184,6 +184,31 @@ async def test_e_archives_without_deleting_and_status_archived_lists_it(
         assert json.loads(h.app.source.archive.path.read_text()) == {"archived": []}
 
 
+async def test_the_pane_follows_the_cursor_when_the_row_under_it_goes(run_app: RunApp) -> None:
+    """Found walking the README: ``e`` on the top row archived it, the cursor stayed at the
+    top (now the next session's row) and the pane went on showing the archived session: the
+    table announces a highlight only when the cursor moves, not when its row changes."""
+    async with run_app(SCRIPT) as h:
+        main = h.app.main
+        below = await _start(h, "stays")
+        await h.settle(below)
+        top = await _start(h, "archived")
+        await h.settle(top)
+        await h.pilot.pause(0.1)
+        assert main.sessions.shown[0] == top
+        main.sessions.select(top)
+        main.sessions.focus()
+        await h.until(lambda: main.pane.session_id == top)
+        await h.pilot.press("e")
+        await h.until(lambda: top not in main.sessions.shown)
+        assert main.sessions.cursor_row == 0 and main.sessions.selected_id == below
+        await h.until(lambda: main.pane.session_id == below)
+        # A filter that hides the shown session does the same.
+        main.set_filter("status:archived")
+        await h.until(lambda: main.sessions.shown == [top])
+        await h.until(lambda: main.pane.session_id == top)
+
+
 async def test_the_session_in_the_pane_is_seen_again_when_a_page_over_it_closes(
     run_app: RunApp,
 ) -> None:

@@ -458,6 +458,13 @@ class SessionList(DataTable[Text]):
         self._repaint(changed_rows)
         if selected is not None and selected in self._drawn and self.selected_id != selected:
             self.move_cursor(row=self._shown.index(selected), animate=False)
+        elif selected is not None and selected not in self._drawn and self.selected_id is not None:
+            # The row under the cursor went (archived, filtered out, gone) and another is
+            # under it now: the table announces a highlight only when the cursor moves, so
+            # the pane would go on showing the session that went.
+            key = self._row_locations.get_key(self.cursor_row)
+            if key is not None:
+                self.post_message(DataTable.RowHighlighted(self, self.cursor_row, key))
 
     def _set_cells(self, sid: str, cells: dict[int, Text]) -> None:
         """Put new cells in ``sid``'s row without repainting (``_repaint`` does)."""
