@@ -104,6 +104,12 @@ async def _changed(before: str, wait_s: float = 5.0) -> float | None:
     return None
 
 
+def _cpu(pid: int) -> float:
+    """The app's process CPU (user + system) so far, in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def _key(key: str) -> float | None:
     before = _screen()
     _tmux("send-keys", "-t", SESSION, key)
@@ -126,7 +132,7 @@ async def bench(live: int, history: int, reps: int, size: tuple[int, int] = SIZE
         _tmux("kill-session", "-t", SESSION)
         _tmux(
             "new-session", "-d", "-s", SESSION, "-x", str(size[0]), "-y", str(size[1]),
-            f"cd {shlex.quote(os.getcwd())} && {env} {command}",
+            f"cd {shlex.quote(os.getcwd())} && {env} exec {command}",
         )  # fmt: skip
         launched = time.perf_counter()
         try:
@@ -158,11 +164,22 @@ async def bench(live: int, history: int, reps: int, size: tuple[int, int] = SIZE
             await asyncio.sleep(3)
             print(_screen())
             times: dict[str, list[float]] = {"j": [], "]": [], "}": [], "e": [], "/": []}
+            pid = int(_tmux("display-message", "-p", "-t", SESSION, "#{pane_pid}").strip())
+            # The app's CPU in the 0.6 s after each `j` (the key, then the preview 0.12 s
+            # later), against the same time with no key (streams, the 1 s tick).
+            cpu: dict[str, list[float]] = {"j": [], "idle": []}
             for _ in range(reps):
                 for key in ("j", "]", "j", "}", "j", "e", "j", "/"):
+                    before_cpu = _cpu(pid)
                     took = await _key(key)
                     if took is not None:
                         times[key].append(took)
+                    if key == "j":
+                        await asyncio.sleep(max(0.0, 0.6 - (took or 0)))
+                        cpu["j"].append(_cpu(pid) - before_cpu)
+                        before_cpu = _cpu(pid)
+                        await asyncio.sleep(0.6)
+                        cpu["idle"].append(_cpu(pid) - before_cpu)
                     await asyncio.sleep(0.3)
                     if key == "/":  # esc clears the filter line; wait until it has
                         _tmux("send-keys", "-t", SESSION, "Escape")
@@ -181,6 +198,10 @@ async def bench(live: int, history: int, reps: int, size: tuple[int, int] = SIZE
                     f"{key:>2}: median {med * 1000:6.1f} ms  worst {worst * 1000:6.1f} ms  "
                     f"x{med / base:.2f} of j  (n={len(values)})"
                 )
+            print(
+                f"CPU in 0.6 s after j: median {statistics.median(cpu['j']) * 1000:.0f} ms; "
+                f"with no key: {statistics.median(cpu['idle']) * 1000:.0f} ms (n={len(cpu['j'])})"
+            )
             print(_screen())
         finally:
             _tmux("send-keys", "-t", SESSION, "q")
