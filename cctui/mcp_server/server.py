@@ -73,8 +73,8 @@ class CctuiMCPServer(MCPServer):
         self.hosts: Hosts | None = None
         """The ``[[hosts]]``: a call with ``host`` goes to that machine's cctui."""
         self.hidden: set[str] = set()
-        """Tools callable by name but left out of ``tools/list`` (the seeds' aliases, unless
-        the profile asks for them: ``--tools full,compat``)."""
+        """Tools callable by name but left out of ``tools/list`` (seed 004's eight names when
+        ``compat_tools`` is off: ``--tools full,nocompat``)."""
 
     async def list_tools(self) -> list[MCPTool]:
         """The tools, less the hidden aliases."""
