@@ -289,8 +289,14 @@ class TranscriptIndexer:
     # -- sweeping --------------------------------------------------------------------------
 
     def scan(self) -> Plan:
-        """Stat every transcript; what changed, newest first, and what is gone."""
-        found: dict[str, tuple[str, str, os.stat_result]] = {}
+        """Stat every transcript; what changed, newest first, and what is gone.
+
+        One pass compares each file as it is statted (22,000 files: a second pass over a dict
+        of their stats cost a warm ``cctui sessions`` ~0.1 s of its ~0.3 s sweep)."""
+        plan = Plan()
+        bad = {str(p) for p in self.unreadable}
+        known = self._known
+        found: set[str] = set()
         for path, sid, kind, entry in self._walk():
             try:
                 st = entry.stat(follow_symlinks=True)
@@ -299,14 +305,9 @@ class TranscriptIndexer:
             except OSError as exc:
                 self._fail(Path(path), exc.strerror or str(exc))
                 continue
-            found[path] = (sid, kind, st)
-        plan = Plan()
-        bad = {str(p) for p in self.unreadable}
-        known = self._known
-        for path, (sid, kind, st) in found.items():
-            if known.get(path) == (st.st_size, st.st_mtime_ns, st.st_ino) and path not in bad:
-                continue
-            plan.jobs.append(Job(Path(path), sid, kind, st.st_size, st.st_mtime_ns))
+            found.add(path)
+            if known.get(path) != (st.st_size, st.st_mtime_ns, st.st_ino) or path in bad:
+                plan.jobs.append(Job(Path(path), sid, kind, st.st_size, st.st_mtime_ns))
         plan.jobs.sort(key=lambda j: j.mtime_ns, reverse=True)
         plan.bytes_total = sum(j.size for j in plan.jobs)
         plan.gone = [Path(p) for p in self._known if p not in found]
@@ -338,11 +339,13 @@ class TranscriptIndexer:
                     children = list(it)
                 self.unreadable.pop(Path(project.path), None)
                 base = project.path + os.sep
+                known = self._known  # (a path indexed before was a session's: no regex)
                 for child in children:
                     name = child.name
                     if name.endswith(".jsonl"):
-                        if len(name) == 42 and _sdk.validate_uuid(name[:-6]):
-                            yield base + name, name[:-6], "main", child
+                        path = base + name
+                        if path in known or (len(name) == 42 and _sdk.validate_uuid(name[:-6])):
+                            yield path, name[:-6], "main", child
                     elif len(name) == 36 and _sdk.validate_uuid(name) and child.is_dir():
                         yield from _subagents(base + name, name)
             except OSError as exc:
