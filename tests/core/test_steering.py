@@ -157,3 +157,24 @@ async def test_quick_switches_stay_in_order(manager: SessionManager, project: Pa
     await asyncio.sleep(0.05)
     assert manager.get(sid).permission_mode == "plan"
     assert [e.value for e in settings_events(manager, sid)] == ["acceptEdits", "plan"]
+
+
+async def test_a_session_with_a_log_file_logs_its_changes_and_still_publishes_them(
+    manager: SessionManager, project: Path
+) -> None:
+    """The log has a line for every event kind; a kind it had none for raised inside the
+    fan-out, so a session with seed 004's ``log_file`` never published its setting changes."""
+    config = manager.default_config(project).model_copy(update={"log_file": "session.log"})
+    info = await manager.create("hi", config)
+    sid = info.session_id
+    await manager.wait(sid, 5)
+    seen: list[object] = []
+    manager.subscribe(seen.append)
+    await manager.set_model(sid, "sonnet")
+    await manager.set_permission_mode(sid, "plan")
+    assert [(e.setting, e.value) for e in seen if isinstance(e, SettingChangedEvent)] == [
+        ("model", "sonnet"),
+        ("permission_mode", "plan"),
+    ]
+    lines = (project / "session.log").read_text().splitlines()
+    assert [line.split(" ", 1)[1] for line in lines[-2:]] == ["[model] sonnet", "[mode] plan"]

@@ -16,14 +16,20 @@ import json
 import logging
 import os
 from pathlib import Path
+from typing import assert_never
 
 from cctui.core.session.events import (
+    SETTING_NAMES,
+    ApiRetryEvent,
     AssistantTextEvent,
+    ChangesEvent,
     ErrorEvent,
+    FilesRewoundEvent,
     InputRequestedEvent,
     InputResolvedEvent,
     ResultEvent,
     SessionEvent,
+    SettingChangedEvent,
     StatusChanged,
     ToolUseEvent,
     UserMessageEvent,
@@ -93,6 +99,20 @@ def log_line(ev: SessionEvent) -> str | None:
             text = f"[status] {ev.status}" + (f": {ev.error}" if ev.error else "")
         case ErrorEvent():
             text = f"[error] {ev.message}"
+        case ApiRetryEvent():
+            status = f" {ev.error_status}" if ev.error_status else ""
+            text = f"[api retry {ev.attempt}]{status} {ev.error or ''}".rstrip()
+        case ChangesEvent():
+            text = f"[changes] {ev.summary}"
+        case SettingChangedEvent():
+            when = "" if ev.applies == "now" else " (next start)"
+            text = f"[{SETTING_NAMES[ev.setting]}] {ev.value or 'default'}{when}"
+        case FilesRewoundEvent():
+            text = f"[files rewound by {ev.by or 'cctui'}] {len(ev.files)} file(s)"
+        case _:
+            # Every kind has a line: a new kind without one is a type error here, not an
+            # UnboundLocalError that kept the event from the session's subscribers.
+            assert_never(ev)
     return f"{iso_z(ev.at)} {text}\n"
 
 
