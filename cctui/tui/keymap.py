@@ -80,7 +80,8 @@ class Section:
 
     title: str
     column: int
-    """0: the left column, 1: the right (two columns fit a 36-row terminal)."""
+    """0: the left column, 1: the right (the help page stacks them when the terminal is too
+    narrow for both, and scrolls when they are taller than it)."""
     lines: tuple[Key | Note, ...] = field(default=())
 
 
