@@ -612,11 +612,11 @@ class TranscriptIndexer:
             fh, offset, sidechain_file=sidechain_file, thinking=self.thinking
         )
         ids = _Ids(conn)
-        ids.prime(msg_id_floor(line.when) for line in got.lines)
+        floors = [msg_id_floor(line.when) for line in got.lines]
+        ids.prime(floors)
         msgs: list[tuple[object, ...]] = []
         fts: list[tuple[int, str, str]] = []
-        for line in got.lines:
-            floor = msg_id_floor(line.when)
+        for line, floor in zip(got.lines, floors, strict=True):
             for role, body, part in line.pieces:
                 mid = ids.next(floor)
                 msgs.append(

@@ -54,8 +54,11 @@ class Rates:
             if total_in > t:
                 tier += 1
         r = self.tiers[tier]
-        counts = (u.input, u.output, u.cw5m, u.cw1h, u.cr, u.web_search)
-        return sum(c * rate for c, rate in zip(counts, r, strict=True))
+        # Spelled out (a build prices every reply): the same sum, in the same order.
+        return (
+            u.input * r[0] + u.output * r[1] + u.cw5m * r[2] + u.cw1h * r[3] + u.cr * r[4]
+            + u.web_search * r[5]
+        )  # fmt: skip
 
 
 class Pricer:
