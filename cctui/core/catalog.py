@@ -173,6 +173,12 @@ def _process_status(summary: SessionSummary) -> SessionStatus:
 
 
 def _merge_one(sid: str, summary: SessionSummary | None, own: Own | None) -> CatalogEntry:
+    if own is None and summary is not None:
+        return _past_one(sid, summary)
+    return _merged(sid, summary, own)
+
+
+def _merged(sid: str, summary: SessionSummary | None, own: Own | None) -> CatalogEntry:
     own_active = isinstance(own, SessionInfo) and own.is_active
     disk_running = summary is not None and summary.is_running
     if own is not None and own_active:
@@ -220,6 +226,29 @@ def _merge_one(sid: str, summary: SessionSummary | None, own: Own | None) -> Cat
         transcript_path=summary.transcript_path if summary else None,
         file_size=summary.file_size if summary else None,
         has_past=own.has_past if isinstance(own, SessionInfo) else own is not None,
+    )
+
+
+def _past_one(sid: str, summary: SessionSummary) -> CatalogEntry:
+    """``_merge_one`` of a session cctui does not know, from its history alone (the
+    thousands of past sessions of a first frame: each field as ``_merge_one`` has it)."""
+    running = summary.is_running
+    cwd = summary.cwd
+    return CatalogEntry(
+        session_id=sid,
+        status=_process_status(summary) if running else SessionStatus.COMPLETED,
+        is_active=running,
+        project=_dir_name(cwd) if cwd else None,
+        cwd=cwd,
+        title=summary.title,
+        last_activity=summary.last_activity,
+        created_at=summary.created_at,
+        total_cost_usd=summary.total_cost_usd,
+        git_branch=summary.git_branch,
+        pid=summary.pid,
+        sources=summary.sources,
+        transcript_path=summary.transcript_path,
+        file_size=summary.file_size,
     )
 
 

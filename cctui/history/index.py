@@ -26,13 +26,13 @@ import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from cctui.config import Settings
+from cctui.history import prompt_cache
 from cctui.history.extract import NOT_INDEXED
 from cctui.history.indexer import Job, Plan, TranscriptIndexer
 from cctui.history.models import (
@@ -50,7 +50,8 @@ from cctui.history.models import (
 from cctui.history.prepare import PREFETCH_DEPTH, PREFETCH_MIN_FILES, SEGMENT, Prefetch
 from cctui.history.pricing import Pricer
 from cctui.history.processes import ProcessScanner
-from cctui.history.prompts import HistoryFileReader, HistoryRead
+from cctui.history.prompt_cache import PromptState
+from cctui.history.prompts import HistoryFileReader, HistoryRead, PromptFold, fold_into
 from cctui.history.search import search
 from cctui.history.store import SCHEMA_VERSION, IndexStore
 from cctui.history.transcripts import ReadStats
@@ -67,26 +68,6 @@ COMPACT_MIN_DEAD = 100_000
 """Tombstones (see ``store``) below this never cause a rebuild, however few rows are live."""
 ATTRIBUTION_SLACK = timedelta(minutes=2)
 """How far outside a transcript's time span an id-less prompt may fall and still belong to it."""
-
-
-@dataclass(slots=True)
-class _Prompts:
-    """The history.jsonl prompts of one session, folded."""
-
-    first: datetime
-    last: datetime
-    count: int = 0
-    project: str | None = None
-    title: str | None = None
-    """The first prompt that is not a slash command (else the first one)."""
-
-    def add(self, p: HistoryPrompt) -> None:
-        self.first, self.last = min(self.first, p.timestamp), max(self.last, p.timestamp)
-        self.count += 1
-        self.project = self.project or p.project
-        text = " ".join(p.display.split())
-        if text and (self.title is None or (self.title.startswith("/") and text[:1] != "/")):
-            self.title = text[:200]
 
 
 class HistoryIndex:
@@ -115,9 +96,17 @@ class HistoryIndex:
         self.history = HistoryFileReader(config_dir / "history.jsonl")
         self.processes = ProcessScanner(config_dir / "sessions", is_alive=is_alive)
         self._slack = attribution_slack
-        self._prompts: dict[str, _Prompts] = {}
+        self._read = PromptState({}, [])
+        """What history.jsonl gave (kept between runs: ``prompt_cache``)."""
+        self._prompt_cache = (
+            None if index_file is None else index_file.with_name(index_file.name + ".prompts")
+        )
+        self._cache_at: tuple[int | None, int] | None = None
+        """(inode, offset) of history.jsonl as the cache holds it (None: not looked at)."""
+        self._attributed: dict[str, PromptFold] = {}
+        """Prompts without a session id given to the transcript that spans them."""
         self._orphans: list[HistoryPrompt] = []
-        self._history_skipped = 0
+        """Prompts without a session id that no transcript spans (yet)."""
         self._summaries: dict[str, SessionSummary] = {}
         self._sorted: list[SessionSummary] | None = None
         self._lazy = False
@@ -154,9 +143,26 @@ class HistoryIndex:
             conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('thinking', ?)", (flag,))
 
     def close(self) -> None:
-        """Close the index file (a temporary one is removed) and stop a build's worker."""
+        """Keep what history.jsonl gave for the next run, close the index file (a temporary
+        one is removed) and stop a build's worker."""
         self._stop_prefetch()
+        self._save_prompts()
         self.store.close()
+
+    def _save_prompts(self) -> None:
+        if self._prompt_cache is None or self._cache_at is None:
+            return
+        # Not while a refresh (an abandoned one, say) changes the state being written.
+        if not self._refresh_lock.acquire(timeout=1.0):
+            return
+        try:
+            if (self.history.inode, self.history.consumed) != self._cache_at:
+                prompt_cache.save(self._prompt_cache, self.history, self._read)
+                self._cache_at = (self.history.inode, self.history.consumed)
+        except OSError as exc:
+            logger.warning("prompt cache %s not written: %s", self._prompt_cache, exc)
+        finally:
+            self._refresh_lock.release()
 
     # -- reading -------------------------------------------------------------------------
 
@@ -192,10 +198,10 @@ class HistoryIndex:
     def _lazy_activity(self) -> dict[str, float]:
         out = self.transcripts.latest()
         procs = self.processes.by_session
-        for sid in self._prompts.keys() | procs.keys():
+        for sid in self._read.folds.keys() | self._attributed.keys() | procs.keys():
             last = out.get(sid)
             card = None if last is None else datetime.fromtimestamp(last, tz=UTC)
-            out[sid] = _activity(card, self._prompts.get(sid), procs.get(sid)).timestamp()
+            out[sid] = _activity(card, self._prompts(sid), procs.get(sid)).timestamp()
         return out
 
     def summaries(self, session_ids: Iterable[str]) -> list[SessionSummary]:
@@ -222,7 +228,8 @@ class HistoryIndex:
             self._lazy = False
             sids = (
                 {m.session_id for m in self.transcripts.metas()}
-                | self._prompts.keys()
+                | self._read.folds.keys()
+                | self._attributed.keys()
                 | self.processes.by_session.keys()
             )
             self._apply(sids)
@@ -463,9 +470,11 @@ class HistoryIndex:
     def _apply(self, touched: set[str]) -> IndexChange:
         touched = set(touched)
         transcripts_changed = bool(touched)
+        restored = self._restore_prompts()
+        touched |= restored
         read = self.history.read_new()
         touched |= self._ingest(read)
-        if self._orphans and (transcripts_changed or read.prompts or read.reset):
+        if self._orphans and (transcripts_changed or restored or read.prompts or read.reset):
             self.transcripts.load_cards()  # (lazy) a prompt may belong to any transcript
             touched |= self._attribute_orphans()
         touched |= self.processes.refresh()
@@ -497,27 +506,44 @@ class HistoryIndex:
             self._problems = problems
         return IndexChange(changed=frozenset(changed), removed=frozenset(removed))
 
+    def _restore_prompts(self) -> set[str]:
+        """Once, before history.jsonl is first read: what an earlier run read of it (its
+        sessions are returned), so only the lines appended since are parsed."""
+        if self._cache_at is not None:
+            return set()
+        self._cache_at = (None, 0)
+        if self._prompt_cache is None:
+            return set()
+        state = prompt_cache.restore(self._prompt_cache, self.history)
+        if state is None:
+            return set()
+        self._read = state
+        self._orphans = list(state.idless)
+        self._cache_at = (self.history.inode, self.history.consumed)
+        return set(state.folds)
+
     def _ingest(self, read: HistoryRead) -> set[str]:
         touched: set[str] = set()
         if read.reset:
-            touched |= self._prompts.keys()
-            self._prompts.clear()
+            touched |= self._read.folds.keys() | self._attributed.keys()
+            self._read = PromptState({}, [])
+            self._attributed.clear()
             self._orphans.clear()
-            self._history_skipped = 0
-        self._history_skipped += read.skipped
+        self._read.skipped += read.skipped
         for prompt in read.prompts:
             if prompt.session_id is None:
+                self._read.idless.append(prompt)
                 self._orphans.append(prompt)
             else:
-                self._add_prompt(prompt.session_id, prompt)
+                fold_into(self._read.folds, prompt.session_id, prompt)
                 touched.add(prompt.session_id)
         return touched
 
-    def _add_prompt(self, session_id: str, prompt: HistoryPrompt) -> None:
-        agg = self._prompts.get(session_id)
-        if agg is None:
-            agg = self._prompts[session_id] = _Prompts(prompt.timestamp, prompt.timestamp)
-        agg.add(prompt)
+    def _prompts(self, sid: str) -> PromptFold | None:
+        """The session's history.jsonl prompts: those naming it, then those attributed."""
+        own = self._read.folds.get(sid)
+        attributed = self._attributed.get(sid)
+        return attributed if own is None else own.merged(attributed)
 
     def _attribute_orphans(self) -> set[str]:
         """Give id-less prompts to the transcript of their project that spans their time."""
@@ -536,7 +562,7 @@ class HistoryIndex:
             if sid is None:
                 still.append(prompt)
             else:
-                self._add_prompt(sid, prompt)
+                fold_into(self._attributed, sid, prompt)
                 touched.add(sid)
         self._orphans = still
         return touched
@@ -555,7 +581,7 @@ class HistoryIndex:
 
     def _compose(self, sid: str) -> SessionSummary | None:
         meta = self.transcripts.meta(sid)
-        prompts = self._prompts.get(sid)
+        prompts = self._prompts(sid)
         proc = self.processes.by_session.get(sid)
         if meta is None and prompts is None and proc is None:
             return None
@@ -614,7 +640,7 @@ class HistoryIndex:
         if self.history.unreadable is not None:
             unreadable.append(str(self.history.path))
         return Problems(
-            skipped_lines=self._history_skipped + self.processes.skipped,
+            skipped_lines=self._read.skipped + self.processes.skipped,
             unreadable_files=tuple(sorted(unreadable)),
             orphan_prompts=len(self._orphans),
             config_dir_missing=not self.config_dir.is_dir(),
@@ -639,7 +665,7 @@ _MAX_DT = datetime.max.replace(tzinfo=UTC)
 
 
 def _activity(
-    transcript: datetime | None, prompts: _Prompts | None, proc: RunningProcess | None
+    transcript: datetime | None, prompts: PromptFold | None, proc: RunningProcess | None
 ) -> datetime:
     """A session's last activity: the newest time any of its sources gives."""
     times = [] if transcript is None else [transcript]

@@ -8,8 +8,10 @@ newline is a write in progress: it is kept and completed by the next read, not c
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +22,57 @@ from cctui.history.models import HistoryPrompt
 logger = logging.getLogger(__name__)
 
 _READ_CHUNK = 1 << 20
+TAIL_BYTES = 4096
+"""The reader keeps this many bytes before its offset: a later run tells by them that the
+file it resumes is still the one read (``tail_digest``)."""
+
+
+@dataclass(slots=True)
+class PromptFold:
+    """The history.jsonl prompts of one session, folded in file order."""
+
+    first: datetime
+    last: datetime
+    count: int = 0
+    project: str | None = None
+    title: str | None = None
+    """The first prompt that is not a slash command (else the first one)."""
+
+    def add(self, p: HistoryPrompt) -> None:
+        self.first, self.last = min(self.first, p.timestamp), max(self.last, p.timestamp)
+        self.count += 1
+        self.project = self.project or p.project
+        text = title_text(p.display)
+        if text and (self.title is None or (self.title.startswith("/") and text[:1] != "/")):
+            self.title = text
+
+    def merged(self, later: PromptFold | None) -> PromptFold:
+        """This fold followed by ``later``'s prompts (as if added after these)."""
+        if later is None:
+            return self
+        title = self.title
+        if title is None or (title.startswith("/") and (later.title or "/")[:1] != "/"):
+            title = later.title
+        return PromptFold(
+            min(self.first, later.first),
+            max(self.last, later.last),
+            self.count + later.count,
+            self.project or later.project,
+            title,
+        )
+
+
+def fold_into(folds: dict[str, PromptFold], session_id: str, prompt: HistoryPrompt) -> None:
+    """Add ``prompt`` to ``session_id``'s fold in ``folds``."""
+    agg = folds.get(session_id)
+    if agg is None:
+        agg = folds[session_id] = PromptFold(prompt.timestamp, prompt.timestamp)
+    agg.add(prompt)
+
+
+def title_text(display: str) -> str:
+    """What of a prompt a title shows: its words on one line, at most 200 characters."""
+    return " ".join(display.split())[:200]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +125,35 @@ class HistoryFileReader:
     unreadable: str | None = None
     """Why the file could not be read last time, if it could not."""
     _partial: bytes = field(default=b"", repr=False)
+    _tail: bytes = field(default=b"", repr=False)
+    """Up to ``TAIL_BYTES`` of the complete lines before ``consumed``."""
+
+    @property
+    def consumed(self) -> int:
+        """Bytes of complete lines read (``offset`` less a line still being written)."""
+        return self.offset - len(self._partial)
+
+    def tail_digest(self) -> tuple[int, str]:
+        """(length, SHA-1) of the bytes kept before ``consumed``."""
+        return len(self._tail), hashlib.sha1(self._tail).hexdigest()
+
+    def resume(self, inode: int, offset: int, tail_len: int, tail_sha1: str) -> bool:
+        """Carry on from ``offset`` of the file an earlier reader read (``tail_digest``
+        says how it ended); False, and nothing changed, unless the file is still that one:
+        the same inode, at least ``offset`` long, the same bytes before it."""
+        try:
+            with self.path.open("rb") as fh:
+                st = os.fstat(fh.fileno())
+                if st.st_ino != inode or st.st_size < offset or tail_len > offset:
+                    return False
+                fh.seek(offset - tail_len)
+                tail = fh.read(tail_len)
+        except OSError:
+            return False
+        if len(tail) != tail_len or hashlib.sha1(tail).hexdigest() != tail_sha1:
+            return False
+        self.inode, self.offset, self._partial, self._tail = inode, offset, b"", tail
+        return True
 
     def read_new(self) -> HistoryRead:
         """Read what was appended since the last call."""
@@ -109,6 +191,8 @@ class HistoryFileReader:
     def _parse(self, data: bytes, reset: bool) -> HistoryRead:
         lines = data.split(b"\n")
         self._partial = lines.pop()  # b"" when data ends with a newline
+        whole = len(data) - len(self._partial)
+        self._tail = (self._tail + data[max(0, whole - TAIL_BYTES) : whole])[-TAIL_BYTES:]
         prompts: list[HistoryPrompt] = []
         skipped = 0
         for line in lines:
@@ -127,6 +211,7 @@ class HistoryFileReader:
         self.offset = 0
         self.inode = inode
         self._partial = b""
+        self._tail = b""
 
     def _fail(self, exc: OSError) -> HistoryRead:
         reason = exc.strerror or str(exc)

@@ -158,7 +158,6 @@ class CctuiApp(App[None]):
         self._show_new_problems()  # e.g. a damaged registry set aside
         # The main screen composes after this handler; queue what needs it for later.
         self.call_after_refresh(self.inbox.enqueue_existing)
-        self.watch_history()
         # Hosted services' status lines (e.g. MCP clients connecting) change without core events.
         self.set_interval(1.0, self._tick)
         self.theme_changed_signal.subscribe(self, self._keep_theme)
@@ -182,6 +181,10 @@ class CctuiApp(App[None]):
 
     def on_first_frame(self, _: FirstFrame) -> None:
         gc_pause.release()  # held by the composition root while starting
+        # The index's sweep and build run in threads, on the GIL the first frame needs:
+        # started before it, they cost it ~0.3-1 s of CPU with thousands of past sessions.
+        # The list already shows every session the index file knows (``load_now``).
+        self.watch_history()
         self.start_services()
         hosts = self.remote.hosts
         if hosts and not self.quitting.shut_down:

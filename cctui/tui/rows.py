@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -11,6 +12,13 @@ from cctui.fs.worktree import WORKTREES_DIR
 from cctui.tui.format import one_line, project_name
 
 _WORKTREES = "/" + "/".join(WORKTREES_DIR) + "/"
+
+
+@functools.lru_cache(maxsize=4096)
+def _path(cwd: str) -> Path:
+    """A directory's ``Path``, parsed once: thousands of rows share a few dozen (parsing
+    each again was most of what 5,000 rows cost a first frame)."""
+    return Path(cwd)
 
 
 @dataclass(frozen=True)
@@ -73,7 +81,7 @@ class SessionRow:
             title=one_line(entry.title or "", 200),
             last_activity=entry.last_activity,
             cost_usd=entry.total_cost_usd or None,
-            cwd=Path(entry.cwd) if entry.cwd else None,
+            cwd=_path(entry.cwd) if entry.cwd else None,
             live=entry.is_active,
             pending=entry.pending_inputs,
             created_at=entry.created_at,

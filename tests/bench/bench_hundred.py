@@ -65,8 +65,8 @@ def run_app(home: Path, live: int) -> None:
     manager = SessionManager(settings, driver_factory=fake_driver_factory(script))
 
     class App(CctuiApp):
+        # Textual runs CctuiApp's on_mount too, after this one: calling it here mounted twice.
         async def on_mount(self) -> None:
-            await super().on_mount()
             await manager.start()
             # After the first frame, as a person would start them: the first frame is cctui's.
             self.call_after_refresh(self.run_worker, self._start_live())

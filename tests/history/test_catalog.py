@@ -317,3 +317,22 @@ def test_a_page_without_filters_is_the_same_as_the_whole_list_cut(limit: int, of
     whole = query_catalog(build_catalog(summaries, own, hidden, archived), query)
 
     assert fast == whole and fast.total == 5
+
+
+def test_a_past_session_is_merged_as_every_other_one(
+    index: HistoryIndex, claude_home: Path, dead_pid: int
+) -> None:
+    """The short cut for sessions cctui does not know (``_past_one``: thousands of them in a
+    first frame) makes the entry the whole merge makes, field for field."""
+    write_process(claude_home, os.getpid(), MULTI_ID, status="idle")
+    write_process(claude_home, dead_pid, WRITE_ID)
+    index.refresh()
+    summaries = [
+        *index.sessions(),
+        SessionSummary(session_id=OWN_ID, last_activity=NOW, sources=frozenset({"history"})),
+    ]
+    assert any(s.is_running for s in summaries) and any(not s.is_running for s in summaries)
+    for s in summaries:
+        fast = catalog_module._merge_one(s.session_id, s, None)
+        whole = catalog_module._merged(s.session_id, s, None)
+        assert fast == whole and fast.model_dump() == whole.model_dump()
