@@ -7,6 +7,7 @@ locations set by ``env``: the path a real host takes behind ``ssh NAME``, minus 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shlex
 import signal
@@ -29,13 +30,17 @@ def host_project(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def host_home(tmp_path: Path, host_project: Path) -> Path:
-    home = (tmp_path / "host-home").resolve()
+def make_host_home(home: Path, project: Path) -> Path:
+    """``home`` made a HOME for the other cctui, ``project`` trusted there."""
     for sub in (".config", ".local/state", ".local/share", ".cache"):
         (home / sub).mkdir(parents=True, exist_ok=True)
-    seed_claude_home(home, host_project)
+    seed_claude_home(home, project)
     return home
+
+
+@pytest.fixture
+def host_home(tmp_path: Path, host_project: Path) -> Path:
+    return make_host_home((tmp_path / "host-home").resolve(), host_project)
 
 
 def host_command(home: Path, project: Path, *cctui_args: str) -> list[str]:
@@ -77,21 +82,19 @@ def host_env(home: Path, project: Path) -> dict[str, str]:
     return env
 
 
-@pytest.fixture
-def host_owner(
-    claude_env: dict[str, str], host_home: Path, host_project: Path
-) -> Iterator[subprocess.Popen[bytes]]:
-    """The other machine's cctui, serving in the background (``serve --http``): what a
-    ``bridge`` there forwards to."""
+@contextlib.contextmanager
+def serving_host(home: Path, project: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """The other machine's cctui under ``home``, serving in the background (``serve
+    --http``) until the block ends: what a ``bridge`` there forwards to."""
     server = subprocess.Popen(
         [sys.executable, "-m", "cctui", "serve", "--http", "--port", "0"],
-        env=host_env(host_home, host_project),
-        cwd=host_project,
+        env=host_env(home, project),
+        cwd=project,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    server_file = host_home / ".local" / "state" / "cctui" / "server.json"
+    server_file = home / ".local" / "state" / "cctui" / "server.json"
     try:
         deadline = time.monotonic() + 60
         while not server_file.exists():
@@ -111,18 +114,32 @@ def host_owner(
 
 
 @pytest.fixture
+def host_owner(
+    claude_env: dict[str, str], host_home: Path, host_project: Path
+) -> Iterator[subprocess.Popen[bytes]]:
+    """The other machine's cctui, serving in the background (``serving_host``)."""
+    with serving_host(host_home, host_project) as server:
+        yield server
+
+
+@pytest.fixture
 def bridge_pidfile(tmp_path: Path) -> Path:
     return tmp_path / "bridge.pid"
+
+
+def bridge_argv(home: Path, project: Path, pidfile: Path) -> list[str]:
+    """``cctui bridge`` on the other HOME (what ``ssh HOST cctui bridge --start`` runs
+    there), its pid written to ``pidfile`` so a test can cut the link."""
+    inner = " ".join(shlex.quote(a) for a in host_command(home, project, "bridge"))
+    return ["sh", "-c", f"echo $$ > {shlex.quote(str(pidfile))}; exec {inner}"]
 
 
 @pytest.fixture
 def bridge_command(
     host_owner: subprocess.Popen[bytes], host_home: Path, host_project: Path, bridge_pidfile: Path
 ) -> list[str]:
-    """``cctui bridge`` on the other HOME (what ``ssh HOST cctui bridge --start`` runs there),
-    its pid written to ``bridge_pidfile`` so a test can cut the link."""
-    inner = " ".join(shlex.quote(a) for a in host_command(host_home, host_project, "bridge"))
-    return ["sh", "-c", f"echo $$ > {shlex.quote(str(bridge_pidfile))}; exec {inner}"]
+    """``cctui bridge`` to ``host_owner`` (``bridge_argv``)."""
+    return bridge_argv(host_home, host_project, bridge_pidfile)
 
 
 class Heard:

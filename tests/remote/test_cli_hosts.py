@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from cctui.remote.client import CctuiClient
+from tests.fakes.anthropic_api import FakeAnthropicAPI
+from tests.fakes.plugin import offline_env
+from tests.remote.conftest import bridge_argv, make_host_home, serving_host
 
 pytestmark = pytest.mark.e2e
 
@@ -32,33 +38,87 @@ def cctui(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-async def test_hosts_and_their_sessions(
-    bridge_command: list[str], host_project: Path, tmp_path: Path
-) -> None:
-    config = write_config(
-        tmp_path / "config.toml",
-        {"box": bridge_command, "bare": ["sh", "-c", "exec cctui-not-installed bridge --start"]},
-    )
-    async with CctuiClient("box", bridge_command) as c:
-        sid = await c.create("[[say text=hello]]", cwd=str(host_project), title="on the box")
+class Box:
+    """A host ``box`` (a second cctui under its own HOME, reached by its bridge) with one
+    session made there, and a config naming it and a host that is not installed."""
 
-    listed = cctui("--config", str(config), "hosts", "--json")
+    def __init__(self, config: Path, command: list[str], session_id: str) -> None:
+        self.config = config
+        self.command = command
+        self.session_id = session_id
+
+
+@pytest.fixture(scope="module")
+def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
+    """One host for the module's three looks at it. The host's owner, its first bridge and
+    its session cost about 8 s of CPU and each look about 4 (the CLI and a bridge, each a
+    Python that imports the MCP stack): done in one test, that was 20 s of CPU, over
+    pytest's 120 s guard at load 10 on two cores; shared, each test pays for its own look."""
+    root = tmp_path_factory.mktemp("hosts")
+    home, project = root / "home", root / "proj"
+    project.mkdir()
+    make_host_home(home, project)
+    host_project = root / "host-proj"
+    host_project.mkdir()
+    host_home = make_host_home(root / "host-home", host_project)
+    api = FakeAnthropicAPI(log_path=root / "fake_api.jsonl").start()
+    env = offline_env(dict(os.environ), api.url, home)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            for key in list(os.environ):
+                if key not in env:
+                    patch.delenv(key)
+            for key, value in env.items():
+                patch.setenv(key, value)
+            with serving_host(host_home, host_project):
+                command = bridge_argv(host_home, host_project, root / "bridge.pid")
+                config = write_config(
+                    root / "config.toml",
+                    {
+                        "box": command,
+                        "bare": ["sh", "-c", "exec cctui-not-installed bridge --start"],
+                    },
+                )
+
+                async def made() -> str:
+                    async with CctuiClient("box", command) as c:
+                        return await c.create(
+                            "[[say text=hello]]", cwd=str(host_project), title="on the box"
+                        )
+
+                yield Box(config, command, asyncio.run(made()))
+    finally:
+        api.stop()
+
+
+@pytest.mark.xdist_group("cli-hosts")
+def test_hosts_lists_each_host_and_how_to_fix_a_missing_one(box: Box) -> None:
+    listed = cctui("--config", str(box.config), "hosts", "--json")
     assert listed.returncode == 1, listed.stderr  # one host is not reachable
-    box, bare = json.loads(listed.stdout)
-    assert (box["name"], box["state"], box["problem"]) == ("box", "online", None)
-    assert box["version"] and box["sessions"] >= 1 and box["command"] == bridge_command
+    online, bare = json.loads(listed.stdout)
+    assert (online["name"], online["state"], online["problem"]) == ("box", "online", None)
+    assert online["version"] and online["sessions"] >= 1 and online["command"] == box.command
     assert bare["state"] == "missing" and "pipx install cctui" in bare["fix"]
 
-    remote = cctui("--config", str(config), "sessions", "--json", "--host", "box")
+
+@pytest.mark.xdist_group("cli-hosts")
+def test_sessions_of_one_host(box: Box) -> None:
+    remote = cctui("--config", str(box.config), "sessions", "--json", "--host", "box")
     assert remote.returncode == 0, remote.stderr
     rows = json.loads(remote.stdout)
     assert {r["host"] for r in rows} == {"box"}
-    assert sid in {r["session_id"] for r in rows}
-    both = cctui("--config", str(config), "sessions", "--json", "--host", "*")
+    assert box.session_id in {r["session_id"] for r in rows}
+
+
+@pytest.mark.xdist_group("cli-hosts")
+def test_sessions_of_every_host(box: Box) -> None:
+    both = cctui("--config", str(box.config), "sessions", "--json", "--host", "*")
     assert both.returncode == 0, both.stderr  # bare is left out, and says why on stderr
     assert "not installed" in both.stderr
     assert {r["host"] for r in json.loads(both.stdout)} <= {None, "box"}
-    assert sid in {r["session_id"] for r in json.loads(both.stdout) if r["host"] == "box"}
+    assert box.session_id in {
+        r["session_id"] for r in json.loads(both.stdout) if r["host"] == "box"
+    }
 
 
 def test_the_hosts_words_without_reaching_any(tmp_path: Path) -> None:
