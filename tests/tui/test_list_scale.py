@@ -16,8 +16,11 @@ from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.containers import Horizontal, Vertical
 from textual.pilot import Pilot
-from textual.widgets import DataTable
+from textual.screen import Screen
+from textual.scrollbar import ScrollBar
+from textual.widgets import DataTable, Static
 
 from cctui.tui.rows import SessionRow
 from cctui.tui.widgets.session_list import _FIXED, SessionList
@@ -252,3 +255,41 @@ async def test_a_long_first_list_draws_its_top_first_and_the_rest_in_order_after
         order = sorted(table._rows, key=lambda sid: table._order(table._rows[sid]))
         assert table.shown == order and table.shown[:FIRST_ROWS] == top
         assert [row.key.value for row in table.ordered_rows] == order
+
+
+class _ListBesideApp(App[None]):
+    """The list beside a column that grows, like the pane beside it in cctui."""
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield SessionList(id="sessions")
+            yield Vertical(id="beside")
+
+
+async def test_a_layout_beside_the_list_does_not_draw_its_scrollbar_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Textual's ScrollView compared the layout's virtual size (the table's region) with the
+    table's own (its rows): for a list longer than its view they always differ, so every
+    layout of the screen anywhere drew the list's scrollbar (and the lines under it) again,
+    twice per ``j`` at a hundred sessions. Its own new rows still move the scrollbar."""
+    app = _ListBesideApp()
+    async with app.run_test(size=(120, 30)) as pilot:
+        table = app.query_one(SessionList)
+        table.set_rows(_rows(100))
+        await pilot.pause()
+        scrollbar = table.vertical_scrollbar
+        assert table.show_vertical_scrollbar and scrollbar.window_virtual_size == 101
+        drawn: list[object] = []  # the list's scrollbar is the only one on screen
+        _note_calls(monkeypatch, ScrollBar, "refresh", lambda *a: drawn.append(a))
+        layouts: list[object] = []
+        _note_calls(monkeypatch, Screen, "_refresh_layout", lambda *a: layouts.append(a))
+        for i in range(3):
+            await app.query_one("#beside").mount(Static(f"line {i}"))
+            await pilot.pause()
+        assert len(layouts) >= 3  # the screen was laid out again
+        assert drawn == []
+        table.update_rows([_row(1000 + i, "new") for i in range(5)])
+        await pilot.pause()
+        assert scrollbar.window_virtual_size == 106
+        assert drawn

@@ -27,7 +27,7 @@ from rich.text import Text
 from textual.binding import BindingType
 from textual.cache import LRUCache
 from textual.color import Color
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.widgets import DataTable
 
@@ -162,11 +162,30 @@ class SessionList(DataTable[Text]):
         """Theme colours as Rich hex, by variable (cleared when the theme changes)."""
         self._drawn_cells: LRUCache[tuple[object, ...], Any] = LRUCache(_DRAWN_CELLS)
         """Each drawn cell by what decides its look (see ``_render_cell``)."""
+        self._sized: tuple[Size, Size, Size] | None = None
+        """(size, the table's own virtual size, container size) at the last layout that
+        changed any of them (``_size_updated``)."""
 
     def on_mount(self) -> None:
         for key, label, width in _COLUMNS:
             self.add_column(label, key=key, width=width)
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_all())
+
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        # Every layout of the screen calls this for every widget. Textual's ScrollView
+        # compares the virtual size the layout gives (the table's region) with the table's
+        # own (its rows), which differ whenever the list is longer than its view, and so
+        # drew the list's scrollbar again, and the 44 lines of the list under it, after
+        # every layout anywhere: twice per `j` at a hundred sessions (the pane's preview).
+        # Only a change of the table's size, rows or container needs it.
+        # tests/tui/test_list_scale.py fails if Textual's hook changes.
+        sized = (size, self.virtual_size, container_size)
+        if sized == self._sized:
+            return False
+        self._sized = sized
+        return super()._size_updated(size, virtual_size, container_size, layout)
 
     def _update_dimensions(self, new_rows: Iterable[Any]) -> None:
         # Textual measures every cell of every new row for its column's width once the
