@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
@@ -10,6 +11,7 @@ from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.await_remove import AwaitRemove
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
@@ -108,6 +110,8 @@ class SessionPane(Vertical):
         self._header: Content | None = None
         self.starting = False
         """A session the form just sent is shown before it exists (``show_starting``)."""
+        self._releases: set[asyncio.Task[None]] = set()
+        """The tasks that end a held paint (``_paint_once``), kept until they have run."""
         self._drafts: dict[str, str] = {}
         """What was typed on the message line and not sent, by session, while another is
         shown: a draft is that session's, and Enter must never send it to the next one."""
@@ -164,7 +168,7 @@ class SessionPane(Vertical):
         # A page still being read belongs to the view shown before: the same session shown
         # afresh (previewed, then resumed) would get it drawn over what it shows now.
         self.workers.cancel_group(self, "transcript")
-        transcript.reset()
+        self._paint_once(transcript.reset())
         self._show_empty(False)
         if from_transcript:
             # Not one of cctui's sessions: it has no events to skip.
@@ -181,6 +185,24 @@ class SessionPane(Vertical):
             self.call_after_refresh(self.load_history, row.session_id)
         elif row.has_past:
             transcript.mount(LoadEarlier("▲ earlier conversation (from the transcript)"), before=0)
+
+    def _paint_once(self, removal: AwaitRemove) -> None:
+        """Hold the screen's paints until the old session's widgets are gone, so that the
+        new header, the old widgets' removal and the new ones are laid out and drawn in one
+        pass: each is a turn of the loop apart, and each turn painted (and laid out the
+        whole screen) on its own, three passes per preview of a `j`."""
+        batch = self.app.batch_update()
+        batch.__enter__()
+
+        async def release() -> None:
+            try:
+                await removal
+            finally:
+                batch.__exit__(None, None, None)
+                self._releases.discard(task)
+
+        task = asyncio.get_running_loop().create_task(release())
+        self._releases.add(task)
 
     def _swap_draft(self, session_id: str | None) -> None:
         """The message line holds ``session_id``'s draft (kept when it was left), and the

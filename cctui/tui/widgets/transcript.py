@@ -25,6 +25,7 @@ from functools import partial
 from typing import Any
 
 from textual import on
+from textual.await_remove import AwaitRemove
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
@@ -160,18 +161,20 @@ class Transcript(VerticalScroll, OneLayout):
 
     # -- changes -------------------------------------------------------------------------
 
-    def reset(self) -> None:
-        """Forget everything drawn (another session is being shown)."""
+    def reset(self) -> AwaitRemove:
+        """Forget everything drawn (another session is being shown); awaiting the result
+        waits until the old widgets are gone."""
         self._items.clear()
         self._replies.clear()
         self._tools.clear()
         self._asks.clear()
         self._folded = 0
         self._earlier = None
-        self.remove_children()
+        removal = self.remove_children()
         # A new session starts at the bottom, following its output, whatever the user
         # scrolled to in the last one (a scroll releases Textual's anchor).
         self.anchor()
+        return removal
 
     def note(self, text: str, *, classes: str = "") -> None:
         """Append a one-line note (e.g. what was skipped)."""
