@@ -90,6 +90,18 @@ _SHOWN = {
 """The fields each special rendering shows; every other field is listed after it."""
 
 
+def request_description(description: str | None, name: str, data: dict[str, Any]) -> str | None:
+    """A permission request's description, unless ``tool_input`` draws it already (a Bash
+    call's own ``description``, which the CLI also sends as the request's: it was shown
+    twice, one line under the other)."""
+    if not description:
+        return None
+    if name == "Bash" and isinstance(data.get("command"), str):
+        if description.strip() == str(data.get("description") or "").strip():
+            return None
+    return description
+
+
 def tool_input(name: str, data: dict[str, Any], *, limit: int | None = MAX_LINES) -> Content:
     """The best rendering of one tool call's input: every field, long text cut to ``limit``
     lines with a note saying how many more (``None``: nothing is cut, for a pending input's

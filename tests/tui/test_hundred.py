@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from cctui.core import SessionConfig
 from cctui.tui.screens.inbox import InboxScreen
@@ -268,10 +268,16 @@ async def test_number_keys_answer_an_approval_in_claude_codes_order(run_app: Run
 
 
 async def test_a_number_picks_a_questions_option_and_answers_it(run_app: RunApp) -> None:
+    """...and the keys say so: "1-9 choose · y send answers" had a person press 2 then y,
+    and the y, the modal gone, landed on the message line (found walking the README)."""
     script = {"*": [question("Which color?", ["Red", "Blue", "Green"]), text("ok")]}
     async with run_app(script) as h:
         session_id = await h.create("go")
         await _modal(h)
+        modal = h.app.screen
+        assert isinstance(modal, PendingInputScreen)
+        keys = modal.query_one("#keys", Static).render().plain
+        assert "1-9  answer" in keys and "send" not in keys
         await h.pilot.press("2")
         await h.settle(session_id)
         answer = h.factory.drivers[0].answers[0]
@@ -331,3 +337,26 @@ async def test_at_80x24_the_peek_keeps_its_reply_line_and_keys_on_screen(
         await h.pilot.press("h", "i")
         line = peek.query_one("#reply-line", Input)
         assert line.has_focus and line.value == "hi"
+
+
+async def test_a_bash_requests_description_is_shown_once(run_app: RunApp) -> None:
+    """The CLI sends a Bash call's own ``description`` as the request's too: the modal and
+    the peek drew it twice, one line under the other (found walking the README)."""
+
+    def said(screen: object) -> str:
+        statics = h.app.screen.query(Static)
+        return "\n".join(str(getattr(s.render(), "plain", s.render())) for s in statics)
+
+    async with run_app() as h:
+        main = h.app.main
+        session_id = await h.create("please bash")
+        modal = await _modal(h)
+        await h.pilot.pause(0.1)
+        assert said(modal).count("Say hi") == 1 and "echo hi" in said(modal)
+        await _later_all(h)
+        main.sessions.select(session_id)
+        main.sessions.focus()
+        await h.pilot.press("space")
+        await h.until(lambda: isinstance(h.app.screen, PeekScreen))
+        await h.pilot.pause(0.1)
+        assert said(h.app.screen).count("Say hi") == 1 and "echo hi" in said(h.app.screen)

@@ -34,7 +34,7 @@ from cctui.tui.modal import Modal
 from cctui.tui.rows import SessionRow
 from cctui.tui.screens.decision import DecisionModal
 from cctui.tui.screens.pending_input import allow_scope, choose_by_number
-from cctui.tui.widgets.questions import QuestionForm
+from cctui.tui.widgets.questions import QuestionForm, one_choice
 
 TAIL = 12
 """Transcript messages read from the end to find the last reply."""
@@ -103,8 +103,9 @@ class PeekAsk(VerticalScroll, can_focus=True):
         elif p.kind == "user_question" and p.questions:
             yield QuestionForm(p.questions, id="questions")
         else:
-            if p.description:
-                yield Static(Content.styled(p.description, "$text-secondary"))
+            described = render.request_description(p.description, p.tool_name, p.tool_input)
+            if described:
+                yield Static(Content.styled(described, "$text-secondary"))
             body = render.tool_input(p.tool_name, p.tool_input, limit=_ASK_LINES)
             yield Static(body, classes="ask-body")
             yield Static(
@@ -133,6 +134,8 @@ class PeekAsk(VerticalScroll, can_focus=True):
         if self.pending.kind == "plan_review":
             return [("y 1", "approve"), ("n 2", "reject"), ("enter", "reject with feedback")]
         if self.pending.kind == "user_question":
+            if one_choice(self.pending.questions):
+                return [("1-9", "answer"), ("n", "decline"), ("enter", "full view")]
             return [("1-9", "choose"), ("y", "send"), ("n", "decline"), ("enter", "full view")]
         return [
             ("y 1", "allow"),

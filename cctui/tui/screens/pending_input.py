@@ -24,7 +24,7 @@ from cctui.tui import render
 from cctui.tui.keymap import bindings
 from cctui.tui.markdown import MarkdownView
 from cctui.tui.screens.decision import DecisionModal
-from cctui.tui.widgets.questions import QuestionForm
+from cctui.tui.widgets.questions import QuestionForm, one_choice
 
 _TITLES = {"permission": "Permission", "plan_review": "Plan review", "user_question": "Question"}
 
@@ -127,8 +127,9 @@ class PendingInputScreen(DecisionModal):
             note = Static(_escalation(p.escalation), id="escalation")
             note.display = bool(p.escalation)
             yield note
-            if p.description and p.kind == "permission":
-                yield Static(Content(p.description), id="description")
+            described = render.request_description(p.description, p.tool_name, p.tool_input)
+            if described and p.kind == "permission":
+                yield Static(Content(described), id="description")
             with VerticalScroll(id="body"):
                 yield self._body()
             if p.kind == "permission":
@@ -161,6 +162,8 @@ class PendingInputScreen(DecisionModal):
         if kind == "plan_review":
             return [("y 1", "approve"), ("n 2", "reject with feedback"), ("esc", "later")]
         if kind == "user_question":
+            if one_choice(self.pending.questions):
+                return [("1-9", "answer"), ("n", "decline"), ("esc", "later")]
             return [("1-9", "choose"), ("y", "send answers"), ("n", "decline"), ("esc", "later")]
         pairs = [("y 1", "allow"), ("A 2", "allow for this session"), ("n 3", "deny")]
         if self.pending.allow_for_project:

@@ -91,6 +91,13 @@ def _option_label(number: int, label: str, description: str) -> Content:
     return Content.assemble(key, (label, "bold"), (f" — {description}", "$text-muted"))
 
 
+def one_choice(questions: Sequence[Question]) -> bool:
+    """A single question with one answer to pick: choosing it (a number key) is answering,
+    and the keys say so (a ``y`` after it would land in the line that has the keyboard)."""
+    only = questions[0] if len(questions) == 1 else None
+    return only is not None and bool(only.options) and not only.multi_select
+
+
 class QuestionForm(Vertical):
     """All questions of one request."""
 
@@ -146,5 +153,4 @@ class QuestionForm(Vertical):
     @property
     def one_choice(self) -> bool:
         """A single question with one answer to pick: choosing it is answering."""
-        only = self.questions[0] if len(self.questions) == 1 else None
-        return only is not None and bool(only.options) and not only.multi_select
+        return one_choice(self.questions)
