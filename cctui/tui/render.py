@@ -96,9 +96,9 @@ def request_description(description: str | None, name: str, data: dict[str, Any]
     twice, one line under the other)."""
     if not description:
         return None
-    if name == "Bash" and isinstance(data.get("command"), str):
-        if description.strip() == str(data.get("description") or "").strip():
-            return None
+    bash = name == "Bash" and isinstance(data.get("command"), str)
+    if bash and description.strip() == str(data.get("description") or "").strip():
+        return None
     return description
 
 
