@@ -30,30 +30,26 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tests.bench.bench_tui_tmux import write_past
+
+if TYPE_CHECKING:
+    from cctui.config import Settings
+    from cctui.core import SessionManager
 
 SESSION = "cctui-hundred"
 SIZE = (160, 48)
 
 
-def run_app(home: Path, live: int) -> None:
-    """The app side: cctui over the fake driver, ``live`` sessions started at mount."""
+def live_manager(home: Path, live: int) -> tuple[Settings, SessionManager]:
+    """cctui's settings over ``home`` and a session manager on the fake driver, for
+    ``start_live``'s sessions."""
     from cctui.config import load_settings
-    from cctui.core import SessionConfig, SessionManager
-    from cctui.services import Services
-    from cctui.tui.app import CctuiApp
-    from tests.fakes.fake_driver import (
-        DEFAULT_SCRIPT,
-        Step,
-        fake_driver_factory,
-        sleep,
-        text,
-    )
+    from cctui.core import SessionManager
+    from tests.fakes.fake_driver import DEFAULT_SCRIPT, Step, fake_driver_factory, sleep, text
 
     env = {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
-    project = home / "live"
-    project.mkdir(exist_ok=True)
     settings = load_settings(
         env=env, config_path=home / "none.toml", overrides={"max_sessions": live + 20}
     )
@@ -62,21 +58,35 @@ def run_app(home: Path, live: int) -> None:
         "stream": [text("Working on it. " * 40, chunk=6, delay=0.05), sleep(2), text("done")],
         "*": [text("ok")],
     }
-    manager = SessionManager(settings, driver_factory=fake_driver_factory(script))
+    return settings, SessionManager(settings, driver_factory=fake_driver_factory(script))
+
+
+async def start_live(manager: SessionManager, home: Path, live: int) -> None:
+    """``live`` sessions in seven projects under ``home``: a third wait for a permission, a
+    third stream a reply for a few seconds, a third answer at once."""
+    from cctui.core import SessionConfig
+
+    project = home / "live"
+    for i in range(live):
+        prompt = ("please bash", "stream this", "hello")[i % 3]
+        cwd = project / f"p{i % 7}"
+        cwd.mkdir(parents=True, exist_ok=True)
+        await manager.create(f"{prompt} {i}", SessionConfig(cwd=cwd))
+
+
+def run_app(home: Path, live: int) -> None:
+    """The app side: cctui over the fake driver, ``live`` sessions started at mount."""
+    from cctui.services import Services
+    from cctui.tui.app import CctuiApp
+
+    settings, manager = live_manager(home, live)
 
     class App(CctuiApp):
         # Textual runs CctuiApp's on_mount too, after this one: calling it here mounted twice.
         async def on_mount(self) -> None:
             await manager.start()
             # After the first frame, as a person would start them: the first frame is cctui's.
-            self.call_after_refresh(self.run_worker, self._start_live())
-
-        async def _start_live(self) -> None:
-            for i in range(live):
-                prompt = ("please bash", "stream this", "hello")[i % 3]
-                cwd = project / f"p{i % 7}"
-                cwd.mkdir(exist_ok=True)
-                await manager.create(f"{prompt} {i}", SessionConfig(cwd=cwd))
+            self.call_after_refresh(self.run_worker, start_live(manager, home, live))
 
     App(settings, Services.build(settings, manager)).run()
 

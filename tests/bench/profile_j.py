@@ -60,12 +60,10 @@ async def run(live: int, keys: int, profile: str | None, by_widget: bool = False
     from textual.screen import Screen
     from textual.widget import Widget
 
-    from cctui.config import load_settings
-    from cctui.core import SessionConfig, SessionManager
     from cctui.services import Services
     from cctui.tui.app import CctuiApp
     from cctui.tui.screens.main import MainScreen
-    from tests.fakes.fake_driver import DEFAULT_SCRIPT, Step, fake_driver_factory, sleep, text
+    from tests.bench.bench_hundred import live_manager, start_live
 
     counts: Counter[str] = Counter()
     if by_widget:
@@ -77,26 +75,11 @@ async def run(live: int, keys: int, profile: str | None, by_widget: bool = False
     with tempfile.TemporaryDirectory(prefix="cctui-profile-j-") as tmp:
         home = Path(tmp) / "home"
         (home / ".claude").mkdir(parents=True)
-        env = {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
-        project = home / "live"
-        project.mkdir()
-        settings = load_settings(
-            env=env, config_path=home / "none.toml", overrides={"max_sessions": live + 20}
-        )
-        script: dict[str, list[Step]] = {
-            **DEFAULT_SCRIPT,
-            "stream": [text("Working on it. " * 40, chunk=6, delay=0.05), sleep(2), text("done")],
-            "*": [text("ok")],
-        }
-        manager = SessionManager(settings, driver_factory=fake_driver_factory(script))
+        settings, manager = live_manager(home, live)
         await manager.start()
         app = CctuiApp(settings, Services.build(settings, manager))
         async with app.run_test(size=(160, 48)) as pilot:
-            for i in range(live):
-                prompt = ("please bash", "stream this", "hello")[i % 3]
-                cwd = project / f"p{i % 7}"
-                cwd.mkdir(exist_ok=True)
-                await manager.create(f"{prompt} {i}", SessionConfig(cwd=cwd))
+            await start_live(manager, home, live)
             await pilot.pause(6)  # the streams end, the approvals pop
             for _ in range(live):
                 if isinstance(app.screen, MainScreen):
