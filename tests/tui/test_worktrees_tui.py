@@ -4,6 +4,7 @@ the turn's change count, the diff page, and finishing (merge; a discard listing 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from textual.widgets import Checkbox, Input, Static
@@ -48,6 +49,12 @@ async def start_in_worktree(h: Harness, name: str) -> str:
     return sid
 
 
+def finish_drawn(h: Harness) -> Callable[[], bool]:
+    """The finish page is on screen with its widgets: a pushed screen is the app's screen
+    before it has composed (reading ``#state`` then found nothing, under load)."""
+    return lambda: isinstance(h.app.screen, FinishScreen) and bool(h.app.screen.query("#state"))
+
+
 async def test_a_worktree_session_from_the_form_is_diffed_and_merged(run_app: RunApp) -> None:
     async with run_app() as h:
         make_repo(h.project)
@@ -70,7 +77,7 @@ async def test_a_worktree_session_from_the_form_is_diffed_and_merged(run_app: Ru
         assert isinstance(h.app.screen, MainScreen)
 
         await h.pilot.press("f")
-        await h.until(lambda: isinstance(h.app.screen, FinishScreen))
+        await h.until(finish_drawn(h))
         assert "M a.py" in str(h.app.screen.query_one("#state", Static).render())
         await h.pilot.press("m")
         await h.until(lambda: h.manager.get(sid).worktree.finished == "merged")
@@ -86,7 +93,7 @@ async def test_a_discard_that_loses_work_asks_again_with_the_list(run_app: RunAp
         assert wt is not None
         (wt.path / "new.txt").write_text("draft\n")
         await h.pilot.press("f")
-        await h.until(lambda: isinstance(h.app.screen, FinishScreen))
+        await h.until(finish_drawn(h))
         await h.pilot.press("x")
         warning = str(h.app.screen.query_one("#warning", Static).render())
         assert "uncommitted: ?? new.txt" in warning and "live claude process" in warning
