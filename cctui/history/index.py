@@ -47,7 +47,7 @@ from cctui.history.models import (
     SourceName,
     UsageReport,
 )
-from cctui.history.prepare import PREFETCH_DEPTH, PREFETCH_MIN_FILES, SEGMENT, Prefetch
+from cctui.history.prepare import PREFETCH_MIN_FILES, SEGMENT, Prefetch
 from cctui.history.pricing import Pricer
 from cctui.history.processes import ProcessScanner
 from cctui.history.prompt_cache import PromptState
@@ -379,8 +379,8 @@ class HistoryIndex:
                     pf = self._prefetch  # (close() may stop it from another thread)
                     if pf is not None:
                         pf.feed(
-                            (str(j.path), j.session_id, j.kind)
-                            for j in plan.jobs[:PREFETCH_DEPTH]
+                            (str(j.path), j.session_id, j.kind, j.size)
+                            for j in plan.jobs
                             if self._prefetchable(j)
                         )
                         ready = pf.take(str(plan.jobs[0].path))

@@ -45,6 +45,8 @@ logger = logging.getLogger(__name__)
 
 FTS_BUFFER = 8 * 1024 * 1024
 """Characters of text held for the FTS table before a batch writes them (see ``batch``)."""
+REFRESH_BATCH_SECONDS = 1.0
+"""How long ``refresh`` writes files in one transaction (see there)."""
 _SIG = 4096
 ID_SLOTS = 32
 """Message ids are ``ts_seconds * ID_SLOTS`` + a sequence number: rowid order is time order.
@@ -413,8 +415,19 @@ class TranscriptIndexer:
         plan = self.scan()
         for path in plan.gone:
             touched |= self.forget(path)
-        for job in plan.jobs:
-            touched |= self.ingest(job.path, job.session_id, job.kind)
+        jobs = iter(plan.jobs)
+        for job in jobs:
+            # Files in transactions of about a second: one per file (and an FTS segment per
+            # file) made a cold ``cctui sessions`` build its index several times slower than
+            # the TUI's steps; a second bounds another process's wait for the write lock.
+            deadline = time.monotonic() + REFRESH_BATCH_SECONDS
+            with self.store.write(), self.batch():
+                touched |= self.ingest(job.path, job.session_id, job.kind)
+                while time.monotonic() < deadline:
+                    nxt = next(jobs, None)
+                    if nxt is None:
+                        break
+                    touched |= self.ingest(nxt.path, nxt.session_id, nxt.kind)
         return touched
 
     def refresh_paths(self, paths: Iterable[Path]) -> set[str]:

@@ -468,3 +468,39 @@ def test_an_index_of_this_version_gains_a_later_index_at_open(home: Path, index_
     assert "card_cwd" in names and again.store.note == ""
     assert {h.session_id for h in again.search("walrus project:zoo").hits} == {SID}
     again.close()
+
+
+def _fts_segments(ix: HistoryIndex) -> int:
+    return int(
+        ix.store.reader().execute("SELECT count(DISTINCT segid) FROM msg_fts_idx").fetchone()[0]
+    )
+
+
+@pytest.mark.parametrize("how", ["refresh", "steps"])
+def test_a_build_writes_its_text_in_one_fts_segment_per_batch(
+    home: Path, index: HistoryIndex, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    # Newest file first, each file's rows in time order: in file order, FTS5 would start a
+    # segment at every file (a row id lower than the one before flushes its postings).
+    monkeypatch.setattr(index_module, "PREFETCH_MIN_FILES", 10**6)
+    monkeypatch.setattr("cctui.history.indexer.REFRESH_BATCH_SECONDS", 60.0)
+    sids = [f"{n:08d}-0000-4000-8000-000000000000" for n in range(8)]
+    for n, sid in enumerate(sids):
+        ts = f"2026-11-{10 + n:02d}T10:00:0{{}}.000Z"
+        path = mk.write(
+            home,
+            sid,
+            mk.user(f"prompt number{n}", sid, ts=ts.format(0))
+            + mk.tool_result(f"result{n} mentions quokka", sid, ts=ts.format(2)),
+        )
+        os.utime(path, (1_790_000_000 + n * 86_400,) * 2)
+    if how == "refresh":
+        index.refresh()
+    else:
+        plan = index.plan()
+        while plan.jobs:
+            index.step(plan, seconds=60.0)
+    assert _fts_segments(index) == 1
+    assert _found(index, "quokka") == set(sids)
+    for n, sid in enumerate(sids):
+        assert _found(index, f"number{n}") == {sid} == _found(index, f"result{n}")
