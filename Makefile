@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 N ?= auto
 PYTEST := $(BIN)/python -m pytest -q -n $(N) --dist loadgroup
 
-.PHONY: install run check lint typecheck imports test test-fast snapshot-update screenshots bench
+.PHONY: install run check lint typecheck imports test test-fast test-tui snapshot-update screenshots bench
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -33,9 +33,13 @@ imports:
 test:
 	$(PYTEST)
 
-# The edit loop: everything but the real-CLI (e2e) and slow tests.
+# The edit loop: everything but the real-CLI (e2e), slow and Textual-app (tui) tests.
 test-fast:
-	$(PYTEST) -m "not e2e and not slow"
+	$(PYTEST) -m "not e2e and not slow and not tui"
+
+# The TUI's Pilot and snapshot tests (tests/tui), but for the real-terminal ones.
+test-tui:
+	$(PYTEST) -m "tui and not e2e and not slow"
 
 check: install lint typecheck imports test
 

@@ -20,7 +20,10 @@ from syrupy.location import PyTestLocation
 if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
     sys.dont_write_bytecode = False
 
+from tests.fakes import speedups
 from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory
+
+speedups.install()  # parsed stylesheets and MCP tool schemas, once per test process
 
 pytest_plugins = ["tests.fakes.plugin"]
 
@@ -67,12 +70,19 @@ REAL_CLI_FIXTURES = frozenset({"claude_bin", "claude_env", "fake_api", "real_set
 module says so (``make test-fast`` leaves those out)."""
 
 
+TUI_TESTS = Path(__file__).resolve().parent / "tui"
+"""Every test here runs the Textual app under Pilot (or its snapshots): it is ``tui``, the
+tier ``make test-fast`` leaves out (most of the suite's CPU: docs/development.md)."""
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         if fixtures & REAL_CLI_FIXTURES and item.get_closest_marker("e2e") is None:
             item.add_marker(pytest.mark.e2e)
+        if item.path.is_relative_to(TUI_TESTS) and item.get_closest_marker("tui") is None:
+            item.add_marker(pytest.mark.tui)
 
 
 @pytest.fixture

@@ -123,6 +123,7 @@ def test_a_corrupt_index_file_is_rebuilt_with_a_note(claude_home: Path, home: Pa
     assert "rebuilding" in out.stderr
 
 
+@pytest.mark.slow  # a generated corpus and ccusage (node): ~9 s of CPU, the most of any
 @pytest.mark.skipif(
     not (os.environ.get("CCUSAGE") or shutil.which("ccusage")),
     reason="ccusage not installed (set CCUSAGE to its binary to compare)",

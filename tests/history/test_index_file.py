@@ -273,6 +273,7 @@ while plan.jobs:
 """
 
 
+@pytest.mark.slow  # a Python that imports the index and builds, killed mid-way: ~48 s at load
 def test_kill_9_during_a_build_leaves_an_index_that_resumes(
     home: Path, index_file: Path, tmp_path: Path
 ) -> None:

@@ -1,0 +1,89 @@
+"""Work the libraries redo for every app and every MCP server a test builds, done once per
+test process instead. Same results, computed once: nothing a test checks changes.
+
+- **Textual's parsed stylesheets.** Each ``App`` parses every stylesheet it uses (the
+  widgets' ``DEFAULT_CSS`` and cctui's ``styles/*.tcss``) into rule sets, and again when
+  the theme's variables are set; hundreds of Pilot tests parse the same text. Textual
+  keeps parsed rules per ``Stylesheet`` (``_parse_cache``, keyed by the text and where it
+  came from) and reuses them on every re-parse of it: rule sets are never changed once
+  parsed. Here they are kept per process, keyed also by the variables they were parsed
+  with, so another theme parses afresh.
+- **The MCP SDK's tool schemas.** ``build_server`` registers ~50 tools, and for each the
+  SDK builds a pydantic model of its arguments and their JSON schema from the function's
+  signature (``Tool.from_function``): about 0.3 s of CPU per server, which every MCP test
+  paid for its own fresh server. The tools are closures made anew per server, but their
+  code, defaults and annotations are the same, so the ``Tool`` built for one is copied for
+  the next with only its function replaced; any difference in what the schema is made of
+  (a default, an annotation, a name, a description) is part of the key and builds afresh.
+
+cctui itself runs one app and one MCP server per process, so it has nothing to share; the
+tests call ``install()`` from ``tests/conftest.py``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from mcp.server.mcpserver.tools.base import Tool
+from textual.css.model import RuleSet
+from textual.css.stylesheet import Stylesheet
+
+_RULES: dict[tuple[Any, ...], list[RuleSet]] = {}
+_TOOLS: dict[tuple[Any, ...], Tool] = {}
+
+
+def install() -> None:
+    """Share parsed stylesheets and built tool schemas across this process (idempotent)."""
+    if getattr(Stylesheet._parse_rules, "shared", False):
+        return
+    _share_stylesheets()
+    _share_tools()
+
+
+def _share_stylesheets() -> None:
+    parse = Stylesheet._parse_rules
+
+    def _parse_rules(
+        self: Stylesheet,
+        css: str,
+        read_from: Any,
+        is_default_rules: bool = False,
+        tie_breaker: int = 0,
+        scope: str = "",
+    ) -> list[RuleSet]:
+        variables = tuple(sorted(self._variables.items()))
+        key = (css, read_from, is_default_rules, tie_breaker, scope, variables)
+        rules = _RULES.get(key)
+        if rules is None:
+            rules = _RULES[key] = parse(self, css, read_from, is_default_rules, tie_breaker, scope)
+        return rules
+
+    _parse_rules.shared = True  # type: ignore[attr-defined]
+    Stylesheet._parse_rules = _parse_rules  # type: ignore[method-assign]
+
+
+def _share_tools() -> None:
+    build = Tool.from_function.__func__  # type: ignore[attr-defined]
+
+    def from_function(cls: type[Tool], fn: Any, *args: Any, **kwargs: Any) -> Tool:
+        inner = inspect.unwrap(fn)
+        code = getattr(inner, "__code__", None)
+        if code is None:
+            return build(cls, fn, *args, **kwargs)  # type: ignore[no-any-return]
+        key = (
+            code,
+            getattr(fn, "__code__", None),
+            repr(args),
+            repr(sorted(kwargs.items())),
+            repr(inner.__defaults__),
+            repr(inner.__kwdefaults__),
+            repr(inner.__annotations__),
+            inner.__doc__,
+        )
+        tool = _TOOLS.get(key)
+        if tool is None:
+            tool = _TOOLS[key] = build(cls, fn, *args, **kwargs)
+        return tool.model_copy(update={"fn": fn})
+
+    Tool.from_function = classmethod(from_function)  # type: ignore[method-assign, assignment]
