@@ -308,7 +308,10 @@ class SessionList(DataTable[Text]):
         ids = sorted(self._rows, key=lambda sid: self._order(self._rows[sid]))
         self._pending = ids[FIRST_ROWS:]
         self._sync(ids[:FIRST_ROWS])
-        self.set_timer(_FILL_PAUSE_S, self._fill)
+        # The rest once these are on screen: a timer set now fired before the first frame
+        # was drawn (its layout and paint take longer than the pause), and drew a chunk or
+        # two of rows no one could see yet in front of it.
+        self.call_after_refresh(self.set_timer, _FILL_PAUSE_S, self._fill)
 
     def _fill(self) -> None:
         """Draw the next chunk of a long first list."""
