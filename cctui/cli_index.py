@@ -182,7 +182,7 @@ def _money(row: UsageRow) -> str:
 
 def _print_usage(report: UsageReport, out: TextIO) -> None:
     head = f"{report.period:<26} {'input':>12} {'output':>10} {'cache w':>12} {'cache r':>14}"
-    print(f"{head} {'total':>14} {'cost':>11}", file=out)
+    lines = [f"{head} {'total':>14} {'cost':>11}"]
     for row in [*report.rows, report.total]:
         t = row.tokens
         key = row.key
@@ -193,16 +193,16 @@ def _print_usage(report: UsageReport, out: TextIO) -> None:
         elif report.period == "project" and row.project:
             key = row.project
         if row is report.total:
-            print("-" * 104, file=out)
-        print(
+            lines.append("-" * 104)
+        lines.append(
             f"{key:<26.26} {t.input:>12,} {t.output:>10,} "
             f"{t.cache_write_5m + t.cache_write_1h:>12,} {t.cache_read:>14,} {t.total:>14,} "
-            f"{_money(row):>11}",
-            file=out,
+            f"{_money(row):>11}"
         )
     if report.total.unpriced_replies:
-        print(
+        lines.append(
             f"* {report.total.unpriced_replies} repl(ies) of models with no known price are "
-            "counted in tokens only",
-            file=out,
+            "counted in tokens only"
         )
+    # One write: a print per line cost 20,000 sessions' report ~0.1 s of CPU.
+    out.write("\n".join(lines) + "\n")
