@@ -8,13 +8,20 @@ test process instead. Same results, computed once: nothing a test checks changes
   came from) and reuses them on every re-parse of it: rule sets are never changed once
   parsed. Here they are kept per process, keyed also by the variables they were parsed
   with, so another theme parses afresh.
-- **The MCP SDK's tool schemas.** ``build_server`` registers ~50 tools, and for each the
-  SDK builds a pydantic model of its arguments and their JSON schema from the function's
-  signature (``Tool.from_function``): about 0.3 s of CPU per server, which every MCP test
-  paid for its own fresh server. The tools are closures made anew per server, but their
-  code, defaults and annotations are the same, so the ``Tool`` built for one is copied for
-  the next with only its function replaced; any difference in what the schema is made of
-  (a default, an annotation, a name, a description) is part of the key and builds afresh.
+- **The MCP SDK's tool schemas.** ``build_server`` registers ~50 tools (and prompts and
+  resource templates), and for each the SDK builds a pydantic model of its arguments and
+  their JSON schema from the function's signature (``Tool.from_function``): about 0.4 s of
+  CPU per server, which every MCP test paid for its own fresh server. The tools are
+  closures made anew per server, but their code, defaults and annotations are the same, so
+  the ``Tool`` built for one is copied for the next with only its function replaced; any
+  difference in what the schema is made of (a default, an annotation, a name, a
+  description) is part of the key and builds afresh (so a tool whose annotations hold a
+  per-server object, a ``Resolve`` dependency, is built for each server, as it must be).
+- **The MCP client's output-schema validators.** A client compiles a JSON Schema validator
+  for each tool's output schema the first time it checks a result of it
+  (``ClientSession._output_schema_validator``, cached per session); every test has its own
+  client. A compiled validator holds nothing but its schema, so one per schema (by its
+  JSON text) serves every client of the process.
 
 cctui itself runs one app and one MCP server per process, so it has nothing to share; the
 tests call ``install()`` from ``tests/conftest.py``.
@@ -23,14 +30,19 @@ tests call ``install()`` from ``tests/conftest.py``.
 from __future__ import annotations
 
 import inspect
+import json
 from typing import Any
 
+from mcp.client.session import ClientSession
+from mcp.server.mcpserver.prompts.base import Prompt
+from mcp.server.mcpserver.resources.templates import ResourceTemplate
 from mcp.server.mcpserver.tools.base import Tool
 from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
 
 _RULES: dict[tuple[Any, ...], list[RuleSet]] = {}
-_TOOLS: dict[tuple[Any, ...], Tool] = {}
+_BUILT: dict[tuple[Any, ...], Any] = {}
+_VALIDATORS: dict[str, Any] = {}
 
 
 def install() -> None:
@@ -38,7 +50,9 @@ def install() -> None:
     if getattr(Stylesheet._parse_rules, "shared", False):
         return
     _share_stylesheets()
-    _share_tools()
+    for cls in (Tool, Prompt, ResourceTemplate):
+        _share_built(cls)
+    _share_validators()
 
 
 def _share_stylesheets() -> None:
@@ -63,15 +77,18 @@ def _share_stylesheets() -> None:
     Stylesheet._parse_rules = _parse_rules  # type: ignore[method-assign]
 
 
-def _share_tools() -> None:
-    build = Tool.from_function.__func__  # type: ignore[attr-defined]
+def _share_built(model: type[Any]) -> None:
+    """``model.from_function`` (a pydantic model with an ``fn`` field) built once per
+    function code, arguments, defaults, annotations and docstring; copied per call."""
+    build = model.from_function.__func__
 
-    def from_function(cls: type[Tool], fn: Any, *args: Any, **kwargs: Any) -> Tool:
+    def from_function(cls: type[Any], fn: Any, *args: Any, **kwargs: Any) -> Any:
         inner = inspect.unwrap(fn)
         code = getattr(inner, "__code__", None)
         if code is None:
-            return build(cls, fn, *args, **kwargs)  # type: ignore[no-any-return]
+            return build(cls, fn, *args, **kwargs)
         key = (
+            cls,
             code,
             getattr(fn, "__code__", None),
             repr(args),
@@ -81,9 +98,25 @@ def _share_tools() -> None:
             repr(inner.__annotations__),
             inner.__doc__,
         )
-        tool = _TOOLS.get(key)
-        if tool is None:
-            tool = _TOOLS[key] = build(cls, fn, *args, **kwargs)
-        return tool.model_copy(update={"fn": fn})
+        built = _BUILT.get(key)
+        if built is None:
+            built = _BUILT[key] = build(cls, fn, *args, **kwargs)
+        return built.model_copy(update={"fn": fn})
 
-    Tool.from_function = classmethod(from_function)  # type: ignore[method-assign, assignment]
+    model.from_function = classmethod(from_function)
+
+
+def _share_validators() -> None:
+    compile_ = ClientSession._output_schema_validator
+
+    def _output_schema_validator(
+        self: ClientSession, name: str, output_schema: dict[str, Any]
+    ) -> Any:
+        key = json.dumps(output_schema, sort_keys=True)
+        validator = _VALIDATORS.get(key)
+        if validator is None:
+            validator = _VALIDATORS[key] = compile_(self, name, output_schema)
+        self._tool_output_validators[name] = validator
+        return validator
+
+    ClientSession._output_schema_validator = _output_schema_validator  # type: ignore[method-assign]
