@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from cctui.history import _sdk
 from cctui.history.extract import Usage, extract, parse, wanted
 from cctui.history.lines import complete_lines
 from cctui.history.transcripts import TranscriptMeta, read_meta
@@ -150,6 +151,11 @@ def prepare_file(path: str, session_id: str, kind: str, thinking: bool) -> Prepa
     return out
 
 
+def warm_up() -> None:
+    """A worker's first task: the imports its jobs need (the SDK's session parser)."""
+    _sdk.lite_read_size()
+
+
 def prepare_files(jobs: list[tuple[str, str, str]], thinking: bool) -> list[Prepared | None]:
     """A worker's task: ``prepare_file`` of each (path, session id, kind)."""
     return [prepare_file(path, sid, kind, thinking) for path, sid, kind in jobs]
@@ -180,6 +186,8 @@ class Prefetch:
         self._ahead: dict[str, tuple[Future[list[Prepared | None]], int, int]] = {}
         """Path -> (its chunk's future, its place in the chunk, its size)."""
         self._ahead_bytes = 0
+        self._warm: Future[None] | None = None
+        """The worker's first task, its imports: until it is done the writer never waits."""
         self._broken = False
         self._pool: ProcessPoolExecutor | None = None
         try:
@@ -188,6 +196,7 @@ class Prefetch:
                 self._pool = ProcessPoolExecutor(
                     max_workers=1, mp_context=multiprocessing.get_context("spawn")
                 )
+                self._warm = self._pool.submit(warm_up)
         except Exception:  # no worker here: the writer reads every file itself
             logger.warning("index worker could not start; reading in this process", exc_info=True)
             self._broken = True
@@ -242,6 +251,11 @@ class Prefetch:
             return None
         fut, i, size = entry
         self._ahead_bytes -= size
+        if self._warm is not None and not self._warm.done():
+            # The worker is still starting (a spawned interpreter's imports: seconds on a
+            # busy machine): the writer reads this file itself rather than wait, so the first
+            # step fills the list's top at once.
+            return None
         try:
             got = fut.result()
         except Exception:  # a broken worker: the writer reads the file itself

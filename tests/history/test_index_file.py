@@ -264,12 +264,13 @@ _BUILDER = """
 import sys, time
 from pathlib import Path
 from cctui.history import HistoryIndex
-ix = HistoryIndex(Path(sys.argv[1]), index_file=Path(sys.argv[2]))
-plan = ix.plan()
-while plan.jobs:
-    ix.step(plan, seconds=0.01)
-    print("step", flush=True)
-    time.sleep(0.05)
+if __name__ == "__main__":  # the build's worker (spawned) imports this module again
+    ix = HistoryIndex(Path(sys.argv[1]), index_file=Path(sys.argv[2]))
+    plan = ix.plan()
+    while plan.jobs:
+        ix.step(plan, seconds=0.01)
+        print("step", flush=True)
+        time.sleep(0.05)
 """
 
 
@@ -419,6 +420,9 @@ def test_a_build_of_many_new_files_reads_them_in_a_worker_process(
 
     monkeypatch.setattr(index.transcripts, "ingest", spy)
     plan = index.plan()
+    warm = index._prefetch._warm if index._prefetch is not None else None
+    assert warm is not None
+    warm.result()  # (until the worker has started, the writer reads files itself)
     while plan.jobs:
         index.step(plan, seconds=5.0)
     assert all(used) and len(used) == 8  # every file came prepared by the worker

@@ -26,6 +26,7 @@ def test_the_worker_prepares_a_file_while_stderr_is_a_capture() -> None:
 
         sys.stderr = Capture()
         worker = Prefetch(thinking=False)
+        worker._warm.result()  # started (until then the writer reads files itself)
         worker.feed([({str(sample)!r}, "s1", "main", 1)])
         prepared = worker.take({str(sample)!r})
         worker.close()
