@@ -25,6 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tests.bench.checkouts import cctui_env, compile_checkout
+
 REPO = Path(__file__).resolve().parents[2]
 COMMANDS = {
     "sessions --limit 50 --json": ["sessions", "--limit", "50", "--json"],
@@ -42,33 +44,17 @@ def _cpu(argv: list[str], env: dict[str, str], cwd: Path) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def _compile(checkout: Path) -> None:
-    """Byte-compile the checkout's cctui, as an installed one is: with
-    PYTHONDONTWRITEBYTECODE set (or a checkout never imported) every start would compile
-    every module again, ~0.3 s of CPU."""
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(checkout / "cctui")],
-                   check=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": ""})  # fmt: skip
-
-
 def bench(home: Path, index: Path, reps: int, old: Path | None) -> None:
     sides = {"this": REPO} | ({"old": old.resolve()} if old is not None else {})
     for checkout in sides.values():
-        _compile(checkout)
+        compile_checkout(checkout)
     with tempfile.TemporaryDirectory(prefix="cctui-commands-") as tmp:
         envs: dict[str, dict[str, str]] = {}
         for name, checkout in sides.items():
             cache = Path(tmp) / name
             (cache / "cctui").mkdir(parents=True)
             shutil.copyfile(index, cache / "cctui" / "index.sqlite")
-            envs[name] = {
-                **os.environ,
-                "HOME": str(Path(tmp) / "home"),
-                "CLAUDE_CONFIG_DIR": str(home),
-                "XDG_CACHE_HOME": str(cache),
-                "XDG_STATE_HOME": str(cache / "state"),
-                "XDG_CONFIG_HOME": str(cache / "config"),
-                "PYTHONPATH": str(checkout),
-            }
+            envs[name] = cctui_env(checkout, home=Path(tmp) / "home", config_dir=home, cache=cache)
             _cpu(COMMANDS["sessions --limit 50 --json"], envs[name], checkout)  # warm up
         times: dict[tuple[str, str], list[float]] = {}
         loads: list[float] = []

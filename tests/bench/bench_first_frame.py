@@ -92,16 +92,14 @@ def child() -> None:
     print(json.dumps(marks))
 
 
+def _env(checkout: Path, home: Path, cache: Path) -> dict[str, str]:
+    from tests.bench.checkouts import cctui_env  # (not in the child: it runs another checkout)
+
+    return cctui_env(checkout, home=home, config_dir=home / ".claude", cache=cache)
+
+
 def _start(checkout: Path, home: Path, cache: Path) -> dict[str, float]:
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-        "XDG_CACHE_HOME": str(cache),
-        "XDG_STATE_HOME": str(cache / "state"),
-        "XDG_CONFIG_HOME": str(cache / "config"),
-        "PYTHONPATH": str(checkout),
-    }
+    env = _env(checkout, home, cache)
     out = subprocess.run(
         [sys.executable, str(HERE), "--child"],
         env=env,
@@ -115,30 +113,15 @@ def _start(checkout: Path, home: Path, cache: Path) -> dict[str, float]:
 
 
 def _index(checkout: Path, home: Path, cache: Path) -> None:
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-        "XDG_CACHE_HOME": str(cache),
-        "XDG_STATE_HOME": str(cache / "state"),
-        "XDG_CONFIG_HOME": str(cache / "config"),
-        "PYTHONPATH": str(checkout),
-    }
+    env = _env(checkout, home, cache)
     code = "import sys; from cctui.entry import main; sys.exit(main(['index']))"
     subprocess.run([sys.executable, "-c", code], env=env, cwd=checkout, check=True,
                    capture_output=True)  # fmt: skip
 
 
-def _compile(checkout: Path) -> None:
-    """Byte-compile the checkout's cctui, as an installed one is: with
-    PYTHONDONTWRITEBYTECODE set (or a checkout never imported) every start would compile
-    every module again, ~0.3 s of CPU."""
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(checkout / "cctui")],
-                   check=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": ""})  # fmt: skip
-
-
 def bench(history: int, reps: int, old: Path | None) -> None:
     from tests.bench.bench_tui_tmux import write_past
+    from tests.bench.checkouts import compile_checkout
 
     sides = {"this": REPO} | ({"old": old.resolve()} if old is not None else {})
     with tempfile.TemporaryDirectory(prefix="cctui-first-frame-") as tmp:
@@ -148,7 +131,7 @@ def bench(history: int, reps: int, old: Path | None) -> None:
         write_past(home / ".claude", history, root)
         built = {name: root / f"built-{name}" for name in sides}
         for checkout in sides.values():
-            _compile(checkout)
+            compile_checkout(checkout)
         for name, checkout in sides.items():
             _index(checkout, home, built[name])
             _start(checkout, home, built[name])  # a first start (it may leave caches)
@@ -164,11 +147,12 @@ def bench(history: int, reps: int, old: Path | None) -> None:
             first = [r["first_frame"] for r in runs]
             mount = [r["mount"] for r in runs]
             load_now = [r["load_now"] for r in runs]
+            after = [r["first_frame"] - r["mount"] - r["load_now"] for r in runs]
             print(
                 f"  {case:<13} {name:<5} first frame CPU median {statistics.median(first):.2f} s "
                 f"({', '.join(f'{v:.2f}' for v in first)}); before on_mount "
                 f"{statistics.median(mount):.2f} s; load_now {statistics.median(load_now):.2f} s;"
-                f" rows {int(runs[0]['rows'])}"
+                f" after it {statistics.median(after):.2f} s; rows {int(runs[0]['rows'])}"
             )
 
 
