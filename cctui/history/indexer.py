@@ -10,9 +10,10 @@ that offset). A file is then:
   differs): its rows are deleted and it is read again from 0;
 - gone: its rows leave the index.
 
-Work is committed per file, and every ``SEGMENT`` bytes inside a big one, so a process killed
-mid-build leaves an index that opens and resumes where the last commit stopped. The FTS table
-is only ever changed row by row through the ``msg`` triggers; it is never rebuilt wholesale.
+Work is committed per batch of files (a build's step, about a second in ``refresh``), so a
+process killed mid-build leaves an index that opens and resumes where the last commit stopped.
+A batch's FTS rows are held back and written together in row-id order (``batch``, ``flush``):
+one FTS5 segment per batch; the FTS table is never rebuilt wholesale.
 
 Subagent transcripts (``projects/<p>/<session>/subagents/*.jsonl``) are indexed under their
 parent session's id with ``sidechain`` set; they have no card of their own.
