@@ -68,8 +68,12 @@ class Services:
         )
 
     async def close(self) -> None:
-        """Stop the project trees' prefetch and watchers (the manager's owner shuts it down)."""
+        """Stop the project trees' prefetch and watchers, and keep what the history index
+        read of history.jsonl for the next start (the manager's owner shuts it down; the
+        index stays open: a refresh abandoned by a quit may still be using it)."""
         await self.projects.close()
+        if self.history is not None:
+            self.history.save_prompts()
 
 
 class WindowServices(Protocol):

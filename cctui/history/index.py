@@ -146,10 +146,12 @@ class HistoryIndex:
         """Keep what history.jsonl gave for the next run, close the index file (a temporary
         one is removed) and stop a build's worker."""
         self._stop_prefetch()
-        self._save_prompts()
+        self.save_prompts()
         self.store.close()
 
-    def _save_prompts(self) -> None:
+    def save_prompts(self) -> None:
+        """Keep what history.jsonl gave for the next run (``prompt_cache``), if it changed
+        since it was restored or last kept; ``close`` does it too."""
         if self._prompt_cache is None or self._cache_at is None:
             return
         # Not while a refresh (an abandoned one, say) changes the state being written.

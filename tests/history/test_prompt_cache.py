@@ -200,3 +200,23 @@ def test_an_index_without_a_file_keeps_no_cache(home: Path, tmp_path: Path) -> N
     index.refresh()
     index.close()
     assert not list(tmp_path.rglob("*.prompts"))
+
+
+async def test_the_tuis_services_keep_the_cache_when_they_close(home: Path, tmp_path: Path) -> None:
+    """The TUI's index is never closed (a refresh abandoned by a quit may still use it):
+    closing the services keeps what it read, and the next start parses nothing again."""
+    from cctui.config import load_settings
+    from cctui.core import SessionManager
+    from cctui.services import Services
+
+    settings = load_settings(env={"HOME": str(tmp_path / "h")}, config_path=tmp_path / "no.toml")
+    index_file = tmp_path / "index.sqlite"
+    index = HistoryIndex(home, index_file=index_file)
+    services = Services.build(settings, SessionManager(settings), history=index)
+    try:
+        index.load()
+        await services.close()
+        assert _cache(index_file).is_file()
+        assert _read(home, index_file)[2] == 0
+    finally:
+        index.close()
