@@ -16,6 +16,8 @@ import logging
 import multiprocessing
 import os
 import sys
+import threading
+import time
 import zlib
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -37,6 +39,8 @@ SEGMENT = 16 * 1024 * 1024
 """Bytes of one file read per write transaction (and the most a worker prepares)."""
 PREFETCH_MIN_FILES = 16
 """New files a plan must hold before a worker process is worth starting."""
+PARENT_POLL_SECONDS = 0.5
+"""How often a worker checks that its parent still runs."""
 PREFETCH_DEPTH = 64
 """Files prepared ahead of the writer at most."""
 PREFETCH_AHEAD_BYTES = 32 * 1024 * 1024
@@ -151,6 +155,20 @@ def prepare_file(path: str, session_id: str, kind: str, thinking: bool) -> Prepa
     return out
 
 
+def _exit_with_parent() -> None:
+    """A worker's initializer: end when the process that started it is gone. A killed cctui
+    (SIGKILL: no cleanup) left its worker waiting on its task queue for ever, since the worker
+    holds that pipe's write end itself."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="cctui-index-worker-parent", daemon=True).start()
+
+
 def warm_up() -> None:
     """A worker's first task: the imports its jobs need (the SDK's session parser)."""
     _sdk.lite_read_size()
@@ -194,7 +212,9 @@ class Prefetch:
             with _real_stderr():
                 # spawn, not fork: the TUI's process has threads (a fork copies their locks).
                 self._pool = ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                    max_workers=1,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_exit_with_parent,
                 )
                 self._warm = self._pool.submit(warm_up)
         except Exception:  # no worker here: the writer reads every file itself

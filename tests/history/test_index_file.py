@@ -260,6 +260,27 @@ def test_readers_are_not_blocked_and_a_second_writer_waits(
     ix.close()
 
 
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(entry.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 _BUILDER = """
 import sys, time
 from pathlib import Path
@@ -293,8 +314,15 @@ def test_kill_9_during_a_build_leaves_an_index_that_resumes(
     assert proc.stdout is not None
     for _ in range(3):
         assert proc.stdout.readline() == "step\n"
+    proc_fs = Path("/proc/self/stat").exists()  # (Linux: who the build's children are)
+    children = _children(proc.pid) if proc_fs else []  # its worker, multiprocessing's tracker
+    assert children or not proc_fs
     proc.kill()  # SIGKILL: no cleanup, maybe mid-transaction
     proc.wait()
+    deadline = time.monotonic() + 30
+    while any(_alive(c) for c in children) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [c for c in children if _alive(c)]  # nothing outlives a killed build
 
     ix = HistoryIndex(home, index_file=index_file)
     partial = ix.load()
