@@ -22,6 +22,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from textual.notifications import SeverityLevel
 from textual.pilot import Pilot
 from textual.widgets import Input, Select
 
@@ -58,6 +59,8 @@ turns instead of rebuilding each other's files mid-run."""
 NOW = datetime.now(UTC).replace(microsecond=0)
 """Frozen for the app; the fake core stamps real times, which all read as "now"."""
 SIZE = (130, 36)
+TOAST_S = 24 * 3600.0
+"""How long a demo toast stays: longer than any scenario, so no timer decides what is on it."""
 
 SUMMARY = """\
 The flaky test came from a **race** in `Session._pump`: the result frame could arrive
@@ -387,6 +390,21 @@ class DemoApp(CctuiApp):
     session has settled and the pane shows the scenario's session, and the screen is drawn
     with ``settle()`` (no timer decides what is on it).
     """
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A toast stays until the screenshot: its timeout is wall-clock time, and on a loaded
+        machine the archived scenario outlived its 6 s toast before the screenshot was taken
+        (the snapshot then lacked it)."""
+        del timeout
+        super().notify(message, title=title, severity=severity, timeout=TOAST_S, markup=markup)
 
     def __init__(self, scenario: str) -> None:
         env = _reset()
