@@ -2,8 +2,8 @@
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# The suite runs on every core (pytest-xdist); the snapshot demo's tests stay on one worker
-# (their fixed directories: tests/conftest.py). N=0 runs it in this one process.
+# The suite runs on every core (pytest-xdist); tests that share one module's real owner or
+# host (xdist_group) stay on one worker. N=0 runs it in this one process.
 N ?= auto
 PYTEST := $(BIN)/python -m pytest -q -n $(N) --dist loadgroup
 
