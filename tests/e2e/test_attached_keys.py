@@ -244,7 +244,11 @@ async def test_rules_policy_metrics_takeover_capital_r_l_m_o(
 
 async def test_queue_and_schedules_t(window: AttachedCore, project_dir: Path) -> None:
     """The t page's reads and changes, answered by the owner's dispatcher."""
-    first = await window.create("[[slow seconds=20]]", window.default_config(project_dir))
+    # The first waits for a permission nobody gives, so the later one stays queued for as long
+    # as the test takes (a 20 s stream once ended first at load 20: "is not queued").
+    first = await window.create(
+        "[[bash cmd=echo hi > held.txt]]", window.default_config(project_dir)
+    )
     later = await window.create(
         "after it",
         window.default_config(project_dir),
