@@ -73,7 +73,9 @@ def _temp_index(top: Path) -> Iterator[dict[str, str]]:
         index = Path(tmpdir) / "index"
         if real.ok and real.text:
             with contextlib.suppress(OSError):  # no index yet: start from an empty one
-                shutil.copyfile(real.text, index)
+                # copy2 keeps the index's time: git hashes a file changed in the index's own
+                # second ("racily clean") only while the index is no newer than that file.
+                shutil.copy2(real.text, index)
         yield {"GIT_INDEX_FILE": str(index)}
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -121,3 +122,29 @@ def test_plan_checks_the_name_the_repository_and_what_is_taken(repo: Path, tmp_p
     with pytest.raises(NotAGitRepository):
         worktree.plan(tmp_path / "plain", "x")
     assert worktree.slug("Fix the flaky test in tests/core", "fb") == "fix-the-flaky-test-in"
+
+
+def test_a_snapshot_sees_an_edit_git_could_only_tell_by_content(tmp_path: Path) -> None:
+    """A same-size edit in the second of the last commit is "racily clean": git's stat cache
+    cannot tell it (git compares whole seconds), so git hashes the file because the index
+    is no older than it. The private copy of the index keeps the original's time; a copy
+    stamped later made git trust the cache, and a snapshot taken a second on (as under
+    load) kept the committed text: the diff called the person's own edit the session's."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    run(repo, "init", "-q", "-b", "main")
+    run(repo, "config", "user.name", "T")
+    run(repo, "config", "user.email", "t@example.com")
+    a = repo / "a.py"
+    while True:  # the commit and the edit in one second (the condition, not a retry of it)
+        start = int(time.time())
+        a.write_text("x = 1\n")
+        run(repo, "add", "a.py")
+        run(repo, "commit", "-qm", "first", "--allow-empty")
+        a.write_text("x = 2\n")  # the same size
+        if int(time.time()) == start:
+            break
+    time.sleep(start + 1.05 - time.time())  # the snapshot a second later
+    tree = gitdiff.snapshot(repo)
+    assert tree is not None
+    assert run(repo, "show", f"{tree}:a.py") == "x = 2"
