@@ -122,6 +122,13 @@ class Sleep:
 
 
 @dataclass(frozen=True)
+class Hold:
+    """Pause the turn until the test sets ``until`` (a condition, not a length of time)."""
+
+    until: asyncio.Event
+
+
+@dataclass(frozen=True)
 class Fail:
     """Make this turn's result an error (like an API 400)."""
 
@@ -148,7 +155,7 @@ class Emit:
     frame: Frame
 
 
-Step = Text | Tool | Sleep | Fail | Crash | ExitClean | Emit
+Step = Text | Tool | Sleep | Hold | Fail | Crash | ExitClean | Emit
 Script = Mapping[str, Sequence[Step]] | Callable[[str], Sequence[Step]]
 
 
@@ -200,6 +207,11 @@ def question(q: str, options: Sequence[str], header: str = "Choice") -> Tool:
 def sleep(seconds: float) -> Sleep:
     """Pause (cut short by an interrupt)."""
     return Sleep(seconds)
+
+
+def hold(until: asyncio.Event) -> Hold:
+    """Pause the turn until ``until`` is set."""
+    return Hold(until)
 
 
 def fail(message: str = "API Error: 400 fake") -> Fail:
@@ -515,6 +527,8 @@ class FakeDriver:
                 await self._play_tool(step)
             elif isinstance(step, Sleep):
                 await asyncio.sleep(step.seconds)
+            elif isinstance(step, Hold):
+                await step.until.wait()
             elif isinstance(step, Fail):
                 state["error"] = step.message
             elif isinstance(step, Crash):

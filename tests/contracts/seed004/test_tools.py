@@ -24,7 +24,7 @@ from cctui.mcp_server.server import CctuiMCPServer, build_server
 from tests.content import first_text
 from tests.contracts.seed004.client import call, fails
 from tests.contracts.seed004.schemas import MANIFEST, ZOD_DATETIME
-from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory, sleep, text
+from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory, hold, sleep, text
 from tests.fakes.settings import make_settings
 from tests.mcp.conftest import client
 
@@ -251,7 +251,15 @@ async def test_a_seed_timeout_is_never_cut_unsaid(
     timed_out with a note on how to go on (it was cut to 55 s without a word), while
     wait_for_completion waits the whole timeout_ms."""
     monkeypatch.setattr(compat, "MAX_WAIT_MS", 300)
-    factory = fake_driver_factory({"*": [text("thinking"), sleep(1.0), text("done")]})
+    # Each turn is held until the test lets it end: a turn of fixed length could end under
+    # load before the wait that should be cut began.
+    cut_seen, never = asyncio.Event(), asyncio.Event()
+    factory = fake_driver_factory(
+        {
+            "work": [text("thinking"), hold(cut_seen), text("done")],
+            "more": [text("thinking"), hold(never)],
+        }
+    )
     settings = make_settings(tmp_path, default_cwd=project)
     manager = SessionManager(settings, driver_factory=factory)
     await manager.start()
@@ -262,12 +270,15 @@ async def test_a_seed_timeout_is_never_cut_unsaid(
             cut = r.structured_content
             assert cut is not None and cut["timed_out"] is True, cut
             assert "claude_wait" in cut["note"] and "wait_for_completion" in cut["note"]
+            cut_seen.set()
             whole = await call(c, "wait_for_completion", session_id=sid, timeout_ms=300_000)
             assert whole["completed"] is True and whole["timed_out"] is False
             # send_message's own timeout, short, says how to go on in the seed's words.
             short = await call(c, "send_message", session_id=sid, message="more", timeout_ms=200)
             assert short["timed_out"] is True and "wait_for_completion" in short["note"]
     finally:
+        cut_seen.set()
+        never.set()
         await manager.shutdown()
 
 
@@ -275,9 +286,12 @@ async def test_a_seed_timeout_is_never_cut_unsaid(
 async def test_a_long_wait_keeps_the_call_alive_with_progress(
     tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch, mode: str
 ) -> None:
-    """Both protocol eras: in 2026-07-28 the wait runs in a resolver, still heartbeating."""
+    """Both protocol eras: in 2026-07-28 the wait runs in a resolver, still heartbeating.
+    The turn is held until three beats came (a fixed-length turn could end under load
+    before the wait began, and the wait then rightly returned with no beat)."""
     monkeypatch.setattr(waiting, "HEARTBEAT_S", 0.2)
-    factory = fake_driver_factory({"*": [text("thinking"), sleep(1.5), text("done")]})
+    beaten = asyncio.Event()
+    factory = fake_driver_factory({"*": [text("thinking"), hold(beaten), text("done")]})
     settings = make_settings(tmp_path, default_cwd=project)
     manager = SessionManager(settings, driver_factory=factory)
     await manager.start()
@@ -285,19 +299,23 @@ async def test_a_long_wait_keeps_the_call_alive_with_progress(
 
     async def progress(progress: float, total: float | None, message: str | None) -> None:
         beats.append(message)
+        if len(beats) >= 3:
+            beaten.set()
 
     try:
         async with client(build_server(manager, settings), mode=mode) as c:
             sid = (await call(c, "start_session", prompt="work"))["session_id"]
-            result = await c.call_tool(
-                "wait_for_completion",
-                {"session_id": sid, "timeout_ms": 600_000},
-                progress_callback=progress,
-            )
+            async with asyncio.timeout(60):  # no heartbeat: the turn would wait forever
+                result = await c.call_tool(
+                    "wait_for_completion",
+                    {"session_id": sid, "timeout_ms": 600_000},
+                    progress_callback=progress,
+                )
             out = json.loads(first_text(result))
             assert out["completed"] is True and out["timed_out"] is False
             assert len(beats) >= 3 and all(b and sid in b for b in beats), beats
     finally:
+        beaten.set()
         await manager.shutdown()
 
 
