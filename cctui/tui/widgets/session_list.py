@@ -17,7 +17,7 @@ from __future__ import annotations
 import heapq
 import math
 import time
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import datetime
 from typing import Any, ClassVar, Self
 
@@ -143,6 +143,7 @@ class SessionList(DataTable[Text]):
         self._plain: dict[str, tuple[str, ...]] = {}
         """Text and style of each listed row's cells (and its order), to update only those."""
         self._title_width = 30
+        self._project_width = _PROJECT_WIDTH
         self._order = _Ordering()
         self._heads: set[str] = set()
         """The first listed row of each project group (its project cell is bold)."""
@@ -377,30 +378,37 @@ class SessionList(DataTable[Text]):
         spare = self.size.width - _FIXED
         project = _PROJECT_WIDTH if spare >= 12 else max(5, _PROJECT_WIDTH - (12 - spare))
         width = max(8, spare + _PROJECT_WIDTH - project)
-        column = self.columns["project"]  # type: ignore[index]
-        if column.width != project:
+        changed: set[str] = set()
+        if project != self._project_width:
+            # Cut with an ellipsis, the header too: a column clipped by the table read
+            # "projec" over "fronte" for "frontend".
+            self._project_width = project
+            column = self.columns["project"]  # type: ignore[index]
             column.width = project
+            column.label = Text(fmt.one_line("project", project))
             self._require_update_dimensions = True
+            changed.update(self._redraw_cells(_PROJECT, self._project))
             self.refresh()
         if width != self._title_width:
             self._title_width = width
             self.columns["title"].width = width  # type: ignore[index]
             # The table's width follows its columns' (Textual works it out when idle).
             self._require_update_dimensions = True
-            self._redraw_titles()
+            changed.update(self._redraw_cells(_TITLE, self._title))
+        self._repaint(list(changed))
 
-    def _redraw_titles(self) -> None:
-        """Draw again the titles the new width cuts differently (most past sessions' titles
-        fit either way)."""
+    def _redraw_cells(self, index: int, cell: Callable[[SessionRow], Text]) -> list[str]:
+        """Put in again the cells of column ``index`` that a new width cuts differently (most
+        fit either way); the rows changed."""
         changed: list[str] = []
         for sid, plain in self._plain.items():
-            title = self._title(self._rows[sid])
-            text = _plain(title)
-            if plain[_TITLE] != text:
-                self._set_cells(sid, {_TITLE: title})
-                self._plain[sid] = (*plain[:_TITLE], text, *plain[_TITLE + 1 :])
+            new = cell(self._rows[sid])
+            text = _plain(new)
+            if plain[index] != text:
+                self._set_cells(sid, {index: new})
+                self._plain[sid] = (*plain[:index], text, *plain[index + 1 :])
                 changed.append(sid)
-        self._repaint(changed)
+        return changed
 
     def _redraw_all(self) -> None:
         self._colours.clear()
@@ -563,7 +571,7 @@ class SessionList(DataTable[Text]):
         reads as groups, and a row scrolled to the top still says where it belongs)."""
         head = r.session_id in self._heads and r.offline_since is None
         return Text(
-            fmt.one_line(r.project, 10),
+            fmt.one_line(r.project, self._project_width),
             style="bold" if head else self._colour("foreground-muted"),
         )
 
