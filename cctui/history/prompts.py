@@ -42,24 +42,27 @@ class PromptFold:
         self.first, self.last = min(self.first, p.timestamp), max(self.last, p.timestamp)
         self.count += 1
         self.project = self.project or p.project
-        text = title_text(p.display)
-        if text and (self.title is None or (self.title.startswith("/") and text[:1] != "/")):
-            self.title = text
+        self.title = _better_title(self.title, title_text(p.display))
 
     def merged(self, later: PromptFold | None) -> PromptFold:
         """This fold followed by ``later``'s prompts (as if added after these)."""
         if later is None:
             return self
-        title = self.title
-        if title is None or (title.startswith("/") and (later.title or "/")[:1] != "/"):
-            title = later.title
         return PromptFold(
             min(self.first, later.first),
             max(self.last, later.last),
             self.count + later.count,
             self.project or later.project,
-            title,
+            _better_title(self.title, later.title),
         )
+
+
+def _better_title(title: str | None, later: str | None) -> str | None:
+    """A fold's title once a later prompt's text comes: the first prompt that is not a slash
+    command, else the first one."""
+    if later and (title is None or (title.startswith("/") and not later.startswith("/"))):
+        return later
+    return title
 
 
 def fold_into(folds: dict[str, PromptFold], session_id: str, prompt: HistoryPrompt) -> None:
