@@ -162,8 +162,9 @@ async def test_quick_switches_stay_in_order(manager: SessionManager, project: Pa
 async def test_a_session_with_a_log_file_logs_its_changes_and_still_publishes_them(
     manager: SessionManager, project: Path
 ) -> None:
-    """The log has a line for every event kind; a kind it had none for raised inside the
-    fan-out, so a session with seed 004's ``log_file`` never published its setting changes."""
+    """The log has a line for every event kind (the MCP output lines' text); a kind it had
+    none for raised inside the fan-out, so a session with seed 004's ``log_file`` never
+    published its setting changes."""
     config = manager.default_config(project).model_copy(update={"log_file": "session.log"})
     info = await manager.create("hi", config)
     sid = info.session_id
@@ -177,4 +178,7 @@ async def test_a_session_with_a_log_file_logs_its_changes_and_still_publishes_th
         ("permission_mode", "plan"),
     ]
     lines = (project / "session.log").read_text().splitlines()
-    assert [line.split(" ", 1)[1] for line in lines[-2:]] == ["[model] sonnet", "[mode] plan"]
+    assert [line.split(" ", 1)[1] for line in lines[-2:]] == [
+        "[model] default -> sonnet",
+        "[mode] default -> plan",
+    ]

@@ -16,23 +16,13 @@ import json
 import logging
 import os
 from pathlib import Path
-from typing import assert_never
 
+from cctui.core.session.event_text import event_text
 from cctui.core.session.events import (
-    SETTING_NAMES,
-    ApiRetryEvent,
     AssistantTextEvent,
-    ChangesEvent,
-    ErrorEvent,
-    FilesRewoundEvent,
     InputRequestedEvent,
-    InputResolvedEvent,
-    ResultEvent,
     SessionEvent,
-    SettingChangedEvent,
-    StatusChanged,
     ToolUseEvent,
-    UserMessageEvent,
 )
 from cctui.errors import ValidationFailed
 from cctui.fs.errors import PathRefused
@@ -78,41 +68,16 @@ def check_log_file(raw: str, cwd: Path, state_dir: Path) -> Path:
 def log_line(ev: SessionEvent) -> str | None:
     """The line for ``ev``, or None when it is not written (a delta, a running tool)."""
     match ev:
-        case UserMessageEvent():
-            text = f"> {ev.text}"
-        case AssistantTextEvent():
-            if not ev.complete:
-                return None
-            text = ev.text
+        case AssistantTextEvent(complete=False) | ToolUseEvent(state="running"):
+            return None
         case ToolUseEvent():
-            if ev.state == "running":
-                return None
+            # The file keeps a call whole; the MCP lines cut it short.
             tail = f" -> {ev.result}" if ev.result else ""
             text = f"[tool {ev.state}] {ev.name} {json.dumps(ev.input, ensure_ascii=False)}{tail}"
         case InputRequestedEvent():
             text = f"[needs {ev.input.kind}] {ev.input.tool_name} (input {ev.input.id})"
-        case InputResolvedEvent():
-            text = f"[{ev.decision} by {ev.decided_by}] input {ev.input_id} {ev.message}".rstrip()
-        case ResultEvent():
-            text = f"[turn {'error' if ev.is_error else 'done'}] {ev.result or ''}".rstrip()
-        case StatusChanged():
-            text = f"[status] {ev.status}" + (f": {ev.error}" if ev.error else "")
-        case ErrorEvent():
-            text = f"[error] {ev.message}"
-        case ApiRetryEvent():
-            status = f" {ev.error_status}" if ev.error_status else ""
-            text = f"[api retry {ev.attempt}]{status} {ev.error or ''}".rstrip()
-        case ChangesEvent():
-            text = f"[changes] {ev.summary}"
-        case SettingChangedEvent():
-            when = "" if ev.applies == "now" else " (next start)"
-            text = f"[{SETTING_NAMES[ev.setting]}] {ev.value or 'default'}{when}"
-        case FilesRewoundEvent():
-            text = f"[files rewound by {ev.by or 'cctui'}] {len(ev.files)} file(s)"
         case _:
-            # Every kind has a line: a new kind without one is a type error here, not an
-            # UnboundLocalError that kept the event from the session's subscribers.
-            assert_never(ev)
+            text = event_text(ev)  # every other kind as the MCP output lines say it
     return f"{iso_z(ev.at)} {text}\n"
 
 
