@@ -218,6 +218,17 @@ class HistoryIndex:
                 found = [self._summaries.get(sid) for sid in ids]
         return [s for s in found if s is not None]
 
+    def transcript_only(self) -> tuple[list[tuple[Any, ...]], set[str]]:
+        """For a list that writes every session out (``cctui sessions --json``): the card rows
+        (``TranscriptIndexer.newest_cards``) of the sessions only a transcript names, whose
+        summary is their card's fields as they are; and the ids of every other session (named
+        by history.jsonl or a running process too, or by those alone), for ``summaries``."""
+        with self._refresh_lock:
+            procs = self.processes.by_session
+            others = self._read.folds.keys() | self._attributed.keys() | procs.keys()
+            rows = self.transcripts.newest_cards()
+        return [r for r in rows if r[0] not in others], others
+
     def _compose_all(self) -> None:
         """After ``refresh(cards=False)``: compose every session, as a full refresh would."""
         if self._lazy:  # (read without the lock: a reader must not wait out a build step)

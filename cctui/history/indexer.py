@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from cctui.history import _sdk
 from cctui.history.extract import ROLE_CODES, Usage
@@ -297,6 +297,23 @@ class TranscriptIndexer:
             if held is None or mtime > held[0]:
                 best[sid] = (mtime, last)
         return {sid: last for sid, (_, last) in best.items()}
+
+    def newest_cards(self) -> list[tuple[Any, ...]]:
+        """Per session, the card ``meta`` would pick (the newest file's), as the index file's
+        row: (session id, path, mtime, last activity, size, cwd, title, created at, git
+        branch, cost). For a list that writes its rows out and needs no ``TranscriptMeta``
+        (``cctui sessions --json``: 20,000 cards as objects cost it ~0.3 s)."""
+        best: dict[str, tuple[Any, ...]] = {}
+        # One scan, the rare session with two files picked here (a GROUP BY through the
+        # session index took twice as long as the scan).
+        for r in self.store.reader().execute(
+            "SELECT session_id, path, mtime, last_activity, size, cwd, title, created_at, "
+            "git_branch, coalesce(cost_state_usd, cost_usd) FROM card"
+        ):
+            held = best.get(r[0])
+            if held is None or r[2] > held[2]:
+                best[r[0]] = r
+        return list(best.values())
 
     def is_new(self, path: Path) -> bool:
         """The index has never read this file (as far as this process knows)."""

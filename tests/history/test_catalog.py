@@ -233,6 +233,54 @@ def test_cctui_sessions_leaves_out_the_spare_another_cctui_hides(
     assert not left.exists()  # cleared by the reader
 
 
+def test_every_row_as_json_is_the_whole_merge_byte_for_byte(
+    claude_home: Path, tmp_path: Path
+) -> None:
+    """``cctui sessions --json`` with no filter and no limit makes the past sessions only a
+    transcript names straight from the index's cards (``list_catalog_rows``); what it writes
+    must be the whole merge's JSON, whichever sources name a session (a transcript alone, or
+    with history.jsonl, a process, cctui's registry), hidden and archived ids aside, a session
+    whose id is under two project directories taking its newest file's card."""
+    from pydantic_core import to_json
+
+    from cctui.core.archive import Archive
+    from cctui.core.catalog import list_catalog_page, list_catalog_rows
+    from tests.history.conftest import add_transcript
+
+    settings = load_settings(
+        env={"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(claude_home)},
+        config_path=tmp_path / "none.toml",
+    )
+    past = [f"c0000000-0000-4000-8000-00000000000{i}" for i in range(6)]
+    for i, sid in enumerate(past):
+        add_transcript(claude_home, sid, "transcript-write-tool-with-hooks.jsonl", f"/w/p{i % 2}")
+    moved = add_transcript(claude_home, past[0], "transcript-interactive.jsonl", "/w/moved")
+    os.utime(moved, (2_000_000_000, 2_000_000_000))  # the newer of past[0]'s two files
+    write_process(claude_home, os.getppid(), past[1], status="idle")  # a process names it too
+    spare = "5a5a5a5a-1111-4222-8333-444455556666"
+    write_process(claude_home, os.getpid(), spare, status="idle")
+    spare_records.publish(settings.state_dir, spare)
+    spare_records.publish(settings.state_dir, past[2])  # hidden, and only a transcript's
+    Archive(settings.state_dir).set(past[3], True)
+    records = [
+        SessionRecord(session_id=sid, config=SessionConfig(cwd=Path("/work/app")),
+                      created_at=NOW, last_activity=NOW - timedelta(days=900), title=title)
+        for sid, title in ((OWN_ID, "registry only"), (past[4], "registry and transcript"))
+    ]  # fmt: skip
+    SessionRecords(settings.state_dir).save(records)
+
+    rows = list_catalog_rows(settings)
+    whole = list_catalog_page(settings).entries
+
+    assert to_json(rows, indent=2) == to_json([e.model_dump() for e in whole], indent=2)
+    ids = [r["session_id"] for r in rows]
+    assert len(ids) == 3 + len(past) + 1 - 2  # the samples, the copies, OWN_ID; less 2, 3
+    assert spare not in ids and past[2] not in ids and past[3] not in ids
+    assert next(r for r in rows if r["session_id"] == past[0])["cwd"] == "<tmp>/cci/proj"
+    assert next(r for r in rows if r["session_id"] == past[1])["status"] == "idle"
+    assert {r["sources"] for r in rows} >= {frozenset({"transcript"}), frozenset({"cctui"})}
+
+
 def _exited_pid() -> int:
     """A pid no process has now (the kernel does not hand it out again this soon)."""
     child = subprocess.Popen(["true"])
