@@ -55,7 +55,7 @@ from cctui.history.prompts import HistoryFileReader, HistoryRead, PromptFold, fo
 from cctui.history.search import search
 from cctui.history.store import SCHEMA_VERSION, IndexStore
 from cctui.history.transcripts import ReadStats
-from cctui.history.usage import usage_report
+from cctui.history.usage import UsageLines, usage_lines, usage_report
 from cctui.pids import pid_alive
 
 if TYPE_CHECKING:  # anyio and watchfiles load when a watch or a thread is first used:
@@ -288,6 +288,10 @@ class HistoryIndex:
     def usage(self, period: str = "daily", **kwargs: Any) -> UsageReport:
         """A usage report; see ``cctui.history.usage.usage_report``."""
         return usage_report(self.store, period, pricing=self.pricer.fingerprint, **kwargs)
+
+    def usage_lines(self, period: str = "daily", **kwargs: Any) -> UsageLines:
+        """``usage``'s lines, not made into models (``cctui.history.usage.usage_lines``)."""
+        return usage_lines(self.store, period, **kwargs)
 
     def stats(self) -> IndexStats:
         """What the index holds (``cctui index --stats``)."""

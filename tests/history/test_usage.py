@@ -210,3 +210,39 @@ def test_a_period_split_by_model_session_or_project(tmp_path: Path) -> None:
     with pytest.raises(SearchError, match="unknown grouping"):
         ix.usage("daily", group_by="colour")
     ix.close()
+
+
+@pytest.mark.parametrize("period", ["daily", "weekly", "monthly", "session", "project", "model",
+                                    "blocks"])  # fmt: skip
+def test_the_printed_report_from_its_unvalidated_lines_is_the_validated_reports(
+    tmp_path: Path, period: str
+) -> None:
+    """``cctui usage`` prints ``usage_lines`` (no models: 20,000 sessions' cost ~0.3 s); the
+    table must be the one the validated report gives, a reply of no known price included."""
+    import io
+
+    from cctui.cli_index import _print_usage
+    from cctui.history.usage import UsageLines
+
+    a = mk.user("first", A, cwd="/w/alpha") + mk.assistant([mk.text("x")], A)
+    a += mk.assistant([mk.text("y")], A, msg_id="m2", ts="2026-11-21T10:00:00.000Z",
+                      model="claude-experimental-zz")  # fmt: skip
+    b = mk.user("second", B, cwd="/w/beta") + mk.assistant([mk.text("z")], B, msg_id="m_b")
+    ix = _index(tmp_path, {A: a, B: b})
+    now = datetime(2026, 11, 21, 12, 0, tzinfo=UTC).timestamp()
+    report = ix.usage(period, now=now)
+    lines = ix.usage_lines(period, now=now)
+    validated = UsageLines(
+        rows=[r.model_dump() for r in report.rows],
+        total=report.total.model_dump(),
+        since=report.since,
+        until=report.until,
+    )
+    printed, expected = io.StringIO(), io.StringIO()
+    _print_usage(period, lines, printed)
+    _print_usage(period, validated, expected)
+
+    assert printed.getvalue() == expected.getvalue()
+    assert "no price" in printed.getvalue() or "*" in printed.getvalue()
+    assert len(printed.getvalue().splitlines()) >= 4  # header, a line at least, rule, total
+    ix.close()
