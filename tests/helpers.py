@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import logging
 import os
 import re
 import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +68,63 @@ def wait_started(proc: subprocess.Popen[Any], ready: Callable[[], object], what:
             said = proc.stderr.read() if proc.stderr is not None else ""
             raise AssertionError(f"{what} ended ({proc.returncode}) before it was ready: {said}")
         time.sleep(0.05)
+
+
+def cctui_env(home: Path, **extra: str) -> dict[str, str]:
+    """This environment without the machine's ``CLAUDE*``/``XDG_*`` settings, ``HOME`` set
+    to ``home``, plus ``extra``: what a ``cctui`` command a test runs sees."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "XDG_"))}
+    return {**env, "HOME": str(home), **extra}
+
+
+def run_cctui(env: Mapping[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """The ``cctui`` command, as a real process: ``python -m cctui args`` under ``env``."""
+    return subprocess.run(
+        [sys.executable, "-m", "cctui", *args],
+        capture_output=True,
+        text=True,
+        env=dict(env),
+        timeout=120,
+        check=False,
+    )
+
+
+def call_cctui(env: Mapping[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """The ``cctui`` command run in this process (``cctui.entry.main``, what ``python -m
+    cctui`` calls) with ``env`` as its whole environment and its output captured; answers
+    like ``run_cctui``.
+
+    Why not a process: each ``python -m cctui`` pays ~1 s of CPU importing the stack before
+    it does anything (several seconds under load), and most CLI tests check what the
+    command decides, not that it is a process. The real process is tried once per
+    behaviour (``run_cctui``, in the ``slow`` tier where a test needs many). Put back after
+    the call: the environment, and the root logger (``configure_logging`` replaces its
+    handlers with the state dir's log file; pytest's capture is one of them)."""
+    from cctui.entry import main
+
+    saved_env = dict(os.environ)
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    out, err = io.StringIO(), io.StringIO()
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse's usage errors exit (2), as the process does
+                code = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_env)
+        for handler in [h for h in root.handlers if h not in handlers]:
+            root.removeHandler(handler)
+            handler.close()
+        for handler in [h for h in handlers if h not in root.handlers]:
+            root.addHandler(handler)
+        root.setLevel(level)
+        logging.captureWarnings(False)
+    return subprocess.CompletedProcess(["cctui", *args], code, out.getvalue(), err.getvalue())
 
 
 class TmuxWindow:

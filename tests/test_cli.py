@@ -5,27 +5,38 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
+
+import pytest
+
+from tests.helpers import call_cctui, cctui_env, run_cctui
 
 
 def _run(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "XDG_"))}
-    full_env.update(HOME=str(tmp_path), **env)
-    return subprocess.run(
-        [sys.executable, "-m", "cctui", *args],
-        capture_output=True,
-        text=True,
-        env=full_env,
-        timeout=60,
-        check=False,
-    )
+    """The command in this process (``call_cctui``): what it decides, without paying a
+    Python start each time; ``test_the_real_command`` runs it as processes."""
+    return call_cctui(cctui_env(tmp_path, **env), *args)
 
 
 def test_version(tmp_path: Path) -> None:
-    out = _run(tmp_path, "--version")
+    out = run_cctui(cctui_env(tmp_path), "--version")  # the real `python -m cctui`
     assert out.returncode == 0
     assert out.stdout.startswith("cctui ")
+
+
+@pytest.mark.slow  # three Python starts: the in-process tests below decide the same things
+def test_the_real_command(tmp_path: Path) -> None:
+    """As processes: a bad value is one clear line and exit 2, a command's logs go to the
+    state dir and never to the terminal, and ``sessions --json`` prints JSON on stdout."""
+    bad = run_cctui(cctui_env(tmp_path, MAX_SESSIONS="many"), "sessions")
+    assert bad.returncode == 2 and "MAX_SESSIONS" in bad.stderr
+    assert "Traceback" not in bad.stderr
+    quiet = run_cctui(cctui_env(tmp_path), "mcp-config")
+    assert quiet.returncode == 1 and quiet.stdout == ""
+    assert "no running cctui" in quiet.stderr
+    assert (tmp_path / ".local" / "state" / "cctui" / "cctui.log").exists()
+    listed = run_cctui(cctui_env(tmp_path), "sessions", "--json")
+    assert listed.returncode == 0 and json.loads(listed.stdout) == []
 
 
 def test_bad_environment_value_is_one_clear_line(tmp_path: Path) -> None:

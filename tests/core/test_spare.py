@@ -11,6 +11,7 @@ import pytest
 
 from cctui.core import SessionInfo, SessionManager, WaitOutcome
 from cctui.core.catalog import build_catalog
+from cctui.core.session import process
 from cctui.core.session.events import SessionEvent, StatusChanged, UserMessageEvent
 from cctui.core.session.states import SessionStatus
 from cctui.errors import SessionNotReady
@@ -131,9 +132,13 @@ async def test_a_spare_stays_hidden_until_its_process_is_gone(
 
 
 async def test_shutdown_ends_a_spare_still_connecting(
-    make_manager: MakeManager, project: Path
+    make_manager: MakeManager, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Never connected, its owner never sees the stop: stop() waits out the kill grace plus
+    # this bound (5 s in cctui), then cancels it. The test waits them out: short here.
+    monkeypatch.setattr(process, "STUCK_AFTER_S", 0.2)
     manager, slow = await _slow(make_manager, gate=asyncio.Event())  # never opened
+    manager.kill_grace_s = 0.1  # the grace too (2 s): a fake driver has no process to TERM
     manager.prewarm(manager.default_config(project))
     await _until(lambda: bool(slow.drivers))  # connecting
     await manager.shutdown()

@@ -15,8 +15,11 @@ test process instead. Same results, computed once: nothing a test checks changes
   closures made anew per server, but their code, defaults and annotations are the same, so
   the ``Tool`` built for one is copied for the next with only its function replaced; any
   difference in what the schema is made of (a default, an annotation, a name, a
-  description) is part of the key and builds afresh (so a tool whose annotations hold a
-  per-server object, a ``Resolve`` dependency, is built for each server, as it must be).
+  description) is part of the key and builds afresh. A ``Resolve`` dependency in an
+  annotation is a per-server closure: it enters the key as its code, and the copy gets the
+  new server's resolvers and their plans (``find_resolved_parameters``,
+  ``build_resolver_plans``, cheap), so a tool never runs another server's resolver; what is
+  shared is what the schemas are built from (about 30 ms a tool, seven tools a server).
 - **The MCP client's output-schema validators.** A client compiles a JSON Schema validator
   for each tool's output schema the first time it checks a result of it
   (``ClientSession._output_schema_validator``, cached per session); every test has its own
@@ -31,10 +34,11 @@ from __future__ import annotations
 
 import inspect
 import json
-from typing import Any
+from typing import Annotated, Any, get_args, get_origin
 
 from mcp.client.session import ClientSession
 from mcp.server.mcpserver.prompts.base import Prompt
+from mcp.server.mcpserver.resolve import Resolve, build_resolver_plans, find_resolved_parameters
 from mcp.server.mcpserver.resources.templates import ResourceTemplate
 from mcp.server.mcpserver.tools.base import Tool
 from textual.css.model import RuleSet
@@ -95,15 +99,38 @@ def _share_built(model: type[Any]) -> None:
             repr(sorted(kwargs.items())),
             repr(inner.__defaults__),
             repr(inner.__kwdefaults__),
-            repr(inner.__annotations__),
+            _annotations_key(inner.__annotations__),
             inner.__doc__,
         )
         built = _BUILT.get(key)
         if built is None:
             built = _BUILT[key] = build(cls, fn, *args, **kwargs)
-        return built.model_copy(update={"fn": fn})
+        update: dict[str, Any] = {"fn": fn}
+        if getattr(built, "resolved_params", None):  # this server's resolvers, never the first's
+            resolved = find_resolved_parameters(fn)
+            fields = built.fn_metadata.arg_model.model_fields
+            names = {field.alias or name for name, field in fields.items()}
+            update |= {
+                "resolved_params": dict(resolved),
+                "resolver_plans": build_resolver_plans(resolved, names),
+            }
+        return built.model_copy(update=update)
 
     model.from_function = classmethod(from_function)
+
+
+def _annotations_key(annotations: dict[str, Any]) -> str:
+    """``annotations`` as text, each ``Resolve(fn)`` as its resolver's code (its repr is
+    the per-server object's address)."""
+
+    def shape(value: Any) -> Any:
+        if isinstance(value, Resolve):
+            return ("Resolve", inspect.unwrap(value.fn).__code__)
+        if get_origin(value) is Annotated:
+            return ("Annotated", *(shape(v) for v in get_args(value)))
+        return value
+
+    return repr({name: shape(value) for name, value in annotations.items()})
 
 
 def _share_validators() -> None:

@@ -11,21 +11,19 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import call_cctui, cctui_env, run_cctui
 from tests.history import make_lines as mk
 from tests.history.conftest import INTERACTIVE_ID, WRITE_ID
 
 
 def _run(home: Path, claude: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "XDG_"))}
-    env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(claude))
-    return subprocess.run(
-        [sys.executable, "-m", "cctui", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    """The command in this process (``call_cctui``); the slow tier's test below runs the
+    same commands as real processes."""
+    return call_cctui(cctui_env(home, CLAUDE_CONFIG_DIR=str(claude)), *args)
+
+
+def _process(home: Path, claude: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return run_cctui(cctui_env(home, CLAUDE_CONFIG_DIR=str(claude)), *args)
 
 
 @pytest.fixture
@@ -50,39 +48,45 @@ def test_a_word_in_the_middle_of_a_200_kb_tool_result_is_found(
 
 @pytest.mark.slow
 def test_search_usage_index_and_sessions_share_one_index(claude_home: Path, home: Path) -> None:
-    out = _run(home, claude_home, "search", "PLEASE_WRITE", "--json")
+    """Real ``python -m cctui`` processes: what the in-process tests above and below check
+    holds for the command as a person runs it (exit codes, stdout, stderr, one index)."""
+    out = _process(home, claude_home, "search", "PLEASE_WRITE", "--json")
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert [h["session_id"] for h in result["hits"]] == [WRITE_ID]
     index_file = home / ".cache" / "cctui" / "index.sqlite"
     assert index_file.exists()  # $XDG_CACHE_HOME/cctui by default
 
-    text = _run(home, claude_home, "search", "hello", "interactive").stdout
+    text = _process(home, claude_home, "search", "hello", "interactive").stdout
     assert text.splitlines()[0].startswith("(1 session(s) with every word")
     assert text.splitlines()[1].split()[2] == INTERACTIVE_ID  # the one with both words
     assert "of the words]" in text  # then sessions with only some of them
 
-    usage = json.loads(_run(home, claude_home, "usage", "session", "--json").stdout)
+    usage = json.loads(_process(home, claude_home, "usage", "session", "--json").stdout)
     costs = {r["key"]: r["cost_usd"] for r in usage["rows"]}
     assert costs[WRITE_ID] == pytest.approx(0.057272, abs=1e-6)
     assert usage["total"]["tokens"]["replies"] == 10  # 11 assistant lines, 10 replies
 
-    daily = _run(home, claude_home, "usage")
+    daily = _process(home, claude_home, "usage")
     assert "2026-11-22" in daily.stdout and "total" in daily.stdout
 
-    stats = json.loads(_run(home, claude_home, "index", "--stats", "--json").stdout)
+    stats = json.loads(_process(home, claude_home, "index", "--stats", "--json").stdout)
     assert stats["files"] == 3 and stats["sessions"] == 3 and stats["messages"] > 10
 
-    every = _run(home, claude_home, "sessions", "--json")
+    every = _process(home, claude_home, "sessions", "--json")
     listed = json.loads(every.stdout)
     assert {e["session_id"] for e in listed} >= {WRITE_ID, INTERACTIVE_ID}
     assert "--limit" not in every.stderr  # no limit: every session, nothing to say
-    cut = _run(home, claude_home, "sessions", "--json", "--limit", "1")
+    cut = _process(home, claude_home, "sessions", "--json", "--limit", "1")
     assert len(json.loads(cut.stdout)) == 1
     assert f"1 of {len(listed)} sessions shown (--limit 1)" in cut.stderr
 
-    rebuilt = _run(home, claude_home, "index", "--rebuild", "--json")
+    rebuilt = _process(home, claude_home, "index", "--rebuild", "--json")
     assert rebuilt.returncode == 0 and json.loads(rebuilt.stdout)["files"] == 3
+
+    wrong = _process(home, claude_home, "usage", "fortnightly")
+    assert wrong.returncode == 2 and "unknown period" in wrong.stderr
+    assert "Traceback" not in wrong.stderr
 
 
 def test_errors_are_one_clear_line(claude_home: Path, home: Path) -> None:
@@ -179,6 +183,7 @@ def test_corrupt_lines_are_said_by_index_stats_not_by_every_command(
     assert "corrupt line(s) skipped" in stats.stdout + stats.stderr
 
 
+@pytest.mark.slow  # a pipe to head needs real processes: three, over 700 transcripts
 def test_a_reader_that_leaves_early_is_no_traceback(tmp_path: Path, home: Path) -> None:
     """Issue 39, item 9: ``cctui sessions | head`` printed a BrokenPipeError traceback."""
     for n in range(700):

@@ -108,11 +108,18 @@ async def test_write_approved_by_elicitation_over_http(http: HttpService, mode: 
     assert http.client_count >= 1
 
 
-async def test_a_request_head_sent_byte_by_byte_is_cut_off(http: HttpService) -> None:
-    """Trickling a request head keeps no connection open: the head has one deadline."""
+async def test_a_request_head_sent_byte_by_byte_is_cut_off(
+    http: HttpService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Trickling a request head keeps no connection open: the head has one deadline
+    (0.5 s here instead of 5 s: the test waits it out; 200 bytes at 0.1 s each outlast it)."""
     import socket
 
     import anyio
+
+    from cctui.mcp_server.transport import http as transport
+
+    monkeypatch.setattr(transport, "REQUEST_TIMEOUT_S", 0.5)
 
     host, port = http.url.split("//")[1].split("/")[0].split(":")
     sock = socket.create_connection((host, int(port)))

@@ -37,6 +37,10 @@ log = logging.getLogger(__name__)
 S = SessionStatus
 # How long to wait for the CLI to exit after close() before giving up on its last frame.
 _EXIT_WAIT_S = 3.0
+STUCK_AFTER_S = 5.0
+"""How long past its kill grace ``Process.stop`` waits for the owner task before cancelling
+it: the owner notices the stop only once connected, and one stuck connecting (the SDK's
+initialize) never does."""
 
 
 class TurnTimer:
@@ -348,7 +352,7 @@ class Process:
         self._stop_grace_s = 0.0 if force else None
         self._stop.set()
         try:
-            await asyncio.wait_for(asyncio.shield(owner), self._kill_grace_s() + 5.0)
+            await asyncio.wait_for(asyncio.shield(owner), self._kill_grace_s() + STUCK_AFTER_S)
         except TimeoutError:
             # Stuck (e.g. still in the SDK's initialize): cancel; the owner's finally
             # still closes the driver, and the SDK's atexit reaper is the last resort.
