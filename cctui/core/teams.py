@@ -1,18 +1,21 @@
 """Teams: sessions sharing a ``team`` label; a message to all of them at once, or to one by
-its teammate name; and asking one to shut down (seed 004's ``sendToTeammate``,
-``broadcast`` and ``requestShutdown``)."""
+its teammate name; asking one to shut down; and the notice that one went idle (seed 004's
+``sendToTeammate``, ``broadcast``, ``requestShutdown`` and ``notifyIdle``)."""
 
 from __future__ import annotations
 
 import asyncio
 import re
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
 
+from cctui.core.launch import default_teammate
 from cctui.core.session.models import SessionInfo
 from cctui.errors import CctuiError, TeammateNotFound, TeamNotFound
 from cctui.redact import redact_text
+from cctui.timestamps import iso_z
 
 if TYPE_CHECKING:
     from cctui.core.manager import SessionManager
@@ -162,6 +165,45 @@ async def request_shutdown(
         return answer("rejected", why.strip() or None)
     await manager.end(sid)
     return answer("approved", why.strip() or None)
+
+
+class IdleNotice(BaseModel):
+    """Seed 004's idle notification: ``notifyIdle(sessionId, reason)`` sends it for a
+    teammate whose turn ended and who now waits for work (the seed's ``busy -> idle``).
+    Fields in the seed's words (``SessionState``'s ``session_id``, ``team_name``,
+    ``teammate_name``; ``notifyIdle``'s ``reason``)."""
+
+    type: Literal["idle_notification"] = "idle_notification"
+    session_id: str
+    team_name: str
+    teammate_name: str
+    reason: str
+    """Why its turn ended: ``completed``, ``interrupted`` or ``failed``."""
+    timestamp: str
+    """When it went idle (ISO 8601, UTC, ``Z``)."""
+
+
+def idle_reason(*, is_error: bool, interrupted: bool) -> str:
+    """The ``reason`` of an idle notice, from how the turn that ended it ended."""
+    if interrupted:
+        return "interrupted"
+    return "failed" if is_error else "completed"
+
+
+def idle_notice(info: SessionInfo, reason: str, at: datetime) -> IdleNotice | None:
+    """The notice for ``info`` going idle at ``at``; None for a session that is not a
+    teammate (no team: seed 004's ``notifyIdle`` returns without sending). A member given
+    no name has the one its process knows (``session-<first 8 of its id>``)."""
+    team = info.config.team
+    if not team:
+        return None
+    return IdleNotice(
+        session_id=info.session_id,
+        team_name=team,
+        teammate_name=info.config.teammate or default_teammate(info.session_id),
+        reason=reason,
+        timestamp=iso_z(at),
+    )
 
 
 async def _deliver(manager: SessionManager, info: SessionInfo, message: str) -> Delivery:

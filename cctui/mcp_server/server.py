@@ -22,6 +22,7 @@ from cctui.core import SessionManager
 from cctui.errors import CctuiError
 from cctui.mcp_server import compat, errors, tools
 from cctui.mcp_server.asking.decisions import client_label
+from cctui.mcp_server.asking.idle_notices import IdleNotices
 from cctui.mcp_server.history_view import HistoryView
 from cctui.mcp_server.schemas import seed004
 from cctui.mcp_server.schemas.common import HOST_TOOLS
@@ -75,6 +76,8 @@ class CctuiMCPServer(MCPServer):
         self.hidden: set[str] = set()
         """Tools callable by name but left out of ``tools/list`` (seed 004's eight names when
         ``compat_tools`` is off: ``--tools full,nocompat``)."""
+        self.idle_notices = IdleNotices(manager)
+        """Seed 004's ``notifyIdle``: a teammate whose turn ended is told to the clients."""
 
     async def list_tools(self) -> list[MCPTool]:
         """The tools, less the hidden aliases."""
@@ -119,6 +122,8 @@ class CctuiMCPServer(MCPServer):
     ) -> CallToolResult | InputRequiredResult:
         label = client_label(context) if context is not None else "direct"
         self.clients_seen[label] = time.monotonic()
+        if context is not None:
+            self.idle_notices.keep(label, context)
         # An elicitation retry carries the same arguments as the round that asked: it is
         # that call continuing, recorded as a retry rather than as another call.
         retry = context is not None and context.input_responses is not None

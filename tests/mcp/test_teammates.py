@@ -4,6 +4,7 @@ approve), through an in-memory MCP client over a FakeDriver-backed manager."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -98,3 +99,36 @@ async def test_a_teammate_that_does_not_answer_in_time_keeps_running(
                             reason="take-your-time", timeoutMs=1000)  # fmt: skip
     assert answer["outcome"] == "no_answer" and "within 1 s" in answer["reason"]
     assert manager.get(ids["bob"]).is_active
+
+
+async def test_a_teammate_going_idle_is_told_to_the_client_in_the_seed_words(
+    server: CctuiMCPServer, manager: SessionManager
+) -> None:
+    """Seed 004's ``notifyIdle``: a team member whose turn ended sends a notice naming it,
+    its team and why; a session in no team sends none (the seed returns)."""
+    told: list[Any] = []
+    three = asyncio.Event()
+
+    async def logged(params: Any) -> None:
+        told.append(params)
+        if len(told) == 3:
+            three.set()
+
+    async with client(server, mode="legacy", logging_callback=logged) as c:
+        alone = await call(c, "claude_create_session", prompt="hi nobody")
+        await call(c, "claude_wait", sessionId=alone["sessionId"], timeoutMs=10_000)
+        ids = await _team(c)  # alice and bob, each waited for
+        await call(c, "claude_send_message", sessionId=ids["bob"], message="again", wait=True)
+        # Each notice is a message of its own, which may come after the wait's answer.
+        await asyncio.wait_for(three.wait(), 30)  # the bound only turns a hang into a failure
+    notices = [p.data for p in told if p.logger == "teammates"]
+    assert [(n["teammate_name"], n["reason"]) for n in notices] == [
+        ("alice", "completed"),
+        ("bob", "completed"),
+        ("bob", "completed"),
+    ]
+    bob = notices[-1]
+    assert set(bob) == {"type", "session_id", "team_name", "teammate_name", "reason", "timestamp"}
+    assert bob["type"] == "idle_notification" and bob["team_name"] == "red"
+    assert bob["session_id"] == ids["bob"] and bob["timestamp"].endswith("Z")
+    assert alone["sessionId"] not in {n["session_id"] for n in notices}

@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx2
 import pytest
 from mcp import StdioServerParameters
@@ -83,8 +84,10 @@ async def connect(
     tmp_path: Path,
     http: HttpService | None,
     answers: Answers,
+    **kwargs: Any,
 ) -> AsyncIterator[Any]:
-    """A client as seed 004's users run it: the seed's environment names over stdio."""
+    """A client as seed 004's users run it: the seed's environment names over stdio
+    (``kwargs`` go to the client, e.g. its ``logging_callback``)."""
     if transport == "stdio":
         env = {
             **claude_env,
@@ -109,7 +112,7 @@ async def connect(
         )
         target = streamable_http_client(http.url, http_client=raw)
         mode = "legacy" if transport.endswith("2025-11-25") else "auto"
-    async with client(target, name="seed004", elicit=answers, mode=mode) as c:
+    async with client(target, name="seed004", elicit=answers, mode=mode, **kwargs) as c:
         yield c
 
 
@@ -193,6 +196,59 @@ async def test_a_seed_004_session_from_start_to_resume(
     if name == "stdio":  # STATE_DIR and BACKUP_ENABLED, as the seed's env names them
         assert (tmp_path / "seed-state" / "sessions.json").exists()
         assert (tmp_path / "seed-state" / "sessions.json.bak").exists()
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http-2025-11-25"], indirect=True)
+async def test_a_teammate_going_idle_sends_the_seed_idle_notice(
+    transport: tuple[str, HttpService | None],
+    claude_env: dict[str, str],
+    project_dir: Path,
+    tmp_path: Path,
+) -> None:
+    """Seed 004's ``notifyIdle(sessionId, reason)``: a team member whose turn ended, now
+    waiting for work, is told to the client (a log message from logger ``teammates``, the
+    notice as its data, in the seed's field names); a session in no team is not. Over the
+    handshake-era transports, where the server can send between calls."""
+    told: list[Any] = []
+    arrived = anyio.Event()
+
+    async def logged(params: Any) -> None:
+        if params.logger == "teammates":
+            told.append(params.data)
+            arrived.set()
+
+    name, http = transport
+    answers = Answers("accept", {"decision": "allow"})
+    async with connect(
+        name, claude_env, project_dir, tmp_path, http, answers, logging_callback=logged
+    ) as c:
+        alone = await call(c, "start_session", cwd=str(project_dir), prompt="[[say text=solo]]")
+        await call(c, "wait_for_completion", session_id=alone["session_id"])
+        started = await call(
+            c,
+            "start_session",
+            cwd=str(project_dir),
+            team_name="code-review",
+            teammate_name="reviewer-1",
+            prompt="[[say text=Reviewed]]",
+        )
+        sid = started["session_id"]
+        done = await call(c, "wait_for_completion", session_id=sid)
+        assert done["final_state"] == "idle" and done["response"] == "Reviewed"
+        with anyio.fail_after(60):  # only turns a hang into a failure
+            await arrived.wait()
+        await call(c, "kill_session", session_id=sid)
+        await call(c, "kill_session", session_id=alone["session_id"])
+    [notice] = told
+    assert notice == {
+        "type": "idle_notification",
+        "session_id": sid,
+        "team_name": "code-review",
+        "teammate_name": "reviewer-1",
+        "reason": "completed",
+        "timestamp": notice["timestamp"],
+    }
+    assert notice["timestamp"].endswith("Z")
 
 
 async def test_resume_in_another_directory_keeps_the_conversation(
