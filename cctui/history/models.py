@@ -1,4 +1,8 @@
-"""Pydantic models of what the history room reads from Claude Code's directory."""
+"""Pydantic models of what the history room reads from Claude Code's directory.
+
+Those the TUI's first frame does not use are ``defer_build``: their validators are built at
+their first use, not at import (the first frame waits for its imports).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class HistoryPrompt(BaseModel):
     """One line of ``history.jsonl``: a prompt typed into the interactive CLI."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     display: str
     """The prompt as the user typed it (slash commands included)."""
@@ -27,7 +31,7 @@ class HistoryPrompt(BaseModel):
 class RunningProcess(BaseModel):
     """A live ``claude`` process, from ``sessions/<pid>.json`` (its pid checked to be alive)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     pid: int
     session_id: str
@@ -180,7 +184,7 @@ class IndexChange(BaseModel):
 class ToolCall(BaseModel):
     """A ``tool_use`` block, reduced to what a list line shows."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     tool_use_id: str
     name: str
@@ -191,7 +195,7 @@ class ToolCall(BaseModel):
 class ToolResult(BaseModel):
     """A ``tool_result`` block, reduced to a preview."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     tool_use_id: str
     is_error: bool = False
@@ -202,7 +206,7 @@ class ToolResult(BaseModel):
 class TranscriptMessage(BaseModel):
     """One user or assistant message of a past session, simplified for rendering."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     index: int
     """Position in the conversation (0-based), stable across pages."""
@@ -221,7 +225,7 @@ class TranscriptMessage(BaseModel):
 class TranscriptPage(BaseModel):
     """A page of a session's conversation."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     session_id: str
     offset: int = Field(ge=0)
@@ -242,7 +246,7 @@ class TranscriptPage(BaseModel):
 class SearchHit(BaseModel):
     """One session matching a search: its best message."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     session_id: str
     cwd: str | None = None
@@ -277,7 +281,7 @@ class SearchHit(BaseModel):
 class SearchResult(BaseModel):
     """A page of search hits, grouped by session, best first."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     query: str
     hits: list[SearchHit] = Field(default_factory=list)
@@ -299,7 +303,7 @@ class SearchResult(BaseModel):
 class TokenCounts(BaseModel):
     """Tokens of a set of API replies, each reply counted once."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     input: int = 0
     """Uncached input tokens."""
@@ -321,7 +325,7 @@ class TokenCounts(BaseModel):
 class UsageRow(BaseModel):
     """One line of a usage report."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     key: str
     """The group: a day ``2026-11-25``, a week's Monday, a month ``2026-11``, a session id, a
@@ -348,7 +352,7 @@ class UsageRow(BaseModel):
 class UsageReport(BaseModel):
     """Token usage and cost grouped by a period, session, project or model."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     period: str
     rows: list[UsageRow] = Field(default_factory=list)
@@ -365,7 +369,7 @@ class UsageReport(BaseModel):
 class IndexStats(BaseModel):
     """``cctui index --stats``."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     path: Path
     files: int

@@ -32,7 +32,10 @@ def owned_by_cctui(name: str) -> bool:
 
 
 class _Camel(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+    # Built at the first state file read, not at import: the TUI's first frame reads none.
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow", defer_build=True
+    )
 
 
 class Checkpoint(_Camel):

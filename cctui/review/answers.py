@@ -25,7 +25,8 @@ Verdict = Literal["PASS", "CONDITIONAL", "FAIL", "CRITICAL_HALT"]
 
 
 class _Answer(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    # Built at the first answer read, not at import: the TUI's first frame reads none.
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
 
 def _lower(value: Any) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from cctui.review.answers import Criterion, Finding, Issue, Verdict
 from cctui.review.runner import ReviewFailed, RunResult
@@ -36,6 +36,9 @@ ErrorCode = Literal[
 
 class ReviewOut(BaseModel):
     """Fields every review result has."""
+
+    # Built at the first review, not at import: the TUI's first frame shows none.
+    model_config = ConfigDict(defer_build=True)
 
     success: bool
     """Claude answered with the required JSON (and, for the Judge, the reports are written)."""

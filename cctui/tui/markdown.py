@@ -13,19 +13,13 @@ Textual's own Markdown widget uses), so a reply follows a theme change like the 
 
 from __future__ import annotations
 
-import functools
 import io
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
 
-from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
-from rich.markdown import CodeBlock, Heading, Markdown
-from rich.padding import Padding
+from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style as RichStyle
-from rich.syntax import Syntax
-from rich.text import Text
 from rich.theme import Theme
 from textual._context import active_app
 from textual.app import App
@@ -56,47 +50,6 @@ class Look:
     """The background of a fenced block."""
 
 
-class _Heading(Heading):
-    """Headings on the left, as Claude Code draws them (rich centres ``#``)."""
-
-    LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(
-        ("h1", "h2", "h3", "h4", "h5", "h6"), "left"
-    )
-
-
-class _Code(CodeBlock):
-    """A fenced block: highlighted text on the block's background, wrapped, one column of
-    padding each side. (rich's ``Syntax`` renderable draws the same colours at about twice
-    the cost, and a reply can hold a fence every few lines.)"""
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        background = console.get_style("markdown.code_block").bgcolor
-        bg = background.name if background is not None else "default"
-        text = _highlighted(str(self.text).rstrip(), self.lexer_name, self.theme, bg).copy()
-        yield Padding(text, (0, 1), style=f"on {bg}", expand=True)
-
-
-@functools.lru_cache(maxsize=512)
-def _highlighted(code: str, lexer: str, theme: str, background: str) -> Text:
-    """``code`` highlighted, kept: the streaming chunk is drawn again per batch with the
-    same fences in it, and pygments is most of a chunk's render."""
-    text = Syntax(code, lexer, theme=theme, background_color=background).highlight(code)
-    text.rstrip()  # highlight() ends the code with a newline: no empty last line
-    text.no_wrap = False
-    return text
-
-
-class _Reply(Markdown):
-    """rich's markdown with cctui's headings and fences."""
-
-    elements: ClassVar[dict[str, type]] = {
-        **Markdown.elements,
-        "heading_open": _Heading,
-        "fence": _Code,
-        "code_block": _Code,
-    }
-
-
 class MarkdownVisual(Visual):
     """A markdown text as a Textual visual; its lines are rendered once per width."""
 
@@ -122,7 +75,10 @@ class MarkdownVisual(Visual):
         self.renders += 1
         console = look.console
         options = console.options.update(width=width, highlight=False, height=None)
-        reply = _Reply(self.markdown, code_theme=look.code_theme, hyperlinks=False)
+        # here: rich's markdown (markdown-it, ~45 ms of import) is not needed for a first frame
+        from cctui.tui.markdown_reply import Reply
+
+        reply = Reply(self.markdown, code_theme=look.code_theme, hyperlinks=False)
         rendered = console.render_lines(reply, options, pad=False, new_lines=False)
         lines = [Strip(line) for line in rendered]
         # rich opens a list with an empty line: a chunk that starts with one would read as

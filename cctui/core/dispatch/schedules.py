@@ -16,7 +16,6 @@ import uuid
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
-from croniter import croniter
 from dateutil import tz
 
 from cctui.core.dispatch.models import MissedRule, Schedule, ScheduleRun
@@ -71,6 +70,8 @@ def parse(
     cron = _simple(text)
     if cron is None:
         cron = text
+    from croniter import croniter  # here: ~20 ms of import the TUI's first frame need not pay
+
     if not croniter.is_valid(cron) or len(cron.split()) != 5:
         raise ValidationFailed(
             f"when: {when!r} is not a schedule cctui reads.", suggestion=_EXAMPLES
@@ -120,6 +121,8 @@ def next_after(schedule: Schedule, after: datetime) -> datetime | None:
     """The schedule's first time strictly after ``after`` (UTC); None for a fired one-off."""
     if schedule.cron is None:
         return schedule.once_at if schedule.once_at and schedule.once_at > after else None
+    from croniter import croniter  # here: see parse
+
     local = after.astimezone(zone(schedule.timezone))
     nxt: datetime = croniter(schedule.cron, local).get_next(datetime)
     return nxt.astimezone(UTC)

@@ -22,7 +22,9 @@ def _now() -> datetime:
 
 
 class _Event(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    # defer_build: each kind's validator is built when the first such event is made, not at
+    # import (the TUI's first frame makes none; the dozen kinds cost ~15 ms to build).
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     session_id: str
     """The session this event belongs to."""

@@ -1,4 +1,8 @@
-"""Pydantic models the core hands to its front ends."""
+"""Pydantic models the core hands to its front ends.
+
+Each is ``defer_build``: its validator is built at its first use, not at import (the TUI's
+first frame, which waits for its imports, makes none with no session running).
+"""
 
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ from cctui.core.session.states import SessionStatus
 class SessionConfig(BaseModel):
     """How to start a session; kept in the registry so a resume uses the same settings."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     cwd: Path
     """Working directory (the project)."""
@@ -55,7 +59,7 @@ class SessionConfig(BaseModel):
 class PromptMark(BaseModel):
     """One prompt cctui sent a session: where its file checkpoint is."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     index: int = Field(ge=0)
     """Its place among the session's prompts, from 0 (``promptIndex``)."""
@@ -71,7 +75,7 @@ class PromptMark(BaseModel):
 class WorktreeInfo(BaseModel):
     """A session's own git worktree: made by Claude Code (``--worktree``), recorded by cctui."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str
     """The worktree's name (``claude --worktree <name>``)."""
@@ -94,6 +98,8 @@ class WorktreeInfo(BaseModel):
 class ToolUseSummary(BaseModel):
     """One tool call of a session, as status readers see it."""
 
+    model_config = ConfigDict(defer_build=True)
+
     tool_use_id: str
     name: str
     state: Literal["running", "completed", "denied", "failed"]
@@ -104,7 +110,7 @@ class ToolUseSummary(BaseModel):
 class DispatchView(BaseModel):
     """What the dispatcher says of one session (``core.dispatch``)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     note: str
     """In a few words, for lists: ``queued 3rd``, ``waits for 2 sessions``,
@@ -124,6 +130,8 @@ class DispatchView(BaseModel):
 
 class SessionInfo(BaseModel):
     """A snapshot of one session cctui drives (live or registered)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     session_id: str
     status: SessionStatus
@@ -168,6 +176,8 @@ class SessionInfo(BaseModel):
 
 class SessionRecord(BaseModel):
     """What the registry keeps per session cctui started; enough to list and resume it."""
+
+    model_config = ConfigDict(defer_build=True)
 
     session_id: str
     config: SessionConfig
