@@ -2,6 +2,9 @@
 pushed once (its key pressed again, or the palette under it, does not stack a second), and a
 pending input queued while it covers the main screen pops when it closes
 (``MainScreen.Uncovered``): a page needs nothing of its own for that.
+
+A page's screen module is imported when the page first opens, not with the app: the first
+frame waits for the app's imports, and shows none of them.
 """
 
 from __future__ import annotations
@@ -19,17 +22,8 @@ from cctui.core import AssistantTextEvent
 from cctui.errors import CctuiError
 from cctui.history.models import SearchHit
 from cctui.tui.screens.ask import AskScreen
-from cctui.tui.screens.diff import DiffScreen
-from cctui.tui.screens.dispatch import DispatchScreen
-from cctui.tui.screens.help import HelpScreen
 from cctui.tui.screens.inbox import InboxScreen
-from cctui.tui.screens.metrics import MetricsScreen
 from cctui.tui.screens.peek import PeekScreen
-from cctui.tui.screens.policy import PolicyScreen
-from cctui.tui.screens.projects import ProjectsScreen
-from cctui.tui.screens.rules import RulesScreen
-from cctui.tui.screens.search import SearchScreen
-from cctui.tui.screens.usage import UsageScreen
 
 if TYPE_CHECKING:
     from cctui.tui.app import CctuiApp
@@ -75,6 +69,8 @@ class Pages:
     # -- pages about the session on screen ------------------------------------------------
 
     def diff(self) -> None:
+        from cctui.tui.screens.diff import DiffScreen  # here: see the module's note
+
         app = self._app
         session_id = app.session_keys.current()
         if session_id is None:
@@ -93,10 +89,14 @@ class Pages:
         self._app.main.catch_up(full=True)
 
     def rules(self) -> None:
+        from cctui.tui.screens.rules import RulesScreen  # here: see the module's note
+
         directory = self._directory()
         self.open_once(RulesScreen, lambda: RulesScreen(self._app.manager, directory))
 
     def policy(self) -> None:
+        from cctui.tui.screens.policy import PolicyScreen  # here: see the module's note
+
         directory = self._directory()
         session_id = self._app.main.current_session_id
         self.open_once(PolicyScreen, lambda: PolicyScreen(self._app.manager, directory, session_id))
@@ -158,6 +158,8 @@ class Pages:
         self.open_once(InboxScreen, lambda: InboxScreen(app.inbox.pending, app.describe_session))
 
     def projects(self) -> None:
+        from cctui.tui.screens.projects import ProjectsScreen  # here: see the module's note
+
         app = self._app
         self.open_once(
             ProjectsScreen,
@@ -174,6 +176,8 @@ class Pages:
             self._app.main.set_filter(f"project:{project_id}")
 
     def search(self) -> None:
+        from cctui.tui.screens.search import SearchScreen  # here: see the module's note
+
         app = self._app
         self.open_once(
             SearchScreen,
@@ -188,6 +192,8 @@ class Pages:
             )
 
     def dispatch(self) -> None:
+        from cctui.tui.screens.dispatch import DispatchScreen  # here: see the module's note
+
         app = self._app
         self.open_once(
             DispatchScreen,
@@ -197,14 +203,20 @@ class Pages:
         )
 
     def usage(self) -> None:
+        from cctui.tui.screens.usage import UsageScreen  # here: see the module's note
+
         app = self._app
         self.open_once(UsageScreen, lambda: UsageScreen(app.source.index, remote=app.remote))
 
     def metrics(self) -> None:
+        from cctui.tui.screens.metrics import MetricsScreen  # here: see the module's note
+
         self.open_once(MetricsScreen, lambda: MetricsScreen(self._app.manager.read_metrics))
 
     def help(self) -> None:
         # Installed once: composing and styling the page again cost more than showing it.
+        from cctui.tui.screens.help import HelpScreen  # here: see the module's note
+
         app = self._app
         if not app.is_screen_installed("help"):
             app.install_screen(HelpScreen(), "help")

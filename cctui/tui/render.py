@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 from textual.content import Content
-from textual.highlight import highlight
 
 MAX_LINES = 400
 """Longer inputs are cut (a Write of a huge file must not freeze the modal)."""
@@ -41,6 +40,8 @@ def code(
     limit: int | None = MAX_LINES,
 ) -> Content:
     """Syntax-highlighted code, cut to ``limit`` lines (None: all of it), saying so."""
+    from textual.highlight import highlight  # here: pygments is not needed for a first frame
+
     shown, hidden = _cut(text, limit)
     try:
         body = highlight(shown, language=language, path=path)

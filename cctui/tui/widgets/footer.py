@@ -10,10 +10,12 @@ closing a dialog, paid again by the session that opens behind the new-session fo
 
 from __future__ import annotations
 
+import sys
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.keys import key_to_character
-from textual.widgets import Footer, Input, TextArea
+from textual.widgets import Footer, Input
 from textual.widgets._footer import FooterKey
 
 __all__ = ["KeyFooter"]
@@ -60,7 +62,13 @@ class KeyFooter(Footer):
 
     def _typing(self) -> bool:
         """A text field has the keyboard (the message line, the filter, a form's field)."""
-        return isinstance(self.screen.focused, Input | TextArea)
+        focused = self.screen.focused
+        if isinstance(focused, Input):
+            return True
+        # A TextArea exists only once its module is imported: cctui has none, and importing
+        # it for this check cost the first frame ~10 ms.
+        text_area = sys.modules.get("textual.widgets._text_area")
+        return text_area is not None and isinstance(focused, text_area.TextArea)
 
     def compose(self) -> ComposeResult:
         typing = self._typing()
