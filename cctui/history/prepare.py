@@ -13,22 +13,24 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import multiprocessing
 import os
 import sys
 import threading
 import time
 import zlib
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from cctui.history import _sdk
 from cctui.history.extract import Usage, extract, parse, wanted
 from cctui.history.lines import complete_lines
 from cctui.history.transcripts import TranscriptMeta, read_meta
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 logger = logging.getLogger(__name__)
 
@@ -208,6 +210,10 @@ class Prefetch:
         """The worker's first task, its imports: until it is done the writer never waits."""
         self._broken = False
         self._pool: ProcessPoolExecutor | None = None
+        # here: multiprocessing (~7 ms of import) only when a build starts a worker
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         try:
             with _real_stderr():
                 # spawn, not fork: the TUI's process has threads (a fork copies their locks).

@@ -16,8 +16,6 @@ import uuid
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
-from dateutil import tz
-
 from cctui.core.dispatch.models import MissedRule, Schedule, ScheduleRun
 from cctui.core.session.models import SessionConfig
 from cctui.errors import ValidationFailed
@@ -41,6 +39,8 @@ _UNITS = {"minute": 60, "hour": 3600, "day": 86400}
 
 def zone(name: str | None) -> tzinfo:
     """The zone cron times are read in: ``name`` (an IANA name), else the machine's."""
+    from dateutil import tz  # here: ~6 ms of import the first frame need not pay
+
     if name is None:
         local: tzinfo = tz.tzlocal()
         return local
