@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import cctui
 from cctui import cli_index, cli_owner, cli_policy
 from cctui.config import Settings, load_settings
-from cctui.detach import Front, drop_terminal
+from cctui.detach import Front, drop_terminal, forget_window_signals
 from cctui.errors import CctuiError
 from cctui.logs import configure_logging
 from cctui.redact import redact_text
@@ -387,6 +387,7 @@ async def _tui(settings: Settings, lock: OwnerLock, front: Front) -> int:
     signal.signal(signal.SIGHUP, hung_up)
     try:
         await app.run_async()
+        forget_window_signals()  # the window is gone: see detach.forget_window_signals
         if app.quitting.leaving == "background":
             why = "the terminal hung up" if app.quitting.hung_up else "the window closed"
             await cli_owner.go_background(manager, settings, lock, front, http.start, why)

@@ -203,8 +203,11 @@ async def go_background(
     if front.fd is None:
         with contextlib.suppress(OSError):
             print(message, file=sys.stderr, flush=True)
-    front.release(message)
+    # The terminal's session first, then the front: a front that leads a hung-up terminal's
+    # session makes the kernel send SIGHUP and SIGCONT, as it exits, to the terminal's old
+    # foreground group, which this process is in until it leaves the session.
     leave_terminal()
+    front.release(message)
     started = start_http()
     if asyncio.iscoroutine(started):
         try:

@@ -129,6 +129,31 @@ def drop_terminal() -> None:
     os.close(null)
 
 
+_WINDOW_SIGNALS = (
+    signal.SIGCONT,
+    signal.SIGTSTP,
+    signal.SIGTTIN,
+    signal.SIGTTOU,
+    signal.SIGWINCH,
+)
+"""The job-control and resize signals the window's terminal driver (Textual's) handles and
+never hands back when the app exits."""
+
+
+def forget_window_signals() -> None:
+    """Give the window's signals back their default action once the app has exited.
+
+    Textual's driver keeps its SIGCONT handler after the app ends, and that handler starts
+    the terminal again: a new input thread (not a daemon) spinning on /dev/null and a writer.
+    A window that went to the background can get a SIGCONT (``kill -CONT``; the kernel's,
+    sent with a SIGHUP to a hung-up terminal's old foreground group as the session leader
+    exits), and then the process burnt a core and could never exit: the interpreter waited
+    for that thread, so ``cctui stop`` said it was still running.
+    """
+    for sig in _WINDOW_SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def leave_terminal() -> None:
     """Point stdin, stdout and stderr at /dev/null and leave the terminal's session."""
     drop_terminal()

@@ -428,6 +428,26 @@ def test_a_hang_up_keeps_the_session_running_headless(
     _stop_leaves_nothing(claude_env, claude_home)
 
 
+def test_a_background_owner_woken_by_sigcont_still_ends_on_stop(
+    window: Window, claude_env: dict[str, str], claude_home: Path
+) -> None:
+    """A SIGCONT after the window went (`kill -CONT`; the kernel's, sent to a hung-up
+    terminal's old foreground group as the session leader exits) used to start Textual's
+    terminal driver again: an input thread spinning on /dev/null that kept the process from
+    ever exiting, so `cctui stop` said it was still running."""
+    if window.leader:
+        pytest.skip("one way to the background is enough: the signal is sent by hand")
+    window.start_slow_session("[[slow seconds=20 chunks=10]]")
+    window.kill()
+    assert _wait_for(
+        lambda: getattr(find_owner(_state(claude_home)), "mode", None) == "background", 20
+    ), find_owner(_state(claude_home))
+    owner = find_owner(_state(claude_home))
+    assert owner is not None
+    os.kill(owner.pid, signal.SIGCONT)
+    _stop_leaves_nothing(claude_env, claude_home)
+
+
 async def test_a_window_attached_to_the_owner_answers_its_permission(
     window: Window, claude_env: dict[str, str], claude_home: Path, project_dir: Path
 ) -> None:
