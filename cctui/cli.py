@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Coroutine, Sequence
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 import cctui
@@ -542,12 +543,15 @@ def _filtered(args: argparse.Namespace) -> bool:
 
 
 def _write_json(rows: list[dict[str, Any]]) -> None:
-    from pydantic_core import to_json
+    """``rows`` (JSON values, or ``model_dump()``'s: datetimes, enums, sets, paths) as one
+    indented JSON array, the bytes pydantic-core's ``to_json(rows, indent=2)`` writes."""
+    import orjson
 
-    # pydantic-core's encoder: json.dumps with indent is pure Python (0.85 s of CPU for
-    # 20,000 rows, against 0.13 s). Non-ASCII text is written as UTF-8 (JSON's own
-    # encoding, whatever the locale), not as \u escapes.
-    data = to_json(rows, indent=2) + b"\n"
+    # orjson: 20,000 rows in 0.1 s of CPU, against 0.29 s for pydantic-core's encoder and
+    # 0.85 s for json.dumps with indent (pure Python). Non-ASCII text is written as UTF-8
+    # (JSON's own encoding, whatever the locale), not as \u escapes.
+    options = orjson.OPT_INDENT_2 | orjson.OPT_UTC_Z | orjson.OPT_APPEND_NEWLINE
+    data = orjson.dumps(rows, default=_json_default, option=options)
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:  # a text-only stdout (captured in tests)
         sys.stdout.write(data.decode())
@@ -555,6 +559,15 @@ def _write_json(rows: list[dict[str, Any]]) -> None:
         sys.stdout.flush()
         buffer.write(data)
         buffer.flush()
+
+
+def _json_default(value: object) -> object:
+    """What orjson leaves to its caller, as pydantic-core writes it."""
+    if isinstance(value, set | frozenset):
+        return list(value)
+    if isinstance(value, PurePath):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 async def _look(hosts: Sequence[Host]) -> None:

@@ -52,14 +52,13 @@ from cctui.history.pricing import Pricer
 from cctui.history.processes import ProcessScanner
 from cctui.history.prompt_cache import PromptState
 from cctui.history.prompts import HistoryFileReader, HistoryRead, PromptFold, fold_into
-from cctui.history.search import search
 from cctui.history.store import SCHEMA_VERSION, IndexStore
 from cctui.history.transcripts import ReadStats
-from cctui.history.usage import UsageLines, usage_lines, usage_report
 from cctui.pids import pid_alive
 
 if TYPE_CHECKING:  # anyio and watchfiles load when a watch or a thread is first used:
-    # the one-shot commands (``cctui sessions``) never need them
+    # the one-shot commands (``cctui sessions``) never need them; search and usage when asked
+    from cctui.history.usage import UsageLines
     from cctui.history.watch import StopEvent
 
 logger = logging.getLogger(__name__)
@@ -266,6 +265,8 @@ class HistoryIndex:
         A hit whose line changed in its transcript since it was indexed is never shown: its
         file is indexed again and the query runs once more.
         """
+        from cctui.history.search import search
+
         stale: set[str] = set()
         result = search(self.store, query, stale=stale, **kwargs)
         if stale:
@@ -287,10 +288,14 @@ class HistoryIndex:
 
     def usage(self, period: str = "daily", **kwargs: Any) -> UsageReport:
         """A usage report; see ``cctui.history.usage.usage_report``."""
+        from cctui.history.usage import usage_report
+
         return usage_report(self.store, period, pricing=self.pricer.fingerprint, **kwargs)
 
     def usage_lines(self, period: str = "daily", **kwargs: Any) -> UsageLines:
         """``usage``'s lines, not made into models (``cctui.history.usage.usage_lines``)."""
+        from cctui.history.usage import usage_lines
+
         return usage_lines(self.store, period, **kwargs)
 
     def stats(self) -> IndexStats:

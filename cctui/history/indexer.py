@@ -289,31 +289,24 @@ class TranscriptIndexer:
     def latest(self) -> dict[str, float]:
         """Session id -> ``last_entry_at`` (epoch seconds) of the card ``meta`` would pick,
         straight from the index file: what ordering a page needs, without reading the cards."""
-        best: dict[str, tuple[float, float]] = {}
-        for sid, mtime, last in self.store.reader().execute(
-            "SELECT session_id, mtime, last_activity FROM card"
-        ):
-            held = best.get(sid)
-            if held is None or mtime > held[0]:
-                best[sid] = (mtime, last)
-        return {sid: last for sid, (_, last) in best.items()}
+        # In mtime order, so the newest file's card is the one a session keeps (a dict made
+        # in C from the rows: a loop over 20,000 cards cost a page ~0.05 s).
+        return dict(
+            self.store.reader().execute("SELECT session_id, last_activity FROM card ORDER BY mtime")
+        )
 
     def newest_cards(self) -> list[tuple[Any, ...]]:
         """Per session, the card ``meta`` would pick (the newest file's), as the index file's
         row: (session id, path, mtime, last activity, size, cwd, title, created at, git
         branch, cost). For a list that writes its rows out and needs no ``TranscriptMeta``
         (``cctui sessions --json``: 20,000 cards as objects cost it ~0.3 s)."""
-        best: dict[str, tuple[Any, ...]] = {}
-        # One scan, the rare session with two files picked here (a GROUP BY through the
-        # session index took twice as long as the scan).
-        for r in self.store.reader().execute(
+        # In mtime order, so the newest file's card is the one a session keeps (a GROUP BY
+        # through the session index took twice as long as this scan).
+        rows = self.store.reader().execute(
             "SELECT session_id, path, mtime, last_activity, size, cwd, title, created_at, "
-            "git_branch, coalesce(cost_state_usd, cost_usd) FROM card"
-        ):
-            held = best.get(r[0])
-            if held is None or r[2] > held[2]:
-                best[r[0]] = r
-        return list(best.values())
+            "git_branch, coalesce(cost_state_usd, cost_usd) FROM card ORDER BY mtime"
+        )
+        return list({r[0]: r for r in rows}.values())
 
     def is_new(self, path: Path) -> bool:
         """The index has never read this file (as far as this process knows)."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
+import sys
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -11,6 +13,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from cctui import cli
 from cctui.config import load_settings
 from cctui.core import catalog as catalog_module
 from cctui.core import spare_records
@@ -234,7 +237,7 @@ def test_cctui_sessions_leaves_out_the_spare_another_cctui_hides(
 
 
 def test_every_row_as_json_is_the_whole_merge_byte_for_byte(
-    claude_home: Path, tmp_path: Path
+    claude_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``cctui sessions --json`` with no filter and no limit makes the past sessions only a
     transcript names straight from the index's cards (``list_catalog_rows``); what it writes
@@ -273,6 +276,12 @@ def test_every_row_as_json_is_the_whole_merge_byte_for_byte(
     whole = list_catalog_page(settings).entries
 
     assert to_json(rows, indent=2) == to_json([e.model_dump() for e in whole], indent=2)
+    written = io.BytesIO()  # and as the command writes them (orjson, cli._write_json)
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(written, encoding="utf-8"))
+    cli._write_json(rows)
+    assert (
+        written.getvalue() == to_json([e.model_dump(mode="json") for e in whole], indent=2) + b"\n"
+    )
     ids = [r["session_id"] for r in rows]
     assert len(ids) == 3 + len(past) + 1 - 2  # the samples, the copies, OWN_ID; less 2, 3
     assert spare not in ids and past[2] not in ids and past[3] not in ids
