@@ -432,12 +432,12 @@ class HistoryIndex:
 
     def _compact_due(self) -> bool:
         """Tombstones (rows of files read again, see ``store``) outnumber the live rows."""
-        dead, live = (
-            self.store.reader()
-            .execute("SELECT total(source_id = 0), total(source_id != 0) FROM msg")
-            .fetchone()
-        )
-        return bool(dead > max(live, COMPACT_MIN_DEAD))
+        # Two counts SQLite answers from its indexes (a sum over every row's source_id read
+        # all 410,000 of a 20,000-session index: ~0.04 s of every search or usage command).
+        conn = self.store.reader()
+        dead = conn.execute("SELECT count(*) FROM msg WHERE source_id = 0").fetchone()[0]
+        every = conn.execute("SELECT count(*) FROM msg").fetchone()[0]
+        return bool(dead > max(every - dead, COMPACT_MIN_DEAD))
 
     async def build_steps(
         self, *, first: float = 0.5, seconds: float = 2.0
