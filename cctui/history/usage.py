@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, Unpack
 
 from pydantic import TypeAdapter
 
@@ -98,16 +98,19 @@ def _period_key(period: str, quarter: int) -> str:
     return day.strftime("%Y-%m")
 
 
+class UsageFilters(TypedDict, total=False):
+    """What a report covers: ``since``/``until`` (as ``search.parse_when`` reads them), a
+    ``project`` directory, a ``group_by`` splitting a time period, and ``now`` (tests)."""
+
+    since: str | None
+    until: str | None
+    project: str | None
+    group_by: str | None
+    now: float | None
+
+
 def usage_report(
-    store: IndexStore,
-    period: str = "daily",
-    *,
-    since: str | None = None,
-    until: str | None = None,
-    project: str | None = None,
-    group_by: str | None = None,
-    pricing: str = "",
-    now: float | None = None,
+    store: IndexStore, period: str = "daily", *, pricing: str = "", **filters: Unpack[UsageFilters]
 ) -> UsageReport:
     """One report (see the module docstring).
 
@@ -115,17 +118,15 @@ def usage_report(
         SearchError: an unknown period or grouping, or an unreadable date.
     """
     started = time.perf_counter()
-    lines = usage_lines(
-        store, period, since=since, until=until, project=project, group_by=group_by, now=now
-    )
+    lines = usage_lines(store, period, **filters)
     return UsageReport(
         period=period,
         rows=_rows_adapter().validate_python(lines.rows),
         total=UsageRow.model_validate(lines.total),
         since=lines.since,
         until=lines.until,
-        project=project,
-        group_by=group_by,
+        project=filters.get("project"),
+        group_by=filters.get("group_by"),
         pricing=pricing,
         elapsed_ms=(time.perf_counter() - started) * 1000,
     )
@@ -142,14 +143,7 @@ class UsageLines:
 
 
 def usage_lines(
-    store: IndexStore,
-    period: str = "daily",
-    *,
-    since: str | None = None,
-    until: str | None = None,
-    project: str | None = None,
-    group_by: str | None = None,
-    now: float | None = None,
+    store: IndexStore, period: str = "daily", **filters: Unpack[UsageFilters]
 ) -> UsageLines:
     """``usage_report``'s lines, for a caller that only prints them (``cctui usage``): a
     report by session at 20,000 sessions spent ~0.3 s of CPU making their models.
@@ -157,6 +151,8 @@ def usage_lines(
     Raises:
         SearchError: as ``usage_report``.
     """
+    since, until, project = filters.get("since"), filters.get("until"), filters.get("project")
+    group_by, now = filters.get("group_by"), filters.get("now")
     _check(period, group_by)
     now = time.time() if now is None else now
     lo = parse_when(since, now=now) if since else None
