@@ -15,11 +15,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from cctui.remote.hosts import HostChange
+from tests.fakes.anthropic_api import FakeAnthropicAPI
+from tests.fakes.plugin import offline_env
 from tests.fakes.seed_home import seed_claude_home
 
 
@@ -30,11 +33,11 @@ def host_project(tmp_path: Path) -> Path:
     return path
 
 
-def make_host_home(home: Path, project: Path) -> Path:
-    """``home`` made a HOME for the other cctui, ``project`` trusted there."""
+def make_host_home(home: Path, *projects: Path) -> Path:
+    """``home`` made a HOME for the other cctui, ``projects`` trusted there."""
     for sub in (".config", ".local/state", ".local/share", ".cache"):
         (home / sub).mkdir(parents=True, exist_ok=True)
-    seed_claude_home(home, project)
+    seed_claude_home(home, *projects)
     return home
 
 
@@ -111,6 +114,49 @@ def serving_host(home: Path, project: Path) -> Iterator[subprocess.Popen[bytes]]
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait()
+
+
+@dataclass(frozen=True)
+class ModuleHost:
+    """A host serving for a whole module (``module_host``)."""
+
+    root: Path
+    """The module's directory: each test makes its files under it."""
+    home: Path
+    """The host's HOME."""
+    projects: dict[str, Path]
+    """Each test's own project on the host (trusted there), by name."""
+
+
+@contextlib.contextmanager
+def module_host(root: Path, *projects: str) -> Iterator[ModuleHost]:
+    """One host for a module's tests: the host's owner costs a Python importing the MCP
+    stack and building its server, about 2 s of CPU, which one test per module pays
+    instead of each (at load 15 on two cores each of those tests reached pytest's 120 s
+    guard). Its own fake API and this process's environment pointed at it until the block
+    ends (as ``claude_env`` does for one test); each test gets a project of its own, so one
+    test's files never stand in for another's. The module's tests share an xdist group, so
+    the host is made once."""
+    home = root / "home"
+    (home / "proj").mkdir(parents=True)
+    make_host_home(home, home / "proj")
+    places = {name: (root / "host-projects" / name).resolve() for name in projects}
+    for path in places.values():
+        path.mkdir(parents=True)
+    host_home = make_host_home((root / "host-home").resolve(), *places.values())
+    api = FakeAnthropicAPI(log_path=root / "fake_api.jsonl").start()
+    env = offline_env(dict(os.environ), api.url, home)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            for key in list(os.environ):
+                if key not in env:
+                    patch.delenv(key)
+            for key, value in env.items():
+                patch.setenv(key, value)
+            with serving_host(host_home, next(iter(places.values()))):
+                yield ModuleHost(root, host_home, places)
+    finally:
+        api.stop()
 
 
 @pytest.fixture

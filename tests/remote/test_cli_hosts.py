@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,9 +12,7 @@ from pathlib import Path
 import pytest
 
 from cctui.remote.client import CctuiClient
-from tests.fakes.anthropic_api import FakeAnthropicAPI
-from tests.fakes.plugin import offline_env
-from tests.remote.conftest import bridge_argv, make_host_home, serving_host
+from tests.remote.conftest import bridge_argv, module_host
 
 pytestmark = pytest.mark.e2e
 
@@ -54,41 +51,21 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
     its session cost about 8 s of CPU and each look about 4 (the CLI and a bridge, each a
     Python that imports the MCP stack): done in one test, that was 20 s of CPU, over
     pytest's 120 s guard at load 10 on two cores; shared, each test pays for its own look."""
-    root = tmp_path_factory.mktemp("hosts")
-    home, project = root / "home", root / "proj"
-    project.mkdir()
-    make_host_home(home, project)
-    host_project = root / "host-proj"
-    host_project.mkdir()
-    host_home = make_host_home(root / "host-home", host_project)
-    api = FakeAnthropicAPI(log_path=root / "fake_api.jsonl").start()
-    env = offline_env(dict(os.environ), api.url, home)
-    try:
-        with pytest.MonkeyPatch.context() as patch:
-            for key in list(os.environ):
-                if key not in env:
-                    patch.delenv(key)
-            for key, value in env.items():
-                patch.setenv(key, value)
-            with serving_host(host_home, host_project):
-                command = bridge_argv(host_home, host_project, root / "bridge.pid")
-                config = write_config(
-                    root / "config.toml",
-                    {
-                        "box": command,
-                        "bare": ["sh", "-c", "exec cctui-not-installed bridge --start"],
-                    },
+    with module_host(tmp_path_factory.mktemp("hosts"), "host-proj") as host:
+        host_project = host.projects["host-proj"]
+        command = bridge_argv(host.home, host_project, host.root / "bridge.pid")
+        config = write_config(
+            host.root / "config.toml",
+            {"box": command, "bare": ["sh", "-c", "exec cctui-not-installed bridge --start"]},
+        )
+
+        async def made() -> str:
+            async with CctuiClient("box", command) as c:
+                return await c.create(
+                    "[[say text=hello]]", cwd=str(host_project), title="on the box"
                 )
 
-                async def made() -> str:
-                    async with CctuiClient("box", command) as c:
-                        return await c.create(
-                            "[[say text=hello]]", cwd=str(host_project), title="on the box"
-                        )
-
-                yield Box(config, command, asyncio.run(made()))
-    finally:
-        api.stop()
+        yield Box(config, command, asyncio.run(made()))
 
 
 @pytest.mark.xdist_group("cli-hosts")

@@ -6,8 +6,7 @@ without ``--window`` is refused, saying why and what to change."""
 from __future__ import annotations
 
 import shlex
-import subprocess
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -18,9 +17,9 @@ from cctui.remote.hosts import Host
 from cctui.remote.models import RemoteError, client_name
 from cctui.remote.verbs import HostVerbs
 from tests.helpers import git
-from tests.remote.conftest import Heard, host_command
+from tests.remote.conftest import Heard, host_command, module_host
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("host-verbs")]
 
 
 def _bridge(home: Path, project: Path, *flags: str) -> list[str]:
@@ -41,32 +40,40 @@ async def _online(argv: list[str]) -> tuple[Host, Heard]:
     return host, heard
 
 
+@pytest.fixture(scope="module")
+def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """One host for the module (``module_host``): its HOME and a project there, a git
+    repository with one commit."""
+    with module_host(tmp_path_factory.mktemp("verbs"), "verbs") as served:
+        project = served.projects["verbs"]
+        git(project, "init", "-q", "-b", "main")
+        (project / "f.txt").write_text("one\n")
+        git(project, "add", "f.txt")
+        git(project, "commit", "-qm", "first")
+        yield served.home, project
+
+
 @pytest.fixture
-async def box(
-    host_owner: subprocess.Popen[bytes], host_home: Path, host_project: Path
-) -> AsyncIterator[tuple[Host, Heard]]:
-    git(host_project, "init", "-q", "-b", "main")
-    (host_project / "f.txt").write_text("one\n")
-    git(host_project, "add", "f.txt")
-    git(host_project, "commit", "-qm", "first")
-    host, heard = await _online(_bridge(host_home, host_project, "--window"))
+async def box(host: tuple[Path, Path]) -> AsyncIterator[tuple[Host, Heard]]:
+    linked, heard = await _online(_bridge(*host, "--window"))
     try:
-        yield host, heard
+        yield linked, heard
     finally:
-        await host.stop()
+        await linked.stop()
 
 
 async def test_a_hosts_session_verbs_run_on_its_core(
-    box: tuple[Host, Heard], host_project: Path
+    box: tuple[Host, Heard], host: tuple[Path, Path]
 ) -> None:
-    host, heard = box
-    sid = await host.create(
+    linked, heard = box
+    host_project = host[1]
+    sid = await linked.create(
         "[[write path=new.txt content=made]]",
         cwd=str(host_project),
         permission_mode="acceptEdits",
     )
-    await heard.until(lambda: (e := host.entry(sid)) is not None and e.status == "idle", 90)
-    verbs = HostVerbs(host.core_call)
+    await heard.until(lambda: (e := linked.entry(sid)) is not None and e.status == "idle", 90)
+    verbs = HostVerbs(linked.core_call)
 
     diff = await verbs.diff(sid)
     assert [f.path for f in diff.files] == ["new.txt"]
@@ -84,31 +91,27 @@ async def test_a_hosts_session_verbs_run_on_its_core(
     assert not fork.worktree.path.exists()
 
 
-async def test_without_window_the_host_says_what_to_change(
-    host_owner: subprocess.Popen[bytes], host_home: Path, host_project: Path
-) -> None:
-    host, _ = await _online(_bridge(host_home, host_project))
+async def test_without_window_the_host_says_what_to_change(host: tuple[Path, Path]) -> None:
+    linked, _ = await _online(_bridge(*host))
     try:
         with pytest.raises(RemoteError) as refused:
-            await HostVerbs(host.core_call).diff("00000000-0000-4000-8000-000000000000")
+            await HostVerbs(linked.core_call).diff("00000000-0000-4000-8000-000000000000")
         assert refused.value.code == "not_on_host"
         assert "--window" in refused.value.message
         assert refused.value.suggestion is not None and "--window" in refused.value.suggestion
     finally:
-        await host.stop()
+        await linked.stop()
 
 
-async def test_a_stopped_hosts_next_call_connects_again(
-    host_owner: subprocess.Popen[bytes], host_home: Path, host_project: Path
-) -> None:
+async def test_a_stopped_hosts_next_call_connects_again(host: tuple[Path, Path]) -> None:
     """A window that went to the background closed its host links; its MCP server's calls
     with ``host`` still reach the host (it said 'box is online' and failed)."""
-    host, _ = await _online(_bridge(host_home, host_project, "--window"))
+    linked, _ = await _online(_bridge(*host, "--window"))
     try:
-        await host.stop()
-        assert host.state == "connecting"
-        out = await host.call("claude_list_sessions", {})
+        await linked.stop()
+        assert linked.state == "connecting"
+        out = await linked.call("claude_list_sessions", {})
         assert "sessions" in out
-        assert host.online
+        assert linked.online
     finally:
-        await host.stop()
+        await linked.stop()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +26,9 @@ from cctui.remote.models import NotDelivered, client_name
 from tests.fakes.fake_driver import fake_driver_factory
 from tests.fakes.settings import make_settings
 from tests.mcp.conftest import call, error_body
-from tests.remote.conftest import Heard, host_command
+from tests.remote.conftest import Heard, ModuleHost, bridge_argv, host_command, module_host
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("mcp-host")]
 
 WRITE = "[[write path=hello.txt content=hi]]"
 ME = f"mcp:{client_name()}"
@@ -47,6 +47,13 @@ async def here(tmp_path: Path) -> AsyncIterator[SessionManager]:
     await manager.shutdown()
 
 
+@pytest.fixture(scope="module")
+def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleHost]:
+    """One host for the module (``module_host``), a project there for each test."""
+    with module_host(tmp_path_factory.mktemp("mcp-host"), "tools", "cut") as served:
+        yield served
+
+
 async def pending_there(c: Client, sid: str) -> dict[str, Any]:
     with anyio.fail_after(60):
         while True:
@@ -56,8 +63,11 @@ async def pending_there(c: Client, sid: str) -> dict[str, Any]:
 
 
 async def test_the_session_tools_reach_a_host(
-    here: SessionManager, bridge_command: list[str], host_project: Path, bridge_pidfile: Path
+    here: SessionManager, host: ModuleHost, tmp_path: Path
 ) -> None:
+    host_project = host.projects["tools"]
+    bridge_pidfile = tmp_path / "bridge.pid"
+    bridge_command = bridge_argv(host.home, host_project, bridge_pidfile)
     hosts = Hosts([HostConfig(name="box", command=tuple(bridge_command))], make_link, me=ME)
     heard = Heard()
     hosts.subscribe(heard)
@@ -103,15 +113,15 @@ async def test_the_session_tools_reach_a_host(
 
 
 async def test_an_answer_cut_mid_request_is_applied_once(
-    host_owner: object, host_home: Path, host_project: Path, tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:  # fmt: skip
+    host: ModuleHost, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The bridge is killed a second after the answer went through it, before the host's
     reply came back: the window hears "not confirmed", and once the link is back, that the
     answer had arrived; the host applied it once."""
     monkeypatch.setattr(hosts_module, "FIRST_RETRY_S", 0.2)
+    host_project = host.projects["cut"]
     proxy = Path(__file__).with_name("cut_link.py")
-    bridge = host_command(host_home, host_project, "bridge", "--window")
+    bridge = host_command(host.home, host_project, "bridge", "--window")
     argv = (sys.executable, str(proxy), str(tmp_path / "cut"), "cctui_answer_as_window", *bridge)
     hosts = Hosts([HostConfig(name="box", command=argv)], make_link, me=ME)
     heard = Heard()
