@@ -289,6 +289,19 @@ def test_every_row_as_json_is_the_whole_merge_byte_for_byte(
     assert next(r for r in rows if r["session_id"] == past[1])["status"] == "idle"
     assert {r["sources"] for r in rows} >= {frozenset({"transcript"}), frozenset({"cctui"})}
 
+    # A transcript written to since: the next listing sees it (the sweep), both ways alike.
+    from tests.history import make_lines as mk
+
+    grown = claude_home / "projects" / "-w-p1" / f"{past[5]}.jsonl"
+    with grown.open("a") as fh:
+        fh.write(mk.user("much later", past[5], ts="2027-01-02T03:04:05.000Z"))
+    again = list_catalog_rows(settings)
+    assert to_json(again, indent=2) == to_json(
+        [e.model_dump() for e in list_catalog_page(settings).entries], indent=2
+    )
+    assert again[0]["session_id"] == past[5]
+    assert again[0]["last_activity"] == datetime(2027, 1, 2, 3, 4, 5, tzinfo=UTC)
+
 
 def _exited_pid() -> int:
     """A pid no process has now (the kernel does not hand it out again this soon)."""
