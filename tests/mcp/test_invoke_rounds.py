@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Sequence
@@ -15,7 +16,7 @@ from mcp.types import ElicitResult, InputRequiredResult, InputResponses
 from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer
 from tests.content import first_text
-from tests.fakes.fake_driver import FakeDriverFactory, Step, sleep, text, tool
+from tests.fakes.fake_driver import FakeDriverFactory, Step, hold, sleep, text, tool
 from tests.mcp.conftest import Answers, call, client, error_body
 
 
@@ -133,9 +134,10 @@ async def test_a_retry_from_another_client_is_told_whose_task_it_is(
         assert "restarted" not in body["message"], body
 
 
-def _two_tasks(project: Path, together: int) -> Any:
+def _two_tasks(project: Path, together: int, one_until: asyncio.Event | None = None) -> Any:
     """Each task writes a file with Write (its own) and one with Bash; the files appear once
-    ``together`` turns have started, so every task's before-snapshot predates them all."""
+    ``together`` turns have started, so every task's before-snapshot predates them all.
+    Task one's turn lasts until ``one_until`` is set (3 s without it)."""
     started: list[str] = []
 
     def script(message: str) -> Sequence[Step]:
@@ -150,7 +152,9 @@ def _two_tasks(project: Path, together: int) -> Any:
         return [
             tool("Write", {"file_path": own, "content": name}, ask=False),
             tool("Bash", {"command": f"echo {name} > src/bash-{name}.txt"}, ask=False),
-            sleep(3.0 if name == "one" else 0.2),
+            hold(one_until)
+            if name == "one" and one_until
+            else sleep(3.0 if name == "one" else 0.2),
             text(f"done {name}"),
         ]
 
@@ -160,13 +164,16 @@ def _two_tasks(project: Path, together: int) -> Any:
 async def test_concurrent_tasks_keep_their_own_edits_and_name_the_rest(
     server: CctuiMCPServer, manager: SessionManager, project: Path, factory: FakeDriverFactory
 ) -> None:
-    factory.script = _two_tasks(project, together=2)
+    two_done = asyncio.Event()  # task one runs until task two has ended: they overlap
+    factory.script = _two_tasks(project, together=2, one_until=two_done)
     outs: dict[str, dict[str, Any]] = {}
     async with client(server, name="desk") as c:
         await call(c, "register_project", name="p", rootPath=str(project), id="p")
 
         async def run(name: str) -> None:
             outs[name] = await call(c, "invoke_claude_code", projectId="p", task=f"task {name}")
+            if name == "two":
+                two_done.set()
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(run, "one")
