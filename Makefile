@@ -33,9 +33,10 @@ imports:
 test:
 	$(PYTEST)
 
-# The edit loop: everything but the real-CLI (e2e), slow and Textual-app (tui) tests.
+# The edit loop: everything but the real-CLI (e2e), slow, Textual-app (tui) tests and those
+# that start a Python process of their own (process).
 test-fast:
-	$(PYTEST) -m "not e2e and not slow and not tui"
+	$(PYTEST) -m "not e2e and not slow and not tui and not process"
 
 # The TUI's Pilot and snapshot tests (tests/tui), but for the real-terminal ones.
 test-tui:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 HEADLESS = [
     "cctui.services",
     "cctui.review",
@@ -36,6 +38,7 @@ def _ui_loaded_by(*modules: str) -> str:
     return out.stdout.strip()
 
 
+@pytest.mark.process
 def test_headless_modules_do_not_load_the_ui() -> None:
     """All of them in one fresh Python: a module that loads the UI alone loads it with the
     others too, so one process answers for all (each costs a Python start, ~1 s of CPU);
@@ -46,12 +49,14 @@ def test_headless_modules_do_not_load_the_ui() -> None:
     raise AssertionError(f"headless modules imported the UI: {culprits}")
 
 
+@pytest.mark.process
 def test_the_mcp_server_does_not_load_textual() -> None:
     code = "import sys, cctui.mcp_server.server\nprint('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
 
+@pytest.mark.process
 def test_the_tui_draws_before_the_sdks_are_imported() -> None:
     """What cctui imports before its first frame leaves out claude-agent-sdk and mcp (about a
     second: ``cli._LaterHttp`` imports them once the list is on screen)."""

@@ -432,6 +432,7 @@ def test_thinking_is_searchable_only_when_asked(home: Path, index_file: Path) ->
     ix.close()
 
 
+@pytest.mark.process
 def test_a_build_of_many_new_files_reads_them_in_a_worker_process(
     home: Path, index: HistoryIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,9 +9,12 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 SAMPLES = Path(__file__).parent / "samples"
 
 
+@pytest.mark.process
 def test_the_worker_prepares_a_file_while_stderr_is_a_capture() -> None:
     sample = next(p for p in sorted(SAMPLES.rglob("*.jsonl")))
     code = textwrap.dedent(

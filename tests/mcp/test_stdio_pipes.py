@@ -47,6 +47,7 @@ def run_child(code: str, stdin: bytes | Path) -> subprocess.CompletedProcess[byt
     return subprocess.run(argv, input=stdin, capture_output=True, cwd=REPO, timeout=60)
 
 
+@pytest.mark.process
 def test_lines_come_whole_and_nothing_else_reaches_the_wire() -> None:
     long = "x" * 3_000_000  # longer than a pipe holds, both ways, and than one read
     lines = ["first\n", f"{long}\n", "héllo\n", "no newline at the end"]
@@ -61,6 +62,7 @@ def test_lines_come_whole_and_nothing_else_reaches_the_wire() -> None:
     assert b"a child writes\n" in done.stderr
 
 
+@pytest.mark.process
 def test_undecodable_bytes_are_replaced_not_fatal() -> None:
     done = run_child(ECHO, b"ok\n\xff\xfe bad\n")
 

@@ -27,6 +27,7 @@ def root(tmp_path: Path) -> Path:
     return r
 
 
+@pytest.mark.process
 def test_jsonfile_update_is_serialised_across_processes(tmp_path: Path) -> None:
     """Two processes incrementing a counter 200 times each under the lock lose nothing."""
     path = tmp_path / "counter.json"

@@ -38,6 +38,7 @@ def test_flag_and_config_file_expand_the_home(
     assert from_file.projects_file == tmp_path / "from-file.json"
 
 
+@pytest.mark.process
 async def test_serve_stdio_uses_the_flag(tmp_path: Path, project: Path) -> None:
     """A real ``cctui serve --stdio --projects-config`` registers into that file."""
     registry = tmp_path / "elsewhere" / "projects.json"
