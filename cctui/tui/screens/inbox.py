@@ -21,10 +21,11 @@ from cctui.tui import render
 from cctui.tui.keymap import bindings, key_line
 from cctui.tui.modal import Modal
 from cctui.tui.screens.decision import DecisionModal
+from cctui.tui.widgets.fit_table import FitTable, cut
 
 _KIND = {"permission": "permission", "plan_review": "plan", "user_question": "question"}
 # "asks" comes second: who decides (and the ladder's ↑) must show at 80 columns, where
-# "what" runs off the table's right edge.
+# "session" and "what" give way (cut with an ellipsis; the preview shows the request whole).
 _COLUMN_KEYS = ("age", "who", "session", "kind", "what")
 _COLUMN_LABELS = ("waiting", "asks", "session", "request", "what")
 # The keys that apply to the request under the cursor: only a permission is allowed or
@@ -69,7 +70,7 @@ class InboxScreen(Modal[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(id="title")
-            yield DataTable[Text](id="table", cursor_type="row")
+            yield FitTable(["session", "what"], id="table", cursor_type="row")
             with VerticalScroll(id="preview"):
                 yield Static(id="preview-body")
             yield Static(key_line(_KEYS[None]), id="keys")
@@ -84,9 +85,10 @@ class InboxScreen(Modal[None]):
 
     def _tick(self) -> None:
         """Keep each row's "waiting" time current."""
-        table = self.query_one(DataTable)
+        table = self.query_one(FitTable)
         for p in self._shown:
             table.update_cell(p.id, "age", Text(fmt.waited(p.created_at), justify="right"))
+        table.fit()  # a longer age leaves "what" less room
 
     def _cells(self, p: PendingInput) -> tuple[Text, ...]:
         who = (p.route_label or "client") if p.route == "client" else "you"
@@ -95,9 +97,9 @@ class InboxScreen(Modal[None]):
         return (
             Text(fmt.waited(p.created_at), justify="right"),
             Text(who),
-            Text(fmt.one_line(self._describe(p.session_id), 30)),
+            cut(fmt.one_line(self._describe(p.session_id), 30)),
             Text(p.tool_name if p.kind == "permission" else _KIND.get(p.kind, p.kind)),
-            Text(
+            cut(
                 fmt.pending_summary(
                     p.kind,
                     p.tool_name,
@@ -112,7 +114,7 @@ class InboxScreen(Modal[None]):
     def reload(self) -> None:
         """Re-read the pending inputs (one was answered or a new one arrived); rows are
         diffed so the cursor stays on the request it was on."""
-        table = self.query_one(DataTable)
+        table = self.query_one(FitTable)
         selected = self._selected()
         row_before = table.cursor_row
         # Longest-waiting first, whatever order the source keeps (ties: by id, stable).
@@ -132,6 +134,7 @@ class InboxScreen(Modal[None]):
             for p in items:
                 table.add_row(*self._cells(p), key=p.id)
         self._shown = items
+        table.fit()
         if selected is not None and selected.id in new_ids:
             table.move_cursor(row=new_ids.index(selected.id), animate=False)
         elif items:

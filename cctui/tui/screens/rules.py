@@ -24,6 +24,7 @@ from cctui.core.rules import Rule, RulesInForce
 from cctui.errors import CctuiError
 from cctui.tui.keymap import bindings, key_line
 from cctui.tui.modal import Modal
+from cctui.tui.widgets.fit_table import FitTable, cut
 
 _STYLE = {"allow": "green", "deny": "red", "ask": "yellow"}
 
@@ -88,7 +89,8 @@ class RulesScreen(Modal[None]):
         with Vertical(id="dialog"):
             yield Static(Content.styled("Permission rules", "bold"), id="title")
             yield Static(Content.styled(_home(self.directory), "$text-muted"), id="where")
-            yield DataTable(id="rules", cursor_type="row", zebra_stripes=True)
+            # The file column gives way at 80 columns (cut with an ellipsis; "from" says which).
+            yield FitTable(["file"], id="rules", cursor_type="row", zebra_stripes=True)
             yield Static(id="files")
             yield Static(
                 key_line([("d", "remove"), ("esc", "close")]),
@@ -119,16 +121,17 @@ class RulesScreen(Modal[None]):
         self._draw(view)
 
     def _draw(self, view: RulesInForce) -> None:
-        table: DataTable[Text] = self.query_one(DataTable)
+        table = self.query_one(FitTable)
         table.clear()
         for index, r in enumerate(view.rules):
             table.add_row(
                 Text(r.behavior, style=f"bold {_STYLE[r.behavior]}"),
                 Text(r.rule),
                 Text(r.source, style="dim" if r.source == "managed" else ""),
-                Text(_home(r.file), style="dim"),
+                cut(_home(r.file), "dim"),
                 key=str(index),
             )
+        table.fit()
         lines: list[Content] = []
         if not view.rules:
             lines.append(Content.styled("No allow, deny or ask rules apply here.", "bold"))
