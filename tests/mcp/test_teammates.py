@@ -11,7 +11,7 @@ import pytest
 
 from cctui.core import SessionManager
 from cctui.mcp_server.server import CctuiMCPServer
-from tests.fakes.fake_driver import FakeDriverFactory, fake_driver_factory, sleep, text
+from tests.fakes.fake_driver import FakeDriverFactory, fail, fake_driver_factory, sleep, text
 from tests.mcp.conftest import call, client, error_body
 
 
@@ -23,6 +23,7 @@ def factory() -> FakeDriverFactory:
             "tests-are-green": [text("SHUTDOWN: reject - the suite is still running")],
             "say-nothing": [text("Working on it.")],
             "take-your-time": [sleep(5), text("SHUTDOWN: approve")],
+            "break-it": [fail()],
             "*": [],
         }
     )
@@ -132,3 +133,25 @@ async def test_a_teammate_going_idle_is_told_to_the_client_in_the_seed_words(
     assert bob["type"] == "idle_notification" and bob["team_name"] == "red"
     assert bob["session_id"] == ids["bob"] and bob["timestamp"].endswith("Z")
     assert alone["sessionId"] not in {n["session_id"] for n in notices}
+
+
+async def test_an_idle_notice_says_how_the_turn_ended(server: CctuiMCPServer) -> None:
+    """``reason``: ``interrupted`` for a turn stopped midway, ``failed`` for one that ended
+    in an error; the teammate waits for work either way."""
+    told: list[dict[str, Any]] = []
+    four = asyncio.Event()
+
+    async def logged(params: Any) -> None:
+        if params.logger == "teammates":
+            told.append(params.data)
+            if len(told) == 4:
+                four.set()
+
+    async with client(server, mode="legacy", logging_callback=logged) as c:
+        ids = await _team(c)  # two notices: alice's and bob's first turns
+        await call(c, "claude_send_message", sessionId=ids["alice"], message="take-your-time")
+        await call(c, "claude_interrupt", sessionId=ids["alice"])
+        await call(c, "claude_send_message", sessionId=ids["bob"], message="break-it", wait=True)
+        await asyncio.wait_for(four.wait(), 30)  # the bound only turns a hang into a failure
+    later = {(n["teammate_name"], n["reason"]) for n in told[2:]}
+    assert later == {("alice", "interrupted"), ("bob", "failed")}, told
