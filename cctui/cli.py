@@ -15,7 +15,8 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
+from datetime import datetime
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -481,13 +482,20 @@ def _hosts(settings: Settings) -> Hosts:
 def _print_sessions(settings: Settings, args: argparse.Namespace) -> int:
     from cctui.core.catalog import CatalogEntry, CatalogQuery, list_catalog_page, matches
 
-    if args.json and args.host is None and args.limit is None and not _filtered(args):
+    if args.host is None and args.limit is None and not _filtered(args):
         from cctui.core.catalog import list_catalog_rows
 
         every = list_catalog_rows(settings)
-        for row in every:
-            row["host"] = None
-        _write_json(every)
+        if args.json:
+            for row in every:
+                row["host"] = None
+            _write_json(every)
+        else:
+            _write_lines(
+                _session_line(None, r["status"], r["last_activity"], r["session_id"],
+                              r["project"], r["title"], r["total_cost_usd"])
+                for r in every
+            )  # fmt: skip
         return 0
     rows: list[tuple[str | None, CatalogEntry]] = []
     if args.host in (None, "*"):
@@ -527,15 +535,38 @@ def _print_sessions(settings: Settings, args: argparse.Namespace) -> int:
             item["host"] = where
         _write_json(out)
         return 0
-    for name, e in rows:
-        when = e.last_activity.astimezone().strftime("%Y-%m-%d %H:%M") if e.last_activity else "?"
-        cost = f"${e.total_cost_usd:.2f}" if e.total_cost_usd else ""
-        where = f"{name}: " if name else ""
-        print(
-            f"{e.status:<18} {when}  {e.session_id}  {where + (e.project or ''):<20.20} "
-            f"{(e.title or '').replace(chr(10), ' '):<50.50} {cost}"
-        )
+    _write_lines(
+        _session_line(name, e.status, e.last_activity, e.session_id, e.project, e.title,
+                      e.total_cost_usd)
+        for name, e in rows
+    )  # fmt: skip
     return 0
+
+
+def _session_line(
+    host: str | None,
+    status: str,
+    last_activity: datetime | None,
+    session_id: str,
+    project: str | None,
+    title: str | None,
+    cost: float | None,
+) -> str:
+    """One session as ``cctui sessions`` prints it."""
+    when = last_activity.astimezone().strftime("%Y-%m-%d %H:%M") if last_activity else "?"
+    money = f"${cost:.2f}" if cost else ""
+    where = f"{host}: " if host else ""
+    return (
+        f"{status:<18} {when}  {session_id}  {where + (project or ''):<20.20} "
+        f"{(title or '').replace(chr(10), ' '):<50.50} {money}"
+    )
+
+
+def _write_lines(lines: Iterable[str]) -> None:
+    """In one write: a print per line cost 20,000 sessions' list ~0.1 s of CPU."""
+    text = "\n".join(lines)
+    if text:
+        sys.stdout.write(text + "\n")
 
 
 def _filtered(args: argparse.Namespace) -> bool:

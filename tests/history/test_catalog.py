@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import os
 import subprocess
@@ -288,6 +289,16 @@ def test_every_row_as_json_is_the_whole_merge_byte_for_byte(
     assert next(r for r in rows if r["session_id"] == past[0])["cwd"] == "<tmp>/cci/proj"
     assert next(r for r in rows if r["session_id"] == past[1])["status"] == "idle"
     assert {r["sources"] for r in rows} >= {frozenset({"transcript"}), frozenset({"cctui"})}
+
+    # As text too: every row from the card rows, a page through the entries.
+    def printed(**limit: int) -> str:
+        out = io.StringIO()
+        monkeypatch.setattr(sys, "stdout", out)
+        flags = {"json": False, "host": None, "text": None, "project": None, "status": None}
+        cli._print_sessions(settings, argparse.Namespace(**flags, limit=limit.get("limit")))
+        return out.getvalue()
+
+    assert printed() == printed(limit=1000) and len(printed().splitlines()) == len(rows)
 
     # A transcript written to since: the next listing sees it (the sweep), both ways alike.
     from tests.history import make_lines as mk
