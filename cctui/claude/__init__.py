@@ -3,26 +3,68 @@
 Owns: turning a ``LaunchSpec`` into ``ClaudeAgentOptions``, SDK messages into ``frames``,
 the SDK's ``can_use_tool`` callback into a ``PermissionAsk``/``PermissionAnswer`` exchange,
 and process lifetime (graceful, then forced). Must not import core, front ends or UI.
+
+The names below are imported when first used (PEP 562): the core's models need only
+``cctui.claude.modes``, and a one-shot command (``cctui sessions``) then skips the frames and
+the driver (~0.03 s of CPU).
 """
 
-from cctui.claude.driver import ClaudeDriver, Driver, DriverFactory
-from cctui.claude.frames import (
-    AssistantText,
-    Frame,
-    Init,
-    LaunchSpec,
-    ModeChanged,
-    PermissionAnswer,
-    PermissionAsk,
-    PermissionHandler,
-    ProcessExited,
-    PromptAccepted,
-    RewindAnswer,
-    TextDelta,
-    ToolCall,
-    ToolOutcome,
-    TurnResult,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cctui.claude.driver import ClaudeDriver, Driver, DriverFactory
+    from cctui.claude.frames import (
+        AssistantText,
+        Frame,
+        Init,
+        LaunchSpec,
+        ModeChanged,
+        PermissionAnswer,
+        PermissionAsk,
+        PermissionHandler,
+        ProcessExited,
+        PromptAccepted,
+        RewindAnswer,
+        TextDelta,
+        ToolCall,
+        ToolOutcome,
+        TurnResult,
+    )
+
+_WHERE = {
+    "ClaudeDriver": "cctui.claude.driver",
+    "Driver": "cctui.claude.driver",
+    "DriverFactory": "cctui.claude.driver",
+    "AssistantText": "cctui.claude.frames",
+    "Frame": "cctui.claude.frames",
+    "Init": "cctui.claude.frames",
+    "LaunchSpec": "cctui.claude.frames",
+    "ModeChanged": "cctui.claude.frames",
+    "PermissionAnswer": "cctui.claude.frames",
+    "PermissionAsk": "cctui.claude.frames",
+    "PermissionHandler": "cctui.claude.frames",
+    "ProcessExited": "cctui.claude.frames",
+    "PromptAccepted": "cctui.claude.frames",
+    "RewindAnswer": "cctui.claude.frames",
+    "TextDelta": "cctui.claude.frames",
+    "ToolCall": "cctui.claude.frames",
+    "ToolOutcome": "cctui.claude.frames",
+    "TurnResult": "cctui.claude.frames",
+}
+"""Which module each exported name lives in."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AssistantText",

@@ -9,22 +9,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-PermissionModeName = Literal[
-    "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"
-]
-PERMISSION_MODES: tuple[PermissionModeName, ...] = (
-    "default",
-    "acceptEdits",
-    "plan",
-    "bypassPermissions",
-    "dontAsk",
-    "auto",
-)
-"""Every mode the CLI accepts (``set_permission_mode`` and ``--permission-mode``)."""
+from cctui.claude.modes import PERMISSION_MODES as PERMISSION_MODES
+from cctui.claude.modes import PermissionModeName as PermissionModeName
 
 
 class LaunchSpec(BaseModel):

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cctui.claude.frames import PermissionModeName
+from cctui.claude.modes import PermissionModeName
 from cctui.core.session.states import SessionStatus
 
 
