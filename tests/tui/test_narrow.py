@@ -1,9 +1,10 @@
 """At 80x24 the side that has the keyboard gets the width: a reply beside the whole list
 was drawn 22 columns wide (found walking the README at 80x24); an open dropdown stays
-inside its form."""
+inside its form; a page's table never scrolls sideways."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from textual.screen import Screen
@@ -11,6 +12,8 @@ from textual.widgets import Input, Select
 
 from cctui.tui.screens.help import HelpScreen
 from cctui.tui.screens.new_session import NewSessionScreen
+from cctui.tui.screens.rules import RulesScreen
+from cctui.tui.widgets.fit_table import FitTable
 from tests.tui.conftest import Harness, RunApp
 
 
@@ -84,3 +87,28 @@ async def test_the_help_page_fits_80_columns_and_says_more_keys_are_below(
             await h.until(lambda: not more.visible)  # at the end: nothing more below
             await h.pilot.press("up")
             await h.until(lambda: more.visible)
+
+
+async def test_the_rules_page_never_scrolls_sideways_at_80_columns(run_app: RunApp) -> None:
+    # The file column ran past the dialog: a horizontal scrollbar's thumb under the rows read
+    # as a stray mark, and the path was cut at the edge. The column gives way instead.
+    async with run_app() as h:
+        (h.project / ".claude").mkdir(exist_ok=True)
+        (h.project / ".claude" / "settings.local.json").write_text(
+            json.dumps({"permissions": {"allow": ["Bash(npm test *)", "Read"]}})
+        )
+        session = await h.create("hello")
+        h.app.main.open_session(session)
+        screen = await _open_at_80x24(h, "R", RulesScreen)
+        table = screen.query_one(FitTable)
+        await h.until(lambda: table.row_count == 2)
+        await h.pilot.pause(0.1)
+        assert table.max_scroll_x == 0 and not table.show_horizontal_scrollbar
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        assert str(h.project) not in table.render_line(1).text  # too long for 80 columns...
+        assert table.render_line(1).text.rstrip().endswith("…")  # ...so it says it is cut
+
+        await h.pilot.resize_terminal(160, 48)  # wide: the whole path, still no scrollbar
+        await h.pilot.pause(0.1)
+        assert str(h.project / ".claude" / "settings.local.json") in table.render_line(1).text
+        assert table.max_scroll_x == 0
