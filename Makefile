@@ -34,9 +34,10 @@ test:
 	$(PYTEST)
 
 # The edit loop: everything but the real-CLI (e2e), slow, Textual-app (tui) tests and those
-# that start a Python process of their own (process).
+# that start a Python process of their own (process). tests/tui is all `tui` (by folder,
+# tests/conftest.py): not even collected, which spares each worker importing its modules.
 test-fast:
-	$(PYTEST) -m "not e2e and not slow and not tui and not process"
+	$(PYTEST) -m "not e2e and not slow and not tui and not process" --ignore=tests/tui
 
 # The TUI's Pilot and snapshot tests (tests/tui), but for the real-terminal ones.
 test-tui:
