@@ -20,6 +20,7 @@ from typing import ClassVar
 from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
+from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
@@ -136,6 +137,18 @@ class CctuiApp(App[None]):
             log.warning("theme %r is not one this Textual has: the default holds", theme)
 
     # -- life cycle ----------------------------------------------------------------------
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this platform; on Linux, one that a SIGCONT it did not
+        stop for leaves alone (``cctui.tui.driver`` says why)."""
+        driver_class = super().get_driver_class()
+        from textual.drivers.linux_driver import LinuxDriver
+
+        if driver_class is LinuxDriver:
+            from cctui.tui.driver import WindowDriver
+
+            return WindowDriver
+        return driver_class
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(

@@ -448,6 +448,25 @@ def test_a_background_owner_woken_by_sigcont_still_ends_on_stop(
     _stop_leaves_nothing(claude_env, claude_home)
 
 
+def test_a_window_sent_sigcont_still_quits(
+    window: Window, claude_env: dict[str, str], claude_home: Path
+) -> None:
+    """A SIGCONT while the window runs (the kernel's, when the shell that ran cctui exits
+    after a hang-up; `kill -CONT`) used to start Textual's driver a second time: its first
+    input thread, lost track of, never ended, and neither did the process after `q`."""
+    if window.leader:
+        pytest.skip("one way in is enough: the signal is sent by hand")
+    window.start_cctui()
+    window.wait_for(lambda s: "MCP http://" in s, "cctui to start")
+    owner = find_owner(_state(claude_home))
+    assert owner is not None
+    for _ in range(5):  # each started the driver again, each start could lose a thread
+        os.kill(owner.pid, signal.SIGCONT)
+        time.sleep(0.2)  # apart: signals sent at once are delivered as one
+    window.keys("q")
+    assert _wait_for(lambda: not alive(owner.pid), 30), f"pid {owner.pid} still runs"
+
+
 async def test_a_window_attached_to_the_owner_answers_its_permission(
     window: Window, claude_env: dict[str, str], claude_home: Path, project_dir: Path
 ) -> None:
