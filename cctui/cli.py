@@ -229,12 +229,15 @@ def _main(argv: Sequence[str] | None) -> int:
 
             flags = [f for f in ("--tmux", "--json") if getattr(args, f[2:])]
             return status.main(flags, {**os.environ, "STATE_DIR": str(settings.state_dir)})
-        if command == "sessions":
-            return _print_sessions(settings, args)
+        if command == "sessions" or command in cli_index.COMMANDS:
+            from cctui.history import one_shot_command
+
+            with one_shot_command():  # a changed transcript read without the mcp SDK (~1 s)
+                if command == "sessions":
+                    return _print_sessions(settings, args)
+                return cli_index.run(settings, args)
         if command == "hosts":
             return _arun(_print_hosts(settings, args.json))
-        if command in cli_index.COMMANDS:
-            return cli_index.run(settings, args)
         if command in cli_policy.COMMANDS:
             return cli_policy.run(settings, args)
         if command == "mcp-config":

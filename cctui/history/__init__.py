@@ -4,9 +4,11 @@ Incremental and lazy: remembers offsets, never parses whole transcripts to build
 Imports ``config`` and claude-agent-sdk's transcript readers; never core, textual or mcp.
 
 Public API: ``HistoryIndex`` (the session list, ``refresh``/``arefresh``/``watch``),
-``read_transcript``/``aread_transcript`` (paged messages of one session), and the models.
+``read_transcript``/``aread_transcript`` (paged messages of one session), the models, and
+``one_shot_command`` (a command's lighter load of the SDK's transcript helpers).
 """
 
+from cctui.history._sdk import one_shot_command
 from cctui.history.index import HistoryIndex
 from cctui.history.models import (
     HistoryPrompt,
@@ -34,5 +36,6 @@ __all__ = [
     "TranscriptPage",
     "TranscriptUnreadable",
     "aread_transcript",
+    "one_shot_command",
     "read_transcript",
 ]
