@@ -172,8 +172,11 @@ def _exit_with_parent() -> None:
 
 
 def warm_up() -> None:
-    """A worker's first task: the imports its jobs need (the SDK's session parser)."""
-    _sdk.lite_read_size()
+    """A worker's first task: the imports its jobs need (the SDK's session parser). Loaded
+    alone (``_sdk.one_shot_command``: no other thread of a worker imports), not with the
+    SDK's package and the mcp SDK it imports, ~1 s of CPU before a worker's first file."""
+    with _sdk.one_shot_command():
+        _sdk.lite_read_size()
 
 
 def prepare_files(jobs: list[tuple[str, str, str]], thinking: bool) -> list[Prepared | None]:
