@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.history.conftest import SAMPLES
 
 _CHECK = """
@@ -31,6 +33,7 @@ print(len(light))
 """
 
 
+@pytest.mark.process  # a fresh interpreter: out of make test-fast, in make check
 def test_a_one_shot_command_reads_a_transcript_without_the_mcp_sdk() -> None:
     """``cctui sessions`` after a transcript changed read it through the SDK's helpers, and
     importing the SDK's package imported the whole mcp SDK (~1 s of CPU, a 0.35 s command
