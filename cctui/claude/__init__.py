@@ -11,8 +11,9 @@ the driver (~0.03 s of CPU).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cctui.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from cctui.claude.driver import ClaudeDriver, Driver, DriverFactory
@@ -57,13 +58,7 @@ _WHERE = {
 """Which module each exported name lives in."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _WHERE, globals())
 
 
 __all__ = [
