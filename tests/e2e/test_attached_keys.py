@@ -37,7 +37,7 @@ from cctui.errors import CctuiError
 from cctui.owner import find_owner
 from cctui.remote.attached import AttachedCore, NotAvailableAttached
 from tests.fakes.anthropic_api import FakeAnthropicAPI
-from tests.fakes.plugin import offline_env
+from tests.fakes.plugin import offline_env, use_environ
 from tests.fakes.seed_home import seed_claude_home
 from tests.helpers import git
 
@@ -92,11 +92,7 @@ def owner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Owner]:
     api = FakeAnthropicAPI(log_path=root / "fake_api.jsonl").start()
     env = offline_env(dict(os.environ), api.url, home)
     with pytest.MonkeyPatch.context() as patch:
-        for key in list(os.environ):
-            if key not in env:
-                patch.delenv(key)
-        for key, value in env.items():
-            patch.setenv(key, value)
+        use_environ(patch, env)
         server = subprocess.Popen(
             [sys.executable, "-m", "cctui", "serve", "--http"],
             env=dict(env, CCTUI_HTTP_PORT="0"),

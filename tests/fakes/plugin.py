@@ -42,6 +42,16 @@ def find_claude() -> Path:
     return Path(override) if override else bundled_claude()
 
 
+def use_environ(patch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
+    """Make ``env`` this process's whole environment until ``patch`` undoes it (what a
+    test's own cctui and ``claude`` processes inherit: nothing of the real account)."""
+    for key in list(os.environ):
+        if key not in env:
+            patch.delenv(key)
+    for key, value in env.items():
+        patch.setenv(key, value)
+
+
 def offline_env(base: dict[str, str], url: str, home: Path) -> dict[str, str]:
     """``base`` minus anything that could reach a real account, plus the offline settings."""
     env = {
@@ -115,9 +125,5 @@ def claude_env(
     fake_api: FakeAnthropicAPI, claude_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> dict[str, str]:
     env = offline_env(dict(os.environ), fake_api.url, claude_home)
-    for key in list(os.environ):
-        if key not in env:
-            monkeypatch.delenv(key)
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
+    use_environ(monkeypatch, env)
     return env

@@ -22,7 +22,7 @@ import pytest
 
 from cctui.remote.hosts import HostChange
 from tests.fakes.anthropic_api import FakeAnthropicAPI
-from tests.fakes.plugin import offline_env
+from tests.fakes.plugin import offline_env, use_environ
 from tests.fakes.seed_home import seed_claude_home
 
 
@@ -148,11 +148,7 @@ def module_host(root: Path, *projects: str) -> Iterator[ModuleHost]:
     env = offline_env(dict(os.environ), api.url, home)
     try:
         with pytest.MonkeyPatch.context() as patch:
-            for key in list(os.environ):
-                if key not in env:
-                    patch.delenv(key)
-            for key, value in env.items():
-                patch.setenv(key, value)
+            use_environ(patch, env)
             with serving_host(host_home, next(iter(places.values()))):
                 yield ModuleHost(root, host_home, places)
     finally:
