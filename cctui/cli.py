@@ -598,7 +598,7 @@ def _write_json(rows: list[dict[str, Any]]) -> None:
 def _json_default(value: object) -> object:
     """What orjson leaves to its caller, as pydantic-core writes it."""
     if isinstance(value, set | frozenset):
-        return list(value)
+        return sorted(value)  # as CatalogEntry writes its sources: the same order every run
     if isinstance(value, PurePath):
         return str(value)
     raise TypeError(f"{type(value).__name__} is not JSON")

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 from cctui.config import Settings
 from cctui.core import spare_records
@@ -99,6 +99,12 @@ class CatalogEntry(BaseModel):
     has_past: bool = False
     """cctui's sessions: its events begin after a conversation in its transcript
     (``SessionInfo.has_past``)."""
+
+    @field_serializer("sources", when_used="json")
+    def _sources_in_order(self, sources: frozenset[CatalogSource]) -> list[CatalogSource]:
+        # Sorted: a set's order follows the process's string hashes, so `cctui sessions
+        # --json` listed a session's sources in another order from one run to the next.
+        return sorted(sources)
 
 
 class CatalogQuery(BaseModel):
