@@ -183,6 +183,8 @@ def _money(row: Mapping[str, Any]) -> str:
 
 def _print_usage(period: str, report: UsageLines, out: TextIO) -> None:
     """The report as a table, from its lines (``UsageRow``'s fields, unvalidated)."""
+    from cctui.history.models import TOTAL_KINDS
+
     head = f"{period:<26} {'input':>12} {'output':>10} {'cache w':>12} {'cache r':>14}"
     lines = [f"{head} {'total':>14} {'cost':>11}"]
     for row in [*report.rows, report.total]:
@@ -197,8 +199,7 @@ def _print_usage(period: str, report: UsageLines, out: TextIO) -> None:
             key = row["project"]
         if row is report.total:
             lines.append("-" * 104)
-        total = t["input"] + t["output"] + t["cache_write_5m"] + t["cache_write_1h"]
-        total += t["cache_read"]  # (as TokenCounts.total counts them)
+        total = sum(t[kind] for kind in TOTAL_KINDS)  # as TokenCounts.total counts them
         lines.append(
             f"{key:<26.26} {t['input']:>12,} {t['output']:>10,} "
             f"{t['cache_write_5m'] + t['cache_write_1h']:>12,} {t['cache_read']:>14,} "

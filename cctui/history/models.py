@@ -300,6 +300,11 @@ class SearchResult(BaseModel):
     elapsed_ms: float = 0.0
 
 
+TOTAL_KINDS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read")
+"""The token kinds a total counts, as ccusage's ``totalTokens`` does (every kind; replies
+are not tokens)."""
+
+
 class TokenCounts(BaseModel):
     """Tokens of a set of API replies, each reply counted once."""
 
@@ -316,10 +321,8 @@ class TokenCounts(BaseModel):
 
     @property
     def total(self) -> int:
-        """All tokens, as ccusage's ``totalTokens`` counts them."""
-        return (
-            self.input + self.output + self.cache_write_5m + self.cache_write_1h + self.cache_read
-        )
+        """All tokens, as ccusage's ``totalTokens`` counts them (``TOTAL_KINDS``)."""
+        return sum(getattr(self, kind) for kind in TOTAL_KINDS)
 
 
 class UsageRow(BaseModel):
