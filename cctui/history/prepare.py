@@ -12,6 +12,7 @@ itself, as it always does for grown or changed files.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
 import sys
@@ -37,6 +38,8 @@ logger = logging.getLogger(__name__)
 MAX_LINE = 8 * 1024 * 1024
 """Longer lines are dropped as they stream past (and counted): parsing one costs several
 times its size in memory."""
+SIG_BYTES = 4096
+"""Bytes before a file's offset its signature covers (``tail_sig``)."""
 SEGMENT = 16 * 1024 * 1024
 """Bytes of one file read per write transaction (and the most a worker prepares)."""
 PREFETCH_MIN_FILES = 16
@@ -92,6 +95,8 @@ class Prepared:
     """(device, inode, size, mtime_ns) of the file a worker read."""
     meta: TranscriptMeta | None = None
     meta_read: bool = False
+    sig: bytes | None = None
+    """The signature of the bytes before ``end`` (``indexer``'s ``tail_sig``), from a worker."""
 
 
 def read_segment(fh: BinaryIO, offset: int, *, sidechain_file: bool, thinking: bool) -> Prepared:
@@ -142,12 +147,21 @@ def read_segment(fh: BinaryIO, offset: int, *, sidechain_file: bool, thinking: b
     return out
 
 
+def tail_sig(fh: BinaryIO, offset: int) -> bytes:
+    """A hash of up to ``SIG_BYTES`` before ``offset``: a file rewritten in place (not just
+    grown) is noticed by it."""
+    start = max(0, offset - SIG_BYTES)
+    fh.seek(start)
+    return hashlib.sha1(fh.read(offset - start)).digest()
+
+
 def prepare_file(path: str, session_id: str, kind: str, thinking: bool) -> Prepared | None:
     """A worker's job: the first segment of a new file, and its list metadata."""
     try:
         with open(path, "rb") as fh:
             st = os.fstat(fh.fileno())
             out = read_segment(fh, 0, sidechain_file=kind == "subagent", thinking=thinking)
+            out.sig = tail_sig(fh, out.end)
         out.identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         if kind == "main" and not out.more:
             out.meta = read_meta(Path(path), session_id)

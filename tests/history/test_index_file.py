@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 
 from cctui.history import HistoryIndex, prepare
 from cctui.history import index as index_module
+from cctui.history.indexer import TranscriptIndexer
 from cctui.history.lines import complete_lines
 from cctui.history.store import SCHEMA_VERSION, IndexStore
 from tests.history import make_lines as mk
@@ -538,3 +540,73 @@ def test_a_build_writes_its_text_in_one_fts_segment_per_batch(
     assert _found(index, "quokka") == set(sids)
     for n, sid in enumerate(sids):
         assert _found(index, f"number{n}") == {sid} == _found(index, f"result{n}")
+
+
+def _contents(ix: HistoryIndex) -> dict[str, list[tuple[object, ...]]]:
+    """Every row the index holds, with its files named by path (row ids of ``source`` follow
+    the order files were written), and every FTS token instance (``fts5vocab``)."""
+    conn = ix.store.reader()
+    conn.execute("PRAGMA query_only=0")
+    conn.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, msg_fts, instance)"
+    )
+    conn.execute("PRAGMA query_only=1")
+    queries = {
+        "source": "SELECT path, session_id, kind, dev, ino, size, mtime_ns, offset, tail_sig, "
+        "lines, skipped, oversized, bad_utf8, deferred, cost_state_usd FROM source",
+        "card": "SELECT s.path, c.session_id, last_activity, created_at, mtime, c.size, "
+        "c.cost_state_usd, cost_usd, unpriced, cwd, git_branch, c.path, title, first_prompt "
+        "FROM card c JOIN source s ON s.id = c.source_id",
+        "msg": "SELECT m.id, s.path, ts, role, sidechain, off, len, crc, part "
+        "FROM msg m JOIN source s ON s.id = m.source_id",
+        "usage": "SELECT msg_id, request_id, u.session_id, s.path, ts, model, input, output, "
+        "cw5m, cw1h, cr, web_search, sidechain, geo, legacy_cost, cost "
+        "FROM usage u JOIN source s ON s.id = u.source_id",
+        "usage_q": "SELECT * FROM usage_q",
+        "fts": "SELECT term, doc, col, offset FROM temp.v",
+    }
+    return {name: sorted(conn.execute(sql).fetchall(), key=repr) for name, sql in queries.items()}
+
+
+@pytest.mark.process
+def test_a_build_by_the_worker_writes_what_a_build_in_process_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The writer takes a worker-prepared new file by a shorter path (no savepoints, its card
+    # kept as written): the index must hold the very same rows either way.
+    from tests.bench.index_corpus import generate
+
+    home = generate(tmp_path / "claude", 24, mean_kb=12, seed=7).home
+    built: list[tuple[dict[str, list[tuple[object, ...]]], list[object]]] = []
+    taken: list[bool] = []
+    ingest_ready = TranscriptIndexer._ingest_ready
+
+    def spy(self: TranscriptIndexer, *args: Any) -> set[str] | None:
+        got = ingest_ready(self, *args)
+        taken.append(got is not None)
+        return got
+
+    monkeypatch.setattr(TranscriptIndexer, "_ingest_ready", spy)
+    for worker in (False, True):
+        monkeypatch.setattr(index_module, "PREFETCH_MIN_FILES", 1 if worker else 10**6)
+        ix = HistoryIndex(home, index_file=tmp_path / f"index-{worker}.sqlite")
+        plan = ix.plan()
+        if worker:
+            assert ix._prefetch is not None and ix._prefetch._warm is not None
+            ix._prefetch._warm.result()  # (until it has started, the writer reads files itself)
+        while plan.jobs:
+            ix.step(plan, seconds=0.05)  # several steps: cards and costs across batches
+        built.append((_contents(ix), list(ix.sessions())))
+        ix.close()
+    assert sum(taken) >= 20  # the worker's files went by the short path
+    (plain, plain_sessions), (fast, fast_sessions) = built
+    assert len(plain["msg"]) > 100 and len(plain["usage"]) > 20 and plain["fts"]
+    assert any(r[2] == "subagent" for r in plain["source"])
+    for table in plain:
+        assert fast[table] == plain[table], table
+    assert fast_sessions == plain_sessions
+    # A fresh load reads back the cards the fast path kept in memory.
+    again = HistoryIndex(home, index_file=tmp_path / "index-True.sqlite")
+    again.load()
+    assert list(again.sessions()) == fast_sessions
+    again.close()
