@@ -87,6 +87,8 @@ class OwnerLock:
         self._dir = os.stat(path.parent)
         """The state dir as it was: one deleted and made again (by this process's own next
         write) is not it."""
+        self._missing = False
+        """The record was missing at the last :meth:`keep`: made again at the next."""
         self._write()
 
     @classmethod
@@ -139,20 +141,30 @@ class OwnerLock:
 
     def keep(self) -> bool:
         """Whether this owner can still be found: ``owner.lock`` at its path is the file it
-        holds. Removed alone (the same state dir stays), the record is made again and locked; lost
-        for good (False) when the state dir went (a temporary HOME deleted under a background
-        owner) or another process owns a new file there. An owner nobody can find cannot be
+        holds. Removed alone (the same state dir stays, missing at two looks running), the
+        record is made again and locked; lost for good (False) when the state dir went (a
+        temporary HOME deleted under a background owner) or another process owns a new file
+        there. An owner nobody can find cannot be
         stopped by ``cctui stop``: the caller ends itself then."""
         if self._fd is None:
             return False
+        missing = False
         try:
             if _same_file(os.fstat(self._fd), os.stat(self.path)):
+                self._missing = False
                 return True
         except FileNotFoundError:
-            pass
+            missing = True
         try:
             if not _same_file(self._dir, os.stat(self.path.parent)):
                 return False
+            if missing and not self._missing:
+                # Seen missing once: maybe the whole dir is being deleted (`rm -rf` unlinks
+                # the files, then the dir). Made again now, the file would stop that rmdir
+                # ("Directory not empty") and keep this owner running in a dir nobody
+                # looks at; a deletion is over by the next look.
+                self._missing = True
+                return True
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError:
             return False
@@ -160,6 +172,7 @@ class OwnerLock:
             os.close(fd)  # another owner holds the file now there
             return False
         old, self._fd = self._fd, fd
+        self._missing = False
         os.close(old)
         self._write()
         return True

@@ -114,10 +114,29 @@ def test_a_removed_record_is_made_again_by_its_owner(tmp_path: Path) -> None:
         assert lock.keep()
         (tmp_path / "owner.lock").unlink()  # a cleanup that removed it while the owner ran
         assert find_owner(tmp_path) is None  # nobody could find it now
+        assert lock.keep()  # the first look only notes it (see the next test)
         assert lock.keep()
         owner = find_owner(tmp_path)
         assert owner is not None and (owner.pid, owner.mode) == (os.getpid(), "background")
         assert OwnerLock.acquire(tmp_path, "serve") is None  # and it is held again
+    finally:
+        lock.release()
+
+
+def test_a_state_dir_being_deleted_is_not_filled_again(tmp_path: Path) -> None:
+    """`rm -rf` of a temporary HOME unlinks owner.lock, then the dir: an owner looking in
+    between must not make the record again, or the rmdir fails ("Directory not empty") and
+    the owner runs on in a dir nobody looks at (seen in a whole run of the suite)."""
+    state = tmp_path / "home" / "state"
+    lock = OwnerLock.acquire(state, "background")
+    assert lock is not None
+    try:
+        (state / "owner.lock").unlink()  # rm -rf, half-way
+        assert lock.keep()
+        assert not (state / "owner.lock").exists()
+        shutil.rmtree(tmp_path / "home")  # the rest of it: nothing in the way
+        assert not lock.keep()
+        assert not state.exists()
     finally:
         lock.release()
 
