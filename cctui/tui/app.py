@@ -194,6 +194,10 @@ class CctuiApp(App[None]):
 
     def on_first_frame(self, _: FirstFrame) -> None:
         gc_pause.release()  # held by the composition root while starting
+        # The past sessions below the list's first screen: their rows are made now, before
+        # the watcher's changes can name them (``SessionSource.load_now``).
+        if self.source.make_the_rest():
+            self.main.reload()
         # The index's sweep and build run in threads, on the GIL the first frame needs:
         # started before it, they cost it ~0.3-1 s of CPU with thousands of past sessions.
         # The list already shows every session the index file knows (``load_now``).

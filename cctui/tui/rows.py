@@ -6,9 +6,11 @@ import functools
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from cctui.core.catalog import CatalogEntry, CatalogQuery, matches
 from cctui.fs.worktree import WORKTREES_DIR
+from cctui.history import SessionSummary
 from cctui.tui.format import one_line, project_name
 
 _WORKTREES = "/" + "/".join(WORKTREES_DIR) + "/"
@@ -19,6 +21,40 @@ def _path(cwd: str) -> Path:
     """A directory's ``Path``, parsed once: thousands of rows share a few dozen (parsing
     each again was most of what 5,000 rows cost a first frame)."""
     return Path(cwd)
+
+
+def _checkout(cwd: Path | None) -> str:
+    """The directory, with a worktree of Claude Code's (``<repo>/.claude/worktrees/<name>``)
+    folded into the repository it belongs to."""
+    text = str(cwd or "")
+    head, sep, _ = text.partition(_WORKTREES)
+    return head if sep else text
+
+
+class RowPlace(NamedTuple):
+    """What places a row in the list (``SessionList``'s order), known before the row is made:
+    the list's first screen is made of rows, the thousands of past sessions below it only
+    once it is on screen (``SessionSource.load_now``)."""
+
+    session_id: str
+    group: str
+    """``SessionRow.group``."""
+    created_at: datetime | None
+    last_activity: datetime | None
+    host_rank: int = 0
+
+    @classmethod
+    def past(cls, summary: SessionSummary) -> RowPlace:
+        """The place of the row ``SessionRow.from_entry`` makes of a session cctui does not
+        know (``catalog``'s past entry of ``summary``: its directory, its project named
+        after it)."""
+        cwd = _path(summary.cwd) if summary.cwd else None
+        return cls(
+            session_id=summary.session_id,
+            group=_checkout(cwd) or project_name(summary.cwd),
+            created_at=summary.created_at,
+            last_activity=summary.last_activity,
+        )
 
 
 @dataclass(frozen=True)
@@ -120,9 +156,7 @@ class SessionRow:
     def checkout(self) -> str:
         """Its project's checkout: the directory, with a worktree of Claude Code's
         (``<repo>/.claude/worktrees/<name>``) folded into the repository it belongs to."""
-        cwd = str(self.cwd or "")
-        head, sep, _ = cwd.partition(_WORKTREES)
-        return head if sep else cwd
+        return _checkout(self.cwd)
 
     @property
     def group(self) -> str:

@@ -177,8 +177,9 @@ class MainScreen(Screen[None]):
         return self.pane.session_id or self.sessions.selected_id
 
     def reload(self) -> None:
-        """Re-read every row and redraw what changed."""
-        self.sessions.set_rows(self._attend(self._source.rows()))
+        """Re-read every row and redraw what changed (the rows the source has not made yet
+        are counted: ``SessionSource.load_now``)."""
+        self.sessions.set_rows(self._attend(self._source.rows()), more=self._source.unmade)
         self._after_rows()
 
     def on_session_list_filled(self, _: SessionList.Filled) -> None:

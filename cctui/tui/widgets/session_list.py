@@ -19,7 +19,7 @@ import math
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import datetime
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Protocol, Self
 
 from rich.segment import Segment
 from rich.style import Style
@@ -29,13 +29,14 @@ from textual.cache import LRUCache
 from textual.color import Color
 from textual.geometry import Region, Size
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import DataTable
 
 from cctui.core.catalog import CatalogQuery
 from cctui.tui import clock as wall
 from cctui.tui import format as fmt
 from cctui.tui import keymap
-from cctui.tui.rows import SessionRow
+from cctui.tui.rows import RowPlace, SessionRow
 
 _COLUMNS = (
     ("status", "status", 13),
@@ -80,6 +81,31 @@ class _StatusCell(Text):
     sid: str = ""
 
 
+class _Placed(Protocol):
+    """What places a row (a ``SessionRow``, or a ``RowPlace`` before its row is made)."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def group(self) -> str: ...
+    @property
+    def created_at(self) -> datetime | None: ...
+    @property
+    def last_activity(self) -> datetime | None: ...
+    @property
+    def host_rank(self) -> int: ...
+
+
+def first_of(places: Iterable[RowPlace | SessionRow], count: int) -> list[str]:
+    """The ids of the first ``count`` rows of a list of these rows, in the list's order: the
+    rows to make before the first frame (every group is placed by all of them)."""
+    order = _Ordering()
+    every = list(places)
+    for place in every:
+        order.note(place)
+    return [place.session_id for place in heapq.nsmallest(count, every, key=order)]
+
+
 class _Ordering:
     """Each row's place: its project's group, then the newest started first.
 
@@ -96,14 +122,14 @@ class _Ordering:
         """When each session started; one whose start is unknown: when it was first listed
         (its activity then), so it does not move either."""
 
-    def _start(self, row: SessionRow) -> float:
+    def _start(self, row: _Placed) -> float:
         started = self._started.get(row.session_id)
         if started is None or row.created_at is not None:
             when = row.created_at or row.last_activity
             started = self._started[row.session_id] = when.timestamp() if when else 0.0
         return started
 
-    def note(self, row: SessionRow) -> bool:
+    def note(self, row: _Placed) -> bool:
         """Take ``row`` into account; True when its group moved (every row must be placed
         again)."""
         started = self._start(row)
@@ -113,7 +139,7 @@ class _Ordering:
             return moved
         return False
 
-    def __call__(self, row: SessionRow) -> Order:
+    def __call__(self, row: _Placed) -> Order:
         group = row.group
         started = self._start(row)
         at = self._group_at.get(group, started)
@@ -138,6 +164,11 @@ class SessionList(DataTable[Text]):
         self._shown: list[str] = []
         self._pending: list[str] = []
         """A long first list's rows not drawn yet, in order (``set_rows``)."""
+        self._more = 0
+        """Rows still to come, counted in ``total`` (``set_rows``)."""
+        self._filling = False
+        """A long first list is being drawn, or its rows are still to come."""
+        self._fill_timer: Timer | None = None
         self._drawn: dict[str, tuple[SessionRow | None, str]] = {}
         """Each listed row as last drawn (with its age text): unchanged rows are skipped."""
         self._plain: dict[str, tuple[str, ...]] = {}
@@ -269,8 +300,8 @@ class SessionList(DataTable[Text]):
 
     @property
     def total(self) -> int:
-        """Every known session, filtered out or not."""
-        return len(self._rows)
+        """Every known session, filtered out or not (those still to come counted)."""
+        return len(self._rows) + self._more
 
     @property
     def live_count(self) -> int:
@@ -291,38 +322,56 @@ class SessionList(DataTable[Text]):
 
     @property
     def filling(self) -> bool:
-        """A long first list is still being drawn, a chunk at a time."""
-        return bool(self._pending)
+        """A long first list is still being drawn, a chunk at a time (or its rows are still
+        to come)."""
+        return self._filling
 
-    def set_rows(self, rows: Sequence[SessionRow]) -> None:
+    def set_rows(self, rows: Sequence[SessionRow], *, more: int = 0) -> None:
         """Replace the data; only what changed is redrawn, the cursor stays on its session.
 
         The first fill of a list longer than ``2 * FIRST_ROWS`` draws its top ``FIRST_ROWS``
         rows now and the others in ``FILL_CHUNK``s on the next turns of the loop (posting
-        ``Filled`` after each)."""
+        ``Filled`` after each). ``more``: rows still to come, counted in ``total``: the
+        source makes the rows of the list's first screen before the first frame and the
+        thousands below it after (``SessionSource.load_now``); when they come, they are
+        drawn as the rest of a long first list."""
         self._rows = {r.session_id: r for r in rows}
-        if self._drawn or self._pending or len(self._rows) <= 2 * FIRST_ROWS:
+        self._more = more
+        if not self._filling and (self._drawn or len(self._rows) + more <= 2 * FIRST_ROWS):
             self._sync()
             return
         for r in self._rows.values():
             self._order.note(r)  # every group placed before the top is picked
         ids = sorted(self._rows, key=lambda sid: self._order(self._rows[sid]))
-        self._pending = ids[FIRST_ROWS:]
-        self._sync(ids[:FIRST_ROWS])
+        todo = [sid for sid in ids if sid not in self._drawn]
+        if self._filling:  # the rest of a long first list: below the rows drawn, in order
+            self._pending = todo
+            self._sync(list(self._drawn))  # (those changed or gone meanwhile)
+            self._fill_soon()
+            return
+        self._filling = True
+        self._pending = todo[FIRST_ROWS:]
+        self._sync(todo[:FIRST_ROWS])
         # The rest once these are on screen: a timer set now fired before the first frame
         # was drawn (its layout and paint take longer than the pause), and drew a chunk or
         # two of rows no one could see yet in front of it.
-        self.call_after_refresh(self.set_timer, _FILL_PAUSE_S, self._fill)
+        self.call_after_refresh(self._fill_soon)
+
+    def _fill_soon(self) -> None:
+        if self._fill_timer is None and self._filling:
+            self._fill_timer = self.set_timer(_FILL_PAUSE_S, self._fill)
 
     def _fill(self) -> None:
         """Draw the next chunk of a long first list."""
-        if not self._pending:
-            return
-        chunk, self._pending = self._pending[:FILL_CHUNK], self._pending[FILL_CHUNK:]
-        self._sync(chunk)
+        self._fill_timer = None
         if self._pending:
-            self.set_timer(_FILL_PAUSE_S, self._fill)
-        self.post_message(self.Filled())
+            chunk, self._pending = self._pending[:FILL_CHUNK], self._pending[FILL_CHUNK:]
+            self._sync(chunk)
+            self.post_message(self.Filled())
+        if self._pending:
+            self._fill_soon()
+        else:
+            self._filling = bool(self._more)  # drawn, unless rows are still to come
 
     def update_rows(
         self, rows: Sequence[SessionRow], gone: Iterable[str] = (), *, now: bool = False
@@ -423,6 +472,7 @@ class SessionList(DataTable[Text]):
         selected = self.selected_id
         if only is None:
             self._pending = []  # a full pass draws every row
+            self._filling = bool(self._more)
         ids = list(self._rows) if only is None else only
         reorder = regroup = False
         changed_rows: list[str] = []
