@@ -205,6 +205,37 @@ class HistoryIndex:
             out[sid] = _activity(card, self._prompts(sid), procs.get(sid)).timestamp()
         return out
 
+    def places(self) -> dict[str, tuple[str | None, datetime | None, datetime]]:
+        """Session id -> its summary's (``cwd``, ``created_at``, ``last_activity``), for every
+        session: what places it in a list. After ``load(cards=False)`` read from the index
+        file and the in-memory sources without composing a summary (5,000 sessions: ~15
+        against ~170 ms for ``sessions()``)."""
+        if not self._lazy:
+            with self._lock:
+                return {
+                    sid: (s.cwd, s.created_at, s.last_activity)
+                    for sid, s in self._summaries.items()
+                }
+        with self._refresh_lock:
+            cards: dict[str, tuple[str | None, float | None, float]] = {
+                sid: (cwd, created, last)
+                for sid, cwd, created, last in self.transcripts.card_places()
+            }
+            procs = self.processes.by_session
+            out: dict[str, tuple[str | None, datetime | None, datetime]] = {}
+            for sid in (
+                cards.keys() | self._read.folds.keys() | self._attributed.keys() | procs.keys()
+            ):
+                card = cards.get(sid)
+                out[sid] = _place(
+                    None if card is None else card[0],
+                    None if card is None or card[1] is None else _utc(card[1]),
+                    None if card is None else _utc(card[2]),
+                    self._prompts(sid),
+                    procs.get(sid),
+                )
+            return out
+
     def summaries(self, session_ids: Iterable[str]) -> list[SessionSummary]:
         """These sessions' summaries (those any source knows), in the order asked."""
         ids = list(session_ids)
@@ -337,13 +368,18 @@ class HistoryIndex:
 
     # -- refreshing ----------------------------------------------------------------------
 
-    def load(self) -> IndexChange:
+    def load(self, *, cards: bool = True) -> IndexChange:
         """Every session the index file knows, without touching the transcripts (fast: the
-        TUI calls it before its first frame). A second call changes nothing."""
+        TUI calls it before its first frame). A second call changes nothing.
+
+        ``cards=False``: as ``refresh(cards=False)``, nothing is composed until a reader
+        asks (``places`` and ``summaries`` answer for some sessions without composing the
+        others: the TUI's first screen of thousands of sessions)."""
         with self._refresh_lock:
             if self.transcripts.loaded:
                 return IndexChange()
-            return self._apply(self.transcripts.load())
+            self._lazy = not cards
+            return self._apply(self.transcripts.load(cards=cards))
 
     async def aload(self) -> IndexChange:
         """``load`` in a worker thread."""
@@ -614,15 +650,18 @@ class HistoryIndex:
             sources.add("history")
         if proc is not None:
             sources.add("process")
+        cwd, created_at, last_activity = _place(
+            meta.cwd if meta else None,
+            meta.created_at if meta else None,
+            meta.last_entry_at if meta else None,
+            prompts,
+            proc,
+        )
         # Validated, not model_construct: pydantic-core checks these typed values faster than
         # model_construct's Python loop sets them (0.11 against 0.18 s for 20,000).
         return SessionSummary(
             session_id=sid,
-            cwd=_first(
-                meta.cwd if meta else None,
-                proc.cwd if proc else None,
-                prompts.project if prompts else None,
-            ),
+            cwd=cwd,
             title=_first(
                 meta.title if meta else None,
                 prompts.title if prompts else None,
@@ -631,12 +670,8 @@ class HistoryIndex:
             first_prompt=_first(
                 meta.first_prompt if meta else None, prompts.title if prompts else None
             ),
-            last_activity=_activity(meta.last_entry_at if meta else None, prompts, proc),
-            created_at=_first(
-                meta.created_at if meta else None,
-                prompts.first if prompts else None,
-                proc.started_at if proc else None,
-            ),
+            last_activity=last_activity,
+            created_at=created_at,
             git_branch=meta.git_branch if meta else None,
             is_running=proc is not None,
             pid=proc.pid if proc else None,
@@ -684,6 +719,31 @@ async def _to_thread(func: Callable[[], _T], *, abandon_on_cancel: bool) -> _T:
 
 
 _MAX_DT = datetime.max.replace(tzinfo=UTC)
+
+
+def _place(
+    cwd: str | None,
+    created_at: datetime | None,
+    last_entry_at: datetime | None,
+    prompts: PromptFold | None,
+    proc: RunningProcess | None,
+) -> tuple[str | None, datetime | None, datetime]:
+    """A session's (cwd, created_at, last_activity) from its transcript's card (its fields
+    given), its history.jsonl prompts and its running process: what ``_compose`` and
+    ``places`` give it."""
+    return (
+        _first(cwd, proc.cwd if proc else None, prompts.project if prompts else None),
+        _first(
+            created_at,
+            prompts.first if prompts else None,
+            proc.started_at if proc else None,
+        ),
+        _activity(last_entry_at, prompts, proc),
+    )
+
+
+def _utc(epoch: float) -> datetime:
+    return datetime.fromtimestamp(epoch, tz=UTC)
 
 
 def _activity(

@@ -287,6 +287,15 @@ class TranscriptIndexer:
             self.store.reader().execute("SELECT session_id, last_activity FROM card ORDER BY mtime")
         )
 
+    def card_places(self) -> list[tuple[str, str | None, float | None, float]]:
+        """Per session, (session id, cwd, created at, last activity) of the card ``meta``
+        would pick (the newest file's), straight from the index file: what places a session
+        in a list, without reading the cards."""
+        rows = self.store.reader().execute(
+            "SELECT session_id, cwd, created_at, last_activity FROM card ORDER BY mtime"
+        )
+        return list({r[0]: r for r in rows}.values())
+
     def newest_cards(self) -> list[tuple[Any, ...]]:
         """Per session, the card ``meta`` would pick (the newest file's), as the index file's
         row: (session id, path, mtime, last activity, size, cwd, title, created at, git

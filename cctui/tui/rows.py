@@ -10,7 +10,6 @@ from typing import NamedTuple
 
 from cctui.core.catalog import CatalogEntry, CatalogQuery, matches
 from cctui.fs.worktree import WORKTREES_DIR
-from cctui.history import SessionSummary
 from cctui.tui.format import one_line, project_name
 
 _WORKTREES = "/" + "/".join(WORKTREES_DIR) + "/"
@@ -44,17 +43,24 @@ class RowPlace(NamedTuple):
     host_rank: int = 0
 
     @classmethod
-    def past(cls, summary: SessionSummary) -> RowPlace:
+    def past(
+        cls,
+        session_id: str,
+        cwd: str | None,
+        created_at: datetime | None,
+        last_activity: datetime,
+    ) -> RowPlace:
         """The place of the row ``SessionRow.from_entry`` makes of a session cctui does not
-        know (``catalog``'s past entry of ``summary``: its directory, its project named
-        after it)."""
-        cwd = _path(summary.cwd) if summary.cwd else None
-        return cls(
-            session_id=summary.session_id,
-            group=_checkout(cwd) or project_name(summary.cwd),
-            created_at=summary.created_at,
-            last_activity=summary.last_activity,
-        )
+        know, from its summary's fields (``HistoryIndex.places``): the catalog's past entry
+        has its directory and a project named after it."""
+        return cls(session_id, _past_group(cwd), created_at, last_activity)
+
+
+@functools.lru_cache(maxsize=4096)
+def _past_group(cwd: str | None) -> str:
+    """``SessionRow.group`` of a row of the catalog's past entry in ``cwd`` (thousands of
+    sessions share a few dozen directories)."""
+    return _checkout(_path(cwd) if cwd else None) or project_name(cwd)
 
 
 @dataclass(frozen=True)

@@ -104,16 +104,17 @@ async def test_the_first_screens_rows_are_the_whole_lists_top_and_the_rest_come_
         assert len(every) == PAST + PROMPT_ONLY
         listed = [r for r in every.values() if not r.archived]
         top = first_of(listed, FIRST_ROWS)
-        # The places made from summaries are the rows' own (a worktree under its checkout,
-        # "/" and the prompt-only sessions included).
-        summaries = {s.session_id: s for s in whole.index.sessions()}
-        for sid, row in every.items():
-            place = RowPlace.past(summaries[sid])
-            assert (place.group, place.created_at, place.last_activity) == (
-                row.group, row.created_at, row.last_activity)  # fmt: skip
-
         first = _source(settings, manager)
         first.load_now()
+        # The index places every session as its summary has it, without composing them;
+        # the places are the rows' own (a worktree under its checkout, "/" and the
+        # prompt-only sessions included).
+        places = first.index.places()
+        assert places == whole.index.places()
+        for sid, row in every.items():
+            place = RowPlace.past(sid, *places[sid])
+            assert (place.group, place.created_at, place.last_activity) == (
+                row.group, row.created_at, row.last_activity)  # fmt: skip
         made = {r.session_id: r for r in first.rows()}
         assert set(made) == set(top)  # the first screen, and nothing below it
         assert len(made) + first.unmade == len(every)
