@@ -35,8 +35,13 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from cctui.history import _sdk
-from cctui.history.extract import ROLE_CODES, Usage
-from cctui.history.prepare import Prepared, read_segment, tail_sig
+from cctui.history.extract import Usage
+from cctui.history.prepare import (
+    ID_SLOTS,
+    Prepared,
+    read_segment,
+    tail_sig,
+)
 from cctui.history.pricing import Pricer
 from cctui.history.store import IndexStore
 from cctui.history.transcripts import ReadStats, TranscriptMeta, read_meta
@@ -47,10 +52,6 @@ FTS_BUFFER = 8 * 1024 * 1024
 """Characters of text held for the FTS table before a batch writes them (see ``batch``)."""
 REFRESH_BATCH_SECONDS = 1.0
 """How long ``refresh`` writes files in one transaction (see there)."""
-ID_SLOTS = 32
-"""Message ids are ``ts_seconds * ID_SLOTS`` + a sequence number: rowid order is time order.
-Small, close ids keep the index small: FTS5 stores each posting's distance to the previous
-row id as a varint (milliseconds times 65,536, the first scheme, cost ~3 bytes more each)."""
 
 
 _UPSERT_USAGE = (
@@ -72,11 +73,6 @@ _UPSERT_USAGE = (
     "AND excluded.ts < usage.ts)"
 )
 """A reply's usage row, upserted on (message id, request id)."""
-
-
-def msg_id_floor(ts: float) -> int:
-    """The smallest message id of a message written at ``ts`` (epoch seconds)."""
-    return max(0, int(ts)) * ID_SLOTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +164,7 @@ class TranscriptIndexer:
         """The sessions whose cards are in ``_metas`` after ``load(cards=False)``; ``None``:
         every session's."""
         self.loaded = False
+        self._path_of = _Paths()
         self._fts: list[tuple[int, str, str]] = []
         """FTS rows (id, text, role) of the files read in this batch, not written yet."""
         self._fts_chars = 0
@@ -605,7 +602,7 @@ class TranscriptIndexer:
             self._put(
                 TranscriptMeta(
                     session_id=session_id,
-                    path=path,
+                    path=self._path_of(key),  # (joined to its directory's: less memory)
                     mtime=_dt_round(meta.mtime),
                     last_entry_at=_dt_round(meta.last_entry_at),
                     size=meta.size,
@@ -722,21 +719,15 @@ class TranscriptIndexer:
     ) -> None:
         """A segment's ``msg`` and ``usage`` rows; its FTS rows are held for ``flush``."""
         ids = _Ids(conn)
-        floors = [msg_id_floor(line.when) for line in got.lines]
+        floors = [p[0] for p in got.pieces]
         ids.prime(floors)
-        msgs: list[tuple[object, ...]] = []
-        fts: list[tuple[int, str, str]] = []
-        for line, floor in zip(got.lines, floors, strict=True):
-            for role, body, part in line.pieces:
-                mid = ids.next(floor)
-                msgs.append(
-                    (mid, source_id, line.ts, ROLE_CODES[role], line.side, line.start, line.size,
-                     line.crc, part)
-                )  # fmt: skip
-                fts.append((mid, body, role))
-                self._fts_chars += len(body)
-        conn.executemany("INSERT INTO msg VALUES (?,?,?,?,?,?,?,?,?)", msgs)
-        self._fts += fts
+        mids = [ids.next(floor) for floor in floors]
+        conn.executemany(
+            "INSERT INTO msg VALUES (?,?,?,?,?,?,?,?,?)",
+            [(mid, source_id, *p[1:]) for mid, p in zip(mids, got.pieces, strict=True)],
+        )
+        self._fts += [(mid, *t) for mid, t in zip(mids, got.texts, strict=True)]
+        self._fts_chars += got.chars
         self._put_usage(conn, source_id, session_id, got.replies)
 
     def _put_usage(

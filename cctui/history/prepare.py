@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from cctui.history import _sdk
-from cctui.history.extract import Usage, extract, parse, wanted
+from cctui.history.extract import ROLE_CODES, Usage, extract, parse, wanted
 from cctui.history.lines import complete_lines
 from cctui.history.transcripts import TranscriptMeta, read_meta
 
@@ -38,6 +38,10 @@ logger = logging.getLogger(__name__)
 MAX_LINE = 8 * 1024 * 1024
 """Longer lines are dropped as they stream past (and counted): parsing one costs several
 times its size in memory."""
+ID_SLOTS = 32
+"""Message ids are ``ts_seconds * ID_SLOTS`` + a sequence number: rowid order is time order.
+Small, close ids keep the index small: FTS5 stores each posting's distance to the previous
+row id as a varint (milliseconds times 65,536, the first scheme, cost ~3 bytes more each)."""
 SIG_BYTES = 4096
 """Bytes before a file's offset its signature covers (``tail_sig``)."""
 SEGMENT = 16 * 1024 * 1024
@@ -66,19 +70,9 @@ class Counts:
     cost_state: float | None = None
 
 
-@dataclass(slots=True)
-class Line:
-    """One line that gives searchable pieces."""
-
-    ts: float | None
-    when: float
-    """Its time, or the last one before it (the message id follows it)."""
-    side: int
-    start: int
-    size: int
-    crc: int
-    pieces: list[tuple[str, str, int]]
-    """(role, text, part) of each piece."""
+def msg_id_floor(ts: float) -> int:
+    """The smallest message id of a message written at ``ts`` (epoch seconds)."""
+    return max(0, int(ts)) * ID_SLOTS
 
 
 @dataclass(slots=True)
@@ -88,7 +82,17 @@ class Prepared:
     end: int
     more: bool
     counts: Counts
-    lines: list[Line] = field(default_factory=list)
+    pieces: list[tuple[int, float | None, int, int, int, int, int, int]] = field(
+        default_factory=list
+    )
+    """Per searchable piece, its ``msg`` row but for the id and the file: (its id's floor,
+    ``msg_id_floor`` of its line's time or the last one before it; the line's time; role code;
+    sidechain; the line's offset, length and CRC-32; the piece's part). Plain tuples: a
+    worker's pieces are pickled to the writer (an object each cost both sides ~3x more)."""
+    texts: list[tuple[str, str]] = field(default_factory=list)
+    """Per piece, its (text, role): the FTS row but for the id."""
+    chars: int = 0
+    """Characters of text in ``texts``."""
     replies: list[Usage] = field(default_factory=list)
     """One per reply (its lines repeat its usage): the one the upsert's rule would keep."""
     identity: tuple[int, int, int, int] | None = None
@@ -103,6 +107,7 @@ def read_segment(fh: BinaryIO, offset: int, *, sidechain_file: bool, thinking: b
     """Up to ``SEGMENT`` bytes of complete lines from ``offset``."""
     counts = Counts()
     out = Prepared(end=offset, more=False, counts=counts)
+    pieces, texts = out.pieces, out.texts
     replies: dict[tuple[str, str], Usage] = {}
     last_ts = os.fstat(fh.fileno()).st_mtime  # for entries without a timestamp
     lines = complete_lines(fh, offset, max_line=MAX_LINE)
@@ -123,10 +128,14 @@ def read_segment(fh: BinaryIO, offset: int, *, sidechain_file: bool, thinking: b
                 side = int(got.sidechain or sidechain_file)
                 last_ts = got.ts or last_ts
                 if got.pieces:
-                    out.lines.append(
-                        Line(got.ts, last_ts, side, end - len(line) - 1, len(line),
-                             zlib.crc32(line), [(p.role, p.body, p.part) for p in got.pieces])
-                    )  # fmt: skip
+                    floor = msg_id_floor(last_ts)
+                    start, size, crc = end - len(line) - 1, len(line), zlib.crc32(line)
+                    for p in got.pieces:
+                        pieces.append(
+                            (floor, got.ts, ROLE_CODES[p.role], side, start, size, crc, p.part)
+                        )
+                        texts.append((p.body, p.role))
+                        out.chars += len(p.body)
                 u = got.usage
                 if u is not None:
                     u.sidechain = bool(side)

@@ -31,8 +31,8 @@ from typing import Any
 
 from cctui.errors import CctuiError, ValidationFailed
 from cctui.history.extract import ROLE_NAMES
-from cctui.history.indexer import msg_id_floor
 from cctui.history.models import SearchHit, SearchResult
+from cctui.history.prepare import msg_id_floor
 from cctui.history.snippets import Located, Read, read_piece, snippet, words
 from cctui.history.snippets import Term as SnipTerm
 from cctui.history.store import IndexStore

@@ -610,3 +610,9 @@ def test_a_build_by_the_worker_writes_what_a_build_in_process_writes(
     again.load()
     assert list(again.sessions()) == fast_sessions
     again.close()
+
+
+def test_a_new_index_merges_fts_segments_eight_at_a_time(index: HistoryIndex) -> None:
+    # FTS5's automerge 8 (its default is 4): a build rewrites each posting fewer times.
+    row = index.store.reader().execute("SELECT v FROM msg_fts_config WHERE k = 'automerge'")
+    assert row.fetchone() == (8,)
