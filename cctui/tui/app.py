@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from importlib.resources import files
 from pathlib import Path, PurePath
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on, work
 from textual.app import App, SystemCommand
@@ -49,16 +49,18 @@ from cctui.tui.pages import Pages
 from cctui.tui.prefs import Prefs
 from cctui.tui.quitting import SHUTDOWN_TIMEOUT_S, Quitting
 from cctui.tui.remote import RemoteView, host_line
-from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
-from cctui.tui.screens.new_session import NewSessionScreen
-from cctui.tui.screens.peek import PeekAsk, PeekScreen
 from cctui.tui.session_keys import SessionKeys
 from cctui.tui.sources import SessionSource
 from cctui.tui.starts import SessionStarts
 from cctui.tui.takeover import TakeOver
 from cctui.tui.widgets.event_lines import PromptBlock
 from cctui.tui.widgets.session_pane import SessionPane
+
+if TYPE_CHECKING:  # the modals and pages are imported when first shown
+    from cctui.tui.screens.inbox import InboxScreen
+    from cctui.tui.screens.new_session import NewSessionScreen
+    from cctui.tui.screens.peek import PeekAsk, PeekScreen
 
 log = logging.getLogger(__name__)
 
@@ -419,25 +421,23 @@ class CctuiApp(App[None]):
     def _open(self, message: OpenSession) -> None:
         self.main.open_session(message.session_id, focus_input=message.focus_input)
 
-    @on(InboxScreen.Answer)
-    def _inbox_answer(self, message: InboxScreen.Answer) -> None:
+    # The modals' and pages' messages by their handlers' names: their screens are imported
+    # when first shown, not before the first frame.
+    def on_inbox_screen_answer(self, message: InboxScreen.Answer) -> None:
         self.inbox.from_inbox(message)
 
-    @on(PeekAsk.Answer)
-    def _peek_answer(self, message: PeekAsk.Answer) -> None:
+    def on_peek_ask_answer(self, message: PeekAsk.Answer) -> None:
         if message.decision is None:
             self.inbox.open(message.pending)  # over the peek; back to it afterwards
         else:
             self.inbox.answer(message.pending.id, message.decision)
         self.pages.refresh_peeks({message.pending.session_id})
 
-    @on(PeekScreen.Reply)
-    def _peek_reply(self, message: PeekScreen.Reply) -> None:
+    def on_peek_screen_reply(self, message: PeekScreen.Reply) -> None:
         self.session_keys.send(message.session_id, message.text)
         self.notify(f"Sent to {self.describe_session(message.session_id)}.")
 
-    @on(NewSessionScreen.Likely)
-    def _prewarm(self, message: NewSessionScreen.Likely) -> None:
+    def on_new_session_screen_likely(self, message: NewSessionScreen.Likely) -> None:
         self.starts.prewarm(message.form)
 
     def on_main_screen_uncovered(self, _message: MainScreen.Uncovered) -> None:

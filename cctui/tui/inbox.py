@@ -22,13 +22,11 @@ from cctui.errors import CctuiError, InputAlreadyAnswered
 from cctui.remote.models import NotDelivered
 from cctui.tui.messages import InputResolved
 from cctui.tui.remote import RemoteView
-from cctui.tui.screens.confirm import ConfirmScreen
-from cctui.tui.screens.decision import DecisionModal
-from cctui.tui.screens.inbox import InboxScreen
-from cctui.tui.screens.pending_input import PendingInputScreen
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the screens are imported when first shown (~25 ms of a first frame)
     from cctui.tui.app import CctuiApp
+    from cctui.tui.screens.decision import DecisionModal
+    from cctui.tui.screens.inbox import InboxScreen
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +128,8 @@ class Inbox:
 
     def requested(self, pending: PendingInput) -> None:
         """A new input (or one handed back): queue its modal (``Alerts`` notifies)."""
+        from cctui.tui.screens.pending_input import PendingInputScreen
+
         modal = self.modal
         if (
             isinstance(modal, PendingInputScreen)
@@ -182,6 +182,9 @@ class Inbox:
         """Show ``pending``'s modal now (from the queue or the inbox)."""
         if not self.queue.showing(pending.id):
             return
+        from cctui.tui.screens.confirm import ConfirmScreen
+        from cctui.tui.screens.pending_input import PendingInputScreen
+
         modal = ConfirmScreen if pending.kind == "confirmation" else PendingInputScreen
         screen = modal(
             pending,
@@ -252,6 +255,8 @@ class Inbox:
 
     def refresh_inbox(self) -> None:
         """Reload the inbox if it is open."""
+        from cctui.tui.screens.inbox import InboxScreen
+
         for screen in self._app.screen_stack:
             if isinstance(screen, InboxScreen):
                 screen.reload()

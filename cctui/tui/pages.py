@@ -22,8 +22,6 @@ from cctui.core import AssistantTextEvent
 from cctui.errors import CctuiError
 from cctui.history.models import SearchHit
 from cctui.tui.screens.ask import AskScreen
-from cctui.tui.screens.inbox import InboxScreen
-from cctui.tui.screens.peek import PeekScreen
 
 if TYPE_CHECKING:
     from cctui.tui.app import CctuiApp
@@ -110,6 +108,8 @@ class Pages:
         if row is None:
             return
         app.main.looked_at(row.session_id)
+        from cctui.tui.screens.peek import PeekScreen
+
         self.open_once(
             PeekScreen,
             lambda: PeekScreen(
@@ -142,6 +142,8 @@ class Pages:
 
     def refresh_peeks(self, session_ids: Iterable[str], *, reply: bool = False) -> None:
         """An open peek follows its session: its requests, its row, (``reply``) its reply."""
+        from cctui.tui.screens.peek import PeekScreen
+
         wanted = set(session_ids)
         for screen in self._app.screen_stack:
             if isinstance(screen, PeekScreen) and screen.session_id in wanted:
@@ -154,6 +156,8 @@ class Pages:
     # -- pages of their own ----------------------------------------------------------------
 
     def inbox(self) -> None:
+        from cctui.tui.screens.inbox import InboxScreen
+
         app = self._app
         self.open_once(InboxScreen, lambda: InboxScreen(app.inbox.pending, app.describe_session))
 

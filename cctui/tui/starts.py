@@ -18,11 +18,11 @@ from cctui.errors import CctuiError
 from cctui.tui import format as fmt
 from cctui.tui.messages import OpenSession
 from cctui.tui.remote import key_of
-from cctui.tui.screens.after_picker import AfterCandidate
-from cctui.tui.screens.new_session import NewSessionRequest, NewSessionScreen
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the form is imported when first opened (~6 ms of a first frame)
     from cctui.tui.app import CctuiApp
+    from cctui.tui.screens.after_picker import AfterCandidate
+    from cctui.tui.screens.new_session import NewSessionRequest, NewSessionScreen
 
 REMOTE_ROW_WAIT_S = 5.0
 """How long a session started on a host is looked for in the list before giving up opening
@@ -51,6 +51,8 @@ class SessionStarts:
                 worktree = app.manager.get(row.session_id).worktree
                 cwd = worktree.repo if worktree is not None else cwd
         mode = app.settings.default_permission_mode or "default"
+        from cctui.tui.screens.new_session import NewSessionScreen
+
         screen = NewSessionScreen(
             cwd=row.cwd if row is not None and row.host is not None and row.cwd else cwd,
             permission_mode=mode,
@@ -64,6 +66,8 @@ class SessionStarts:
     def _after_candidates(self) -> list[AfterCandidate]:
         """This machine's sessions a new one may run after: those still to end, and those
         ended well (they count at once); newest first. Failed ones would refuse it."""
+        from cctui.tui.screens.after_picker import AfterCandidate
+
         app = self.app
         if app.attached is not None:
             return []  # after is the owner's dispatcher's; the attached core has none
