@@ -11,12 +11,10 @@ closing a dialog, paid again by the session that opens behind the new-session fo
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.keys import key_to_character
-from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.widgets._footer import FooterKey
 
@@ -85,17 +83,6 @@ class KeyFooter(Footer):
         first = [w for w in widgets if isinstance(w, FooterKey) and w.action in FIRST]
         yield from first
         yield from (w for w in widgets if w not in first)
-
-    def bindings_changed(self, screen: Screen[Any]) -> None:
-        if self._shown is None and self.is_attached and screen is self.screen:
-            # The first keys go into the first frame: ``Footer`` composes them after a
-            # refresh, so the first frame had none and the screen was laid out again for
-            # them, in front of the first frame's message (~25 ms of its CPU).
-            self._bindings_ready = True
-            if screen.app.app_focus:
-                self.call_later(self.recompose)
-            return
-        super().bindings_changed(screen)
 
     async def recompose(self) -> None:
         if not self.is_attached:
