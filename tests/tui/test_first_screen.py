@@ -10,6 +10,8 @@ Real files, a real index, the real app.
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
@@ -38,10 +40,12 @@ def _sid(n: int) -> str:
     return f"5e5e5e5e-0000-4000-8000-{n:012d}"
 
 
-def _home(tmp_path: Path) -> tuple[Settings, list[str]]:
+def _home(tmp_path: Path, *, processes: bool = False) -> tuple[Settings, list[str]]:
     """A Claude Code home over six projects (one with worktrees of Claude Code's, folded
     under it), sessions started in an order that interleaves the projects; the ids of the
-    archived ones."""
+    archived ones. ``processes``: two running ``claude`` processes too (this test's and its
+    parent's pids, alive), one of a session with a transcript, one of a session only it
+    names."""
     (tmp_path / "proj").mkdir()
     settings = load_settings(
         env={"HOME": str(tmp_path / "home")},
@@ -64,6 +68,23 @@ def _home(tmp_path: Path) -> tuple[Settings, list[str]]:
         prompts.append((f"asked {j}", now - timedelta(minutes=5 + 60 * j), repos[j % 5],
                         _sid(PAST + j)))  # fmt: skip
     write_history(claude, prompts)
+    if processes:
+        (claude / "sessions").mkdir()
+        for pid, sid, cwd, at in (
+            (os.getpid(), _sid(3), dirs[3], now - timedelta(hours=30)),
+            (os.getppid(), _sid(PAST + PROMPT_ONLY), repos[2], now - timedelta(minutes=2)),
+        ):
+            at_ms = int(at.timestamp() * 1000)
+            body = {
+                "pid": pid,
+                "sessionId": sid,
+                "cwd": cwd,
+                "status": "busy",
+                "startedAt": at_ms,
+                "updatedAt": at_ms + 1000,
+                "kind": "interactive",
+            }
+            (claude / "sessions" / f"{pid}.json").write_text(json.dumps(body))
     return settings, [_sid(i) for i in (0, 1, 7, 100, PAST + 1)][:ARCHIVED]
 
 
@@ -92,7 +113,7 @@ def _source(settings: Settings, manager: SessionManager) -> SessionSource:
 async def test_the_first_screens_rows_are_the_whole_lists_top_and_the_rest_come_after(
     tmp_path: Path,
 ) -> None:
-    settings, archived = _home(tmp_path)
+    settings, archived = _home(tmp_path, processes=True)
     _build_index(settings)
     async with _manager(settings) as manager:
         whole = _source(settings, manager)
@@ -101,7 +122,8 @@ async def test_the_first_screens_rows_are_the_whole_lists_top_and_the_rest_come_
         whole.index.load()
         whole.reload_history()
         every = {r.session_id: r for r in whole.rows()}
-        assert len(every) == PAST + PROMPT_ONLY
+        assert len(every) == PAST + PROMPT_ONLY + 1  # (and the process-only session)
+        assert every[_sid(3)].live and every[_sid(PAST + PROMPT_ONLY)].live
         listed = [r for r in every.values() if not r.archived]
         top = first_of(listed, FIRST_ROWS)
         first = _source(settings, manager)
