@@ -25,10 +25,16 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 
 from cctui.owner import Owner, find_owner
+from tests.fakes.anthropic_api import FakeAnthropicAPI
 from tests.fakes.procs import alive, end_all_under
 from tests.helpers import TmuxWindow, bearer_http
 
 pytestmark = pytest.mark.e2e
+
+HELD = "[[slow seconds=1 chunks=10 hold=rest]]"
+"""A reply that streams its first chunk, then waits for ``fake_api.release("rest")``: the
+session is mid-reply for as long as the test needs (a window closed, a bridge gone), and
+ends soon after (before, a 20 s stream, waited out whole by three tests)."""
 
 
 def _wait_for(predicate: Callable[[], object], timeout: float) -> bool:
@@ -165,7 +171,11 @@ async def test_serve_beside_an_owner_says_where_it_is_and_touches_nothing(
 
 
 async def test_bridge_start_starts_a_background_owner_that_outlives_the_bridge(
-    claude_env: dict[str, str], claude_home: Path, project_dir: Path, cleanup: None
+    claude_env: dict[str, str],
+    claude_home: Path,
+    project_dir: Path,
+    cleanup: None,
+    fake_api: FakeAnthropicAPI,
 ) -> None:
     env = dict(claude_env, CCTUI_HTTP_PORT="0")
     assert find_owner(_state(claude_home)) is None
@@ -177,7 +187,7 @@ async def test_bridge_start_starts_a_background_owner_that_outlives_the_bridge(
     ) as client:
         created = await client.call_tool(
             "claude_create_session",
-            {"prompt": "[[slow seconds=8 chunks=8]]", "workingDirectory": str(project_dir)},
+            {"prompt": HELD, "workingDirectory": str(project_dir)},
         )
         assert not created.is_error, created.content
         assert created.structured_content is not None
@@ -186,8 +196,9 @@ async def test_bridge_start_starts_a_background_owner_that_outlives_the_bridge(
     assert owner.mode == "serve"
     # The stdio link is gone; the owner and its claude are not: the turn completes.
     assert _wait_for(lambda: _claude_pids(claude_home), 10)
+    fake_api.release("rest")
     transcript = next((claude_home / ".claude" / "projects").glob(f"*/{sid}.jsonl"))
-    assert _wait_for(lambda: "[slow 008/008]" in transcript.read_text(), 60), (
+    assert _wait_for(lambda: "[slow 010/010]" in transcript.read_text(), 60), (
         transcript.read_text()[-500:]
     )
     # A second bridge --start finds the owner instead of starting another.
@@ -381,11 +392,11 @@ def _transcript(home: Path) -> Path:
 
 
 def test_q_then_b_keeps_the_session_running_and_gives_the_shell_back(
-    window: Window, claude_env: dict[str, str], claude_home: Path
+    window: Window, claude_env: dict[str, str], claude_home: Path, fake_api: FakeAnthropicAPI
 ) -> None:
     if window.leader:
         pytest.skip("the shell's prompt coming back needs a shell")
-    window.start_slow_session("[[slow seconds=20 chunks=10]]")
+    window.start_slow_session(HELD)
     window.leave_message_line()
     window.keys("q")
     window.wait_for(lambda s: "still working" in s and "keep in background" in s, "the quit modal")
@@ -404,6 +415,7 @@ def test_q_then_b_keeps_the_session_running_and_gives_the_shell_back(
     claude = _claude_pids(claude_home)
     assert claude
     window.kill()  # the terminal goes too: nothing changes
+    fake_api.release("rest")  # the reply goes on only now, with no window left
     transcript = _transcript(claude_home)
     assert _wait_for(lambda: "[slow 010/010]" in transcript.read_text(), 60)
     assert alive(owner.pid)
@@ -411,15 +423,16 @@ def test_q_then_b_keeps_the_session_running_and_gives_the_shell_back(
 
 
 def test_a_hang_up_keeps_the_session_running_headless(
-    window: Window, claude_env: dict[str, str], claude_home: Path
+    window: Window, claude_env: dict[str, str], claude_home: Path, fake_api: FakeAnthropicAPI
 ) -> None:
-    window.start_slow_session("[[slow seconds=20 chunks=10]]")
+    window.start_slow_session(HELD)
     owner = find_owner(_state(claude_home))
     assert owner is not None and owner.mode == "tui"
     window.kill()  # the terminal closes: SIGHUP (as a leader, the front relays it to cctui)
     assert _wait_for(
         lambda: getattr(find_owner(_state(claude_home)), "mode", None) == "background", 20
     ), find_owner(_state(claude_home))
+    fake_api.release("rest")  # the reply goes on only now, headless
     transcript = _transcript(claude_home)
     assert _wait_for(lambda: "[slow 010/010]" in transcript.read_text(), 60)
     log = (_state(claude_home) / "cctui.log").read_text()
@@ -437,7 +450,7 @@ def test_a_background_owner_woken_by_sigcont_still_ends_on_stop(
     ever exiting, so `cctui stop` said it was still running."""
     if window.leader:
         pytest.skip("one way to the background is enough: the signal is sent by hand")
-    window.start_slow_session("[[slow seconds=20 chunks=10]]")
+    window.start_slow_session(HELD)
     window.kill()
     assert _wait_for(
         lambda: getattr(find_owner(_state(claude_home)), "mode", None) == "background", 20

@@ -23,7 +23,9 @@ Directive language (put it in the prompt; a human can type it into cctui too)::
                                                 or "Plan not approved. Feedback: <message>"
     [[tool name=Read input={"file_path": "/x"}]]  any tool_use with a JSON input
     [[say text=Hello]]                          reply with exactly this text
-    [[slow seconds=5 chunks=50]]                a long text streamed over that time
+    [[slow seconds=5 chunks=50]]                a long text streamed over that time;
+                                                ``hold=NAME``: the first chunk, then nothing
+                                                until the test calls ``release("NAME")``
     [[stall seconds=5]]                         wait before the first byte (modifier)
     [[usage-limit in=120]]                      the plan's usage limit (429, unified headers
                                                 rejected, reset in 120 s or ``at=EPOCH``);
@@ -131,6 +133,7 @@ class FakeAnthropicAPI:
         self._rules: list[Rule] = []
         self.directives = DirectiveEngine()
         self._stop = threading.Event()
+        self._gates: dict[str, threading.Event] = {}
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -230,6 +233,24 @@ class FakeAnthropicAPI:
     def sleep(self, seconds: float) -> None:
         if seconds > 0 and self._stop.wait(seconds):
             raise _Stopped
+
+    def _gate(self, name: str) -> threading.Event:
+        with self._lock:
+            return self._gates.setdefault(name, threading.Event())
+
+    def release(self, name: str) -> None:
+        """Open the gate ``name``: a ``[[slow ... hold=NAME]]`` stream held after its first
+        chunk goes on (now, or at once when it gets there). A test holds a reply this way
+        for as long as it needs it unfinished, instead of streaming it for a fixed time
+        long enough for the slowest machine and waiting that out."""
+        self._gate(name).set()
+
+    def wait_gate(self, name: str) -> None:
+        """Until ``release(name)``, or until the server stops (the stream is then cut)."""
+        gate = self._gate(name)
+        while not gate.wait(0.1):
+            if self._stop.is_set():
+                raise _Stopped
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -346,7 +367,9 @@ class _Handler(BaseHTTPRequestHandler):
                 # whole message as JSON.
                 self._json(200, whole_message(reply, req.model, max(1, size // 4)))
                 return
-            SSEWriter(self, reply, req.model, max(1, size // 4), self.api.sleep).run()
+            SSEWriter(
+                self, reply, req.model, max(1, size // 4), self.api.sleep, self.api.wait_gate
+            ).run()
         except (ConnectionResetError, BrokenPipeError, ConnectionAbortedError, _Stopped):
             self.close_connection = True
 

@@ -50,6 +50,9 @@ class Reply:
     label: str = ""
     headers: dict[str, str] = field(default_factory=dict)
     """Response headers an error answer carries (e.g. the usage limit's)."""
+    hold: str = ""
+    """A gate's name: after the first delta the stream waits until the test opens it
+    (``FakeAnthropicAPI.release``), then goes on; empty, it never waits."""
 
     @property
     def is_error(self) -> bool:
@@ -204,6 +207,7 @@ KEYS = (
     "chunks",
     "in",
     "at",
+    "hold",
 )
 KEY_RE = re.compile(r"(?:^|\s)(" + "|".join(KEYS) + r")=")
 ACTIONS = {"write", "bash", "sleep-bash", "ask", "plan", "tool"}
@@ -335,11 +339,13 @@ def slow_reply(d: Directive) -> Reply:
     seconds = d.num("seconds", 5.0)
     n = max(1, int(d.num("chunks", 50)))
     parts = [f"[slow {i + 1:03d}/{n:03d}] " for i in range(n)]
+    hold = d.args.get("hold", "")
     return Reply(
         content=[text("".join(parts).strip())],
         chunk_delay=seconds / n,
         chunk_size=len(parts[0]),
-        label=f"slow {seconds:g}s",
+        label=f"slow {seconds:g}s" + (f" held at {hold}" if hold else ""),
+        hold=hold,
     )
 
 

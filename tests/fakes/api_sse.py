@@ -48,9 +48,13 @@ class SSEWriter:
         model: str,
         input_tokens: int,
         sleep: Callable[[float], None] = time.sleep,
+        gate: Callable[[str], None] | None = None,
     ) -> None:
         self.h, self.reply, self.model, self.input_tokens = h, reply, model, input_tokens
         self.sleep = sleep
+        self.gate = gate
+        """Waits until the named gate is open (``Reply.hold``)."""
+        self.deltas = 0
 
     def chunk(self, data: bytes) -> None:
         self.h.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
@@ -60,6 +64,9 @@ class SSEWriter:
         self.chunk(f"event: {name}\ndata: {json.dumps(payload)}\n\n".encode())
 
     def delta(self, index: int, delta: dict[str, Any]) -> None:
+        if self.deltas == 1 and self.reply.hold and self.gate is not None:
+            self.gate(self.reply.hold)
+        self.deltas += 1
         self.sleep(self.reply.chunk_delay)
         self.event(
             "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}

@@ -243,6 +243,30 @@ def test_slow_and_stall(api: FakeAnthropicAPI) -> None:
     assert time.monotonic() - t0 >= 0.3
 
 
+def test_a_held_stream_waits_after_its_first_chunk_until_released(
+    api: FakeAnthropicAPI,
+) -> None:
+    data = json.dumps(body(user("[[slow seconds=0 chunks=3 hold=rest]]"))).encode()
+    with socket.create_connection(("127.0.0.1", api.port), timeout=10) as sock:
+        sock.sendall(
+            b"POST /v1/messages HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n"
+            + f"content-length: {len(data)}\r\n\r\n".encode()
+            + data
+        )
+        got = b""
+        while b"[slow 001/003]" not in got:
+            got += sock.recv(65536)
+        sock.settimeout(0.5)  # held: nothing more comes until the gate opens
+        with pytest.raises(TimeoutError):
+            got += sock.recv(65536)
+        assert b"[slow 002/003]" not in got
+        sock.settimeout(10)
+        api.release("rest")
+        while not got.endswith(b"0\r\n\r\n"):
+            got += sock.recv(65536)
+    assert b"[slow 002/003]" in got and b"[slow 003/003]" in got and b"message_stop" in got
+
+
 def test_rules_override_directives(api: FakeAnthropicAPI) -> None:
     api.add_rule(contains="hi", reply="Hello!", once=True)
     api.add_rule(tool_name="Bash", tool_result_contains="boom", reply=error_reply(500))
