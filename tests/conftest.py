@@ -75,6 +75,14 @@ TUI_TESTS = Path(__file__).resolve().parent / "tui"
 tier ``make test-fast`` leaves out (most of the suite's CPU: docs/development.md)."""
 
 
+LONG_FIRST = ("slow", "e2e", "process", "tui")
+"""The tiers, longest tests first: the suite runs in this order (each tier in collection
+order). xdist hands out tests in the order collected, one or two at a time per worker, so a
+long real-process test collected last (tests/e2e sorts before tests/tui, tests/remote
+after it) ran alone at the end while the other workers had nothing left to do; run first,
+the short tests fill in around them and every worker ends at about the same time."""
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
@@ -83,6 +91,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
         if item.path.is_relative_to(TUI_TESTS) and item.get_closest_marker("tui") is None:
             item.add_marker(pytest.mark.tui)
+    items.sort(key=_tier)
+
+
+def _tier(item: pytest.Item) -> int:
+    return next(
+        (n for n, mark in enumerate(LONG_FIRST) if item.get_closest_marker(mark)),
+        len(LONG_FIRST),
+    )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: two workers per core. A worker often waits (a real ``claude`` and a
+    ``python -m cctui`` talking over pipes and sockets, a stream paced by the fake API, a
+    process asked to end): with one worker per core the cores were idle a third of the run
+    (800 s of CPU in 600 s of wall on two cores); a second worker per core runs while the
+    first waits."""
+    return 2 * len(os.sched_getaffinity(0))
 
 
 @pytest.fixture
