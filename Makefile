@@ -3,9 +3,12 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 # The suite runs on every core (pytest-xdist); tests that share one module's real owner or
-# host (xdist_group) stay on one worker. N=0 runs it in this one process.
+# host (xdist_group) stay on one worker. N=0 runs it in this one process. `auto` is two
+# workers per core (tests/conftest.py: the real-process tests wait more than they compute);
+# the edit loop and the TUI tier, which seldom wait, run one per core (`logical`).
 N ?= auto
-PYTEST := $(BIN)/python -m pytest -q -n $(N) --dist loadgroup
+FAST_N ?= logical
+PYTEST := $(BIN)/python -m pytest -q --dist loadgroup
 
 .PHONY: install run check lint typecheck imports test test-fast test-tui snapshot-update screenshots bench
 
@@ -31,17 +34,17 @@ imports:
 	$(BIN)/lint-imports
 
 test:
-	$(PYTEST)
+	$(PYTEST) -n $(N)
 
 # The edit loop: everything but the real-CLI (e2e), slow, Textual-app (tui) tests and those
 # that start a Python process of their own (process). tests/tui is all `tui` (by folder,
 # tests/conftest.py): not even collected, which spares each worker importing its modules.
 test-fast:
-	$(PYTEST) -m "not e2e and not slow and not tui and not process" --ignore=tests/tui
+	$(PYTEST) -n $(FAST_N) -m "not e2e and not slow and not tui and not process" --ignore=tests/tui
 
 # The TUI's Pilot and snapshot tests (tests/tui), but for the real-terminal ones.
 test-tui:
-	$(PYTEST) -m "tui and not e2e and not slow"
+	$(PYTEST) -n $(FAST_N) -m "tui and not e2e and not slow"
 
 check: install lint typecheck imports test
 

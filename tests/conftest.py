@@ -102,12 +102,16 @@ def _tier(item: pytest.Item) -> int:
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: two workers per core. A worker often waits (a real ``claude`` and a
-    ``python -m cctui`` talking over pipes and sockets, a stream paced by the fake API, a
-    process asked to end): with one worker per core the cores were idle a third of the run
-    (800 s of CPU in 600 s of wall on two cores); a second worker per core runs while the
-    first waits."""
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto``: two workers per core. A worker of the real-process tests waits most of
+    its time (a real ``claude`` and a ``python -m cctui`` talking over pipes and sockets, a
+    paced stream, a process asked to end): a quiet whole run used its two cores two thirds
+    of the time with one worker per core (800 s of CPU in 600 s), so a second worker per
+    core runs while the first waits. ``-n logical`` (``make test-fast``, whose tests seldom
+    wait: there the extra workers' start cost more CPU than they saved) and
+    ``PYTEST_XDIST_AUTO_NUM_WORKERS`` keep xdist's own count."""
+    if config.option.numprocesses == "logical" or os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
     return 2 * len(os.sched_getaffinity(0))
 
 
