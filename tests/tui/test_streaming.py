@@ -28,7 +28,13 @@ WIDTH = 60
 
 
 class _Host(App[None]):
-    CSS = f"Transcript, #whole {{ width: {WIDTH}; height: auto; }} #whole {{ padding: 0; }}"
+    # No scrollbar gutter: with ``height: auto`` a layout that catches the transcript still
+    # at its old height shows a scrollbar for a moment, and every chunk is drawn again at
+    # two columns less (seen under load); the width the tests compare at stays one.
+    CSS = (
+        f"Transcript, #whole {{ width: {WIDTH}; height: auto; }} #whole {{ padding: 0; }} "
+        "Transcript { scrollbar-size-vertical: 0; }"
+    )
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
