@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # The suite runs on every core (pytest-xdist); tests that share one module's real owner or
 # host (xdist_group) stay on one worker. N=0 runs it in this one process. `auto` is two
 # workers per core (tests/conftest.py: the real-process tests wait more than they compute);
-# the edit loop and the TUI tier, which seldom wait, run one per core (`logical`).
+# the edit loop, whose tests seldom wait, runs one per core (`logical`).
 N ?= auto
 FAST_N ?= logical
 PYTEST := $(BIN)/python -m pytest -q --dist loadgroup
@@ -44,7 +44,7 @@ test-fast:
 
 # The TUI's Pilot and snapshot tests (tests/tui), but for the real-terminal ones.
 test-tui:
-	$(PYTEST) -n $(FAST_N) -m "tui and not e2e and not slow"
+	$(PYTEST) -n $(N) -m "tui and not e2e and not slow"
 
 check: install lint typecheck imports test
 
