@@ -58,6 +58,28 @@ def armed_modals(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(DecisionModal, "ARM_DELAY_S", 0.0)
 
 
+_RAISED = "_test_raised_notices"
+
+
+@pytest.fixture(autouse=True)
+def kept_notices(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every toast an app raises is kept for ``raised(app)``: the app's own list drops one
+    once its timeout has passed (3 s for a mode change), and under load a test's next look
+    can come later than that (test_host_verbs_tui's shift+tab failed so in a whole run)."""
+    notify = CctuiApp.notify
+
+    def keeping(self: CctuiApp, message: str, **kwargs: Any) -> None:
+        self.__dict__.setdefault(_RAISED, []).append(message)
+        notify(self, message, **kwargs)
+
+    monkeypatch.setattr(CctuiApp, "notify", keeping)
+
+
+def raised(app: CctuiApp) -> list[str]:
+    """The messages of every toast ``app`` raised, expired or not (``kept_notices``)."""
+    return list(app.__dict__.get(_RAISED, []))
+
+
 @pytest.fixture(autouse=True)
 def no_cursor_blink(monkeypatch: pytest.MonkeyPatch) -> None:
     """Freeze every Input's cursor so snapshots never catch it mid-blink."""

@@ -19,7 +19,7 @@ from cctui.tui.screens.pending_input import PendingInputScreen
 from tests.fakes.fake_driver import fake_driver_factory
 from tests.fakes.settings import make_settings
 from tests.snapshot_apps.hosts import DEPS, demo_hosts
-from tests.tui.conftest import until
+from tests.tui.conftest import raised, until
 
 
 async def test_shift_tab_on_a_hosts_session_runs_on_its_core(tmp_path: Path) -> None:
@@ -70,6 +70,6 @@ async def test_shift_tab_on_a_hosts_session_runs_on_its_core(tmp_path: Path) -> 
         assert sent["arguments"] == {"session_id": DEPS}  # its own id there, not the key
         await until(
             pilot,
-            lambda: any("acceptEdits (on devbox)" in n.message for n in app._notifications),
+            lambda: any("acceptEdits (on devbox)" in note for note in raised(app)),
             5,
         )

@@ -15,7 +15,7 @@ from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.peek import PeekAsk, PeekScreen
 from cctui.tui.screens.pending_input import PendingInputScreen
 from tests.fakes.fake_driver import DEFAULT_SCRIPT, question, sleep, text
-from tests.tui.conftest import Harness, RunApp
+from tests.tui.conftest import Harness, RunApp, raised
 
 SCRIPT = {**DEFAULT_SCRIPT, "*": [sleep(0.2), text("done")]}
 """Every turn takes a moment: the list sees it run before it ends."""
@@ -65,7 +65,7 @@ async def test_a_turn_that_ends_off_screen_reads_finished_until_looked_at(
         # Nothing else needs the person now.
         await h.pilot.press("right_square_bracket")
         await h.pilot.pause(0.05)
-        assert any("Nothing else needs you" in n.message for n in h.app._notifications)
+        assert any("Nothing else needs you" in note for note in raised(h.app))
 
 
 async def test_waiting_comes_before_finished_and_the_key_goes_round(run_app: RunApp) -> None:
@@ -105,7 +105,7 @@ async def test_the_project_key_stays_in_the_project_the_other_goes_anywhere(
         await h.pilot.press("right_square_bracket")
         await h.pilot.pause(0.1)
         assert main.sessions.selected_id == first
-        assert any("in this project" in n.message for n in h.app._notifications)
+        assert any("in this project" in note for note in raised(h.app))
         await h.pilot.press("right_curly_bracket")
         await h.until(lambda: main.sessions.selected_id == away)
 
