@@ -139,6 +139,42 @@ async def test_a_new_width_redraws_only_the_titles_it_cuts_differently(
         assert table.virtual_size.width == columns < wide_table
 
 
+class _MountedApp(App[None]):
+    """Rows set before the first layout, as the main screen's (``load_now`` in ``on_mount``)."""
+
+    def __init__(self, rows: list[SessionRow]) -> None:
+        super().__init__()
+        self._rows = rows
+
+    def compose(self) -> ComposeResult:
+        yield SessionList(id="sessions")
+
+    def on_mount(self) -> None:
+        self.query_one(SessionList).set_rows(self._rows)
+
+
+async def test_the_first_frame_draws_each_row_once_at_the_width_the_layout_gave(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The columns take their widths in the layout, before its paint: fitted on the Resize
+    that follows it, every row of the first screen was drawn at the default title width,
+    then again (and again for DataTable's count of a resize as an update)."""
+    drawn: list[object] = []
+    _note_calls(monkeypatch, DataTable, "_render_line_in_row", lambda row, *_: drawn.append(row))
+    rows = [_row(i, LONG) for i in range(100)]
+    app = _MountedApp(rows)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await pilot.pause()
+        table = app.query_one(SessionList)
+        title = _title_shown(table, rows[0])
+        assert title.endswith("…") and len(title) == 160 - _FIXED
+        shown = [row for row in drawn if row != table._header_row_key]
+        assert len(shown) == 30 - 1  # the rows under the header, each drawn once
+        assert len(set(shown)) == len(shown)
+        columns = sum(column.get_render_width(table) for column in table.columns.values())
+        assert table.virtual_size.width == columns
+
+
 def _rich_draws(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
     """(row, column) of every cell Textual draws through Rich from now on."""
     drawn: list[tuple[int, int]] = []

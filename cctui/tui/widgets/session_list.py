@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Protocol, Self
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual._two_way_dict import TwoWayDict
 from textual.binding import BindingType
 from textual.cache import LRUCache
@@ -219,7 +220,20 @@ class SessionList(DataTable[Text]):
         if sized == self._sized:
             return False
         self._sized = sized
+        # The columns take their widths here, in the layout, before its paint: fitted on the
+        # Resize event that follows it, the first frame drew every visible row twice (the
+        # titles cut at the default width, then again at the one the layout gave).
+        self._fit_columns(size.width)
         return super()._size_updated(size, virtual_size, container_size, layout)
+
+    def _on_resize(self, event: events.Resize) -> None:
+        # DataTable counts a resize as an update of every cell (its lines are cached by that
+        # count), so the list was drawn again after each layout that resized it, the first
+        # frame's included. Its rows do not depend on the table's size, only on the
+        # columns' widths, which ``_size_updated`` fits before the layout's paint (and
+        # counts an update then, if they changed).
+        # tests/tui/test_list_scale.py fails if Textual's hook changes.
+        event.prevent_default()
 
     def _update_dimensions(self, new_rows: Iterable[Any]) -> None:
         # Textual measures every cell of every new row for its column's width once the
@@ -422,14 +436,19 @@ class SessionList(DataTable[Text]):
             heapq.heappush(self._due, (at, sid))
         self._due_at[sid] = at
 
-    def on_resize(self) -> None:
+    def _fit_columns(self, width: int) -> None:
+        """Give the project and title columns their widths for a table ``width`` wide, and
+        put in again the cells a new width cuts differently."""
+        if not self.columns:  # (not mounted yet)
+            return
         # Narrower than every column at full width (80x24): the project column gives way
         # first, then the title; the cost, the last column, must never be cut ($0.111 read
         # "$0.1").
-        spare = self.size.width - _FIXED
+        spare = width - _FIXED
         project = _PROJECT_WIDTH if spare >= 12 else max(5, _PROJECT_WIDTH - (12 - spare))
-        width = max(8, spare + _PROJECT_WIDTH - project)
+        title = max(8, spare + _PROJECT_WIDTH - project)
         changed: set[str] = set()
+        old_project, old_title = self._project_width, self._title_width
         if project != self._project_width:
             # Cut with an ellipsis, the header too: a column clipped by the table read
             # "projec" over "fronte" for "frontend".
@@ -437,15 +456,19 @@ class SessionList(DataTable[Text]):
             column = self.columns["project"]  # type: ignore[index]
             column.width = project
             column.label = Text(fmt.one_line("project", project))
-            self._require_update_dimensions = True
             changed.update(self._redraw_cells(_PROJECT, self._project))
             self.refresh()
-        if width != self._title_width:
-            self._title_width = width
-            self.columns["title"].width = width  # type: ignore[index]
-            # The table's width follows its columns' (Textual works it out when idle).
-            self._require_update_dimensions = True
+        if title != self._title_width:
+            self._title_width = title
+            self.columns["title"].width = title  # type: ignore[index]
             changed.update(self._redraw_cells(_TITLE, self._title))
+        if project != old_project or title != old_title:
+            self._update_count += 1  # every row is laid out again (DataTable's caches' key)
+            # The table's width follows its columns' (what DataTable works out when idle),
+            # set without a layout of its own: the one under way reads it (a later one
+            # redrew the whole list for it).
+            columns = sum(column.get_render_width(self) for column in self.columns.values())
+            self.set_reactive(SessionList.virtual_size, self.virtual_size.with_width(columns))
         self._repaint(list(changed))
 
     def _redraw_cells(self, index: int, cell: Callable[[SessionRow], Text]) -> list[str]:
