@@ -25,7 +25,7 @@ import bisect
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -115,6 +115,8 @@ class HistoryIndex:
         self._lock = threading.Lock()  # guards what readers see
         self._refresh_lock = threading.Lock()  # one refresh at a time
         self._prefetch: Prefetch | None = None
+        self._prefetch_jobs: Iterator[tuple[str, str, str, int]] = iter(())
+        """The plan's files ``_prefetch`` has not been asked for yet, in the plan's order."""
         """The worker process preparing a build's next files, while a large build runs."""
 
     @classmethod
@@ -415,8 +417,16 @@ class HistoryIndex:
                 self._apply(self.transcripts.load(cards=cards))
             plan = self.transcripts.scan()
             self._stop_prefetch()
-            if sum(self._prefetchable(j) for j in plan.jobs) >= PREFETCH_MIN_FILES:
+            ahead = [
+                (str(j.path), j.session_id, j.kind, j.size)
+                for j in plan.jobs
+                if self._prefetchable(j)
+            ]
+            if len(ahead) >= PREFETCH_MIN_FILES:
                 self._prefetch = Prefetch(self.thinking)
+                # One pass over the plan's files for the whole build: a new generator over
+                # the plan per file re-read every file already ahead (hundreds) each time.
+                self._prefetch_jobs = iter(ahead)
         self.progress = IndexProgress(
             active=bool(plan.jobs), files_total=len(plan.jobs), bytes_total=plan.bytes_total
         )
@@ -436,11 +446,7 @@ class HistoryIndex:
                     ready = None
                     pf = self._prefetch  # (close() may stop it from another thread)
                     if pf is not None:
-                        pf.feed(
-                            (str(j.path), j.session_id, j.kind, j.size)
-                            for j in plan.jobs
-                            if self._prefetchable(j)
-                        )
+                        pf.feed(self._prefetch_jobs)
                         ready = pf.take(str(plan.jobs[0].path))
                     job = plan.jobs.pop(0)
                     touched |= self.transcripts.ingest(job.path, job.session_id, job.kind, ready)

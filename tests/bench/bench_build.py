@@ -8,7 +8,8 @@ in a child process per build, as the TUI does (``bench_index``'s ``_BUILD``: the
 in a thread, a 10 ms timer on the main thread standing for its event loop). Each build
 prints the load average at its start and end, its wall time and MB/s, the CPU of the
 writer's process and of the worker process that parses files (user + system), each one's
-peak RSS, and how late the timer fired.
+peak RSS, how late the timer fired, and where each side waited: the writer's thread for a
+chunk the worker had not finished, the worker with no chunk handed to it.
 
 ``--old DIR``: a checkout of another revision (``git worktree add DIR REV``), built in the same
 loop, alternating with this checkout; its ``cctui`` is imported from ``DIR`` with this
@@ -61,6 +62,17 @@ def build(checkout: Path, home: Path, index: Path) -> dict[str, Any]:
     }
 
 
+def _waits(b: dict[str, Any]) -> str:
+    """Where each side of the build waited (revisions whose bench lacks a figure: '?')."""
+    idle = b.get("worker_idle_s")
+    return (
+        f"writer thread CPU {b.get('writer_thread_cpu_s', 0):.1f} s, waited for the worker "
+        f"{b.get('writer_waited_s', 0):.1f} s ({b.get('writer_waits', 0)} times, "
+        f"{b.get('writer_waited_s', 0) / b['seconds']:.0%} of the wall); the worker idle "
+        + ("?" if idle is None else f"{idle:.1f} s ({idle / b['seconds']:.0%})")
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, required=True)
@@ -84,7 +96,8 @@ def main() -> None:
                     f"worker {b['worker_cpu_s']:5.1f} s, both {b['both_mb_cpu_s']:4.1f} MB/CPU s; "
                     f"RSS {b['rss_mb']:.0f} + {b['worker_rss_mb']:.0f} MB; timer late p99 "
                     f"{b['loop_late_p99_ms']:.0f} ms, max {b['loop_late_max_ms']:.0f} ms; "
-                    f"index {b['index_mb']:,.0f} MB; {b['sessions']:,} sessions",
+                    f"index {b['index_mb']:,.0f} MB; {b['sessions']:,} sessions; "
+                    f"{_waits(b)}",
                     flush=True,
                 )
     if args.json:

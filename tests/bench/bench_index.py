@@ -129,13 +129,37 @@ def _child(code: str, *args: str, env: dict[str, str] | None = None) -> dict[str
 _BUILD = """
 import json, resource, sys, threading, time
 from pathlib import Path
-from cctui.history import HistoryIndex
+from cctui.history import HistoryIndex, prepare
+out = {"writer_waited_s": 0.0, "writer_waits": 0}
+spans = []  # per chunk handed to the worker: [submitted, done]
+# Where each side waits: the writer in ``take`` for a chunk not done yet; the worker whenever
+# no chunk is outstanding (between its last result and the next chunk handed to it).
+_take, _submit = prepare.Prefetch.take, prepare.Prefetch._submit
+def take(self, path):
+    entry = self._ahead.get(path)
+    t = time.perf_counter()
+    got = _take(self, path)
+    if entry is not None and got is not None:
+        waited = time.perf_counter() - t
+        if waited > 1e-3:
+            out["writer_waited_s"] += waited
+            out["writer_waits"] += 1
+    return got
+def submit(self, chunk):
+    t = time.perf_counter()
+    _submit(self, chunk)
+    entry = self._ahead.get(chunk[0][0]) if chunk else None
+    if entry is not None:
+        span = [t, None]
+        spans.append(span)
+        entry[0].add_done_callback(lambda f, span=span: span.__setitem__(1, time.perf_counter()))
+prepare.Prefetch.take, prepare.Prefetch._submit = take, submit
 ix = HistoryIndex(Path(sys.argv[1]), index_file=Path(sys.argv[2]))
-out = {}
 def build():
     # The TUI's steps (``HistoryIndex.build_steps``): 0.5 s, then 2 s each. A step ends in a
     # commit and its FTS segment, so shorter steps are slower (more, smaller segments).
     t = time.perf_counter()
+    c = time.thread_time()
     plan = ix.plan()
     out["bytes"] = plan.bytes_total
     budget = 0.5
@@ -144,6 +168,7 @@ def build():
         budget = 2.0
         out.setdefault("first_step", time.perf_counter() - t)
     out["seconds"] = time.perf_counter() - t
+    out["writer_thread_cpu_s"] = time.thread_time() - c
 # The build runs in a worker thread, as under the TUI; the main thread stands for the event
 # loop: how late does a 10 ms timer fire while the build runs (GIL contention)?
 worker = threading.Thread(target=build)
@@ -155,6 +180,12 @@ while worker.is_alive():
     late.append(time.perf_counter() - t - 0.01)
 late.sort()
 ix.close()
+busy, prev = 0.0, 0.0
+for start, done in spans:
+    if done is not None:
+        busy += max(0.0, done - max(start, prev))
+        prev = max(prev, done)
+out["worker_idle_s"] = (out["seconds"] - busy) if spans else None
 ru = resource.getrusage(resource.RUSAGE_SELF)
 kids = resource.getrusage(resource.RUSAGE_CHILDREN)  # the build's worker process
 print(json.dumps(out | {"cpu_s": ru.ru_utime + ru.ru_stime, "rss_mb": ru.ru_maxrss / 1024,
