@@ -7,8 +7,10 @@ our headless code imports mcp is left to import-linter's static contracts.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -66,6 +68,48 @@ def test_the_tui_draws_before_the_sdks_are_imported() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+@pytest.mark.process
+def test_one_shot_commands_do_not_import_importlib_metadata(tmp_path: Path) -> None:
+    """``importlib.metadata`` (and the ``email`` package it loads) cost every command ~0.05 s
+    of CPU at start-up: pydantic asked it for plugins, the price data's fingerprint for a
+    version. ``cctui usage`` and ``cctui sessions`` run without it, and say the same."""
+    (tmp_path / "claude" / "projects").mkdir(parents=True)
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path / "home"),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+    }
+    code = (
+        "import sys\nfrom cctui.entry import main\n"
+        "code = main(sys.argv[1:])\n"
+        "print('importlib.metadata' in sys.modules, 'email' in sys.modules, code)"
+    )
+    for argv in (["usage", "session"], ["sessions", "--limit", "5", "--json"]):
+        out = subprocess.run(
+            [sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True, env=env
+        ).stdout.splitlines()
+        assert out[-1] == "False False 0", (argv, out)
+    assert out[:-1] == ["[]"]  # (the sessions list, empty)
+
+
+def test_the_pydantic_plugin_stand_in_answers_as_pydantics_loader() -> None:
+    """``entry.no_pydantic_plugins`` stands in for ``pydantic.plugin._loader``: pydantic calls
+    its ``get_plugins()`` with no argument, and with no plugin installed it finds none."""
+    import importlib
+    import inspect
+
+    from cctui.entry import PYDANTIC_PLUGIN_LOADER
+
+    loader = importlib.import_module(PYDANTIC_PLUGIN_LOADER)
+    assert list(inspect.signature(loader.get_plugins).parameters) == []
+    assert list(loader.get_plugins()) == []
+    caller = inspect.getsource(importlib.import_module("pydantic.plugin._schema_validator"))
+    assert "from ._loader import get_plugins" in caller and "get_plugins()" in caller
 
 
 def test_session_ids_are_told_apart_as_the_sdk_does() -> None:

@@ -246,3 +246,15 @@ def test_the_printed_report_from_its_unvalidated_lines_is_the_validated_reports(
     assert "no price" in printed.getvalue() or "*" in printed.getvalue()
     assert len(printed.getvalue().splitlines()) >= 4  # header, a line at least, rule, total
     ix.close()
+
+
+def test_the_price_datas_version_is_read_as_importlib_metadata_reads_it() -> None:
+    """The fingerprint names genai-prices' version from its ``.dist-info`` directory (no
+    ``importlib.metadata`` at start-up); it must be the version the package metadata says,
+    or every index would be re-priced once and the fingerprint would lie."""
+    from importlib import metadata
+
+    from cctui.history.pricing import library_version
+
+    assert library_version() == metadata.version("genai-prices")
+    assert Pricer().fingerprint.startswith(f"genai-prices {metadata.version('genai-prices')} ")
