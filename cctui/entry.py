@@ -11,7 +11,6 @@ import sys
 import types
 from collections.abc import Sequence
 
-
 PYDANTIC_PLUGIN_LOADER = "pydantic.plugin._loader"
 
 

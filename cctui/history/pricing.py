@@ -20,8 +20,8 @@ import contextlib
 import hashlib
 import importlib.util
 import json
-import os
 import logging
+import os
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
