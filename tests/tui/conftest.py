@@ -10,10 +10,12 @@ import shutil
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 import pytest_textual_snapshot
+from textual.app import App
+from textual.notifications import SeverityLevel
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -61,22 +63,39 @@ def armed_modals(monkeypatch: pytest.MonkeyPatch) -> None:
 _RAISED = "_test_raised_notices"
 
 
+class Raised(NamedTuple):
+    """One toast an app raised, kept past its timeout."""
+
+    message: str
+    title: str
+    severity: str
+
+
 @pytest.fixture(autouse=True)
 def kept_notices(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every toast an app raises is kept for ``raised(app)``: the app's own list drops one
-    once its timeout has passed (3 s for a mode change), and under load a test's next look
-    can come later than that (test_host_verbs_tui's shift+tab failed so in a whole run)."""
+    once its timeout has passed (3 s for a mode change, 5 s by default), and under load a
+    test's next look can come later than that (test_host_verbs_tui's shift+tab and
+    test_starting's "could not start" toast each failed so in a whole run). Tests read
+    toasts from here, never from the app's expiring ``_notifications``."""
     notify = CctuiApp.notify
 
-    def keeping(self: CctuiApp, message: str, **kwargs: Any) -> None:
-        self.__dict__.setdefault(_RAISED, []).append(message)
-        notify(self, message, **kwargs)
+    def keeping(
+        self: CctuiApp,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        **kwargs: Any,
+    ) -> None:
+        self.__dict__.setdefault(_RAISED, []).append(Raised(message, title, severity))
+        notify(self, message, title=title, severity=severity, **kwargs)
 
     monkeypatch.setattr(CctuiApp, "notify", keeping)
 
 
-def raised(app: CctuiApp) -> list[str]:
-    """The messages of every toast ``app`` raised, expired or not (``kept_notices``)."""
+def raised(app: App[Any]) -> list[Raised]:
+    """Every toast ``app`` raised, expired or not, oldest first (``kept_notices``)."""
     return list(app.__dict__.get(_RAISED, []))
 
 

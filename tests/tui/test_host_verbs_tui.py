@@ -70,6 +70,6 @@ async def test_shift_tab_on_a_hosts_session_runs_on_its_core(tmp_path: Path) -> 
         assert sent["arguments"] == {"session_id": DEPS}  # its own id there, not the key
         await until(
             pilot,
-            lambda: any("acceptEdits (on devbox)" in note for note in raised(app)),
+            lambda: any("acceptEdits (on devbox)" in note.message for note in raised(app)),
             5,
         )

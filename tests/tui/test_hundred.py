@@ -65,7 +65,7 @@ async def test_a_turn_that_ends_off_screen_reads_finished_until_looked_at(
         # Nothing else needs the person now.
         await h.pilot.press("right_square_bracket")
         await h.pilot.pause(0.05)
-        assert any("Nothing else needs you" in note for note in raised(h.app))
+        assert any("Nothing else needs you" in note.message for note in raised(h.app))
 
 
 async def test_waiting_comes_before_finished_and_the_key_goes_round(run_app: RunApp) -> None:
@@ -105,7 +105,7 @@ async def test_the_project_key_stays_in_the_project_the_other_goes_anywhere(
         await h.pilot.press("right_square_bracket")
         await h.pilot.pause(0.1)
         assert main.sessions.selected_id == first
-        assert any("in this project" in note for note in raised(h.app))
+        assert any("in this project" in note.message for note in raised(h.app))
         await h.pilot.press("right_curly_bracket")
         await h.until(lambda: main.sessions.selected_id == away)
 

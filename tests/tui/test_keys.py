@@ -14,7 +14,7 @@ from cctui.tui.widgets.session_list import SessionList
 from cctui.tui.widgets.session_pane import MessageInput
 from cctui.tui.widgets.transcript import AssistantBlock, ResultBlock, UserBlock
 from tests.fakes.fake_driver import sleep, text
-from tests.tui.conftest import RunApp
+from tests.tui.conftest import RunApp, raised
 
 
 async def test_session_list_has_focus_on_start(run_app: RunApp) -> None:
@@ -162,14 +162,14 @@ async def test_w_asks_before_forking_into_a_worktree(run_app: RunApp) -> None:
         await h.until(lambda: isinstance(h.app.screen, AskScreen))
         await h.pilot.press("y")
         # Not a git repository here: the fork is tried, and says why it did not happen.
-        await h.until(lambda: any(n.title == "Not forked" for n in h.app._notifications))
+        await h.until(lambda: any(n.title == "Not forked" for n in raised(h.app)))
 
 
 async def test_i_without_a_session_says_so(run_app: RunApp) -> None:
     async with run_app() as h:
         await h.pilot.press("i")
         await h.pilot.pause(0.1)
-        assert any("Select a session" in n.message for n in h.app._notifications)
+        assert any("Select a session" in n.message for n in raised(h.app))
 
 
 async def test_slash_filters_by_text_and_escape_clears(run_app: RunApp) -> None:
@@ -225,7 +225,7 @@ async def test_sending_to_an_unknown_session_notifies_instead_of_crashing(run_ap
         h.app.session_keys.send("no-such-session", "hi")
         await h.pilot.pause(0.2)
         assert h.app.is_running
-        assert any(n.title == "Not sent" for n in h.app._notifications)
+        assert any(n.title == "Not sent" for n in raised(h.app))
 
 
 async def test_command_palette_offers_the_same_commands(run_app: RunApp) -> None:

@@ -26,7 +26,7 @@ from cctui.tui.widgets.blocks import Note, ResultBlock
 from cctui.tui.widgets.session_pane import MessageInput
 from tests.fakes.fake_driver import sleep, text
 from tests.snapshot_apps.history import write_history, write_transcript
-from tests.tui.conftest import Harness, RunApp
+from tests.tui.conftest import Harness, RunApp, raised
 
 
 async def _later_all(h: Harness) -> None:
@@ -51,7 +51,7 @@ async def _peek(h: Harness, session_id: str) -> PeekScreen:
 
 
 def _notified(h: Harness, words: str) -> bool:
-    return any(words in n.message for n in h.app._notifications)
+    return any(words in n.message for n in raised(h.app))
 
 
 def _plain(widget: object) -> str:

@@ -22,13 +22,13 @@ from cctui.tui.screens.pending_input import PendingInputScreen
 from cctui.tui.screens.projects import ProjectsScreen
 from cctui.tui.screens.rules import RemoveRuleScreen, RulesScreen
 from tests.fakes.fake_driver import question, text, tool
-from tests.tui.conftest import Harness, RunApp
+from tests.tui.conftest import Harness, RunApp, raised
 
 PROMPT = "[[bash cmd=python3 -V]]"
 
 
 def _notes(app: App[None]) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n.message for n in raised(app)]
 
 
 def _screen_text(app: App[None]) -> str:

@@ -14,7 +14,7 @@ from cctui.tui.screens.inbox import InboxScreen
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.pending_input import PendingInputScreen
 from tests.fakes.fake_driver import plan, text, tool
-from tests.tui.conftest import Harness, RunApp
+from tests.tui.conftest import Harness, RunApp, raised
 
 QUESTIONS = {
     "questions": [
@@ -135,7 +135,7 @@ async def test_answered_elsewhere_closes_the_modal_and_says_who(run_app: RunApp)
         h.manager.respond(screen.pending.id, Decision(behavior="deny"), "mcp:claude-code")
         await h.until(lambda: isinstance(h.app.screen, MainScreen))
         assert screen.withdrawn_by == "mcp:claude-code"
-        notes = [n.message for n in h.app._notifications]
+        notes = [n.message for n in raised(h.app)]
         assert any("mcp:claude-code" in m for m in notes)
 
 

@@ -9,11 +9,11 @@ from cctui.core import Decision, SessionManager
 from cctui.services import Services
 from cctui.tui.app import CctuiApp
 from tests.fakes.fake_driver import fake_driver_factory
-from tests.tui.conftest import SIZE, RunApp
+from tests.tui.conftest import SIZE, RunApp, raised
 
 
 def _warnings(app: CctuiApp, text: str) -> list[str]:
-    return [n.message for n in app._notifications if text in n.message]
+    return [n.message for n in raised(app) if text in n.message]
 
 
 async def test_a_registry_set_aside_at_start_up_is_shown(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from cctui.tui.screens.new_session import NewSessionScreen
 from cctui.tui.widgets.session_pane import MessageInput
 from cctui.tui.widgets.transcript import Note, UserBlock
 from tests.fakes.fake_driver import text
-from tests.tui.conftest import Harness, RunApp
+from tests.tui.conftest import Harness, RunApp, raised
 
 PROMPT = "Add a --json flag to cctui sessions"
 
@@ -68,9 +68,8 @@ async def test_the_pane_shows_the_new_session_while_its_process_starts(
         # session just sent said "Select a session first." with that session on screen).
         h.app.main.sessions.focus()
         await h.pilot.press("i")
-        await h.until(lambda: bool(h.app._notifications))
-        message = list(h.app._notifications)[-1].message
-        assert "still starting" in message and "Select a session" not in message
+        await h.until(lambda: any("still starting" in n.message for n in raised(h.app)))
+        assert not any("Select a session" in n.message for n in raised(h.app))
         assert pane.starting
 
         gate.set()
@@ -103,8 +102,8 @@ async def test_a_session_that_does_not_start_gives_the_pane_back(run_app: RunApp
         assert sessions.shown == [earlier] and sessions.selected_id == earlier
         await h.until(lambda: sessions.has_focus)  # not the earlier session's message line
         assert "the earlier session" in _shown(pane.query_one("#pane-header"))
-        await h.until(lambda: bool(h.app._notifications))  # posted: drawn on the next frame
-        (note,) = h.app._notifications
+        await h.until(lambda: bool(raised(h.app)))
+        (note,) = raised(h.app)
         assert note.title == "Could not start the session"
         assert "it exited with 1" in note.message
 
