@@ -275,16 +275,21 @@ def _by_session(
     """``_grouped`` by session: one SQL row is one line (what ``_Acc`` would sum once), made
     straight into ``UsageRow``'s fields: 20,000 sessions' ``_Acc`` cost a report 0.3 s."""
     lines: list[dict[str, Any]] = []
-    for sid, *sums, cost, unpriced, models in conn.execute(
+    add = lines.append
+    none = (None, None)
+    # Each line's fields spelled out (20,000 lines: a dict(zip()) and a list of the sums each
+    # cost the report ~0.1 s); the same values as ``_Acc.data``'s.
+    for sid, i, o, w5, w1, cr, n, cost, unpriced, models in conn.execute(
         f"SELECT u.session_id, {_SUMS} FROM usage_q u WHERE {where} GROUP BY u.session_id", args
     ):
-        tokens = [v or 0 for v in sums]
+        n = n or 0
         unpriced = unpriced or 0
-        title, cwd = cards.get(sid, (None, None))
-        lines.append({
+        title, cwd = cards.get(sid, none)
+        add({
             "key": sid,
-            "tokens": dict(zip(_TOKEN_FIELDS, tokens, strict=True)),
-            "cost_usd": None if unpriced >= tokens[5] else round(cost or 0.0, 9),
+            "tokens": {"input": i or 0, "output": o or 0, "cache_write_5m": w5 or 0,
+                       "cache_write_1h": w1 or 0, "cache_read": cr or 0, "replies": n},
+            "cost_usd": None if unpriced >= n else round(cost or 0.0, 9),
             "unpriced_replies": unpriced,
             "models": sorted(set(str(models).split(","))) if models else [],
             "sessions": 1,
