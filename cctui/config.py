@@ -57,7 +57,7 @@ class SessionTemplate(BaseModel):
     Fields left out keep the usual defaults; what a caller passes explicitly wins.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     description: str | None = None
     """One line for menus and error messages."""
@@ -175,7 +175,7 @@ class ModelPrice(BaseModel):
     ratios to the input price (5-minute write 1.25x, 1-hour write 2x, read 0.1x).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     input: float = Field(ge=0)
     output: float = Field(ge=0)
@@ -195,7 +195,7 @@ class HostConfig(BaseModel):
     locations goes along (SSH does the authentication).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     name: Annotated[str, Field(pattern=HOST_NAME)]
     """The label on its rows, ``host:NAME`` in the filter, and ``ssh``'s destination by

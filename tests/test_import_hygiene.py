@@ -131,3 +131,48 @@ def test_session_ids_are_told_apart_as_the_sdk_does() -> None:
     ]
     for name in names:
         assert _sdk.validate_uuid(name) == sessions._validate_uuid(name), name
+
+
+FIRST_FRAME_MODELS = {
+    "cctui.config.NotifySettings",
+    "cctui.config.Settings",
+    "cctui.config.ToolGroups",
+    "cctui.core.catalog.CatalogEntry",
+    "cctui.core.catalog.CatalogQuery",
+    "cctui.core.dispatch.models.DispatchRequest",
+    "cctui.core.dispatch.models.DispatchState",
+    "cctui.core.policy.model.Breaker",
+    "cctui.core.policy.model.HardDeny",
+    "cctui.core.policy.model.Judge",
+    "cctui.core.policy.model.Policy",
+    "cctui.core.policy.model.Rules",
+    "cctui.core.policy.model.Timeouts",
+    "cctui.history.models.IndexChange",
+    "cctui.history.models.IndexProgress",
+    "cctui.history.models.Problems",
+    "cctui.history.models.SessionSummary",
+}
+"""The pydantic models the TUI's first frame validates (the settings, the policy, the list's
+rows and filter, the dispatcher's state): built at import. Every other model is
+``defer_build=True``, its validator built at its first use: ~40 of them built at import cost
+the first frame ~60-70 ms of CPU."""
+
+
+@pytest.mark.process
+def test_models_the_first_frame_does_not_use_are_built_at_first_use() -> None:
+    """A new model is ``defer_build=True`` unless the first frame validates it (then it
+    joins ``FIRST_FRAME_MODELS``)."""
+    code = (
+        "import sys, pydantic, cctui.cli, cctui.services, cctui.history, cctui.tui.app\n"
+        "seen, todo = set(), [pydantic.BaseModel]\n"
+        "while todo:\n"
+        "    for sub in todo.pop().__subclasses__():\n"
+        "        if sub not in seen: seen.add(sub); todo.append(sub)\n"
+        "print('\\n'.join(f'{c.__module__}.{c.__qualname__}' for c in seen\n"
+        "    if c.__module__.startswith('cctui') and c.__pydantic_complete__))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    built = set(out.stdout.split())
+    assert built <= FIRST_FRAME_MODELS, (
+        f"built at import, not deferred: {built - FIRST_FRAME_MODELS}"
+    )

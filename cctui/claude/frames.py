@@ -20,7 +20,7 @@ from cctui.claude.modes import PermissionModeName as PermissionModeName
 class LaunchSpec(BaseModel):
     """Everything needed to start (or resume) one ``claude`` process."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     cwd: Path
     """Working directory of the CLI (the session's project)."""

@@ -160,7 +160,7 @@ class CatalogQuery(BaseModel):
 class CatalogPage(BaseModel):
     """A filtered, limited slice of the catalog."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     entries: tuple[CatalogEntry, ...]
     total: int

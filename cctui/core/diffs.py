@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from cctui.core.session.events import ChangesEvent, ResultEvent, SessionEvent, UserMessageEvent
 from cctui.core.session.session import Session
@@ -39,6 +39,8 @@ _IN_PLACE_S = 30.0
 class DiffFile(BaseModel):
     """One changed file."""
 
+    model_config = ConfigDict(defer_build=True)
+
     path: str
     """Relative to the repository's top (outside git: to the session's directory, or
     absolute when the file is elsewhere)."""
@@ -50,6 +52,8 @@ class DiffFile(BaseModel):
 
 class SessionDiff(BaseModel):
     """A session's changes against its base."""
+
+    model_config = ConfigDict(defer_build=True)
 
     session_id: str
     source: Literal["git", "transcript"]

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from cctui.core.session.events import (
     AssistantTextEvent,
@@ -34,6 +34,8 @@ SAMPLES_KEPT = 1000
 class Percentiles(BaseModel):
     """Nearest-rank percentiles over the recent samples, in milliseconds."""
 
+    model_config = ConfigDict(defer_build=True)
+
     count: int = 0
     """Samples ever recorded (percentiles use the most recent ``SAMPLES_KEPT``)."""
     mean_ms: float | None = None
@@ -46,6 +48,8 @@ class Percentiles(BaseModel):
 
 class SessionMetrics(BaseModel):
     """One session's activity in this run."""
+
+    model_config = ConfigDict(defer_build=True)
 
     session_id: str
     title: str | None = None
@@ -75,6 +79,8 @@ class SessionMetrics(BaseModel):
 class ToolMetrics(BaseModel):
     """One MCP tool's calls in this run."""
 
+    model_config = ConfigDict(defer_build=True)
+
     tool: str
     calls: int = 0
     """Calls (an elicitation retry of a call is not another call)."""
@@ -86,6 +92,8 @@ class ToolMetrics(BaseModel):
 
 class MetricsSnapshot(BaseModel):
     """Everything, at one moment; what ``cctui://metrics`` and the TUI's metrics page show."""
+
+    model_config = ConfigDict(defer_build=True)
 
     generated_at: datetime
     uptime_s: float

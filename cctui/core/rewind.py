@@ -17,7 +17,7 @@ import os
 import uuid
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from cctui.claude.frames import RewindAnswer
 from cctui.core.session.events import FilesRewoundEvent
@@ -37,6 +37,8 @@ NO_CHECKPOINT = "No file checkpoint found for this message."
 
 class RewindResult(BaseModel):
     """What a rewind of a session's files did, or (a dry run) would do."""
+
+    model_config = ConfigDict(defer_build=True)
 
     session_id: str
     prompt_id: str
@@ -58,6 +60,8 @@ class RewindResult(BaseModel):
 
 class Target(BaseModel):
     """The prompt a rewind is aimed at."""
+
+    model_config = ConfigDict(defer_build=True)
 
     prompt_id: str
     prompt: PromptMark | None = None

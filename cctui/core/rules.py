@@ -25,7 +25,7 @@ import stat
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from cctui.errors import RuleNotFound, ValidationFailed
 from cctui.fs.atomic import write_atomic
@@ -44,6 +44,8 @@ LOCAL_FILE = Path(".claude") / "settings.local.json"
 class RuleFile(BaseModel):
     """One settings file that applies to a directory."""
 
+    model_config = ConfigDict(defer_build=True)
+
     source: RuleSource
     path: Path
     exists: bool
@@ -56,6 +58,8 @@ class RuleFile(BaseModel):
 class Rule(BaseModel):
     """One permission rule, e.g. ``Bash(npm test *)``, and where it comes from."""
 
+    model_config = ConfigDict(defer_build=True)
+
     rule: str
     behavior: Behavior
     source: RuleSource
@@ -64,6 +68,8 @@ class Rule(BaseModel):
 
 class RulesInForce(BaseModel):
     """Every permission rule that applies to a directory, with its source."""
+
+    model_config = ConfigDict(defer_build=True)
 
     directory: Path
     repo_root: Path
@@ -75,6 +81,8 @@ class RulesInForce(BaseModel):
 
 class RuleChange(BaseModel):
     """A rule added to or removed from a settings file."""
+
+    model_config = ConfigDict(defer_build=True)
 
     rule: str
     behavior: Behavior

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from cctui.claude.frames import PERMISSION_MODES, ModelOption, PermissionModeName
 from cctui.core.session.events import LiveSetting, SettingChangedEvent
@@ -51,6 +51,8 @@ FALLBACK_MODELS = (
 
 class SettingChange(BaseModel):
     """What a change of mode or model did."""
+
+    model_config = ConfigDict(defer_build=True)
 
     session: SessionInfo
     """The session right after the change."""

@@ -8,7 +8,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from cctui.core.decisions.pending import PendingInputs
 from cctui.core.session.events import SessionEvent
@@ -33,6 +33,8 @@ its work has not ended, so a wait goes on."""
 
 class WaitOutcome(BaseModel):
     """Why ``wait`` returned."""
+
+    model_config = ConfigDict(defer_build=True)
 
     reason: Literal["input_needed", "turn_ended", "timeout", "session_ended"]
     session: SessionInfo

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from cctui.core.session.models import SessionConfig, WorktreeInfo
 from cctui.core.session.session import Session
@@ -121,6 +121,8 @@ def check_resumable(session: Session) -> None:
 class FinishPreview(BaseModel):
     """What finishing a session's worktree would meet: shown before a person confirms."""
 
+    model_config = ConfigDict(defer_build=True)
+
     session_id: str
     worktree: WorktreeInfo
     gone: bool
@@ -154,6 +156,8 @@ class FinishPreview(BaseModel):
 
 class FinishResult(BaseModel):
     """What a finish did."""
+
+    model_config = ConfigDict(defer_build=True)
 
     session_id: str
     action: Action

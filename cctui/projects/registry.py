@@ -37,7 +37,9 @@ def _now() -> datetime:
 class Project(BaseModel):
     """One registered project."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow", defer_build=True
+    )
 
     id: str = Field(pattern=ID_PATTERN, max_length=64)
     """Stable id used by every tool (``projectId``)."""

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from cctui.core.audit import AuditLog
 from cctui.core.rules import add_rule
@@ -40,6 +40,8 @@ Confirm = Callable[..., Awaitable[tuple[str, str]]]
 
 class ProjectGrant(BaseModel):
     """What became of a client's request to always allow something in the project."""
+
+    model_config = ConfigDict(defer_build=True)
 
     status: Literal["sent", "awaiting_confirmation", "session_only", "not_offered"]
     rules: tuple[str, ...] = ()

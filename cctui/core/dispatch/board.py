@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from cctui.core.dispatch.dispatcher import Dispatcher
 from cctui.core.dispatch.models import MissedRule, Schedule, UsageHold
@@ -22,6 +22,8 @@ from cctui.core.session.models import SessionInfo
 
 class QueuedRow(BaseModel):
     """One queued session, in the order it starts."""
+
+    model_config = ConfigDict(defer_build=True)
 
     session_id: str
     """The queued session."""
@@ -35,6 +37,8 @@ class QueuedRow(BaseModel):
 
 class DispatchBoard(BaseModel):
     """The queue and the schedules as the dispatcher has them now."""
+
+    model_config = ConfigDict(defer_build=True)
 
     now: datetime
     """The dispatcher's clock (next runs are shown relative to it)."""
@@ -56,6 +60,8 @@ class DispatchBoard(BaseModel):
 
 class ScheduleChanges(BaseModel):
     """What an edit changes of a schedule: None leaves a field as it is."""
+
+    model_config = ConfigDict(defer_build=True)
 
     name: str | None = None
     """A new name."""

@@ -44,6 +44,8 @@ class DispatchRequest(BaseModel):
 class QueueEntry(BaseModel):
     """A session created but not started."""
 
+    model_config = ConfigDict(defer_build=True)
+
     session_id: str
     prompt: str | None = None
     worktree: bool | str | None = None
@@ -60,6 +62,8 @@ class QueueEntry(BaseModel):
 class ScheduleRun(BaseModel):
     """One firing of a schedule: when it was due, and the session it became."""
 
+    model_config = ConfigDict(defer_build=True)
+
     due: datetime
     session_id: str
     fired_at: datetime
@@ -67,6 +71,8 @@ class ScheduleRun(BaseModel):
 
 class Schedule(BaseModel):
     """A session started by the clock, once or again and again."""
+
+    model_config = ConfigDict(defer_build=True)
 
     id: str
     name: str
@@ -98,6 +104,8 @@ class Schedule(BaseModel):
 
 class UsageHold(BaseModel):
     """The plan's usage limit was hit: nothing new starts before ``until``."""
+
+    model_config = ConfigDict(defer_build=True)
 
     until: datetime
     """When the limit resets (UTC), as the CLI said."""

@@ -50,7 +50,7 @@ _AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
 class PolicyProblem(BaseModel):
     """One thing wrong with a policy file, and where."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     file: str
     line: int | None = None

@@ -77,7 +77,7 @@ class ClientGrant(BaseModel):
     """``[clients.NAME]``: what an MCP client holding its own token (``cctui clients add
     NAME``) may answer beyond the sessions it created."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     projects: tuple[str, ...] = ()
     """Directories whose sessions it may answer (a session whose directory is inside one);
@@ -126,7 +126,7 @@ class Breaker(BaseModel):
 class JudgeClass(BaseModel):
     """``[judge.classes.NAME]``: one class of calls the judge may allow."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     description: str = Field(min_length=1, max_length=500)
     """What belongs in the class, in words the judge reads (``"Running the project's own

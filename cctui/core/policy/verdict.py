@@ -23,7 +23,7 @@ Rung = Literal[
 class Verdict(BaseModel):
     """What one rung of the ladder said about an input."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     behavior: Literal["allow", "deny", "escalate"]
     """``escalate``: this rung does not decide; the input goes up to the human."""

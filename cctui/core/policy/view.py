@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from cctui.core.policy.clients import ClientRecord
 from cctui.core.policy.ladder import BreakerState, Ladder
@@ -14,6 +14,8 @@ from cctui.core.policy.load import InForce
 
 class PolicyView(BaseModel):
     """The authority ladder in force for a directory and, given one, a session."""
+
+    model_config = ConfigDict(defer_build=True)
 
     force: InForce
     """The policy files merged for the directory, and where each rule came from."""

@@ -23,7 +23,7 @@ InputKind = Literal["permission", "plan_review", "user_question", "confirmation"
 class QuestionOption(BaseModel):
     """One choice of an AskUserQuestion question."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 
     label: str
     description: str = ""
@@ -32,7 +32,7 @@ class QuestionOption(BaseModel):
 class Question(BaseModel):
     """One AskUserQuestion question; ``multiSelect`` keeps the CLI's spelling."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True, defer_build=True)
 
     question: str
     header: str = ""
@@ -43,7 +43,7 @@ class Question(BaseModel):
 class PendingInput(BaseModel):
     """A decision a session waits for."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: str = Field(default_factory=lambda: "in_" + uuid.uuid4().hex[:12])
     """Stable id that every answering channel uses."""
@@ -90,7 +90,7 @@ class PendingInput(BaseModel):
 class Decision(BaseModel):
     """An answer to a pending input."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     behavior: Literal["allow", "deny"]
     message: str = ""
@@ -111,7 +111,7 @@ class Decision(BaseModel):
 class Resolution(BaseModel):
     """A decision and who made it."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     input_id: str
     decision: Decision
