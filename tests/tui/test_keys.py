@@ -191,6 +191,44 @@ async def test_slash_filters_by_text_and_escape_clears(run_app: RunApp) -> None:
         assert isinstance(h.app.focused, SessionList)
 
 
+async def test_escape_from_a_filter_puts_the_cursor_back_on_its_row(run_app: RunApp) -> None:
+    """A filter that matches nothing, or only other rows, hid the row under the cursor:
+    ``esc`` brings the list back with the cursor on that row, not on the top one (issue 39).
+    A row chosen in the filtered list keeps the cursor."""
+    async with run_app() as h:
+        for title in ("alpha kiwi lime", "beta kiwi plum", "gamma lime plum"):
+            await h.create(title)
+        sessions = h.app.main.sessions
+        h.app.main.sessions.focus()
+        await h.pilot.press("j")
+        await h.pilot.pause(0.05)
+        chosen = sessions.selected_id
+        assert chosen is not None and chosen != sessions.shown[0]
+        title = sessions.row(chosen).title
+        other = next(sessions.row(s).title for s in sessions.shown if s != chosen)
+        for typed in ("zzz", other.split()[0]):  # nothing, then only another row
+            await h.pilot.press("slash", *typed)
+            await h.pilot.pause(0.05)
+            assert chosen not in sessions.shown
+            await h.pilot.press("escape")
+            await h.pilot.pause(0.05)
+            assert len(sessions.shown) == 3
+            assert sessions.selected_id == chosen, typed
+        # A row chosen in the filtered list (the two others) keeps the cursor.
+        others = {"alpha kiwi lime": "plum", "beta kiwi plum": "lime"}.get(title, "kiwi")
+        await h.pilot.press("slash", *others, "enter")
+        await h.pilot.pause(0.05)
+        assert len(sessions.shown) == 2 and chosen not in sessions.shown
+        was = sessions.selected_id
+        await h.pilot.press("k" if sessions.cursor_row else "j")
+        await h.pilot.pause(0.05)
+        moved_to = sessions.selected_id
+        assert moved_to not in (None, was)
+        await h.pilot.press("slash", "escape")
+        await h.pilot.pause(0.05)
+        assert len(sessions.shown) == 3 and sessions.selected_id == moved_to
+
+
 async def test_question_mark_opens_help(run_app: RunApp) -> None:
     async with run_app() as h:
         # Twice: the page is installed once and shown again (q closes it too).

@@ -176,6 +176,12 @@ class SessionList(DataTable[Text]):
         """Each listed row as last drawn (with its age text): unchanged rows are skipped."""
         self._plain: dict[str, tuple[str, ...]] = {}
         """Text and style of each listed row's cells (and its order), to update only those."""
+        self._hidden: str | None = None
+        """The row under the cursor when a filter hid it: the cursor goes back to it when a
+        filter lists it again (``esc``), unless it was moved meanwhile. (With no row left to
+        stand on, it went to the top row.)"""
+        self._filtered_to: str | None = None
+        """The row under the cursor as the last filter left it (a move since is the user's)."""
         self._title_width = 30
         self._project_width = _PROJECT_WIDTH
         self._order = _Ordering()
@@ -402,9 +408,18 @@ class SessionList(DataTable[Text]):
     def set_query(self, query: CatalogQuery | None, host: str | None = None) -> None:
         """Filter rows with the core's catalog filter (``None``: every row) and, with
         ``host``, to that host's rows (``local``: this machine's)."""
+        selected = self.selected_id
+        if selected != self._filtered_to:
+            self._hidden = None  # the cursor was moved since the last filter: it stays
         self._query = query
         self._host = host
         self._sync()
+        if self._hidden is None and selected is not None and selected not in self._drawn:
+            self._hidden = selected
+        elif self._hidden is not None and self._hidden in self._drawn:
+            self.move_cursor(row=self._shown.index(self._hidden), animate=False)
+            self._hidden = None
+        self._filtered_to = self.selected_id
 
     def select(self, session_id: str) -> None:
         """Move the cursor to ``session_id`` if it is listed."""
