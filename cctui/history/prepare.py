@@ -263,6 +263,12 @@ class Prefetch:
         is room ahead of the writer; the last chunk of the jobs may be short."""
         if self._broken or self._pool is None or (self._ahead and not self._room()):
             return
+        if self._warm is not None and not self._warm.done():
+            # The worker is still starting: the writer reads the files it reaches meanwhile
+            # itself (``take``), so files handed over now would be prepared twice. Under load
+            # the start took seconds, and every file the writer read then had been queued for
+            # the worker as well, which then worked through them before the files it was for.
+            return
         chunk: list[tuple[str, str, str, int]] = []
         chunk_bytes = 0
         # Nothing ahead (the build's start): the writer waits for the first file alone.
