@@ -417,16 +417,18 @@ class HistoryIndex:
                 self._apply(self.transcripts.load(cards=cards))
             plan = self.transcripts.scan()
             self._stop_prefetch()
-            ahead = [
-                (str(j.path), j.session_id, j.kind, j.size)
-                for j in plan.jobs
-                if self._prefetchable(j)
-            ]
-            if len(ahead) >= PREFETCH_MIN_FILES:
+            if sum(self._prefetchable(j) for j in plan.jobs) >= PREFETCH_MIN_FILES:
                 self._prefetch = Prefetch(self.thinking)
-                # One pass over the plan's files for the whole build: a new generator over
-                # the plan per file re-read every file already ahead (hundreds) each time.
-                self._prefetch_jobs = iter(ahead)
+                # One pass over the plan's files for the whole build (a new generator over
+                # the plan per file re-read every file already ahead, hundreds, each time),
+                # made as it goes: 20,000 paths as strings at once are ~5 MB of a build's RSS.
+                # Over a copy of the list, which ``step`` pops from the front.
+                jobs = list(plan.jobs)
+                self._prefetch_jobs = (
+                    (str(j.path), j.session_id, j.kind, j.size)
+                    for j in jobs
+                    if self._prefetchable(j)
+                )
         self.progress = IndexProgress(
             active=bool(plan.jobs), files_total=len(plan.jobs), bytes_total=plan.bytes_total
         )
