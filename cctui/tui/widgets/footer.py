@@ -80,6 +80,13 @@ class KeyFooter(Footer):
         widgets = [
             w for w in super().compose() if not (isinstance(w, FooterKey) and w.key in hidden)
         ]
+        for key in widgets:
+            # A FooterKey starts compact, and Footer.compose binds each binding's key to the
+            # footer's compact (not compact): each was styled compact as it mounted, then
+            # restyled for the binding (~30 restyles, ~20 ms before the first frame). It
+            # mounts with the footer's. (The palette's key is not bound: it stays compact.)
+            if isinstance(key, FooterKey) and not key.has_class("-command-palette"):
+                key.set_reactive(FooterKey.compact, self.compact)
         first = [w for w in widgets if isinstance(w, FooterKey) and w.action in FIRST]
         yield from first
         yield from (w for w in widgets if w not in first)

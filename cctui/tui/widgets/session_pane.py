@@ -90,7 +90,9 @@ class SessionPane(Vertical):
         remote_transcript: Callable[[str, int, int], Awaitable[TranscriptPage]] | None = None,
         id: str | None = None,
     ) -> None:
-        super().__init__(id=id)
+        # Empty until a session is shown: the class given here is styled with the pane as
+        # it mounts (set in on_mount, it restyled the whole pane again before the first frame).
+        super().__init__(id=id, classes="-empty")
         self._manager = manager
         self._settings = settings
         self._remote_events = remote_events
@@ -123,9 +125,6 @@ class SessionPane(Vertical):
         yield MessageInput(
             placeholder="Message this session · enter sends · esc back to list", id="message"
         )
-
-    def on_mount(self) -> None:
-        self._show_empty(True)
 
     def _show_empty(self, empty: bool) -> None:
         self.set_class(empty, "-empty")
