@@ -55,6 +55,7 @@ from cctui.tui.sources import SessionSource
 from cctui.tui.starts import SessionStarts
 from cctui.tui.takeover import TakeOver
 from cctui.tui.widgets.event_lines import PromptBlock
+from cctui.tui.widgets.session_list import first_screen
 from cctui.tui.widgets.session_pane import SessionPane
 
 if TYPE_CHECKING:  # the modals and pages are imported when first shown
@@ -166,7 +167,7 @@ class CctuiApp(App[None]):
 
     async def on_mount(self) -> None:
         # Before the first frame: the list shows every session the index file knows at once.
-        self.source.load_now()
+        self.source.load_now(first_screen(self.size.height))
         self._bridge.start()
         # Confirmations (e.g. overwrite a project file?) may now wait for this human.
         self._detach_human = self.manager.decisions.attach_human()

@@ -100,9 +100,9 @@ class SessionSource:
                 since[pending.session_id] = pending.created_at
         return since
 
-    def load_now(self) -> None:
+    def load_now(self, first: int = FIRST_ROWS) -> None:
         """Every session the index file knows, now (before the first frame), with the rows
-        of the list's first screen made: ``unmade`` counts the others, which
+        of the list's first screen (``first`` rows) made: ``unmade`` counts the others, which
         ``make_the_rest`` makes. The watcher then brings the index up to date in the
         background."""
         try:
@@ -117,7 +117,7 @@ class SessionSource:
             return
         for sid in self._manager.spare_ids:
             places.pop(sid, None)
-        if len(places) <= 2 * FIRST_ROWS:
+        if len(places) <= 2 * first:
             self.reload_history()
             return
         # The first screen is placed among every row the list will hold (cctui's own win
@@ -131,9 +131,9 @@ class SessionSource:
             for sid, place in places.items()
             if sid not in mine and sid not in archived
         ]
-        first = set(first_of(listed, FIRST_ROWS))
-        self._later = places.keys() - first
-        self._make_rows(self.index.summaries(first))
+        top = set(first_of(listed, first))
+        self._later = places.keys() - top
+        self._make_rows(self.index.summaries(top))
         self._problems = self.index.problems
 
     @property

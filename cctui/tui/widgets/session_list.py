@@ -54,10 +54,11 @@ _COST = _KEYS.index("cost")
 _TITLE = _KEYS.index("title")
 _PROJECT = _KEYS.index("project")
 _COST_EVERY_S = 2.0
-FIRST_ROWS = 200
-"""A first fill of a longer list draws this many rows (the top of the list) at once and the
-rest in chunks after the first frame: every row of 5,000 drawn before it cost 0.5 s of CPU
-(Textual's ``add_row`` re-clamps the cursor and sets reactives per call)."""
+FIRST_ROWS = 50
+"""A first fill of a longer list draws a screenful of rows (the top of the list) at once,
+at least this many (``first_screen``), and the rest in chunks after the first frame: every
+row of 5,000 drawn before it cost 0.5 s of CPU (Textual's ``add_row`` re-clamps the cursor
+and sets reactives per call), and 200 rows (for a 48-line terminal) ~60 ms."""
 FILL_CHUNK = 500
 """Rows drawn per turn of the loop while a long list fills (~50 ms: keys are read between)."""
 _FILL_PAUSE_S = 0.01
@@ -71,6 +72,12 @@ _FIXED = sum(w for key, _, w in _COLUMNS if key != "title") + 2 * len(_COLUMNS) 
 _DRAWN_CELLS = 4096
 """Drawn cells kept: a screen of the list is a few hundred, each also drawn unfocused (under a
 dialog, say) and under the cursor."""
+
+
+def first_screen(height: int) -> int:
+    """How many rows a long first list draws before its first frame in a terminal ``height``
+    lines tall: the list is never taller, so they fill its first screen."""
+    return max(FIRST_ROWS, height)
 
 
 Order = tuple[int, float, str, float, str]
@@ -351,15 +358,16 @@ class SessionList(DataTable[Text]):
     def set_rows(self, rows: Sequence[SessionRow], *, more: int = 0) -> None:
         """Replace the data; only what changed is redrawn, the cursor stays on its session.
 
-        The first fill of a list longer than ``2 * FIRST_ROWS`` draws its top ``FIRST_ROWS``
-        rows now and the others in ``FILL_CHUNK``s on the next turns of the loop (posting
+        The first fill of a list longer than twice a screenful (``first_screen``) draws its
+        top screenful now and the others in ``FILL_CHUNK``s on the next turns of the loop (posting
         ``Filled`` after each). ``more``: rows still to come, counted in ``total``: the
         source makes the rows of the list's first screen before the first frame and the
         thousands below it after (``SessionSource.load_now``); when they come, they are
         drawn as the rest of a long first list."""
         self._rows = {r.session_id: r for r in rows}
         self._more = more
-        if not self._filling and (self._drawn or len(self._rows) + more <= 2 * FIRST_ROWS):
+        first = first_screen(self.app.size.height)
+        if not self._filling and (self._drawn or len(self._rows) + more <= 2 * first):
             self._sync()
             return
         for r in self._rows.values():
@@ -372,8 +380,8 @@ class SessionList(DataTable[Text]):
             self._fill_soon()
             return
         self._filling = True
-        self._pending = todo[FIRST_ROWS:]
-        self._sync(todo[:FIRST_ROWS])
+        self._pending = todo[first:]
+        self._sync(todo[:first])
         # The rest once these are on screen: a timer set now fired before the first frame
         # was drawn (its layout and paint take longer than the pause), and drew a chunk or
         # two of rows no one could see yet in front of it.
