@@ -13,9 +13,11 @@ reaches the core only through ``CoreApi``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cctui.config import Settings
 from cctui.core import SessionManager
@@ -23,8 +25,10 @@ from cctui.core.api import CoreApi
 from cctui.errors import CctuiError
 from cctui.history import HistoryIndex
 from cctui.projects import ProjectRegistry, ProjectService
-from cctui.review import ReviewService
-from cctui.review.documents import RootsProvider
+
+if TYPE_CHECKING:  # the review room is imported at its first use (``Services.review``)
+    from cctui.review import ReviewService
+    from cctui.review.documents import RootsProvider
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,8 +39,8 @@ class Services:
     """Every session cctui drives."""
     projects: ProjectService
     """The registered projects: their registry, files, session state and trees."""
-    review: ReviewService
-    """The review menu's fixed-prompt runs."""
+    make_review: Callable[[], ReviewService]
+    """Makes ``review``, once (``build``'s)."""
     history: HistoryIndex | None = None
     """Claude Code's sessions on disk, kept live by a watcher (the TUI's). ``None`` under
     ``cctui serve``, which has no watcher: the history tools keep an index of their own and
@@ -46,6 +50,13 @@ class Services:
     def registry(self) -> ProjectRegistry:
         """The project registry (the project service's own: one cache, one file)."""
         return self.projects.registry
+
+    @cached_property
+    def review(self) -> ReviewService:
+        """The review menu's fixed-prompt runs, made at first use (the MCP server's tools,
+        after the TUI's first frame: the review room's imports are ~15 ms of CPU the first
+        frame does not need)."""
+        return self.make_review()
 
     @classmethod
     def build(
@@ -60,12 +71,13 @@ class Services:
         roots as the review tools' allowed places (tests)."""
         projects = ProjectService(settings.projects_file, keep=manager.keep)
         roots = project_roots or _registered_roots(projects.registry)
-        return cls(
-            manager=manager,
-            projects=projects,
-            review=ReviewService(manager, settings, roots),
-            history=history,
-        )
+
+        def make_review() -> ReviewService:
+            from cctui.review import ReviewService
+
+            return ReviewService(manager, settings, roots)
+
+        return cls(manager=manager, projects=projects, make_review=make_review, history=history)
 
     async def close(self) -> None:
         """Stop the project trees' prefetch and watchers, and keep what the history index

@@ -61,10 +61,12 @@ def test_the_mcp_server_does_not_load_textual() -> None:
 @pytest.mark.process
 def test_the_tui_draws_before_the_sdks_are_imported() -> None:
     """What cctui imports before its first frame leaves out claude-agent-sdk and mcp (about a
-    second: ``cli._LaterHttp`` imports them once the list is on screen)."""
+    second: ``cli._LaterHttp`` imports them once the list is on screen), and the review room
+    (``Services.review``, made for the MCP server's tools)."""
     code = (
         "import sys, cctui.cli, cctui.services, cctui.history, cctui.tui.app\n"
-        "print(','.join(m for m in ('claude_agent_sdk', 'mcp') if m in sys.modules))"
+        "print(','.join(m for m in ('claude_agent_sdk', 'mcp', 'cctui.review')"
+        " if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
