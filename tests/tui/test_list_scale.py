@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Static
 
 from cctui.tui.rows import SessionRow
 from cctui.tui.widgets.session_list import _FIXED, SessionList
+from tests.tui.conftest import until
 
 NOW = datetime.now(UTC)
 LONG = "refactor the payment module so that every retry is idempotent and logged " * 2
@@ -284,10 +285,9 @@ async def test_a_long_first_list_draws_its_top_first_and_the_rest_in_order_after
         assert len(table.shown) == FIRST_ROWS and table.total == len(rows)
         assert len(table._pending) == len(rows) - FIRST_ROWS
         top = list(table.shown)
-        await pilot.pause()
-        while table.filling:
-            await pilot.pause(0.02)
-        assert filled and filled[-1] == len(rows)  # the screen is told as each chunk lands
+        # The screen is told as each chunk lands: the last Filled reaches the app a turn of
+        # its loop after ``filling`` turns False (a whole run under load looked in between).
+        await until(pilot, lambda: not table.filling and bool(filled) and filled[-1] == len(rows))
         order = sorted(table._rows, key=lambda sid: table._order(table._rows[sid]))
         assert table.shown == order and table.shown[:FIRST_ROWS] == top
         assert [row.key.value for row in table.ordered_rows] == order
