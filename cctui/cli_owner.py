@@ -359,8 +359,7 @@ async def bridge(settings: Settings, args: argparse.Namespace) -> int:
     background one first with ``--start`` when none runs."""
     import asyncio
 
-    from cctui.mcp_server.transport.entry import run_bridge
-    from cctui.mcp_server.transport.stdio_bridge import say
+    from cctui.mcp_server.transport.stdio_bridge import run_bridge, say
 
     if getattr(args, "start", False) and owner_endpoint(settings.state_dir) is None:
         owner = await asyncio.to_thread(start_background_owner, settings, settings_argv(args))

@@ -33,6 +33,15 @@ state dir; never printed by ``mcp-config``, so an MCP client holding the token a
 answer as the human)."""
 """The MCP server's bearer token, in the state dir (mode 0600), kept across restarts."""
 
+ATTACH_TOOL = "cctui_attach_window"
+ANSWER_TOOL = "cctui_answer_as_window"
+CALL_TOOL = "cctui_window_call"
+"""The owner's internal tool that runs one ``CoreApi`` call for an attached window."""
+KEYED_TOOLS = frozenset({ATTACH_TOOL, ANSWER_TOOL, CALL_TOOL})
+"""The owner's internal window tools (``mcp_server.tools.window``): each takes the window
+key, which ``cctui bridge --window`` puts into their calls. Named here, beside the key, so
+the bridge knows them without importing the MCP server and the core (~0.5 s of CPU)."""
+
 Mode = Literal["tui", "background", "serve"]
 """How the owner runs: a window (``tui``), a window's process left running headless
 (``background``), or ``cctui serve --http``."""

@@ -52,10 +52,19 @@ def test_headless_modules_do_not_load_the_ui() -> None:
 
 
 @pytest.mark.process
-def test_the_mcp_server_does_not_load_textual() -> None:
-    code = "import sys, cctui.mcp_server.server\nprint('textual' in sys.modules)"
+def test_the_bridge_and_the_mcp_server_load_only_their_own() -> None:
+    """``cctui bridge`` (each attached window and host link starts one) serves nothing: it
+    loads no server, tool or core manager (uvicorn comes with any ``mcp`` import). The
+    server, imported after it in the same Python (one start, ~1 s of CPU), loads no textual."""
+    code = (
+        "import sys, cctui.cli, cctui.cli_owner, cctui.mcp_server.transport.stdio_bridge\n"
+        "served = ('cctui.mcp_server.server', 'cctui.mcp_server.tools', 'cctui.core.manager')\n"
+        "print(','.join(m for m in served if m in sys.modules))\n"
+        "import cctui.mcp_server.server\n"
+        "print('textual' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.split("\n")[:2] == ["", "False"]
 
 
 @pytest.mark.process

@@ -19,9 +19,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from cctui.core.api import CoreApi
 from cctui.errors import ValidationFailed
-
-CALL_TOOL = "cctui_window_call"
-"""The owner's internal tool that runs one ``CoreApi`` call for an attached window."""
+from cctui.owner import CALL_TOOL as CALL_TOOL  # the owner's tool that runs these calls
 
 WINDOW_CALLS = frozenset(
     {

@@ -22,12 +22,12 @@ from pydantic import Field
 from cctui import __version__
 from cctui.config import Settings
 from cctui.core import Decision, SessionManager
-from cctui.core.calls import CALL_TOOL, run_call
+from cctui.core.calls import run_call
 from cctui.errors import ValidationFailed
-from cctui.owner import window_key
+from cctui.owner import ANSWER_TOOL as ANSWER_TOOL  # named in owner: the bridge reads them
+from cctui.owner import ATTACH_TOOL, CALL_TOOL, window_key
 
-TOOL = "cctui_attach_window"
-ANSWER_TOOL = "cctui_answer_as_window"
+TOOL = ATTACH_TOOL
 INTERNAL = (CALL_TOOL,)
 """The window tools an attached window calls besides the two above."""
 LEASE_S = 15.0

@@ -11,10 +11,15 @@ started here is answered from the other window as the human, not as a delegate l
 the sessions it created. The key never leaves this machine; whoever runs the bridge is
 already this user (ssh authenticated them), and could read the key as well. Never put
 ``--window`` in an MCP client's configuration.
+
+A bridge serves nothing itself, so this module imports no server, tool or core module: an
+attached window and each remote host link start a bridge, and those imports (the tools'
+modules, the core's, uvicorn's) were about a third of its start.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 from typing import Any
@@ -25,9 +30,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCRequest
 
-from cctui.core.calls import CALL_TOOL
-from cctui.mcp_server.tools.window import ANSWER_TOOL, TOOL
+from cctui.config import Settings
 from cctui.mcp_server.transport.stdio import stdio_streams
+from cctui.owner import KEYED_TOOLS, owner_endpoint, window_key
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +43,7 @@ def vouch(msg: SessionMessage, window_key: str) -> SessionMessage:
     if not isinstance(req, JSONRPCRequest) or req.method != "tools/call":
         return msg
     params = req.params if isinstance(req.params, dict) else {}
-    if params.get("name") not in (TOOL, ANSWER_TOOL, CALL_TOOL):
+    if params.get("name") not in KEYED_TOOLS:
         return msg
     arguments = {**(params.get("arguments") or {}), "windowKey": window_key}
     vouched = req.model_copy(update={"params": {**params, "arguments": arguments}})
@@ -52,6 +57,30 @@ async def _pump(src: Any, dst: Any, label: str, window_key: str | None = None) -
                 log.warning("bridge %s: %r", label, msg)
                 continue
             await dst.send(vouch(msg, window_key) if window_key else msg)
+
+
+async def run_bridge(settings: Settings, *, as_window: bool = False) -> int:
+    """Forward a stdio client to the owner's HTTP server; 1 if none runs. ``as_window``:
+    the caller is this machine's human (``vouch``)."""
+    endpoint = owner_endpoint(settings.state_dir)
+    if endpoint is None:
+        say(
+            f"no running cctui owns the sessions of {settings.state_dir}. "
+            "Start `cctui` or `cctui serve --http` first, or run `cctui bridge --start`."
+        )
+        return 1
+    url, token = endpoint
+    try:
+        async with httpx2.AsyncClient(timeout=5) as probe:
+            await probe.get(url, headers={"Authorization": f"Bearer {token}"})
+    except httpx2.HTTPError as exc:
+        say(f"cctui's MCP server at {url} does not answer ({exc.__class__.__name__}).")
+        return 1
+    log.info("bridging stdio to %s", url)
+    with contextlib.suppress(anyio.get_cancelled_exc_class()):
+        key = window_key(settings.state_dir, create=True) if as_window else None
+        await bridge(url, token, key)
+    return 0
 
 
 async def bridge(url: str, token: str, window_key: str | None = None) -> None:
