@@ -115,9 +115,9 @@ class HistoryIndex:
         self._lock = threading.Lock()  # guards what readers see
         self._refresh_lock = threading.Lock()  # one refresh at a time
         self._prefetch: Prefetch | None = None
+        """The worker process preparing a build's next files, while a large build runs."""
         self._prefetch_jobs: Iterator[tuple[str, str, str, int]] = iter(())
         """The plan's files ``_prefetch`` has not been asked for yet, in the plan's order."""
-        """The worker process preparing a build's next files, while a large build runs."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> HistoryIndex:
