@@ -28,6 +28,7 @@ from cctui.mcp_server.schemas import seed004
 from cctui.mcp_server.schemas.common import HOST_TOOLS
 from cctui.mcp_server.schemas.flat import flatten
 from cctui.mcp_server.tools.health import SERVER_VERSION
+from cctui.owner import KEYED_TOOLS
 from cctui.redact import redact_text
 from cctui.remote.client import hosts_from
 from cctui.remote.hosts import Hosts
@@ -347,12 +348,7 @@ def build_server(
     if "sessions" in groups:
         tools.window.register(server, manager, settings)
         tools.follow.register(server, manager)
-        server.hidden |= {
-            tools.window.TOOL,
-            tools.window.ANSWER_TOOL,
-            tools.follow.TOOL,
-            *tools.window.INTERNAL,
-        }
+        server.hidden |= {*KEYED_TOOLS, tools.follow.TOOL}  # the window tools, internal
     if "projects" in groups:
         services.projects.start()  # registered projects' trees, built in the background
         tools.projects.register(server, manager, services.projects)

@@ -41,7 +41,7 @@ from cctui.core import (
     launch,
     rules,
 )
-from cctui.core.calls import CALL_TOOL, decode_result, encode_call
+from cctui.core.calls import decode_result, encode_call
 from cctui.core.catalog import CatalogEntry
 from cctui.core.dispatch import Dispatcher, DispatchRequest, MissedRule, Schedule
 from cctui.core.dispatch.board import DispatchBoard, ScheduleChanges
@@ -53,7 +53,7 @@ from cctui.core.session.states import LIVE, SessionStatus
 from cctui.core.watch import Listener
 from cctui.core.worktrees import Action, FinishResult, WorktreeRequest
 from cctui.errors import CctuiError, SessionNotFound
-from cctui.owner import Owner, window_key
+from cctui.owner import CALL_TOOL, Owner, window_key
 from cctui.pids import pid_running
 from cctui.remote.client import LOCATION_VARS, CctuiClient
 from cctui.remote.hosts import Host, HostChange

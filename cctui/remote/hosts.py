@@ -38,11 +38,12 @@ from typing import Any, Protocol, TypeVar
 
 from cctui.config import HostConfig
 from cctui.core import Decision, PendingInput, SessionEvent
-from cctui.core.calls import CALL_TOOL, decode_result, encode_call
+from cctui.core.calls import decode_result, encode_call
 from cctui.core.catalog import CatalogEntry
 from cctui.core.session.states import LIVE, SessionStatus
 from cctui.errors import CctuiError
 from cctui.history.models import SearchHit, TranscriptPage, UsageReport
+from cctui.owner import CALL_TOOL
 from cctui.remote.models import (
     Answered,
     ConnectFailed,

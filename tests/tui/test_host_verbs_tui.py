@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from cctui.core import SessionConfig, SessionInfo, SessionManager, SessionStatus
-from cctui.core.calls import CALL_TOOL
 from cctui.core.steering import SettingChange
+from cctui.owner import CALL_TOOL
 from cctui.services import Services
 from cctui.tui.app import CctuiApp
 from cctui.tui.remote import key_of

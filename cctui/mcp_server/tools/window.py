@@ -24,12 +24,8 @@ from cctui.config import Settings
 from cctui.core import Decision, SessionManager
 from cctui.core.calls import run_call
 from cctui.errors import ValidationFailed
-from cctui.owner import ANSWER_TOOL as ANSWER_TOOL  # named in owner: the bridge reads them
-from cctui.owner import ATTACH_TOOL, CALL_TOOL, window_key
+from cctui.owner import ANSWER_TOOL, ATTACH_TOOL, CALL_TOOL, window_key
 
-TOOL = ATTACH_TOOL
-INTERNAL = (CALL_TOOL,)
-"""The window tools an attached window calls besides the two above."""
 LEASE_S = 15.0
 """How long a window still counts after its last call returned: the next call starts
 before this runs out, so the human never drops out between two calls."""
@@ -54,7 +50,7 @@ def register(server: MCPServer, manager: SessionManager, settings: Settings) -> 
         if not hmac.compare_digest(key.encode(), expected.encode()):
             raise ValidationFailed("Not a cctui window of this machine (wrong window key).")
 
-    @server.tool(name=TOOL, annotations=WINDOW)
+    @server.tool(name=ATTACH_TOOL, annotations=WINDOW)
     async def cctui_attach_window(
         windowKey: Annotated[str, Field(max_length=200)],  # noqa: N803 -- wire camelCase
         holdSeconds: Annotated[  # noqa: N803
