@@ -1,11 +1,11 @@
 """``CoreApi`` calls over a wire: how a window attached to the owner reaches the owner's core.
 
 An attached window (``cctui.remote.attached.AttachedCore``) has no core of its own: each
-call below is sent by name to the owner (its internal MCP tool ``cctui.owner.CALL_TOOL``), which runs
-the same method of its ``SessionManager`` and sends the result back. The arguments and the
-result are typed by the ``CoreApi`` Protocol itself (its annotations, through pydantic), so
-there is one definition of every call and no second copy of any feature: a method added to
-the Protocol and to ``WINDOW_CALLS`` works attached.
+call below is sent by name to the owner (its internal MCP tool ``cctui.owner.CALL_TOOL``),
+which runs the same method of its ``SessionManager`` and sends the result back. The
+arguments and the result are typed by the ``CoreApi`` Protocol itself (its annotations,
+through pydantic), so there is one definition of every call and no second copy of any
+feature: a method added to the Protocol and to ``WINDOW_CALLS`` works attached.
 """
 
 from __future__ import annotations
