@@ -20,7 +20,6 @@ import threading
 import time
 import zlib
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -30,8 +29,8 @@ from cctui.history.extract import ROLE_CODES, Usage, extract, parse, wanted
 from cctui.history.lines import complete_lines
 from cctui.history.transcripts import TranscriptMeta, read_meta
 
-if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
+if TYPE_CHECKING:  # concurrent.futures only when a build starts a worker (not a warm command)
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 logger = logging.getLogger(__name__)
 
