@@ -25,6 +25,7 @@ import bisect
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -422,13 +423,9 @@ class HistoryIndex:
                 # One pass over the plan's files for the whole build (a new generator over
                 # the plan per file re-read every file already ahead, hundreds, each time),
                 # made as it goes: 20,000 paths as strings at once are ~5 MB of a build's RSS.
-                # Over a copy of the list, which ``step`` pops from the front.
-                jobs = list(plan.jobs)
-                self._prefetch_jobs = (
-                    (str(j.path), j.session_id, j.kind, j.size)
-                    for j in jobs
-                    if self._prefetchable(j)
-                )
+                # Over a copy of the list (``step`` pops from the front) that lets go of each
+                # job once handed over (``_to_prefetch``).
+                self._prefetch_jobs = self._to_prefetch(deque(plan.jobs))
         self.progress = IndexProgress(
             active=bool(plan.jobs), files_total=len(plan.jobs), bytes_total=plan.bytes_total
         )
@@ -464,6 +461,16 @@ class HistoryIndex:
                 self._stop_prefetch()
                 self.store.checkpoint()
             return self._apply(touched)
+
+    def _to_prefetch(self, jobs: deque[Job]) -> Iterator[tuple[str, str, str, int]]:
+        """(path, session id, kind, size) of each prefetchable job, in order, each taken out
+        of ``jobs`` as it is handed over. A list held to the build's end kept every ``Job``
+        and its ``Path`` (~0.7 KB each) alive while the cards the build writes piled up
+        beside them: ~15 MB of the writer's peak RSS at 20,000 files, which comes at the end."""
+        while jobs:
+            job = jobs.popleft()
+            if self._prefetchable(job):
+                yield str(job.path), job.session_id, job.kind, job.size
 
     def _prefetchable(self, job: Job) -> bool:
         """A new file a worker can read whole (one segment)."""

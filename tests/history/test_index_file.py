@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sqlite3
 import stat
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 from cctui.history import HistoryIndex, prepare
 from cctui.history import index as index_module
-from cctui.history.indexer import TranscriptIndexer
+from cctui.history.indexer import Job, TranscriptIndexer
 from cctui.history.lines import complete_lines
 from cctui.history.store import SCHEMA_VERSION, IndexStore
 from tests.history import make_lines as mk
@@ -439,6 +440,11 @@ def test_a_build_of_many_new_files_reads_them_in_a_worker_process(
     home: Path, index: HistoryIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(index_module, "PREFETCH_MIN_FILES", 4)
+    # A file at a time, at most two ahead of the writer (as a large home's build runs: the
+    # plan's files are fed to the worker until its very end).
+    monkeypatch.setattr(prepare, "PREFETCH_CHUNK_FILES", 1)
+    monkeypatch.setattr(prepare, "PREFETCH_CHUNK_BYTES", 1)
+    monkeypatch.setattr(prepare, "PREFETCH_AHEAD_BYTES", 1_200)
     sids = [f"{n:08d}-0000-4000-8000-000000000000" for n in range(8)]
     for n, sid in enumerate(sids):
         mk.write(home, sid, mk.user(f"prompt number{n}", sid) + mk.tool_result(f"word{n}", sid))
@@ -455,7 +461,12 @@ def test_a_build_of_many_new_files_reads_them_in_a_worker_process(
     assert warm is not None
     warm.result()  # (until the worker has started, the writer reads files itself)
     while plan.jobs:
-        index.step(plan, seconds=5.0)
+        index.step(plan, seconds=0.0)  # a file per step
+        # No job outlives its file: the files handed to the worker are let go once written
+        # (a copy of the plan held to the build's end kept 20,000 jobs and their paths,
+        # ~15 MB of the writer's peak RSS).
+        live = sum(isinstance(o, Job) and o.path.is_relative_to(home) for o in gc.get_objects())
+        assert live <= len(plan.jobs) + 1, (live, len(plan.jobs))  # (+ the one last fed)
     assert all(used) and len(used) == 8  # every file came prepared by the worker
     assert index._prefetch is None  # the worker is gone once the plan is done
     for n, sid in enumerate(sids):
