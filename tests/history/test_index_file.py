@@ -505,15 +505,23 @@ def test_an_index_of_this_version_gains_a_later_index_at_open(home: Path, index_
     ix.refresh()
     ix.close()
     conn = sqlite3.connect(index_file)
-    conn.execute("DROP INDEX card_cwd")  # as an index file written before the index existed
+    for name in ("card_cwd", "card_mtime"):  # as a file written before the indexes existed
+        conn.execute(f"DROP INDEX {name}")
     conn.commit()
     conn.close()
 
     again = HistoryIndex(home, index_file=index_file)
 
     names = {r[0] for r in again.store.reader().execute("SELECT name FROM sqlite_master")}
-    assert "card_cwd" in names and again.store.note == ""
+    assert {"card_cwd", "card_mtime"} <= names and again.store.note == ""
     assert {h.session_id for h in again.search("walrus project:zoo").hits} == {SID}
+    plan = (
+        again.store.reader()
+        .execute("EXPLAIN QUERY PLAN SELECT session_id, last_activity FROM card ORDER BY mtime")
+        .fetchall()
+    )
+    assert "COVERING INDEX card_mtime" in plan[0][3]  # a page's order, read without a sort
+    assert set(again.transcripts.latest()) == {SID}
     again.close()
 
 
