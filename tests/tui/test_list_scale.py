@@ -39,12 +39,14 @@ class _ListApp(App[None]):
 async def _listed(
     rows: list[SessionRow], size: tuple[int, int] = (120, 30)
 ) -> AsyncIterator[tuple[Pilot[None], SessionList]]:
-    """An app whose list shows ``rows``, drawn."""
+    """An app whose list shows ``rows``, drawn: every one of them (a list longer than two
+    screenfuls draws its top first and the rest in chunks on later turns of the loop, so one
+    pause is not enough; a whole run at load 10 looked after the first 50 of 300)."""
     app = _ListApp()
     async with app.run_test(size=size) as pilot:
         table = app.query_one(SessionList)
         table.set_rows(rows)
-        await pilot.pause()
+        await until(pilot, lambda: not table.filling)
         yield pilot, table
 
 
