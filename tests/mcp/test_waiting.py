@@ -11,7 +11,7 @@ from mcp.server.mcpserver import AcceptedElicitation
 from cctui.mcp_server.asking import waiting
 
 
-def test_the_wrapper_class_outlives_a_garbage_collection() -> None:
+def test_the_wrapper_class_outlives_a_garbage_collection(unfrozen: None) -> None:
     # What the SDK builds for every resolver's value; were it freed, the next waiting call
     # would build the class again (~0.6 ms).
     wrapper = weakref.ref(AcceptedElicitation[Any])

@@ -25,7 +25,7 @@ T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[float]]:
+def clock(monkeypatch: pytest.MonkeyPatch, unfrozen: None) -> Iterator[list[float]]:
     now = [1000.0]
     monkeypatch.setattr("cctui.tui.gc_pause.time.monotonic", lambda: now[0])
     yield now
