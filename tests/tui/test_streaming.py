@@ -8,7 +8,7 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from textual.app import App, ComposeResult
-from textual.geometry import Region
+from textual.geometry import Offset, Region
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Static
@@ -16,6 +16,7 @@ from textual.widgets import Static
 from cctui.core import AssistantTextEvent
 from cctui.tui.markdown import MarkdownVisual
 from cctui.tui.widgets.transcript import Transcript
+from tests.tui.conftest import until
 
 REPLY = (
     "## Step 1\n\nIntro paragraph.\n\n"
@@ -186,11 +187,15 @@ async def test_a_long_reply_followed_batch_by_batch_reuses_the_chunk_widgets_it_
         assert _drawn(transcript)[-1].endswith(END.rstrip())
 
 
+def _widget_at(app: App[None], where: Offset) -> Widget | None:
+    """The widget the screen's compositor maps the cell ``where`` to (None: none yet)."""
+    return app.screen.get_widget_and_offset_at(where.x, where.y)[0]
+
+
 async def test_a_reply_s_text_can_be_selected_as_in_textual_s_own_widgets() -> None:
     """Each character drawn carries its place (what the compositor maps a mouse position
     to), the selected span is drawn in the selection style, and the selected text is what
     the screen copies."""
-    from textual.geometry import Offset
     from textual.selection import Selection
 
     app = _Host()
@@ -199,6 +204,9 @@ async def test_a_reply_s_text_can_be_selected_as_in_textual_s_own_widgets() -> N
         transcript.apply([AssistantTextEvent(session_id="s", message_id="m", text=REPLY)])
         await pilot.pause()
         [block] = transcript.blocks
+        # The compositor maps a cell to its widget once the screen is drawn after the block's
+        # layout; under load a pause can end before that (a run at load 20 found no widget).
+        await until(pilot, lambda: _widget_at(app, block.content_region.offset) is block)
         region = block.content_region
         lines = _lines(block)
         row = lines.index("Intro paragraph.")
