@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -14,6 +15,7 @@ from cctui.history import HistoryIndex
 from cctui.history.extract import Usage
 from cctui.history.pricing import Pricer
 from cctui.history.search import SearchError
+from cctui.history.usage import UsageLines
 from tests.history import make_lines as mk
 from tests.history.conftest import INTERACTIVE_ID, MULTI_ID, WRITE_ID
 
@@ -212,39 +214,89 @@ def test_a_period_split_by_model_session_or_project(tmp_path: Path) -> None:
     ix.close()
 
 
+def _table_before(period: str, report: UsageLines, out: io.StringIO) -> None:
+    """``cctui usage``'s table as ``_print_usage`` made it from every line's dict before
+    ``UsageLines.by_session`` (verbatim but for the lines' source): the reference the faster
+    printer must equal byte for byte."""
+    head = f"{period:<26} {'input':>12} {'output':>10} {'cache w':>12} {'cache r':>14}"
+    lines = [f"{head} {'total':>14} {'cost':>11}"]
+    add = lines.append
+    blocks, project = period == "blocks", period == "project"
+    for row in [*report.row_fields(), report.total]:
+        t = row["tokens"]
+        key = row["key"]
+        if blocks and (start := row.get("start")) is not None:
+            key = start.astimezone().strftime("%Y-%m-%d %H:%M") + (" (active)" * row["active"])
+        elif label := row.get("label"):
+            key = f"{key[:8]} {label}"
+        elif project and row.get("project"):
+            key = row["project"]
+        if row is report.total:
+            add("-" * 104)
+        i, o, w = t["input"], t["output"], t["cache_write_5m"] + t["cache_write_1h"]
+        cr = t["cache_read"]
+        cost = row.get("cost_usd")
+        money = (
+            "no price"
+            if cost is None
+            else f"${cost:,.2f}" + ("*" if row.get("unpriced_replies") else "")
+        )
+        add(f"{key:<26.26} {i:>12,} {o:>10,} {w:>12,} {cr:>14,} {i + o + w + cr:>14,} {money:>11}")
+    unpriced = report.total.get("unpriced_replies")
+    if unpriced:
+        lines.append(
+            f"* {unpriced} repl(ies) of models with no known price are counted in tokens only"
+        )
+    out.write("\n".join(lines) + "\n")
+
+
 @pytest.mark.parametrize("period", ["daily", "weekly", "monthly", "session", "project", "model",
                                     "blocks"])  # fmt: skip
 def test_the_printed_report_from_its_unvalidated_lines_is_the_validated_reports(
     tmp_path: Path, period: str
 ) -> None:
-    """``cctui usage`` prints ``usage_lines`` (no models: 20,000 sessions' cost ~0.3 s); the
-    table must be the one the validated report gives, a reply of no known price included."""
-    import io
-
+    """``cctui usage`` prints ``usage_lines`` (no models: 20,000 sessions' cost ~0.3 s; a
+    report by session's lines left as tuples); the table must be, byte for byte, the one the
+    validated report gave with the formatting before, a reply of no known price, a session
+    of no priced reply at all, a long title and a wide character's title included."""
     from cctui.cli_index import _print_usage
-    from cctui.history.usage import UsageLines
 
+    c = "cccccccc-0000-4000-8000-000000000003"
+    d = "dddddddd-0000-4000-8000-000000000004"
     a = mk.user("first", A, cwd="/w/alpha") + mk.assistant([mk.text("x")], A)
     a += mk.assistant([mk.text("y")], A, msg_id="m2", ts="2026-11-21T10:00:00.000Z",
                       model="claude-experimental-zz")  # fmt: skip
     b = mk.user("second", B, cwd="/w/beta") + mk.assistant([mk.text("z")], B, msg_id="m_b")
-    ix = _index(tmp_path, {A: a, B: b})
+    long = "a title far longer than the twenty-six columns the table gives its names"
+    c_body = mk.user(long, c, cwd="/w/gamma") + mk.assistant(
+        [mk.text("w")], c, msg_id="m_c", use=mk.usage(inp=1_234_567, out=89_012)
+    )
+    d_body = mk.user("日本語のタイトル — naïve", d, cwd="/w/delta") + mk.assistant(
+        [mk.text("v")], d, msg_id="m_d", model="claude-experimental-zz"
+    )
+    ix = _index(tmp_path, {A: a, B: b, c: c_body, d: d_body})
     now = datetime(2026, 11, 21, 12, 0, tzinfo=UTC).timestamp()
     report = ix.usage(period, now=now)
     lines = ix.usage_lines(period, now=now)
+    assert bool(lines.by_session) == (period == "session")
     validated = UsageLines(
         rows=[r.model_dump() for r in report.rows],
         total=report.total.model_dump(),
         since=report.since,
         until=report.until,
     )
-    printed, expected = io.StringIO(), io.StringIO()
+    printed, expected, before = io.StringIO(), io.StringIO(), io.StringIO()
     _print_usage(period, lines, printed)
     _print_usage(period, validated, expected)
+    _table_before(period, validated, before)
 
-    assert printed.getvalue() == expected.getvalue()
-    assert "no price" in printed.getvalue() or "*" in printed.getvalue()
+    assert printed.getvalue() == expected.getvalue() == before.getvalue()
+    assert "*" in printed.getvalue()
     assert len(printed.getvalue().splitlines()) >= 4  # header, a line at least, rule, total
+    if period == "session":
+        assert "cccccccc a title far longe " in printed.getvalue()
+        assert "dddddddd 日本語のタイトル — naïve" in printed.getvalue()
+        assert "no price" in printed.getvalue()  # d's only reply has none
     ix.close()
 
 
