@@ -423,7 +423,7 @@ class HistoryIndex:
                 # One pass over the plan's files for the whole build (a new generator over
                 # the plan per file re-read every file already ahead, hundreds, each time),
                 # made as it goes: 20,000 paths as strings at once are ~5 MB of a build's RSS.
-                # Over a copy of the list (``step`` pops from the front) that lets go of each
+                # Over a copy of the queue (``step`` takes from its front) that lets go of each
                 # job once handed over (``_to_prefetch``).
                 self._prefetch_jobs = self._to_prefetch(deque(plan.jobs))
         self.progress = IndexProgress(
@@ -447,7 +447,7 @@ class HistoryIndex:
                     if pf is not None:
                         pf.feed(self._prefetch_jobs)
                         ready = pf.take(str(plan.jobs[0].path))
-                    job = plan.jobs.pop(0)
+                    job = plan.jobs.popleft()
                     touched |= self.transcripts.ingest(job.path, job.session_id, job.kind, ready)
                     p = self.progress
                     self.progress = p.model_copy(

@@ -28,6 +28,7 @@ import os
 import sqlite3
 import stat
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -91,7 +92,9 @@ class Job:
 class Plan:
     """What a sweep found to do, newest files first."""
 
-    jobs: list[Job] = field(default_factory=list)
+    jobs: deque[Job] = field(default_factory=deque)
+    """Taken off the front as they are done (a list's ``pop(0)`` moved the rest each time:
+    ~35 ms of CPU over a first build's 22,000 files)."""
     gone: list[Path] = field(default_factory=list)
     bytes_total: int = 0
 
@@ -345,6 +348,7 @@ class TranscriptIndexer:
         One pass compares each file as it is statted (22,000 files: a second pass over a dict
         of their stats cost a warm ``cctui sessions`` ~0.1 s of its ~0.3 s sweep)."""
         plan = Plan()
+        jobs: list[Job] = []
         bad = {str(p) for p in self.unreadable}
         known = self._known
         found: set[str] = set()
@@ -358,8 +362,9 @@ class TranscriptIndexer:
                 continue
             found.add(path)
             if known.get(path) != (st.st_size, st.st_mtime_ns, st.st_ino) or path in bad:
-                plan.jobs.append(Job(Path(path), sid, kind, st.st_size, st.st_mtime_ns))
-        plan.jobs.sort(key=lambda j: j.mtime_ns, reverse=True)
+                jobs.append(Job(Path(path), sid, kind, st.st_size, st.st_mtime_ns))
+        jobs.sort(key=lambda j: j.mtime_ns, reverse=True)
+        plan.jobs = deque(jobs)
         plan.bytes_total = sum(j.size for j in plan.jobs)
         plan.gone = [Path(p) for p in self._known if p not in found]
         for p in [p for p in self.unreadable if p.suffix == ".jsonl" and str(p) not in found]:
