@@ -16,7 +16,6 @@ import json
 import logging
 import os
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -319,6 +318,8 @@ def start_background_owner(settings: Settings, argv: list[str]) -> Owner | None:
     listens; the owner found (it or one that won the race), or None."""
     log_file = settings.log_file
     log_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    import subprocess  # here: every other command (``sessions``, ``usage``) goes without it
+
     subprocess.Popen(
         [sys.executable, "-m", "cctui", *argv, "serve", "--http"],
         stdin=subprocess.DEVNULL,

@@ -91,9 +91,11 @@ ONE_SHOT_NEVER = (
     "asyncio",
     "concurrent.futures",
     "multiprocessing",
+    "subprocess",
 )
 """What ``cctui usage`` and ``cctui sessions`` never import on a warm index: each costs every
-run CPU at start-up (``importlib.metadata`` and ``email`` ~0.05 s; the SDKs and the UI far more)."""
+run CPU at start-up (``importlib.metadata`` and ``email`` ~0.05 s; ``subprocess``, which only
+``cctui``'s start of a background owner uses, ~5 ms; the SDKs and the UI far more)."""
 
 
 @pytest.mark.process
