@@ -184,6 +184,12 @@ class CctuiClient:
         except Exception as exc:
             await self._unwind(stack)
             raise self._failed(exc) from None
+        except BaseException:
+            # Cancelled mid-handshake (a window closing, a call that gave up waiting on a slow
+            # host): the command ends with it. A stack left open kept it (ssh) running, and at
+            # the loop's close the transport's reader waited on its stdout for ever.
+            await self._unwind(stack)
+            raise
         self._stack, self._client = stack, client
         # The SDK checks a result against the tool's listed output schema; for a tool left
         # out of tools/list it lists the tools again on every call and logs a warning. These
@@ -209,7 +215,13 @@ class CctuiClient:
                 suggestion=f"install cctui {__version__} or newer on {self.name} "
                 "(pipx upgrade cctui) and serve its full tool profile",
             )
-        self.claude_path = (await self.health()).get("path")
+        try:
+            self.claude_path = (await self.health()).get("path")
+        except BaseException as exc:  # the same: a connection half made is no connection
+            await self.close()
+            if isinstance(exc, Exception):
+                raise self._failed(exc) from None
+            raise
 
     async def _unwind(self, stack: AsyncExitStack) -> None:
         with contextlib.suppress(Exception):

@@ -3,6 +3,11 @@ and the fake Anthropic API."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -102,3 +107,45 @@ async def test_an_incompatible_cctui_says_so_and_how_to_fix_it(
     assert failed.value.state == "incompatible"
     assert "too old for `bridge --start`" in failed.value.message
     assert "pipx upgrade cctui" in (failed.value.suggestion or "")
+
+
+async def test_a_connection_cancelled_half_made_ends_the_command(tmp_path: Path) -> None:
+    """A window closing (or a call giving up) while a slow host is still answering the
+    handshake: the command there ends with it, and nothing of the link is left running (a
+    whole run once hung at its loop's close: the transport's reader waited on the stdout
+    of a bridge nobody would stop)."""
+    pidfile, asked = tmp_path / "pid", tmp_path / "asked"
+    host = Path(__file__).with_name("silent_host.py")
+    link = CctuiClient("box", [sys.executable, str(host), str(pidfile), str(asked)])
+    connecting = asyncio.create_task(link.connect())
+    try:
+        await _until(asked.exists, 60)  # the handshake got as far as claude_health
+        assert asked.read_text() == "claude_health"
+        connecting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await connecting
+        pid = int(pidfile.read_text())
+        await _until(lambda: not _running(pid), 15)  # the SDK closes its stdin, then stops it
+        left = [t.get_name() for t in asyncio.all_tasks() if "stdio" in t.get_name()]
+        assert left == []
+    finally:  # on a failure, nothing left to hang this test's own loop
+        if pidfile.exists() and _running(int(pidfile.read_text())):
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie waiting to be reaped is not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+async def _until(check: Callable[[], bool], within: float) -> None:
+    """Poll ``check`` (a file, a process: nothing to wait on) until it holds."""
+    for _ in range(int(within / 0.05)):
+        if check():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("condition not met in time")
