@@ -74,6 +74,11 @@ async def test_the_session_tools_reach_a_host(
     server = build_server(here, here.settings, hosts=hosts)
     agent = Client(server, client_info=Implementation(name="agent", version="1"))
     try:
+        # Connected before the first call: a call waits 20 s for a host's first connection
+        # (REACH_WAIT_S), and two whole runs at once on two cores once took longer to start
+        # the bridge and shake hands (the call failed, and the link it left hung the run).
+        hosts.start()
+        await heard.until(lambda: hosts.get("box").online, within=90)
         async with agent as c:
             created = await call(c, "claude_create_session", host="box", prompt=f"Do. {WRITE}",
                                  workingDirectory=str(host_project))  # fmt: skip
