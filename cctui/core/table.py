@@ -52,6 +52,10 @@ class SessionTable:
         self._write_lock = threading.Lock()
         """Held through each registry save and its note in ``_written``, the worker's or a
         synchronous ``flush``'s: the notes follow the order of the writes."""
+        self._batches = 0
+        """How many batches of records have been taken (each is numbered when taken)."""
+        self._written_batch: dict[str, int] = {}
+        """The batch each session's record was last written from (under ``_write_lock``)."""
 
     def __iter__(self) -> Iterator[Session]:
         return iter(list(self._sessions.values()))
@@ -159,9 +163,9 @@ class SessionTable:
         if self._flush_handle is not None:
             self._flush_handle.cancel()
             self._flush_handle = None
-        records = self._changed()
+        batch, records = self._changed()
         if records:
-            self._write(records)
+            self._write(batch, records)
 
     def _schedule(self) -> None:
         if self._flush_handle is None and self._writing is None:
@@ -173,27 +177,37 @@ class SessionTable:
         in a worker thread. A save fsyncs the file, milliseconds on a real disk, and a loop
         that waited on it held up every session's output and the TUI's keys meanwhile."""
         self._flush_handle = None
-        records = self._changed()
+        batch, records = self._changed()
         if records:
-            self._writing = asyncio.get_running_loop().create_task(self._write_in_thread(records))
+            self._writing = asyncio.get_running_loop().create_task(
+                self._write_in_thread(batch, records)
+            )
 
-    async def _write_in_thread(self, records: list[SessionRecord]) -> None:
+    async def _write_in_thread(self, batch: int, records: list[SessionRecord]) -> None:
         try:
-            await asyncio.to_thread(self._write, records)
+            await asyncio.to_thread(self._write, batch, records)
         finally:
             self._writing = None
             if self._dirty:
                 self._schedule()
 
-    def _changed(self) -> list[SessionRecord]:
-        """The dirty sessions' records that differ from what this process last wrote."""
+    def _changed(self) -> tuple[int, list[SessionRecord]]:
+        """A new batch: its number, and the dirty sessions' records that differ from what
+        this process last wrote."""
         dirty, self._dirty = self._dirty, set()
+        self._batches += 1
         records = [self._sessions[sid].record() for sid in dirty if sid in self._sessions]
-        return [r for r in records if r != self._written.get(r.session_id)]
+        return self._batches, [r for r in records if r != self._written.get(r.session_id)]
 
-    def _write(self, records: list[SessionRecord]) -> None:
-        """Save ``records`` and note them as written (from any thread, one save at a time)."""
+    def _write(self, batch: int, records: list[SessionRecord]) -> None:
+        """Save ``records`` and note them as written (from any thread, one save at a time),
+        but for those a later batch has written already: a worker's batch can reach the lock
+        after a ``flush`` taken later (its thread started late, under load), and wrote its
+        older records over the newer ones (a session's diff base lost on disk)."""
         with self._write_lock:
+            records = [r for r in records if self._written_batch.get(r.session_id, 0) < batch]
+            if not records:
+                return
             try:
                 self.records.save(records)
             except OSError:
@@ -202,3 +216,4 @@ class SessionTable:
             # Also a record the registry kept another process's newer copy of: ours is
             # stale, and writing it again later (unchanged) would bring it back.
             self._written.update((r.session_id, r) for r in records)
+            self._written_batch.update((r.session_id, batch) for r in records)
