@@ -42,8 +42,9 @@ class SessionTable:
         self._touched: set[str] = set()
         """Sessions this process created, ran or changed: the only ones it writes (another
         cctui on the same state directory owns the rest)."""
-        self._written: dict[str, SessionRecord] = {}
-        """Each session's record as this process last read or wrote it (an unchanged one is
+        self._written: dict[str, tuple[int, SessionRecord]] = {}
+        """Each session's record as this process last read or wrote it, and the batch it was
+        written from (an unchanged one is
         not written again: its copy may be stale). Updated under ``_write_lock`` by whichever
         thread wrote; the loop only reads single entries."""
         self._flush_handle: asyncio.TimerHandle | None = None
@@ -53,9 +54,8 @@ class SessionTable:
         """Held through each registry save and its note in ``_written``, the worker's or a
         synchronous ``flush``'s: the notes follow the order of the writes."""
         self._batches = 0
-        """How many batches of records have been taken (each is numbered when taken)."""
-        self._written_batch: dict[str, int] = {}
-        """The batch each session's record was last written from (under ``_write_lock``)."""
+        """How many batches of records have been taken (each is numbered when taken; a
+        record read at load counts as batch 0 in ``_written``)."""
 
     def __iter__(self) -> Iterator[Session]:
         return iter(list(self._sessions.values()))
@@ -78,7 +78,7 @@ class SessionTable:
                 rec = rec.model_copy(update={"status": S.INTERRUPTED})
             session = Session(self.host, sid, rec.config, record=rec)
             self._sessions[sid] = session
-            self._written[sid] = session.record()
+            self._written[sid] = (0, session.record())
 
     def add(self, session: Session) -> None:
         """Track a new session."""
@@ -197,7 +197,11 @@ class SessionTable:
         dirty, self._dirty = self._dirty, set()
         self._batches += 1
         records = [self._sessions[sid].record() for sid in dirty if sid in self._sessions]
-        return self._batches, [r for r in records if r != self._written.get(r.session_id)]
+        return self._batches, [r for r in records if r != self._last(r.session_id)[1]]
+
+    def _last(self, session_id: str) -> tuple[int, SessionRecord | None]:
+        """The batch a session's record was last read or written from, and that record."""
+        return self._written.get(session_id, (0, None))
 
     def _write(self, batch: int, records: list[SessionRecord]) -> None:
         """Save ``records`` and note them as written (from any thread, one save at a time),
@@ -205,7 +209,7 @@ class SessionTable:
         after a ``flush`` taken later (its thread started late, under load), and wrote its
         older records over the newer ones (a session's diff base lost on disk)."""
         with self._write_lock:
-            records = [r for r in records if self._written_batch.get(r.session_id, 0) < batch]
+            records = [r for r in records if self._last(r.session_id)[0] < batch]
             if not records:
                 return
             try:
@@ -215,5 +219,4 @@ class SessionTable:
                 return  # still differs from the file: the next save_all retries it
             # Also a record the registry kept another process's newer copy of: ours is
             # stale, and writing it again later (unchanged) would bring it back.
-            self._written.update((r.session_id, r) for r in records)
-            self._written_batch.update((r.session_id, batch) for r in records)
+            self._written.update((r.session_id, (batch, r)) for r in records)
