@@ -44,9 +44,8 @@ class SessionTable:
         cctui on the same state directory owns the rest)."""
         self._written: dict[str, tuple[int, SessionRecord]] = {}
         """Each session's record as this process last read or wrote it, and the batch it was
-        written from (an unchanged one is
-        not written again: its copy may be stale). Updated under ``_write_lock`` by whichever
-        thread wrote; the loop only reads single entries."""
+        written from (an unchanged one is not written again: its copy may be stale). Updated
+        under ``_write_lock`` by whichever thread wrote; the loop only reads single entries."""
         self._flush_handle: asyncio.TimerHandle | None = None
         self._writing: asyncio.Task[None] | None = None
         """The batch a worker thread is writing, if any (the next waits for it)."""
