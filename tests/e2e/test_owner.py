@@ -197,7 +197,7 @@ async def test_bridge_start_starts_a_background_owner_that_outlives_the_bridge(
     # The stdio link is gone; the owner and its claude are not: the turn completes.
     assert _wait_for(lambda: _claude_pids(claude_home), 10)
     fake_api.release("rest")
-    transcript = next((claude_home / ".claude" / "projects").glob(f"*/{sid}.jsonl"))
+    transcript = _transcript(claude_home, sid)
     assert _wait_for(lambda: "[slow 010/010]" in transcript.read_text(), 60), (
         transcript.read_text()[-500:]
     )
@@ -380,14 +380,16 @@ def window(
         w.kill()
 
 
-def _transcript(home: Path) -> Path:
+def _transcript(home: Path, session: str = "*") -> Path:
+    """The session's transcript, once the CLI has made it: a live `claude` has not always
+    written its first line yet (it is still starting, or its request is on its way)."""
     found: list[Path] = []
 
     def look() -> bool:
-        found.extend((home / ".claude" / "projects").glob("*/*.jsonl"))
+        found.extend((home / ".claude" / "projects").glob(f"*/{session}.jsonl"))
         return bool(found)
 
-    assert _wait_for(look, 30)
+    assert _wait_for(look, 30), f"no transcript for {session} under {home}"
     return found[0]
 
 
