@@ -90,7 +90,8 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
             if args.json:
                 print(index.usage(args.period, **filters).model_dump_json(indent=2))
             else:  # printed from the lines: 20,000 sessions' models cost ~0.3 s
-                _print_usage(args.period, index.usage_lines(args.period, **filters), sys.stdout)
+                lines = index.usage_lines(args.period, table=True, **filters)
+                _print_usage(args.period, lines, sys.stdout)
         else:
             stats = index.stats()
             if args.json:
@@ -177,18 +178,18 @@ def _print_search(result: SearchResult, out: TextIO) -> None:
 
 def _print_usage(period: str, report: UsageLines, out: TextIO) -> None:
     """The report as a table, from its lines (unvalidated): one pass over the lines, every
-    line formatted by one f-string, one write (20,000 sessions' report)."""
+    line formatted by one f-string, one write (20,000 sessions' report: ``report.table``)."""
     head = f"{period:<26} {'input':>12} {'output':>10} {'cache w':>12} {'cache r':>14}"
     lines = [f"{head} {'total':>14} {'cost':>11}"]
     add = lines.append
     cells: Iterable[_Cells]
-    if report.by_session:  # as tuples, straight from SQL (``_cells``'s fields, spelled out)
-        cells = (
-            (f"{sid[:8]} {title}" if title else sid, i, o, w5 + w1, cr, cost, unpriced)
-            for sid, title, _, i, o, w5, w1, cr, _, cost, unpriced, _ in report.by_session
-        )
+    if report.table:  # the token columns formatted by SQL (``usage._TABLE_TOKENS``)
+        for sid, title, tokens, cost, unpriced in report.table:
+            money = "no price" if cost is None else f"${cost:,.2f}" + ("*" if unpriced else "")
+            add(f"{(f'{sid[:8]} {title}' if title else sid):<26.26} {tokens} {money:>11}")
+        cells = ()
     else:
-        cells = (_cells(period, row) for row in report.rows)
+        cells = (_cells(period, row) for row in report.row_fields())
     for key, i, o, w, cr, cost, unpriced in itertools.chain(cells, [_cells(period, report.total)]):
         money = "no price" if cost is None else f"${cost:,.2f}" + ("*" if unpriced else "")
         add(f"{key:<26.26} {i:>12,} {o:>10,} {w:>12,} {cr:>14,} {i + o + w + cr:>14,} {money:>11}")

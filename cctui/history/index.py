@@ -326,11 +326,13 @@ class HistoryIndex:
 
         return usage_report(self.store, period, pricing=self.pricer.fingerprint, **kwargs)
 
-    def usage_lines(self, period: str = "daily", **kwargs: Any) -> UsageLines:
+    def usage_lines(
+        self, period: str = "daily", *, table: bool = False, **kwargs: Any
+    ) -> UsageLines:
         """``usage``'s lines, not made into models (``cctui.history.usage.usage_lines``)."""
         from cctui.history.usage import usage_lines
 
-        return usage_lines(self.store, period, **kwargs)
+        return usage_lines(self.store, period, table=table, **kwargs)
 
     def stats(self) -> IndexStats:
         """What the index holds (``cctui index --stats``)."""

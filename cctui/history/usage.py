@@ -142,6 +142,21 @@ cache writes (5 minutes, 1 hour), cache reads, replies; ``cost_usd`` (None: no p
 unpriced replies; the models, comma-joined."""
 
 
+TableLine = tuple[str, str | None, str, float | None, int]
+"""A report by session's line for the text table: session id, title, the five token columns
+as the table prints them (input, output, cache writes, cache reads, total; formatted by SQL),
+``cost_usd`` (None: no price), unpriced replies."""
+
+_TABLE_TOKENS = (
+    "printf('%,12d %,10d %,12d %,14d %,14d', sum(u.input), sum(u.output), "
+    "sum(u.cw5m) + sum(u.cw1h), sum(u.cr), "
+    "sum(u.input) + sum(u.output) + sum(u.cw5m) + sum(u.cw1h) + sum(u.cr))"
+)
+"""The table's token columns, formatted as ``f"{n:>12,}"`` would (SQLite's ``,`` flag): one
+string per line instead of five Python ints to make and format: 20,000 sessions' lines made
+this way cost ~0.07 s less CPU (``docs/benchmarks.md``, 2026-11-29 night)."""
+
+
 @dataclass(frozen=True, slots=True)
 class UsageLines:
     """A report's lines as ``UsageRow``'s fields, not validated into models."""
@@ -154,6 +169,9 @@ class UsageLines:
     by_session: list[SessionLine] = field(default_factory=list)
     """A report by session's lines (then ``rows`` is empty), in the report's order, left as
     tuples: 20,000 sessions' lines made into dicts cost ``cctui usage session`` ~0.15 s."""
+    table: list[TableLine] = field(default_factory=list)
+    """A report by session's lines as ``cctui usage`` prints them (``usage_lines(table=True)``;
+    then ``by_session`` is empty), in the report's order."""
 
     def row_fields(self) -> list[dict[str, Any]]:
         """Every line as ``UsageRow``'s fields."""
@@ -176,10 +194,16 @@ def _session_fields(line: SessionLine) -> dict[str, Any]:
 
 
 def usage_lines(
-    store: IndexStore, period: str = "daily", **filters: Unpack[UsageFilters]
+    store: IndexStore,
+    period: str = "daily",
+    *,
+    table: bool = False,
+    **filters: Unpack[UsageFilters],
 ) -> UsageLines:
     """``usage_report``'s lines, for a caller that only prints them (``cctui usage``): a
     report by session at 20,000 sessions spent ~0.3 s of CPU making their models.
+    ``table``: a report by session's lines as the text table shows them
+    (``UsageLines.table``), not as ``UsageRow``'s fields.
 
     Raises:
         SearchError: as ``usage_report``.
@@ -194,8 +218,11 @@ def usage_lines(
     conn = store.reader()
     rows: list[dict[str, Any]] = []
     by_session: list[SessionLine] = []
+    lines: list[TableLine] = []
     if period == "blocks":
         rows = _blocks(conn, *_where(lo, hi, project, rollup=False), now)
+    elif period == "session" and table:
+        lines = _session_table(conn, where, args)
     elif period == "session":
         by_session = _by_session(conn, where, args, _cards(conn))
     else:
@@ -206,6 +233,7 @@ def usage_lines(
         since=datetime.fromtimestamp(lo, tz=UTC) if lo is not None else None,
         until=datetime.fromtimestamp(hi, tz=UTC) if hi is not None else None,
         by_session=by_session,
+        table=lines,
     )
 
 
@@ -326,6 +354,31 @@ def _by_session(
         add((sid, title, cwd, i, o, w5, w1, cr, n, price, unpriced, models))
     lines.sort(key=lambda r: (r[9] is None, -(r[9] or 0.0), r[0]))
     return lines
+
+
+def _session_table(conn: sqlite3.Connection, where: str, args: list[object]) -> list[TableLine]:
+    """A report by session for the text table: ``_by_session``'s lines and order, with the
+    token columns formatted in SQL and only the titles read from the cards."""
+    # In mtime order, so each session keeps its newest card's title (as ``_cards``); a dict
+    # made in C from the rows.
+    titles: dict[str, str | None] = dict(
+        conn.execute("SELECT session_id, title FROM card ORDER BY mtime")
+    )
+    get = titles.get
+    keyed: list[tuple[bool, float, str, str, float | None, int]] = []
+    add = keyed.append
+    for sid, tokens, cost, unpriced, n in conn.execute(
+        f"SELECT u.session_id, {_TABLE_TOKENS}, sum(u.cost), sum(u.unpriced), sum(u.n) "
+        f"FROM usage_q u WHERE {where} GROUP BY u.session_id",
+        args,
+    ):
+        # No priced reply at all: "no price", never $0 (as ``_Acc.data``).
+        price = None if unpriced >= n else round(cost, 9)
+        add((price is None, -(price or 0.0), sid, tokens, price, unpriced))
+    keyed.sort()  # (no price last, dearest first, by id): ``_by_session``'s order
+    return [
+        (sid, get(sid), tokens, price, unpriced) for _, _, sid, tokens, price, unpriced in keyed
+    ]
 
 
 def _total(conn: sqlite3.Connection, where: str, args: list[object]) -> dict[str, Any]:

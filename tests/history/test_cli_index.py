@@ -213,3 +213,27 @@ def test_a_reader_that_leaves_early_is_no_traceback(tmp_path: Path, home: Path) 
         )
         assert len(done.stdout.splitlines()) == 2, (args, done.stdout)
         assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+
+
+def test_the_session_table_counts_a_reply_written_after_the_index_was_built(
+    claude_home: Path, home: Path
+) -> None:
+    """``cctui usage session`` prints from the index after its sweep: a reply appended to a
+    transcript the index already holds is in the next table (its line and the total)."""
+
+    def line(out: str, key: str) -> list[str]:
+        return next(row.split() for row in out.splitlines() if row.startswith(key))
+
+    before = _run(home, claude_home, "usage", "session").stdout
+    [path] = claude_home.glob(f"projects/*/{WRITE_ID}.jsonl")
+    with path.open("a") as f:
+        f.write(mk.assistant([mk.text("later")], WRITE_ID, msg_id="msg_later",
+                             ts="2026-11-22T12:00:00.000Z",
+                             use=mk.usage(inp=1_234_567, out=7)))  # fmt: skip
+    after = _run(home, claude_home, "usage", "session").stdout
+
+    def tokens(row: list[str]) -> int:  # the total column, right of the name's words
+        return int(row[-2].replace(",", ""))
+
+    assert tokens(line(after, WRITE_ID[:8])) == tokens(line(before, WRITE_ID[:8])) + 1_234_574
+    assert tokens(line(after, "total")) == tokens(line(before, "total")) + 1_234_574

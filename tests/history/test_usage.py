@@ -256,9 +256,10 @@ def test_the_printed_report_from_its_unvalidated_lines_is_the_validated_reports(
     tmp_path: Path, period: str
 ) -> None:
     """``cctui usage`` prints ``usage_lines`` (no models: 20,000 sessions' cost ~0.3 s; a
-    report by session's lines left as tuples); the table must be, byte for byte, the one the
-    validated report gave with the formatting before, a reply of no known price, a session
-    of no priced reply at all, a long title and a wide character's title included."""
+    report by session's lines with their token columns formatted by SQL); the table must be,
+    byte for byte, the one the validated report gave with the formatting before, a reply of no
+    known price, a session of no priced reply at all, a long title and a wide character's title
+    included."""
     from cctui.cli_index import _print_usage
 
     c = "cccccccc-0000-4000-8000-000000000003"
@@ -279,18 +280,21 @@ def test_the_printed_report_from_its_unvalidated_lines_is_the_validated_reports(
     report = ix.usage(period, now=now)
     lines = ix.usage_lines(period, now=now)
     assert bool(lines.by_session) == (period == "session")
+    table = ix.usage_lines(period, now=now, table=True)  # what `cctui usage` prints
+    assert bool(table.table) == (period == "session") and not table.by_session
     validated = UsageLines(
         rows=[r.model_dump() for r in report.rows],
         total=report.total.model_dump(),
         since=report.since,
         until=report.until,
     )
-    printed, expected, before = io.StringIO(), io.StringIO(), io.StringIO()
+    printed, tabled, expected, before = (io.StringIO() for _ in range(4))
     _print_usage(period, lines, printed)
+    _print_usage(period, table, tabled)
     _print_usage(period, validated, expected)
     _table_before(period, validated, before)
 
-    assert printed.getvalue() == expected.getvalue() == before.getvalue()
+    assert printed.getvalue() == tabled.getvalue() == expected.getvalue() == before.getvalue()
     assert "*" in printed.getvalue()
     assert len(printed.getvalue().splitlines()) >= 4  # header, a line at least, rule, total
     if period == "session":
