@@ -183,7 +183,7 @@ def _print_usage(period: str, report: UsageLines, out: TextIO) -> None:
     lines = [f"{head} {'total':>14} {'cost':>11}"]
     add = lines.append
     cells: Iterable[_Cells]
-    if report.table:  # the token columns formatted by SQL (``usage._TABLE_TOKENS``)
+    if report.table:  # the token columns formatted by SQL (``usage._table_tokens``)
         for sid, title, tokens, cost, unpriced in report.table:
             money = "no price" if cost is None else f"${cost:,.2f}" + ("*" if unpriced else "")
             add(f"{(f'{sid[:8]} {title}' if title else sid):<26.26} {tokens} {money:>11}")

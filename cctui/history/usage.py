@@ -29,7 +29,7 @@ from pydantic import TypeAdapter
 
 from cctui.history.models import UsageReport, UsageRow
 from cctui.history.search import SearchError, parse_when
-from cctui.history.store import IndexStore
+from cctui.history.store import IndexStore, has_session_rollup
 from cctui.timestamps import iso_z
 
 Period = Literal["daily", "weekly", "monthly", "session", "project", "model", "blocks"]
@@ -40,10 +40,11 @@ GROUPS = ("session", "project", "model")
 BLOCK_SECONDS = 5 * 3600
 _TOKEN_FIELDS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read", "replies")
 
-_SUMS = (
+_TOKEN_SUMS = (
     "sum(u.input), sum(u.output), sum(u.cw5m), sum(u.cw1h), sum(u.cr), sum(u.n), "
-    "sum(u.cost), sum(u.unpriced), group_concat(u.model)"
+    "sum(u.cost), sum(u.unpriced)"
 )
+_SUMS = f"{_TOKEN_SUMS}, group_concat(u.model)"
 """Over ``usage_q u``, the 15-minute rollup. The models are made distinct in Python, as
 every reader does anyway (``DISTINCT`` kept a B-tree per group: ~8 ms of a report by session's
 20,000)."""
@@ -147,14 +148,17 @@ TableLine = tuple[str, str | None, str, float | None, int]
 as the table prints them (input, output, cache writes, cache reads, total; formatted by SQL),
 ``cost_usd`` (None: no price), unpriced replies."""
 
-_TABLE_TOKENS = (
-    "printf('%,12d %,10d %,12d %,14d %,14d', sum(u.input), sum(u.output), "
-    "sum(u.cw5m) + sum(u.cw1h), sum(u.cr), "
-    "sum(u.input) + sum(u.output) + sum(u.cw5m) + sum(u.cw1h) + sum(u.cr))"
-)
-"""The table's token columns, formatted as ``f"{n:>12,}"`` would (SQLite's ``,`` flag): one
-string per line instead of five Python ints to make and format: 20,000 sessions' lines made
-this way cost ~0.07 s less CPU (``docs/benchmarks.md``, 2026-11-29 night)."""
+
+def _table_tokens(total: str) -> str:
+    """The table's token columns, formatted as ``f"{n:>12,}"`` would (SQLite's ``,`` flag):
+    one string per line instead of five Python ints to make and format: 20,000 sessions' lines
+    made this way cost ~0.07 s less CPU (``docs/benchmarks.md``, 2026-11-29 night). ``total``:
+    ``sum`` over ``usage_q``'s rows, ``""`` for ``usage_s``'s ready line."""
+    i, o, w5, w1, cr = (f"{total}(u.{c})" for c in ("input", "output", "cw5m", "cw1h", "cr"))
+    return (
+        f"printf('%,12d %,10d %,12d %,14d %,14d', {i}, {o}, {w5} + {w1}, {cr}, "
+        f"{i} + {o} + {w5} + {w1} + {cr})"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,17 +223,21 @@ def usage_lines(
     rows: list[dict[str, Any]] = []
     by_session: list[SessionLine] = []
     lines: list[TableLine] = []
+    whole = False
     if period == "blocks":
         rows = _blocks(conn, *_where(lo, hi, project, rollup=False), now)
     elif period == "session" and table:
-        lines = _session_table(conn, where, args)
+        # No time bounds: each session's line ready from ``usage_s`` (its filter, a project,
+        # is on the session id alone).
+        whole = lo is None and hi is None and has_session_rollup(conn)
+        lines = _session_table(conn, where, args, whole=whole)
     elif period == "session":
         by_session = _by_session(conn, where, args, _cards(conn))
     else:
         rows = _grouped(conn, period, group_by, where, args)
     return UsageLines(
         rows=rows,
-        total=_total(conn, where, args),
+        total=_total(conn, where, args, whole=bool(lines) and whole),
         since=datetime.fromtimestamp(lo, tz=UTC) if lo is not None else None,
         until=datetime.fromtimestamp(hi, tz=UTC) if hi is not None else None,
         by_session=by_session,
@@ -356,9 +364,13 @@ def _by_session(
     return lines
 
 
-def _session_table(conn: sqlite3.Connection, where: str, args: list[object]) -> list[TableLine]:
+def _session_table(
+    conn: sqlite3.Connection, where: str, args: list[object], *, whole: bool
+) -> list[TableLine]:
     """A report by session for the text table: ``_by_session``'s lines and order, with the
-    token columns formatted in SQL and only the titles read from the cards."""
+    token columns formatted in SQL and only the titles read from the cards. ``whole`` (no
+    time bounds): each session's line read ready from ``usage_s``, not summed from
+    ``usage_q``'s rows."""
     # In mtime order, so each session keeps its newest card's title (as ``_cards``); a dict
     # made in C from the rows.
     titles: dict[str, str | None] = dict(
@@ -367,11 +379,14 @@ def _session_table(conn: sqlite3.Connection, where: str, args: list[object]) -> 
     get = titles.get
     keyed: list[tuple[bool, float, str, str, float | None, int]] = []
     add = keyed.append
-    for sid, tokens, cost, unpriced, n in conn.execute(
-        f"SELECT u.session_id, {_TABLE_TOKENS}, sum(u.cost), sum(u.unpriced), sum(u.n) "
-        f"FROM usage_q u WHERE {where} GROUP BY u.session_id",
-        args,
-    ):
+    sql = (
+        f"SELECT u.session_id, {_table_tokens('')}, u.cost, u.unpriced, u.n "
+        f"FROM usage_s u WHERE {where}"
+        if whole
+        else f"SELECT u.session_id, {_table_tokens('sum')}, sum(u.cost), sum(u.unpriced), "
+        f"sum(u.n) FROM usage_q u WHERE {where} GROUP BY u.session_id"
+    )
+    for sid, tokens, cost, unpriced, n in conn.execute(sql, args):
         # No priced reply at all: "no price", never $0 (as ``_Acc.data``).
         price = None if unpriced >= n else round(cost, 9)
         add((price is None, -(price or 0.0), sid, tokens, price, unpriced))
@@ -381,11 +396,23 @@ def _session_table(conn: sqlite3.Connection, where: str, args: list[object]) -> 
     ]
 
 
-def _total(conn: sqlite3.Connection, where: str, args: list[object]) -> dict[str, Any]:
+def _total(
+    conn: sqlite3.Connection, where: str, args: list[object], *, whole: bool = False
+) -> dict[str, Any]:
+    """The report's total line; ``whole``: from ``usage_s`` (one row per session), the models
+    from ``usage_q``."""
     acc = _Acc()
-    r = conn.execute(
-        f"SELECT {_SUMS}, count(DISTINCT u.session_id) FROM usage_q u WHERE {where}", args
-    ).fetchone()
+    if whole:
+        sql = (
+            f"SELECT {_TOKEN_SUMS}, "
+            f"(SELECT group_concat(DISTINCT u.model) FROM usage_q u WHERE {where}), count(*) "
+            f"FROM usage_s u WHERE {where}"
+        )
+        r = conn.execute(sql, args + args).fetchone()
+    else:
+        r = conn.execute(
+            f"SELECT {_SUMS}, count(DISTINCT u.session_id) FROM usage_q u WHERE {where}", args
+        ).fetchone()
     acc.add(r)
     acc.session_count = r[9]
     return acc.data("total")

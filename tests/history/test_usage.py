@@ -314,3 +314,100 @@ def test_the_price_datas_version_is_read_as_importlib_metadata_reads_it() -> Non
 
     assert library_version() == metadata.version("genai-prices")
     assert Pricer().fingerprint.startswith(f"genai-prices {metadata.version('genai-prices')} ")
+
+
+def _rollups(
+    ix: HistoryIndex,
+) -> tuple[dict[str, tuple[object, ...]], dict[str, tuple[object, ...]]]:
+    """Each session's sums as ``usage_s`` keeps them, and as ``usage_q``'s rows add up."""
+    conn = ix.store.reader()
+    cols = "input, output, cw5m, cw1h, cr, n, unpriced"
+    ready = {r[0]: r[1:] for r in conn.execute(f"SELECT session_id, {cols}, cost FROM usage_s")}
+    summed = {r[0]: r[1:] for r in conn.execute(
+        f"SELECT session_id, {', '.join(f'sum({c})' for c in cols.split(', '))}, sum(cost) "
+        "FROM usage_q GROUP BY session_id")}  # fmt: skip
+    for sid in ready.keys() & summed.keys():  # the costs as floats added in another order
+        assert ready[sid][-1] == pytest.approx(summed[sid][-1], abs=1e-9)
+        ready[sid], summed[sid] = ready[sid][:-1], summed[sid][:-1]
+    return ready, summed
+
+
+def test_the_per_session_rollup_follows_every_change_to_the_replies(tmp_path: Path) -> None:
+    """``usage_s`` (what ``cctui usage session`` reads) equals ``usage_q`` summed by session
+    after a reply is added, grown (the same reply with more tokens), a file rewritten and a
+    file deleted; the table printed from it follows."""
+    a = mk.user("first", A) + mk.assistant([mk.text("x")], A, use=mk.usage(inp=10, out=1))
+    b = mk.user("second", B) + mk.assistant([mk.text("y")], B, msg_id="m_b")
+    ix = _index(tmp_path, {A: a, B: b})
+    ready, summed = _rollups(ix)
+    assert ready == summed and set(ready) == {A, B}
+
+    path_a = next((tmp_path / "claude" / "projects").glob(f"*/{A}.jsonl"))
+    with path_a.open("a") as f:  # a new reply, and the first one again with more tokens
+        f.write(mk.assistant([mk.text("z")], A, msg_id="m2", use=mk.usage(inp=1_000, out=2)))
+        f.write(mk.assistant([mk.text("x2")], A, use=mk.usage(inp=10, out=500)))
+    ix.refresh()
+    ready, summed = _rollups(ix)
+    assert ready == summed and ready[A][:2] == (1_010, 502) and ready[A][5] == 2
+    table = ix.usage_lines("session", table=True)
+    assert [line[0] for line in table.table] == [A, B]  # the dearer first
+    assert table.total["tokens"]["input"] == 1_010 + 100 and table.total["sessions"] == 2
+
+    path_b = next((tmp_path / "claude" / "projects").glob(f"*/{B}.jsonl"))
+    path_b.write_text(mk.user("other", B) + mk.assistant([mk.text("w")], B, msg_id="m_b2",
+                                                        use=mk.usage(inp=7, out=7)))  # fmt: skip
+    ix.refresh()
+    ready, summed = _rollups(ix)
+    assert ready == summed and ready[B][:2] == (7, 7) and ready[B][5] == 1
+
+    path_a.unlink()
+    ix.refresh()
+    ready, summed = _rollups(ix)
+    assert ready == summed and set(ready) == {B}
+    assert [line[0] for line in ix.usage_lines("session", table=True).table] == [B]
+    ix.close()
+
+
+_V3_TRIGGERS_BEFORE_USAGE_S = [
+    """CREATE TRIGGER usage_q_ai AFTER INSERT ON usage BEGIN
+    INSERT INTO usage_q VALUES (CAST(new.ts / 900 AS INTEGER), new.session_id, new.model,
+        new.input, new.output, new.cw5m, new.cw1h, new.cr, 1, coalesce(new.cost, 0),
+        new.cost IS NULL)
+    ON CONFLICT (q, session_id, model) DO UPDATE SET input = input + excluded.input,
+        output = output + excluded.output, cw5m = cw5m + excluded.cw5m,
+        cw1h = cw1h + excluded.cw1h, cr = cr + excluded.cr, n = n + 1,
+        cost = cost + excluded.cost, unpriced = unpriced + excluded.unpriced;
+END;"""
+]
+"""An index file of schema 3 as cctui wrote it before ``usage_s`` (one of its triggers: enough
+to tell whether the open replaced them)."""
+
+
+def test_an_index_file_from_before_the_per_session_rollup_gets_it_at_open(
+    tmp_path: Path,
+) -> None:
+    import sqlite3
+
+    a = mk.user("first", A) + mk.assistant([mk.text("x")], A, use=mk.usage(inp=10, out=1))
+    b = mk.user("second", B) + mk.assistant([mk.text("y")], B, msg_id="m_b")
+    _index(tmp_path, {A: a, B: b}).close()
+    conn = sqlite3.connect(tmp_path / "index.sqlite")
+    with conn:
+        conn.execute("DROP TABLE usage_s")
+        for name in ("usage_q_ai", "usage_q_ad", "usage_q_au"):
+            conn.execute(f"DROP TRIGGER {name}")
+        for sql in _V3_TRIGGERS_BEFORE_USAGE_S:
+            conn.execute(sql)
+    conn.close()
+
+    ix = HistoryIndex(tmp_path / "claude", index_file=tmp_path / "index.sqlite")
+    assert not ix.store.note  # not rebuilt
+    ready, summed = _rollups(ix)
+    assert ready == summed and set(ready) == {A, B}
+    path_a = next((tmp_path / "claude" / "projects").glob(f"*/{A}.jsonl"))
+    with path_a.open("a") as f:  # kept by the triggers the open put in
+        f.write(mk.assistant([mk.text("z")], A, msg_id="m2", use=mk.usage(inp=1_000, out=2)))
+    ix.refresh()
+    ready, summed = _rollups(ix)
+    assert ready == summed and ready[A][:2] == (1_010, 3)
+    ix.close()
