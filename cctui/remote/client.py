@@ -146,8 +146,6 @@ class CctuiClient:
         """The host's cctui version, once connected."""
         self.tools: frozenset[str] = frozenset()
         """The tools the host serves, once connected."""
-        self.claude_path: str | None = None
-        """The ``claude`` its cctui drives (``claude_health``), for a take-over there."""
         self.closed = False
         self._as_window: bool | None = None
         """Whether the bridge there vouches for this link as its machine's human (``bridge
@@ -215,13 +213,10 @@ class CctuiClient:
                 suggestion=f"install cctui {__version__} or newer on {self.name} "
                 "(pipx upgrade cctui) and serve its full tool profile",
             )
-        try:
-            self.claude_path = (await self.health()).get("path")
-        except BaseException as exc:  # the same: a connection half made is no connection
-            await self.close()
-            if isinstance(exc, Exception):
-                raise self._failed(exc) from None
-            raise
+        # No claude_health here: it runs `claude --version` and `claude auth status` there
+        # (~0.3 s of CPU) on every connect and reconnect, and under load it held the first
+        # connection past what a tool call waits for it. The host asks it when a take-over
+        # needs its claude (hosts.Host.claude).
 
     async def _unwind(self, stack: AsyncExitStack) -> None:
         with contextlib.suppress(Exception):
@@ -315,7 +310,8 @@ class CctuiClient:
         return out
 
     async def health(self) -> dict[str, Any]:
-        """``claude_health`` there: can its cctui run Claude Code (``ok``, ``problem``)."""
+        """``claude_health`` there: can its cctui run Claude Code (``ok``, ``problem``), and
+        which ``claude`` it drives (``path``). Not asked on connecting: ``Host.claude``."""
         return await self.call("claude_health")
 
     async def list_sessions(self, *, limit: int = 200, offset: int = 0) -> list[CatalogEntry]:

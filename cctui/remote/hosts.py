@@ -48,6 +48,7 @@ from cctui.remote.models import (
     Answered,
     ConnectFailed,
     Followed,
+    HostClaude,
     HostState,
     HostStatus,
     HostUnreachable,
@@ -92,6 +93,12 @@ ACTING_TOOLS = frozenset({"claude_create_session", "claude_send_message", "claud
 """Calls after which the host is looked at again at once."""
 FANOUT_TIMEOUT_S = 30.0
 """A host's search or usage answer is given up on after this long."""
+CLAUDE_KEPT_S = 600.0
+"""A host's ``claude_health`` answer is reused this long on one connection (a new connection
+asks again, when next needed: its cctui may have restarted with another ``claude``). Its
+login check is kept a minute by the host's own cctui."""
+CLAUDE_WAIT_S = 20.0
+"""How long a take-over waits for that answer before it runs the host's ``claude`` by name."""
 
 
 class Link(Protocol):
@@ -100,11 +107,11 @@ class Link(Protocol):
     version: str | None
     tools: frozenset[str]
     closed: bool
-    claude_path: str | None
 
     async def connect(self) -> None: ...
     async def close(self) -> None: ...
     async def call(self, tool: str, **arguments: Any) -> dict[str, Any]: ...
+    async def health(self) -> dict[str, Any]: ...
     async def list_sessions(self, *, limit: int = ..., offset: int = ...) -> list[CatalogEntry]: ...
     async def follow(
         self, cursors: Mapping[str, tuple[str, int]], *, timeout_ms: int = ..., settle_ms: int = ...
@@ -179,8 +186,12 @@ class Host:
         self.problem: str | None = None
         self.fix: str | None = None
         self.version: str | None = None
-        self.claude_path: str | None = None
-        """The ``claude`` its cctui drives, as it said when last connected."""
+        self._claude: HostClaude | None = None
+        """Its last ``claude_health`` answer (``claude``), None until something needed it."""
+        self._claude_on = 0
+        self._connections = 0
+        """Connections made so far; ``_claude_on``: the one that answered ``_claude`` (on a
+        newer one it is asked again)."""
         self.last_seen: datetime | None = None
         self._entries: dict[str, CatalogEntry] = {}
         self._pending: dict[str, PendingInput] = {}
@@ -238,6 +249,41 @@ class Host:
             live=sum(1 for e in entries if e.is_active),
             pending=len(self._pending),
         )
+
+    @property
+    def claude_path(self) -> str | None:
+        """The ``claude`` its cctui drives, as it last said (None: not asked yet, or none)."""
+        return self._claude.path if self._claude is not None else None
+
+    async def claude(self, *, within: float = CLAUDE_WAIT_S) -> HostClaude | None:
+        """What its cctui says of the ``claude`` it drives (``claude_health``: the path a
+        take-over runs there, whether it can run), asked the first time it is needed on a
+        connection and then reused for ``CLAUDE_KEPT_S`` (its ``asked_at`` says how old it
+        is). Not asked on connecting: it runs ``claude --version`` and ``claude auth
+        status`` there. The last answer, however old, when the link is down or does not
+        answer within ``within``; None when it never answered."""
+        known, link = self._claude, self._link
+        if link is None or link.closed:
+            return known
+        now = datetime.now(UTC)
+        on = self._connections
+        if known is not None and self._claude_on == on and known.age_s(now) < CLAUDE_KEPT_S:
+            return known
+        try:
+            async with asyncio.timeout(within):
+                out = await link.health()
+        except (CctuiError, TimeoutError) as exc:
+            log.info("host %s: claude_health not answered (%s)", self.name, exc)
+            return known
+        path = out.get("path")
+        self._claude = HostClaude(
+            path=str(path) if path else None,
+            ok=bool(out.get("ok")),
+            problem=out.get("problem") or None,
+            asked_at=datetime.now(UTC),
+        )
+        self._claude_on = on
+        return self._claude
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         self._listeners.append(listener)
@@ -312,7 +358,7 @@ class Host:
     def _up(self, link: Link) -> None:
         self.state, self.problem, self.fix = "online", None, None
         self.version = link.version
-        self.claude_path = link.claude_path
+        self._connections += 1
         self.last_seen = datetime.now(UTC)
         log.info("host %s: connected (cctui %s)", self.name, link.version)
         self._emit(HostChange(host=self.name, sessions=tuple(self._entries)))

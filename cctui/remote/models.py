@@ -81,6 +81,25 @@ class Followed:
 
 
 @dataclass(frozen=True, kw_only=True)
+class HostClaude:
+    """What a host's ``claude_health`` said about the ``claude`` its cctui drives, and when:
+    asked when something needs it (a take-over there), not on connecting."""
+
+    path: str | None
+    """The binary, for ``claude --resume`` there; None when its cctui found none."""
+    ok: bool
+    """It runs and is logged in there."""
+    problem: str | None = None
+    """Why not, in the host's words."""
+    asked_at: datetime
+    """When the host answered (UTC)."""
+
+    def age_s(self, now: datetime) -> float:
+        """Seconds since the host answered."""
+        return (now - self.asked_at).total_seconds()
+
+
+@dataclass(frozen=True, kw_only=True)
 class Answered:
     """What became of an answer sent to a host (``claude_respond``)."""
 

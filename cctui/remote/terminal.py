@@ -3,7 +3,8 @@
 Built from the host's configured command: what comes before its cctui is how the machine is
 reached (``ssh devbox``, ``ssh -p 2222 me@gpu``, ``docker exec -i box``); that part runs
 ``claude --resume ID`` in the session's directory instead, with a terminal (``ssh -t``,
-``docker exec -it``). The host's cctui says which ``claude`` it drives (``claude_health``).
+``docker exec -it``). The host's cctui says which ``claude`` it drives (``claude_health``, asked
+when a take-over needs it: ``hosts.Host.claude``).
 """
 
 from __future__ import annotations

@@ -158,17 +158,13 @@ class TakeOver:
         if found is None:
             return
         host, session_id = found
-        try:
-            argv = terminal_command(
-                host.config.argv,
-                host.claude_path or "claude",
-                session_id,
-                str(row.cwd) if row.cwd else None,
-            )
+        cwd = str(row.cwd) if row.cwd else None
+        try:  # how the host is reached, to ask about; its claude is asked for when it runs
+            argv = terminal_command(host.config.argv, "claude", session_id, cwd)
         except CctuiError as exc:
             app.notify(exc.message, title="Not opened in Claude Code", severity="error")
             return
-        run = partial(self._run_remote, row.session_id, argv)
+        run = partial(self._run_remote, row.session_id, cwd)
         if not row.live:
             run(end_first=False)
             return
@@ -198,21 +194,26 @@ class TakeOver:
             callback=answered,
         )
 
-    def _run_remote(self, key: str, argv: list[str], *, end_first: bool) -> None:
+    def _run_remote(self, key: str, cwd: str | None, *, end_first: bool) -> None:
         self._app.run_worker(
-            self._hand_over_remote(key, argv, end_first=end_first),
+            self._hand_over_remote(key, cwd, end_first=end_first),
             group="takeover",
             exclusive=True,
             exit_on_error=False,
         )
 
-    async def _hand_over_remote(self, key: str, argv: list[str], *, end_first: bool) -> None:
+    async def _hand_over_remote(self, key: str, cwd: str | None, *, end_first: bool) -> None:
         app = self._app
         found = app.remote.locate(key)
         if found is None:
             return
         host, session_id = found
+        # The claude its cctui drives: asked now, not on connecting (kept a while once
+        # asked); by name on its PATH when the host cannot say.
+        claude = await host.claude()
+        path = claude.path if claude is not None and claude.path else "claude"
         try:
+            argv = terminal_command(host.config.argv, path, session_id, cwd)
             if end_first:
                 await host.kill(session_id)
         except CctuiError as exc:

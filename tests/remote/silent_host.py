@@ -1,8 +1,10 @@
 """A host command whose server says it is cctui, lists the tools a host needs, and never
-answers a tool call: a handshake that a test can cancel half-way (``test_client``).
+answers a tool call (``test_client``): a connection made with no tool call in it, or, with
+``tools/list`` as HOLD, a handshake a test can cancel half-way.
 
-``python silent_host.py PIDFILE ASKED``: its pid goes to PIDFILE; ASKED is written when the
-first tool call comes in. Plain JSON-RPC over stdio, so nothing here depends on the SDK."""
+``python silent_host.py PIDFILE ASKED [HOLD]``: its pid goes to PIDFILE; ASKED is written with
+the method when the first request of HOLD (default ``tools/call``) comes in, which is never
+answered. Plain JSON-RPC over stdio, so nothing here depends on the SDK."""
 
 from __future__ import annotations
 
@@ -17,9 +19,13 @@ from cctui.remote.client import REQUIRED_TOOLS
 def main() -> None:
     Path(sys.argv[1]).write_text(str(os.getpid()))
     asked = Path(sys.argv[2])
+    hold = sys.argv[3] if len(sys.argv) > 3 else "tools/call"
     for line in sys.stdin:
         message = json.loads(line)
         method, ident = message.get("method"), message.get("id")
+        if method == hold:
+            asked.write_text(f"{method} {message.get('params', {}).get('name', '')}".strip())
+            continue  # never answered
         if method == "initialize":
             result = {
                 "protocolVersion": message["params"]["protocolVersion"],
@@ -29,9 +35,6 @@ def main() -> None:
         elif method == "tools/list":
             tools = [{"name": t, "inputSchema": {"type": "object"}} for t in REQUIRED_TOOLS]
             result = {"tools": tools}
-        elif method == "tools/call":
-            asked.write_text(message["params"]["name"])
-            continue  # never answered
         else:
             continue  # notifications
         print(json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}), flush=True)

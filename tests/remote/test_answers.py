@@ -41,7 +41,6 @@ class Registry:
 
 class ScriptedLink:
     version: str | None = "9"
-    claude_path: str | None = None
     tools = frozenset({"claude_respond"})
 
     def __init__(self, registry: Registry, drop_after_applying: bool) -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from cctui.core import Decision
 from cctui.errors import CctuiError
-from cctui.remote.client import CctuiClient
+from cctui.remote.client import REQUIRED_TOOLS, CctuiClient
 from cctui.remote.models import ConnectFailed, HostUnreachable, client_name
 from tests.remote.conftest import host_command
 
@@ -109,6 +109,17 @@ async def test_an_incompatible_cctui_says_so_and_how_to_fix_it(
     assert "pipx upgrade cctui" in (failed.value.suggestion or "")
 
 
+async def test_connecting_calls_no_tool_there(tmp_path: Path) -> None:
+    """A host whose cctui answers no tool call is online once its tools are listed: the
+    handshake asks nothing that runs ``claude`` there (``claude_health`` cost ~0.3 s of CPU
+    per connect and, under load, held the first connection past what a tool call waits)."""
+    pidfile, asked = tmp_path / "pid", tmp_path / "asked"
+    host = Path(__file__).with_name("silent_host.py")
+    async with CctuiClient("box", [sys.executable, str(host), str(pidfile), str(asked)]) as c:
+        assert c.version == "0.0.0" and c.tools >= REQUIRED_TOOLS
+        assert not asked.exists()
+
+
 async def test_a_connection_cancelled_half_made_ends_the_command(tmp_path: Path) -> None:
     """A window closing (or a call giving up) while a slow host is still answering the
     handshake: the command there ends with it, and nothing of the link is left running (a
@@ -116,11 +127,12 @@ async def test_a_connection_cancelled_half_made_ends_the_command(tmp_path: Path)
     of a bridge nobody would stop)."""
     pidfile, asked = tmp_path / "pid", tmp_path / "asked"
     host = Path(__file__).with_name("silent_host.py")
-    link = CctuiClient("box", [sys.executable, str(host), str(pidfile), str(asked)])
+    argv = [sys.executable, str(host), str(pidfile), str(asked), "tools/list"]
+    link = CctuiClient("box", argv)
     connecting = asyncio.create_task(link.connect())
     try:
-        await _until(asked.exists, 60)  # the handshake got as far as claude_health
-        assert asked.read_text() == "claude_health"
+        await _until(asked.exists, 60)  # the handshake got as far as listing the tools
+        assert asked.read_text() == "tools/list"
         connecting.cancel()
         with pytest.raises(asyncio.CancelledError):
             await connecting

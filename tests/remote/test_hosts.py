@@ -81,6 +81,8 @@ async def test_a_permission_on_the_host_is_answered_from_here(
     # claude_get_status per session per second; the list was read once, on connecting.
     assert "cctui_follow" in CALLS and "claude_get_status" not in CALLS
     assert CALLS.count("claude_list_sessions") == 1
+    # Its claude (claude --version and auth status there) was not asked on connecting.
+    assert "claude_health" not in CALLS
 
 
 async def test_a_cut_link_keeps_the_rows_and_comes_back(
@@ -89,6 +91,11 @@ async def test_a_cut_link_keeps_the_rows_and_comes_back(
     all_hosts, heard = hosts
     box = all_hosts.get("box")
     await heard.until(lambda: box.online)
+    unasked = box.claude_path
+    assert unasked is None and "claude_health" not in CALLS  # not asked on connecting
+    claude = await box.claude()  # asked when needed (a take-over), then kept
+    assert claude is not None and claude.ok and claude.path and box.claude_path == claude.path
+    assert await box.claude() is claude and CALLS.count("claude_health") == 1
     sid = await box.create("[[slow seconds=6 chunks=30]]", cwd=str(host_project))
     await heard.until(lambda: any(e.kind == "text" for e in box.events(sid)))
     first_bridge = int(bridge_pidfile.read_text())
@@ -101,6 +108,7 @@ async def test_a_cut_link_keeps_the_rows_and_comes_back(
     with pytest.raises(NotDelivered) as refused:
         await box.respond(sid, "in_nothing", Decision(behavior="deny"))
     assert "not delivered" in refused.value.message
+    assert await box.claude() is claude  # the link is down: the last answer, with its age
 
     await heard.until(lambda: box.online, within=30)  # on its own, after its backoff
     assert int(bridge_pidfile.read_text()) != first_bridge
@@ -108,6 +116,11 @@ async def test_a_cut_link_keeps_the_rows_and_comes_back(
     seqs = [e.seq for e in box.events(sid)]
     assert seqs == sorted(set(seqs)), "events read twice or out of order across the cut"
     assert box.last_seen is not None and box.last_seen > seen
+    # A new connection asks again when next needed: its cctui may run another claude now.
+    assert CALLS.count("claude_health") == 1
+    again = await box.claude()
+    assert again is not None and again is not claude and again.path == claude.path
+    assert CALLS.count("claude_health") == 2
 
 
 async def test_a_host_that_is_not_there_is_offline_and_local_work_goes_on(

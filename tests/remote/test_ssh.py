@@ -141,7 +141,9 @@ async def test_a_host_over_real_ssh(
         await heard.until(lambda: any(e.kind == "result" for e in box.events(sid)))
         assert (host_project / "hello.txt").read_text().strip() == "hi"
         # o: the same ssh, with a terminal, runs the claude the host's cctui drives.
-        argv = terminal_command(command, box.claude_path or "claude", sid, str(host_project))
+        claude = await box.claude()  # asked when a take-over needs it, not on connecting
+        assert claude is not None and claude.path
+        argv = terminal_command(command, claude.path, sid, str(host_project))
         assert argv[:2] == ["ssh", "-t"] and argv[-1].endswith(f"--resume {sid}")
         assert f"cd {host_project} && exec " in argv[-1]
     finally:

@@ -44,7 +44,6 @@ class DemoLink:
     """One host's cctui, scripted: fixed sessions, events and pending inputs."""
 
     version: str | None = "0.1.0"
-    claude_path: str | None = "/home/me/.local/bin/claude"
     tools = frozenset({"claude_search_transcripts", "claude_usage"})
 
     def __init__(self, now: datetime, entries: list[CatalogEntry], *, drops: bool) -> None:
@@ -70,6 +69,9 @@ class DemoLink:
 
     async def call(self, tool: str, **_: Any) -> dict[str, Any]:
         raise HostUnreachable("demo", f"{tool} is not in the demo")
+
+    async def health(self) -> dict[str, Any]:
+        return {"ok": True, "path": "/home/me/.local/bin/claude"}
 
     async def list_sessions(self, **_: Any) -> list[CatalogEntry]:
         if self.drops and self.looked:

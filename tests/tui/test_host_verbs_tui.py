@@ -5,6 +5,7 @@ snapshot demo's scripted devbox."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -73,3 +74,49 @@ async def test_shift_tab_on_a_hosts_session_runs_on_its_core(tmp_path: Path) -> 
             lambda: any("acceptEdits (on devbox)" in note.message for note in raised(app)),
             5,
         )
+
+
+async def test_o_on_a_hosts_session_asks_for_its_claude_only_then(tmp_path: Path) -> None:
+    """The ``claude`` a host's cctui drives is asked for (``claude_health``) when ``o`` needs
+    it, not when the link comes up, and kept for the next take-over."""
+    now = datetime.now(UTC)
+    hosts, links = demo_hosts(now)
+    devbox = links["devbox"]
+    answer = devbox.health
+    asked: list[str] = []
+
+    async def health() -> dict[str, Any]:
+        asked.append("claude_health")
+        return await answer()
+
+    devbox.health = health  # type: ignore[method-assign]
+    ran: list[list[str]] = []
+
+    async def runner(_app: object, argv: Sequence[str], _cwd: Path) -> int:
+        ran.append(list(argv))
+        return 0
+
+    settings = make_settings(tmp_path, default_cwd=tmp_path)
+    manager = SessionManager(settings, driver_factory=fake_driver_factory())
+    app = CctuiApp(settings, Services.build(settings, manager), hosts=hosts)
+    app.takeover.runner = runner
+    key = key_of("devbox", DEPS)
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await until(pilot, lambda: app.main.sessions.row(key) is not None, 10)
+        await until(pilot, lambda: isinstance(app.screen, PendingInputScreen), 10)
+        await pilot.press("escape")
+        await until(pilot, app.main_screen_on_top, 5)
+        assert hosts.get("devbox").online and asked == []  # online without it
+        app.main.sessions.select(key)
+        app.main.sessions.focus()
+        await pilot.press("o")  # DEPS has ended there: no process to end first
+        await until(pilot, lambda: bool(ran), 5)
+        assert ran[0] == [
+            "ssh", "-t", "devbox",
+            f"cd /srv/billing && exec /home/me/.local/bin/claude --resume {DEPS}",
+        ]  # fmt: skip
+        assert asked == ["claude_health"]
+        await until(pilot, lambda: app.takeover.running is None, 5)
+        await pilot.press("o")
+        await until(pilot, lambda: len(ran) == 2, 5)
+        assert ran[1] == ran[0] and asked == ["claude_health"]  # kept, not asked again
