@@ -159,6 +159,27 @@ def test_token_totals_equal_ccusage_on_a_generated_corpus(tmp_path: Path, home: 
     }  # fmt: skip
     assert mine == other
 
+    # `cctui usage session`'s table (each session's line ready from the index, its token
+    # columns formatted by SQL) against ccusage's sessions: by id's first 8 characters, as
+    # the table names a titled session; input, output, cache writes, cache reads, total.
+    by_session = json.loads(
+        subprocess.run(
+            [ccusage, "session", "--json", "--offline"],
+            env=env, capture_output=True, text=True, check=True, timeout=120,
+        ).stdout
+    )["session"]  # fmt: skip
+    table = _run(home, claude, "usage", "session").stdout.splitlines()
+    printed = {
+        row[:8]: [int(n.replace(",", "")) for n in row[27:].split()[:5]]
+        for row in table[1:] if not row.startswith(("-", "total", "*"))
+    }  # fmt: skip
+    assert len(printed) == len(by_session) > 10
+    assert printed == {
+        s["period"][:8]: [s["inputTokens"], s["outputTokens"], s["cacheCreationTokens"],
+                          s["cacheReadTokens"], s["totalTokens"]]
+        for s in by_session
+    }  # fmt: skip
+
 
 def test_search_takes_an_unquoted_minus_word(claude_home: Path, home: Path) -> None:
     """Issue 39, item 9: ``cctui search word -other`` failed unless quoted, although the
