@@ -61,34 +61,42 @@ WRITER_CACHE_KIB = 8 * 1024
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another process's write transaction (a batch of files)."""
 
-_ADD_REPLY = """\
+_SUMS = """\
+    input INTEGER NOT NULL,
+    output INTEGER NOT NULL,
+    cw5m INTEGER NOT NULL,
+    cw1h INTEGER NOT NULL,
+    cr INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    cost REAL NOT NULL,
+    unpriced INTEGER NOT NULL"""
+"""The columns both rollups (``usage_q``, ``usage_s``) sum: tokens, replies, cost (0 for a reply
+of no price) and replies of no price."""
+_ADDED = """input = input + excluded.input,
+        output = output + excluded.output, cw5m = cw5m + excluded.cw5m,
+        cw1h = cw1h + excluded.cw1h, cr = cr + excluded.cr, n = n + 1,
+        cost = cost + excluded.cost, unpriced = unpriced + excluded.unpriced"""
+_TAKEN = """input = input - old.input, output = output - old.output,
+        cw5m = cw5m - old.cw5m, cw1h = cw1h - old.cw1h, cr = cr - old.cr, n = n - 1,
+        cost = cost - coalesce(old.cost, 0), unpriced = unpriced - (old.cost IS NULL)"""
+_ADD_REPLY = f"""\
     INSERT INTO usage_q VALUES (CAST(new.ts / 900 AS INTEGER), new.session_id, new.model,
         new.input, new.output, new.cw5m, new.cw1h, new.cr, 1, coalesce(new.cost, 0),
         new.cost IS NULL)
-    ON CONFLICT (q, session_id, model) DO UPDATE SET input = input + excluded.input,
-        output = output + excluded.output, cw5m = cw5m + excluded.cw5m,
-        cw1h = cw1h + excluded.cw1h, cr = cr + excluded.cr, n = n + 1,
-        cost = cost + excluded.cost, unpriced = unpriced + excluded.unpriced;
+    ON CONFLICT (q, session_id, model) DO UPDATE SET {_ADDED};
     INSERT INTO usage_s VALUES (new.session_id, new.input, new.output, new.cw5m, new.cw1h,
         new.cr, 1, coalesce(new.cost, 0), new.cost IS NULL)
-    ON CONFLICT (session_id) DO UPDATE SET input = input + excluded.input,
-        output = output + excluded.output, cw5m = cw5m + excluded.cw5m,
-        cw1h = cw1h + excluded.cw1h, cr = cr + excluded.cr, n = n + 1,
-        cost = cost + excluded.cost, unpriced = unpriced + excluded.unpriced;
+    ON CONFLICT (session_id) DO UPDATE SET {_ADDED};
 """
 """A reply's usage added to its quarter-hour rollup (``usage_q``) and its session's
 (``usage_s``)."""
-_TAKE_REPLY = """\
-    UPDATE usage_q SET input = input - old.input, output = output - old.output,
-        cw5m = cw5m - old.cw5m, cw1h = cw1h - old.cw1h, cr = cr - old.cr, n = n - 1,
-        cost = cost - coalesce(old.cost, 0), unpriced = unpriced - (old.cost IS NULL)
+_TAKE_REPLY = f"""\
+    UPDATE usage_q SET {_TAKEN}
     WHERE q = CAST(old.ts / 900 AS INTEGER) AND session_id = old.session_id
         AND model = old.model;
     DELETE FROM usage_q WHERE q = CAST(old.ts / 900 AS INTEGER)
         AND session_id = old.session_id AND model = old.model AND n <= 0;
-    UPDATE usage_s SET input = input - old.input, output = output - old.output,
-        cw5m = cw5m - old.cw5m, cw1h = cw1h - old.cw1h, cr = cr - old.cr, n = n - 1,
-        cost = cost - coalesce(old.cost, 0), unpriced = unpriced - (old.cost IS NULL)
+    UPDATE usage_s SET {_TAKEN}
     WHERE session_id = old.session_id;
     DELETE FROM usage_s WHERE session_id = old.session_id AND n <= 0;
 """
@@ -100,17 +108,10 @@ _ROLLUP_TRIGGERS = (
 )
 """The rollup kept in step with ``usage`` (an update is a take and an add)."""
 
-_SESSION_ROLLUP = """
+_SESSION_ROLLUP = f"""
 CREATE TABLE usage_s (
     session_id TEXT PRIMARY KEY,
-    input INTEGER NOT NULL,
-    output INTEGER NOT NULL,
-    cw5m INTEGER NOT NULL,
-    cw1h INTEGER NOT NULL,
-    cr INTEGER NOT NULL,
-    n INTEGER NOT NULL,
-    cost REAL NOT NULL,
-    unpriced INTEGER NOT NULL
+{_SUMS}
 ) WITHOUT ROWID;
 """
 """Every reply's usage summed per session, kept by the same triggers as ``usage_q``: a report
@@ -203,14 +204,9 @@ CREATE TABLE usage_q (
     q INTEGER NOT NULL,
     session_id TEXT NOT NULL,
     model TEXT NOT NULL,
-    input INTEGER NOT NULL,
-    output INTEGER NOT NULL,
-    cw5m INTEGER NOT NULL,
-    cw1h INTEGER NOT NULL,
-    cr INTEGER NOT NULL,
-    n INTEGER NOT NULL,
-    cost REAL NOT NULL,
-    unpriced INTEGER NOT NULL,
+"""
+    + _SUMS
+    + """,
     PRIMARY KEY (q, session_id, model)
 ) WITHOUT ROWID;
 """
