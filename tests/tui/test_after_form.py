@@ -3,6 +3,8 @@ ticked in a list, and whether its prompt gets their replies (``core.dispatch``).
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.widgets import Input, Select, SelectionList, Static
 
 from cctui.core import SessionStatus
@@ -11,15 +13,18 @@ from cctui.tui.screens.after_picker import AfterPicker
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.new_session import NewSessionScreen
 from cctui.tui.widgets.blocks import Note
-from tests.fakes.fake_driver import Sleep, text
+from tests.fakes.fake_driver import hold, text
 from tests.tui.conftest import RunApp
 
 S = SessionStatus
-SCRIPT = {"slow": [Sleep(30), text("slow done")], "*": [text("done")]}
 
 
 async def test_after_two_sessions_from_the_form_waits_for_both(run_app: RunApp) -> None:
-    async with run_app(SCRIPT) as h:
+    # The two it waits for are still working for as long as the test needs them to be
+    # (before, a 30 s sleep: run 101 at load 15 took longer to get to the form's end).
+    never = asyncio.Event()
+    script = {"slow": [hold(never), text("slow done")], "*": [text("done")]}
+    async with run_app(script) as h:
         first = await h.create("slow one")
         second = await h.create("slow two")
         await h.pilot.press("n")
