@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.widgets import Input, Static
 
 from cctui.core import SessionStatus
@@ -13,7 +15,7 @@ from cctui.tui.screens.new_session import NewSessionScreen
 from cctui.tui.widgets.session_list import SessionList
 from cctui.tui.widgets.session_pane import MessageInput
 from cctui.tui.widgets.transcript import AssistantBlock, ResultBlock, UserBlock
-from tests.fakes.fake_driver import sleep, text
+from tests.fakes.fake_driver import hold, text
 from tests.tui.conftest import RunApp, raised
 
 
@@ -80,7 +82,7 @@ async def test_message_to_an_ended_session_resumes_it(run_app: RunApp) -> None:
 
 
 async def test_i_interrupts_the_current_turn(run_app: RunApp) -> None:
-    async with run_app({"*": [text("working"), sleep(10)]}) as h:
+    async with run_app({"*": [text("working"), hold(asyncio.Event())]}) as h:
         session_id = await h.create("long job")
         await h.until(lambda: h.manager.get(session_id).status == SessionStatus.RUNNING)
         h.app.main.open_session(session_id)
@@ -128,7 +130,7 @@ async def test_ctrl_k_kills_an_idle_session_at_once(run_app: RunApp) -> None:
 
 
 async def test_ctrl_k_asks_first_while_a_turn_runs(run_app: RunApp) -> None:
-    async with run_app({"*": [text("working"), sleep(10)]}) as h:
+    async with run_app({"*": [text("working"), hold(asyncio.Event())]}) as h:
         session_id = await h.create("long job")
         await h.until(lambda: h.manager.get(session_id).status == SessionStatus.RUNNING)
         h.app.main.open_session(session_id)

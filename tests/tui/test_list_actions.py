@@ -4,6 +4,7 @@ register / rename / remove, and an interrupted turn that reads as interrupted.""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
@@ -24,7 +25,7 @@ from cctui.tui.screens.project_form import ProjectForm
 from cctui.tui.screens.projects import ProjectsScreen
 from cctui.tui.widgets.blocks import Note, ResultBlock
 from cctui.tui.widgets.session_pane import MessageInput
-from tests.fakes.fake_driver import sleep, text
+from tests.fakes.fake_driver import hold, text
 from tests.snapshot_apps.history import write_history, write_transcript
 from tests.tui.conftest import Harness, RunApp, raised
 
@@ -384,7 +385,7 @@ async def test_removing_a_project_can_be_cancelled(run_app: RunApp) -> None:
 
 
 async def test_an_interrupted_turn_reads_as_interrupted(run_app: RunApp) -> None:
-    async with run_app({"*": [text("working"), sleep(10)]}) as h:
+    async with run_app({"*": [text("working"), hold(asyncio.Event())]}) as h:
         session_id = await h.create("long job")
         await h.until(lambda: h.manager.get(session_id).status == SessionStatus.RUNNING)
         h.app.main.open_session(session_id)
@@ -407,7 +408,7 @@ async def test_an_interrupted_live_session_and_a_killed_one_read_differently(
     whether its process still runs (issue 39: both read "■ stopped"), and so do the pane's
     notes: no "■ stopped" under an interrupted turn whose process runs on, one once it is
     killed."""
-    async with run_app({"*": [text("working"), sleep(10)]}) as h:
+    async with run_app({"*": [text("working"), hold(asyncio.Event())]}) as h:
         session_id = await h.create("long job")
         await h.until(lambda: h.manager.get(session_id).status == SessionStatus.RUNNING)
         h.app.main.open_session(session_id)

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from cctui.core import BUSY
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.quit import QuitScreen
-from tests.fakes.fake_driver import Sleep, text
+from tests.fakes.fake_driver import Script, hold, text
 from tests.tui.conftest import RunApp
 
-SLOW = {"slow": [Sleep(30), text("done")]}
+
+def slow() -> Script:
+    """A "slow" prompt works until the test ends (an event of this test's loop)."""
+    return {"slow": [hold(asyncio.Event()), text("done")]}
 
 
 async def test_q_with_a_working_session_asks_and_esc_stays(run_app: RunApp) -> None:
-    async with run_app(SLOW) as h:
+    async with run_app(slow()) as h:
         await h.create("hello")  # idle after its turn: nothing is lost by ending it
         sid = await h.create("slow")
         assert h.manager.get(sid).status in BUSY
@@ -29,7 +34,7 @@ async def test_q_with_a_working_session_asks_and_esc_stays(run_app: RunApp) -> N
 
 
 async def test_e_ends_every_session_then_quits(run_app: RunApp) -> None:
-    async with run_app(SLOW) as h:
+    async with run_app(slow()) as h:
         await h.create("slow")
         await h.pilot.press("q")
         await h.until(lambda: isinstance(h.app.screen, QuitScreen))
@@ -40,7 +45,7 @@ async def test_e_ends_every_session_then_quits(run_app: RunApp) -> None:
 
 
 async def test_b_closes_the_window_and_leaves_every_session_running(run_app: RunApp) -> None:
-    async with run_app(SLOW) as h:
+    async with run_app(slow()) as h:
         sid = await h.create("slow")
         await h.pilot.press("q")
         await h.until(lambda: isinstance(h.app.screen, QuitScreen))
@@ -54,7 +59,7 @@ async def test_b_closes_the_window_and_leaves_every_session_running(run_app: Run
 
 
 async def test_the_config_can_choose_without_asking(run_app: RunApp) -> None:
-    async with run_app(SLOW, on_quit="background") as h:
+    async with run_app(slow(), on_quit="background") as h:
         await h.create("slow")
         await h.pilot.press("q")
         await h.until(lambda: not h.app.is_running)
@@ -65,13 +70,13 @@ async def test_the_config_can_choose_without_asking(run_app: RunApp) -> None:
 async def test_a_hang_up_keeps_live_sessions_and_ends_when_there_are_none(
     run_app: RunApp,
 ) -> None:
-    async with run_app(SLOW) as h:
+    async with run_app(slow()) as h:
         await h.create("hello")  # idle: live, so a hang-up keeps it (nobody chose to end it)
         h.app.quitting.hang_up()
         h.app.quitting.after_hang_up()
         await h.until(lambda: not h.app.is_running)
         assert (h.app.quitting.hung_up, h.app.quitting.leaving) == (True, "background")
-    async with run_app(SLOW) as h:
+    async with run_app(slow()) as h:
         h.app.quitting.hang_up()
         h.app.quitting.after_hang_up()
         await h.until(lambda: not h.app.is_running)
@@ -81,7 +86,7 @@ async def test_a_hang_up_keeps_live_sessions_and_ends_when_there_are_none(
 async def test_q_asks_when_only_a_schedule_waits_and_a_hang_up_keeps_it(run_app: RunApp) -> None:
     """A schedule fires only while a cctui owns the sessions: closing the window on one is
     a choice, and a hang-up keeps it firing in the background."""
-    async with run_app(SLOW) as h:
+    async with run_app(slow()) as h:
         h.manager.dispatch.add_schedule("nightly", "0 3 * * *", "p", h.manager.default_config())
         await h.pilot.press("q")
         await h.until(lambda: isinstance(h.app.screen, QuitScreen))
