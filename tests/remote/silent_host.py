@@ -2,9 +2,11 @@
 answers a tool call (``test_client``): a connection made with no tool call in it, or, with
 ``tools/list`` as HOLD, a handshake a test can cancel half-way.
 
-``python silent_host.py PIDFILE ASKED [HOLD]``: its pid goes to PIDFILE; ASKED is written with
-the method when the first request of HOLD (default ``tools/call``) comes in, which is never
-answered. Plain JSON-RPC over stdio, so nothing here depends on the SDK."""
+``python silent_host.py PIDFILE ASKED HOLD TOOL...``: its pid goes to PIDFILE; it lists the
+TOOLs; ASKED is written with the method when the first request of HOLD (``tools/call`` or
+``tools/list``) comes in, which is never answered. Plain JSON-RPC over stdio, and the tools
+come from the test (``client.REQUIRED_TOOLS``): importing them here imported the MCP stack,
+~1.4 s of CPU per start."""
 
 from __future__ import annotations
 
@@ -13,13 +15,11 @@ import os
 import sys
 from pathlib import Path
 
-from cctui.remote.client import REQUIRED_TOOLS
-
 
 def main() -> None:
     Path(sys.argv[1]).write_text(str(os.getpid()))
     asked = Path(sys.argv[2])
-    hold = sys.argv[3] if len(sys.argv) > 3 else "tools/call"
+    hold, names = sys.argv[3], sys.argv[4:]
     for line in sys.stdin:
         message = json.loads(line)
         method, ident = message.get("method"), message.get("id")
@@ -33,7 +33,7 @@ def main() -> None:
                 "serverInfo": {"name": "cctui", "version": "0.0.0"},
             }
         elif method == "tools/list":
-            tools = [{"name": t, "inputSchema": {"type": "object"}} for t in REQUIRED_TOOLS]
+            tools = [{"name": t, "inputSchema": {"type": "object"}} for t in names]
             result = {"tools": tools}
         else:
             continue  # notifications

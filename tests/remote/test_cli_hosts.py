@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from cctui.remote.client import CctuiClient
+from tests.helpers import call_cctui
 from tests.remote.conftest import bridge_argv, module_host
 
 pytestmark = pytest.mark.e2e
@@ -26,6 +28,7 @@ def write_config(path: Path, hosts: dict[str, list[str]]) -> Path:
 
 
 def cctui(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m cctui args``, a real process (``hosts``: the whole command once)."""
     return subprocess.run(
         [sys.executable, "-m", "cctui", *args],
         capture_output=True,
@@ -33,6 +36,14 @@ def cctui(*args: str) -> subprocess.CompletedProcess[str]:
         timeout=120,
         stdin=subprocess.DEVNULL,
     )
+
+
+def here(*args: str) -> subprocess.CompletedProcess[str]:
+    """The same command run in this process (``call_cctui``): what it decides and says,
+    without a Python importing the MCP stack per call (~2 s of CPU each; the words test's
+    four were ~10 s). The hosts it reaches are still real: each host's command (its bridge)
+    runs as a process, as from a real ``cctui``."""
+    return call_cctui(dict(os.environ), *args)
 
 
 class Box:
@@ -80,7 +91,7 @@ def test_hosts_lists_each_host_and_how_to_fix_a_missing_one(box: Box) -> None:
 
 @pytest.mark.xdist_group("cli-hosts")
 def test_sessions_of_one_host(box: Box) -> None:
-    remote = cctui("--config", str(box.config), "sessions", "--json", "--host", "box")
+    remote = here("--config", str(box.config), "sessions", "--json", "--host", "box")
     assert remote.returncode == 0, remote.stderr
     rows = json.loads(remote.stdout)
     assert {r["host"] for r in rows} == {"box"}
@@ -89,7 +100,7 @@ def test_sessions_of_one_host(box: Box) -> None:
 
 @pytest.mark.xdist_group("cli-hosts")
 def test_sessions_of_every_host(box: Box) -> None:
-    both = cctui("--config", str(box.config), "sessions", "--json", "--host", "*")
+    both = here("--config", str(box.config), "sessions", "--json", "--host", "*")
     assert both.returncode == 0, both.stderr  # bare is left out, and says why on stderr
     assert "not installed" in both.stderr
     assert {r["host"] for r in json.loads(both.stdout)} <= {None, "box"}
@@ -103,13 +114,13 @@ def test_the_hosts_words_without_reaching_any(tmp_path: Path) -> None:
     config = write_config(
         tmp_path / "config.toml", {"bare": ["sh", "-c", "exec cctui-not-installed bridge"]}
     )
-    text = cctui("--config", str(config), "hosts")
+    text = here("--config", str(config), "hosts")
     assert text.returncode == 1
     assert "bare" in text.stdout and "missing" in text.stdout
     assert "fix: install cctui on bare" in text.stdout
-    failed = cctui("--config", str(config), "sessions", "--host", "bare")
+    failed = here("--config", str(config), "sessions", "--host", "bare")
     assert failed.returncode == 1 and "not installed" in failed.stderr
-    unknown = cctui("--config", str(config), "sessions", "--host", "nowhere")
+    unknown = here("--config", str(config), "sessions", "--host", "nowhere")
     assert unknown.returncode == 2 and "no host named 'nowhere'" in unknown.stderr
-    local = cctui("--config", str(config), "sessions", "--json")
+    local = here("--config", str(config), "sessions", "--json")
     assert local.returncode == 0 and all(r["host"] is None for r in json.loads(local.stdout))

@@ -114,8 +114,7 @@ async def test_connecting_calls_no_tool_there(tmp_path: Path) -> None:
     handshake asks nothing that runs ``claude`` there (``claude_health`` cost ~0.3 s of CPU
     per connect and, under load, held the first connection past what a tool call waits)."""
     pidfile, asked = tmp_path / "pid", tmp_path / "asked"
-    host = Path(__file__).with_name("silent_host.py")
-    async with CctuiClient("box", [sys.executable, str(host), str(pidfile), str(asked)]) as c:
+    async with CctuiClient("box", silent_host(pidfile, asked, "tools/call")) as c:
         assert c.version == "0.0.0" and c.tools >= REQUIRED_TOOLS
         assert not asked.exists()
 
@@ -126,9 +125,7 @@ async def test_a_connection_cancelled_half_made_ends_the_command(tmp_path: Path)
     whole run once hung at its loop's close: the transport's reader waited on the stdout
     of a bridge nobody would stop)."""
     pidfile, asked = tmp_path / "pid", tmp_path / "asked"
-    host = Path(__file__).with_name("silent_host.py")
-    argv = [sys.executable, str(host), str(pidfile), str(asked), "tools/list"]
-    link = CctuiClient("box", argv)
+    link = CctuiClient("box", silent_host(pidfile, asked, "tools/list"))
     connecting = asyncio.create_task(link.connect())
     try:
         await _until(asked.exists, 60)  # the handshake got as far as listing the tools
@@ -143,6 +140,12 @@ async def test_a_connection_cancelled_half_made_ends_the_command(tmp_path: Path)
     finally:  # on a failure, nothing left to hang this test's own loop
         if pidfile.exists() and _running(int(pidfile.read_text())):
             os.kill(int(pidfile.read_text()), signal.SIGKILL)
+
+
+def silent_host(pidfile: Path, asked: Path, hold: str) -> list[str]:
+    """A host that never answers ``hold`` (``silent_host.py``), listing the tools needed."""
+    host = Path(__file__).with_name("silent_host.py")
+    return [sys.executable, str(host), str(pidfile), str(asked), hold, *sorted(REQUIRED_TOOLS)]
 
 
 def _running(pid: int) -> bool:
