@@ -24,8 +24,12 @@ async def test_a_batch_whose_thread_starts_late_does_not_write_over_a_later_flus
     info = await manager.create("hi", SessionConfig(cwd=tmp_path))
     await manager.wait(info.session_id, 5)
     table = manager._sessions
-    table.flush()
     session = table.find(info.session_id)
+    # Its diff base is snapshotted in a thread beside the turn: once done it sets base_tree
+    # and saves, which would take the place of this test's "older" before its batch is taken.
+    assert session.base_snapshot is not None
+    await session.base_snapshot
+    table.flush()
     started = threading.Event()
     gate = threading.Event()
     write = table._write
