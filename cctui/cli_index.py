@@ -176,6 +176,11 @@ def _print_search(result: SearchResult, out: TextIO) -> None:
     print(f"\n{tail} · {result.elapsed_ms:.0f} ms", file=out)
 
 
+def _money(cost: float | None, unpriced: int) -> str:
+    """A line's cost cell: "no price", or dollars starred when some replies had none."""
+    return "no price" if cost is None else f"${cost:,.2f}" + ("*" if unpriced else "")
+
+
 def _print_usage(period: str, report: UsageLines, out: TextIO) -> None:
     """The report as a table, from its lines (unvalidated): one pass over the lines, every
     line formatted by one f-string, one write (20,000 sessions' report: ``report.table``)."""
@@ -185,13 +190,13 @@ def _print_usage(period: str, report: UsageLines, out: TextIO) -> None:
     cells: Iterable[_Cells]
     if report.table:  # the token columns formatted by SQL (``usage._table_tokens``)
         for sid, title, tokens, cost, unpriced in report.table:
-            money = "no price" if cost is None else f"${cost:,.2f}" + ("*" if unpriced else "")
-            add(f"{(f'{sid[:8]} {title}' if title else sid):<26.26} {tokens} {money:>11}")
+            key = f"{sid[:8]} {title}" if title else sid
+            add(f"{key:<26.26} {tokens} {_money(cost, unpriced):>11}")
         cells = ()
     else:
         cells = (_cells(period, row) for row in report.row_fields())
     for key, i, o, w, cr, cost, unpriced in itertools.chain(cells, [_cells(period, report.total)]):
-        money = "no price" if cost is None else f"${cost:,.2f}" + ("*" if unpriced else "")
+        money = _money(cost, unpriced)
         add(f"{key:<26.26} {i:>12,} {o:>10,} {w:>12,} {cr:>14,} {i + o + w + cr:>14,} {money:>11}")
     lines.insert(-1, "-" * 104)  # above the total
     if unpriced_all := report.total.get("unpriced_replies"):
