@@ -242,7 +242,13 @@ async def test_an_owner_whose_state_dir_is_deleted_ends_itself_and_its_claude(
     env = dict(claude_env, CCTUI_HTTP_PORT="0")
     proc, _ = await _serving_with_a_slow_session(env, claude_home, project_dir)
     try:
-        shutil.rmtree(_state(claude_home))
+        # Gone at one moment: moved aside, then deleted. A bare rmtree races the owner, whose
+        # running session saves its records (sessions.json by a temporary file) into the dir
+        # while rmtree empties it, and then fails "Directory not empty" (CI, stop 53) — as
+        # `rm -rf` would; the owner keyed on the dir's identity sees the same either way.
+        gone = claude_home / "deleted-state"
+        _state(claude_home).rename(gone)
+        shutil.rmtree(gone)
         assert proc.wait(30) == 0
         assert _wait_for(lambda: not _claude_pids(claude_home), 10), _claude_pids(claude_home)
         assert not (_state(claude_home) / "owner.lock").exists()  # not made again
