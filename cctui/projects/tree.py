@@ -3,8 +3,12 @@
 In a git work tree the file list is ``git ls-files -co --exclude-standard`` (exactly what
 git itself ignores is left out, at git's speed); elsewhere a ``scandir`` walk that skips
 ``.git`` and the root ``.gitignore``'s simple patterns. Either way ``.git`` never appears.
-Each cached tree has a watcher (watchfiles); a change marks it stale and schedules one
-debounced rebuild in the background, and readers keep getting the last tree meanwhile.
+Each cached tree has a watcher (watchfiles, in a thread of its own); a change marks it stale
+and schedules one debounced rebuild in the background, and readers keep getting the last tree
+meanwhile. The watcher watches the directories the walk would list, each on its own: a
+recursive watch follows links (a project holding a link to ``/`` had it add a watch on every
+directory of the disk: 30 s with the event loop blocked, and the user's inotify watches spent)
+and watches what ``.gitignore`` leaves out (``node_modules``).
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ import fnmatch
 import logging
 import os
 import stat
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -29,6 +34,9 @@ log = logging.getLogger(__name__)
 EntryType = Literal["file", "directory", "symlink"]
 SKIP_DIRS = frozenset({".git"})
 REBUILD_DEBOUNCE_S = 0.5
+CATCH_UP_MS = 2_000
+"""How soon after the watcher takes in a new directory the tree is rebuilt once more, for
+what was made in it before its watch was in place (the wait of a watch with no change)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +100,12 @@ def _entry(rel: str, st: os.stat_result) -> Entry:
     return Entry(rel, kind, st.st_size, st.st_mtime)
 
 
-def walk(root: Path) -> list[Entry]:
-    """Every file and directory under ``root`` (not following links), minus ignored ones."""
-    ignore = _Ignore(root)
-    out: list[Entry] = []
-    stack = [("", str(root))]
+def _scan(
+    root: Path, ignore: _Ignore, start: str = ""
+) -> Iterator[tuple[str, os.DirEntry[str], bool]]:
+    """Each entry under ``root/start`` a tree lists, with its path from ``root`` and whether it
+    is a directory: links are not followed; ``.git`` and ``ignore``'s patterns are left out."""
+    stack = [(start + "/" if start else "", os.path.join(root, start))]
     while stack:
         prefix, directory = stack.pop()
         try:
@@ -108,16 +117,96 @@ def walk(root: Path) -> list[Entry]:
                 rel = prefix + de.name
                 try:
                     is_dir = de.is_dir(follow_symlinks=False)
-                    if is_dir and de.name in SKIP_DIRS:
-                        continue
-                    if ignore.ignored(rel, de.name, is_dir):
-                        continue
-                    out.append(_entry(rel, de.stat(follow_symlinks=False)))
                 except OSError:
                     continue
+                if (is_dir and de.name in SKIP_DIRS) or ignore.ignored(rel, de.name, is_dir):
+                    continue
+                yield rel, de, is_dir
                 if is_dir:
                     stack.append((rel + "/", de.path))
+
+
+def walk(root: Path) -> list[Entry]:
+    """Every file and directory under ``root`` (not following links), minus ignored ones."""
+    out: list[Entry] = []
+    for rel, de, _ in _scan(root, _Ignore(root)):
+        try:
+            out.append(_entry(rel, de.stat(follow_symlinks=False)))
+        except OSError:
+            continue
     return out
+
+
+def watched_dirs(root: Path, ignore: _Ignore, start: str = "") -> list[str]:
+    """``root/start`` and every directory under it that :func:`walk` lists: what the watcher
+    watches, each directory on its own. Empty when ``start`` itself is left out."""
+    if start:
+        name = start.rpartition("/")[2]
+        if name in SKIP_DIRS or ignore.ignored(start, name, True):
+            return []
+    top = os.path.join(root, start) if start else str(root)
+    return [top, *(de.path for _, de, is_dir in _scan(root, ignore, start) if is_dir)]
+
+
+def _wanted(_change: object, path: str) -> bool:
+    return f"{os.sep}.git{os.sep}" not in path and not path.endswith(f"{os.sep}.git")
+
+
+def _is_dir(path: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def follow(
+    root: Path, stop: threading.Event, debounce_ms: int, changed: Callable[[], None]
+) -> None:
+    """Watch ``root``'s directories until ``stop`` is set, calling ``changed`` for each batch
+    of changes (blocking: run it in a thread of its own). A directory made since is taken in
+    (with what was already made in it): the watch starts again over the larger set, and once
+    it is in place, ``changed`` is called again for what was written there meanwhile (so too
+    when the first watch is in place, for what changed while it was being set up)."""
+    from watchfiles import Change, watch
+
+    ignore = _Ignore(root)
+    dirs = set(watched_dirs(root, ignore))
+    catch_up = True
+    while dirs:
+        made: set[str] = set()
+        try:
+            for batch in watch(
+                *sorted(dirs),
+                watch_filter=_wanted,
+                stop_event=stop,
+                debounce=debounce_ms,
+                rust_timeout=CATCH_UP_MS,
+                yield_on_timeout=True,
+                recursive=False,
+                ignore_permission_denied=True,
+                raise_interrupt=False,
+            ):
+                # A batch; or, when the first wait ends (the watch is in place), a catch-up.
+                if batch or catch_up:
+                    catch_up = False
+                    changed()
+                made = {
+                    p
+                    for change, p in batch
+                    if change == Change.added and p not in dirs and _is_dir(p)
+                }
+                if made:
+                    break
+            else:
+                return  # stopped
+        except FileNotFoundError:
+            if all(_is_dir(d) for d in dirs):
+                raise  # not one that went between the listing and its watch
+        for path in made:
+            rel = os.path.relpath(path, root).replace(os.sep, "/")
+            dirs.update(watched_dirs(root, ignore, rel))
+        dirs = {d for d in dirs if _is_dir(d)}  # a deleted one cannot be watched again
+        catch_up = True
 
 
 def from_git(root: Path) -> list[Entry] | None:
@@ -167,7 +256,8 @@ class _Slot:
     stale: bool = True
     building: asyncio.Task[Tree] | None = None
     watcher: asyncio.Task[None] | None = None
-    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    """Runs while :func:`follow` does, in its thread; cancelling it stops that."""
+    stop: threading.Event = field(default_factory=threading.Event)
     changes: int = 0
     """Change batches seen by the watcher (tests and the bench read it)."""
 
@@ -305,28 +395,32 @@ class TreeCache:
             self._start_build(slot)
 
     async def _watch_loop(self, slot: _Slot) -> None:
-        from watchfiles import awatch
+        loop = asyncio.get_running_loop()
+        ended: asyncio.Future[None] = loop.create_future()
 
-        def wanted(_change: object, path: str) -> bool:
-            return f"{os.sep}.git{os.sep}" not in path and not path.endswith(f"{os.sep}.git")
+        def changed() -> None:  # on the loop
+            if slot.stop.is_set():
+                return
+            slot.changes += 1
+            slot.stale = True
+            if slot.building is None:
+                self._start_build(slot)
 
+        def run() -> None:
+            try:
+                follow(
+                    slot.root, slot.stop, int(self._debounce_s * 1000), lambda: _post(loop, changed)
+                )
+            except Exception:
+                log.warning("file watcher for %s stopped", slot.root, exc_info=True)
+            finally:
+                _post(loop, lambda: _settle(ended))
+
+        threading.Thread(target=run, name=f"cctui-watch-{slot.root.name}", daemon=True).start()
         try:
-            async for _batch in awatch(
-                slot.root,
-                watch_filter=wanted,
-                stop_event=slot.stop,
-                debounce=int(self._debounce_s * 1000),
-                recursive=True,
-                ignore_permission_denied=True,
-            ):
-                slot.changes += 1
-                slot.stale = True
-                if slot.building is None:
-                    self._start_build(slot)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.warning("file watcher for %s stopped", slot.root, exc_info=True)
+            await ended
+        finally:
+            slot.stop.set()
 
     def _drop(self, slot: _Slot) -> None:
         slot.stop.set()
@@ -344,3 +438,14 @@ class TreeCache:
                 if task is not None:
                     with contextlib.suppress(BaseException):
                         await task
+
+
+def _post(loop: asyncio.AbstractEventLoop, call: Callable[[], object]) -> None:
+    """``call`` on ``loop`` from a watcher's thread; nothing once the loop has closed."""
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(call)
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():  # a cancelled waiter has already given up on it
+        future.set_result(None)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cctui.projects.tree import TreeCache, build
+from cctui.projects.tree import TreeCache, _Ignore, build, watched_dirs
 
 
 def make_project(root: Path) -> None:
@@ -76,3 +76,47 @@ async def test_cache_serves_cached_and_refreshes_on_change(tmp_path: Path) -> No
     finally:
         await cache.close()
     assert all(t.done() for t in tasks)  # close() leaves no watcher or build running
+
+
+def test_the_watcher_watches_what_the_tree_lists_and_never_through_a_link(tmp_path: Path) -> None:
+    """A recursive watch follows links: a project holding a link to ``/`` had the watcher add
+    every directory of the disk (30 s with the event loop blocked, and the user's inotify
+    watches spent). Each directory the walk lists is watched on its own instead."""
+    root = tmp_path / "p"
+    root.mkdir()
+    make_project(root)
+    (root / ".git" / "objects").mkdir(parents=True)
+    (tmp_path / "outside" / "deep").mkdir(parents=True)
+    (root / "to_slash").symlink_to("/")
+    (root / "out").symlink_to(tmp_path / "outside")
+    (root / "src" / "up").symlink_to("..")
+    watched = {os.path.relpath(d, root) for d in watched_dirs(root, _Ignore(root))}
+    assert watched == {".", "src", "src/pkg", "docs"}  # not node_modules, docs/gen, .git, links
+    assert watched_dirs(root, _Ignore(root), "node_modules") == []  # made later, still left out
+    assert watched_dirs(root, _Ignore(root), "src") == [str(root / "src"), str(root / "src/pkg")]
+
+
+async def test_a_directory_made_after_the_watch_began_is_watched_too(tmp_path: Path) -> None:
+    """Directories are watched one by one, so a new one must be taken in: a file written into
+    it long after it was made (an agent's ``mkdir -p``, then its Write) still reaches the tree."""
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "one.txt").write_text("1")
+    cache = TreeCache(debounce_s=0.05)
+
+    async def until_listed(path: str) -> None:
+        for _ in range(600):
+            tree = cache.peek("p")
+            if tree is not None and any(e.path == path for e in tree.entries):
+                return
+            await asyncio.sleep(0.05)
+        pytest.fail(f"the tree never listed {path}")
+
+    try:
+        await cache.get("p", root)
+        (root / "new" / "deeper").mkdir(parents=True)
+        await until_listed("new/deeper/")  # made, and its batch handled: a rebuild saw it
+        (root / "new" / "deeper" / "f.txt").write_text("f")
+        await until_listed("new/deeper/f.txt")
+    finally:
+        await cache.close()
