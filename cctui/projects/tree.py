@@ -173,7 +173,6 @@ def follow(
     dirs = set(watched_dirs(root, ignore))
     catch_up = True
     while dirs:
-        made: set[str] = set()
         try:
             for batch in watch(
                 *sorted(dirs),
@@ -186,25 +185,28 @@ def follow(
                 ignore_permission_denied=True,
                 raise_interrupt=False,
             ):
-                # A batch; or, when the first wait ends (the watch is in place), a catch-up.
-                if batch or catch_up:
+                grown: set[str] = set()
+                if catch_up:
+                    # The first yield: the watch is in place. A rebuild for what changed while
+                    # it was set up, and a directory made between the listing and its
+                    # parent's watch (it had no event) is taken in.
                     catch_up = False
+                    grown = set(watched_dirs(root, ignore))
                     changed()
-                made = {
-                    p
-                    for change, p in batch
-                    if change == Change.added and p not in dirs and _is_dir(p)
-                }
-                if made:
+                elif batch:
+                    changed()
+                for change, p in batch:
+                    if change == Change.added and p not in dirs and p not in grown and _is_dir(p):
+                        rel = os.path.relpath(p, root).replace(os.sep, "/")
+                        grown.update(watched_dirs(root, ignore, rel))
+                if grown - dirs:
+                    dirs |= grown
                     break
             else:
                 return  # stopped
         except FileNotFoundError:
             if all(_is_dir(d) for d in dirs):
                 raise  # not one that went between the listing and its watch
-        for path in made:
-            rel = os.path.relpath(path, root).replace(os.sep, "/")
-            dirs.update(watched_dirs(root, ignore, rel))
         dirs = {d for d in dirs if _is_dir(d)}  # a deleted one cannot be watched again
         catch_up = True
 
