@@ -101,8 +101,8 @@ def _screen() -> str:
 
 def _listed(screen: str) -> int | None:
     """How many sessions the list's title counts (None: no list on screen yet)."""
-    found = re.search(r"Sessions · (\d+)", screen)
-    return int(found.group(1)) if found else None
+    found = re.search(r"Sessions · ([\d,]+)", screen)
+    return int(found.group(1).replace(",", "")) if found else None
 
 
 async def _changed(before: str, wait_s: float = 5.0) -> float | None:

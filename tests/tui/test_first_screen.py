@@ -24,6 +24,7 @@ from cctui.services import Services
 from cctui.tui.app import CctuiApp
 from cctui.tui.messages import FirstFrame
 from cctui.tui.rows import RowPlace, SessionRow
+from cctui.tui.screens.main import list_title
 from cctui.tui.sources import SessionSource
 from cctui.tui.widgets.session_list import FIRST_ROWS, first_of
 from tests.snapshot_apps.history import write_history, write_transcript
@@ -208,3 +209,10 @@ async def test_the_app_shows_the_top_first_then_every_session_in_the_whole_lists
             assert sessions.selected_id == sessions.shown[2]
     finally:
         await manager.shutdown()
+
+
+def test_the_lists_title_writes_thousands_as_the_status_bar_does() -> None:
+    """A home of thousands read "Sessions · 3000" beside the status bar's "3,297"."""
+    assert list_title(3000, 3000) == "Sessions · 3,000"
+    assert list_title(12, 20_417) == "Sessions · 12 of 20,417"
+    assert list_title(7, 7) == "Sessions · 7"

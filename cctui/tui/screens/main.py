@@ -68,6 +68,12 @@ def host_filter(line: str) -> tuple[str, str | None]:
     return " ".join(rest), host
 
 
+def list_title(shown: int, total: int) -> str:
+    """The list's title: how many sessions it shows, and of how many when a filter hides
+    some (in thousands as the status bar writes them: "Sessions · 3,000")."""
+    return f"Sessions · {shown:,}" if shown == total else f"Sessions · {shown:,} of {total:,}"
+
+
 class FilterInput(Input):
     """The `/` filter; ``esc`` clears it."""
 
@@ -236,7 +242,7 @@ class MainScreen(Screen[None]):
         total = self.sessions.total
         count = len(self.sessions.shown)
         left = self.query_one("#left")
-        title = f"Sessions · {count}" if count == total else f"Sessions · {count} of {total}"
+        title = list_title(count, total)
         if left.border_title != title:
             # Setting a border title repaints the whole column, the same title or not:
             # this runs for every batch of output.
