@@ -49,8 +49,10 @@ def terminal_command(
     )
     reach = reach_of(command)
     if reach and reach[0].rsplit("/", 1)[-1] == "ssh":
-        # ssh joins its remote words into one line for the remote shell: one quoted line.
-        return [reach[0], "-t", *reach[1:], inner]
+        # ssh joins its remote words into one line for the remote shell, so the line is
+        # quoted once for it; and it runs under ``sh -c``, because the reach may end in a
+        # program of its own (``ssh box env PATH=… cctui``: ``env`` cannot run ``cd``).
+        return [reach[0], "-t", *reach[1:], "sh", "-c", shlex.quote(inner)]
     if len(reach) >= 2 and reach[0].rsplit("/", 1)[-1] in ("docker", "podman"):
         extra = ["-t"] if "-t" not in reach and "-it" not in reach else []
         return [*reach[:2], *extra, *reach[2:], "sh", "-c", inner]

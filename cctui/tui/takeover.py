@@ -151,7 +151,7 @@ class TakeOver:
 
     def _start_remote(self, row: SessionRow) -> None:
         """A host's session: Claude Code runs there, through the host's command with a
-        terminal (``ssh -t devbox 'cd … && exec claude --resume ID'``); the host's own
+        terminal (``ssh -t devbox sh -c 'cd … && exec claude --resume ID'``); the host's own
         process for it is ended first, after a yes/no."""
         app = self._app
         found = app.remote.locate(row.session_id)

@@ -144,8 +144,21 @@ async def test_a_host_over_real_ssh(
         claude = await box.claude()  # asked when a take-over needs it, not on connecting
         assert claude is not None and claude.path
         argv = terminal_command(command, claude.path, sid, str(host_project))
-        assert argv[:2] == ["ssh", "-t"] and argv[-1].endswith(f"--resume {sid}")
-        assert f"cd {host_project} && exec " in argv[-1]
+        assert argv[:2] == ["ssh", "-t"] and argv[-1].endswith(f"--resume {sid}'")
+        # Run for real, with a stand-in for claude that says where it ran and with what: the
+        # host's command ends in a program of its own (env …), which once got `cd` to run.
+        stand_in = host_project / "claude stand-in.sh"
+        stand_in.write_text('#!/bin/sh\necho "in $PWD: $*"\n')
+        stand_in.chmod(0o755)
+        ran = subprocess.run(
+            terminal_command(command, str(stand_in), sid, str(host_project)),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert ran.returncode == 0, ran.stderr
+        assert ran.stdout.strip() == f"in {host_project}: --resume {sid}"
     finally:
         await hosts.stop()
         subprocess.run(

@@ -112,8 +112,8 @@ async def test_o_on_a_hosts_session_asks_for_its_claude_only_then(tmp_path: Path
         await pilot.press("o")  # DEPS has ended there: no process to end first
         await until(pilot, lambda: bool(ran), 5)
         assert ran[0] == [
-            "ssh", "-t", "devbox",
-            f"cd /srv/billing && exec /home/me/.local/bin/claude --resume {DEPS}",
+            "ssh", "-t", "devbox", "sh", "-c",
+            f"'cd /srv/billing && exec /home/me/.local/bin/claude --resume {DEPS}'",
         ]  # fmt: skip
         assert asked == ["claude_health"]
         await until(pilot, lambda: app.takeover.running is None, 5)
