@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Select
+from textual.widgets import Input, Select, Static
 
 from cctui.config import HostConfig
 from cctui.core import SessionManager
@@ -87,3 +87,6 @@ async def test_a_hosts_rows_and_its_permission_answered_here(
         search = SearchScreen(app.source.index, "hello.txt", remote=app.remote)
         app.push_screen(search)
         await until(pilot, lambda: any(h.session_id == key for h in search._hits), 60)
+        # Whose each count is: this machine's sessions never wrote to hello.txt.
+        summary = str(search.query_one("#summary", Static).render())
+        assert summary == "this machine: no match · box: 1 session(s)", summary

@@ -61,7 +61,8 @@ class SearchScreen(Modal[SearchHit | None]):
         self._remote = remote
         """Other machines, searched at the same time; their hits follow as they come."""
         self._from_hosts: list[str] = []
-        """What the hosts said for the query on screen (``devbox 3``, ``gpu: offline``)."""
+        """What the hosts said for the query on screen (``devbox: 3 session(s)``,
+        ``gpu: offline``)."""
         self._query = query
         self._hits: list[SearchHit] = []
         self._timer: Timer | None = None
@@ -169,7 +170,9 @@ class SearchScreen(Modal[SearchHit | None]):
         if self._remote:
             self.search_hosts(result.query, asked)
         indexing = self._index.progress.describe()
-        parts = [f"{result.total} session(s)" if result.hits else "no match"]
+        found = f"{result.total} session(s)" if result.hits else "no match"
+        # With hosts, each count says whose it is ("this machine: no match · devbox: 1 …").
+        parts = [f"this machine: {found}" if self._remote else found]
         if result.loose:
             parts.append(
                 f"{result.exact} with every word, then {result.total - result.exact} with some"
@@ -215,7 +218,9 @@ class SearchScreen(Modal[SearchHit | None]):
                 self._from_hosts.append(f"{host}: {answer.message.removeprefix(host + ': ')}")
             else:
                 self._add_hits(answer, host)
-                self._from_hosts.append(f"{host} {len(answer)}")
+                self._from_hosts.append(
+                    f"{host}: {len(answer)} session(s)" if answer else f"{host}: no match"
+                )
             self._say(" · ".join([self._summary, *self._from_hosts]))
 
     @on(DataTable.RowSelected, "#hits")
