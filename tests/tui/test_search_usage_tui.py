@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Input, Static
 from cctui.history.models import IndexProgress
 from cctui.tui.screens.main import MainScreen
 from cctui.tui.screens.search import SearchScreen
-from cctui.tui.screens.usage import UsageScreen
+from cctui.tui.screens.usage import UsageScreen, tokens
 from cctui.tui.widgets.blocks import UserBlock
 from cctui.tui.widgets.status_bar import StatusBar
 from cctui.tui.widgets.transcript import Transcript
@@ -169,3 +169,10 @@ async def test_at_80x24_a_hit_shows_what_matched(run_app: RunApp, tmp_path: Path
         hit_lines = [s for s in drawn if "user:" in s]
         assert hit_lines and "follow up" in hit_lines[0], hit_lines
         assert table.virtual_size.width <= table.size.width, (table.virtual_size, table.size)
+
+
+def test_token_counts_are_short_up_to_billions() -> None:
+    """A heavy month's cache reads read "5036.7M" beside columns of "9.2M"."""
+    assert [tokens(n).plain for n in (950, 12_345, 4_500_000, 5_036_700_000)] == [
+        "950", "12.3k", "4.5M", "5.0B",
+    ]  # fmt: skip

@@ -48,8 +48,10 @@ def money(row: UsageRow) -> Text:
 
 
 def tokens(n: int) -> Text:
-    """A token count, short: 950, 12.3k, 4.5M."""
-    if n >= 1_000_000:
+    """A token count, short: 950, 12.3k, 4.5M, 5.0B (months of cache reads pass a billion)."""
+    if n >= 1_000_000_000:
+        s = f"{n / 1e9:.1f}B"
+    elif n >= 1_000_000:
         s = f"{n / 1e6:.1f}M"
     elif n >= 1_000:
         s = f"{n / 1e3:.1f}k"
