@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import re
+import shlex
 import tempfile
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
@@ -55,6 +56,7 @@ from cctui.remote.models import (
     StatusPage,
     client_name,
 )
+from cctui.remote.terminal import reach_of
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +99,11 @@ _MISSING = re.compile(
     re.IGNORECASE,
 )
 _OLD = re.compile(r"invalid choice: 'bridge'|unrecognized arguments: --start", re.IGNORECASE)
+# ssh's two first-time refusals. The command runs with no terminal (the SDK starts it in a
+# session of its own), so ssh cannot ask to accept a new host key or for a password: it
+# refuses at once, and what to do is not what "check the command" suggests.
+_HOST_KEY = re.compile(r"Host key verification failed", re.IGNORECASE)
+_LOGIN = re.compile(r"Permission denied \((publickey|password|keyboard-interactive)", re.IGNORECASE)
 
 
 def command_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -263,11 +270,34 @@ class CctuiClient:
                 "(pipx upgrade cctui)",
             )
         detail = said or f"{type(exc).__name__}: {exc}".rstrip(": ")
+        if _HOST_KEY.search(said):
+            return ConnectFailed(
+                "offline",
+                f"{self.name}: ssh does not know this machine's host key yet, or it changed, "
+                f"and cannot ask here (it said: {said})",
+                suggestion=f"run `{self._reach()}` once in a terminal and answer its question "
+                "about the host key; cctui connects again by itself",
+            )
+        if _LOGIN.search(said):
+            return ConnectFailed(
+                "offline",
+                f"{self.name}: ssh could not log in without asking for a password or "
+                f"passphrase, which it cannot do here (it said: {said})",
+                suggestion="put your key on that machine (ssh-copy-id) or load it into "
+                f"ssh-agent (ssh-add), so that `{self._reach()}` logs in without a prompt",
+            )
         return ConnectFailed(
             "offline",
             f"{self.name}: no connection ({detail})",
             suggestion=f"check that `{' '.join(self.argv)}` works in a terminal",
         )
+
+    def _reach(self) -> str:
+        """How the machine is reached: the command's words before its cctui."""
+        try:
+            return shlex.join(reach_of(self.argv)) or " ".join(self.argv)
+        except CctuiError:
+            return " ".join(self.argv)
 
     async def close(self) -> None:
         """End the connection and the command (idempotent)."""

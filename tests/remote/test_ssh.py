@@ -178,3 +178,39 @@ async def test_a_missing_cctui_over_ssh_says_so(sshd: tuple[int, Path]) -> None:
     [status] = hosts.statuses()
     assert status.state == "missing", status
     assert "not found" in (status.problem or "") and "pipx install cctui" in (status.fix or "")
+
+
+async def test_a_first_connection_ssh_cannot_ask_about_says_what_to_do(
+    sshd: tuple[int, Path], tmp_path: Path
+) -> None:
+    """ssh runs with no terminal here, so a host key it does not know yet, or a key it may
+    not log in with, is refused at once: each says what to do in a terminal, not only "check
+    the command"."""
+    port, key = sshd
+    known = tmp_path / "known_hosts"  # empty: this host's key is new to it
+    other = tmp_path / "other"  # a key the host does not know
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(other)], check=True)
+    user = f"{os.environ.get('USER') or 'root'}@127.0.0.1"
+    reach = ["ssh", "-F", "/dev/null", "-p", str(port), "-o", "LogLevel=ERROR"]
+    configs = [
+        HostConfig(name="newbox", command=(
+            *reach, "-i", str(key), "-o", f"UserKnownHostsFile={known}", user, "cctui", "bridge",
+        )),
+        HostConfig(name="lockedbox", command=(
+            *reach, "-i", str(other), "-o", "IdentitiesOnly=yes", "-o",
+            "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", user, "cctui",
+            "bridge",
+        )),
+    ]  # fmt: skip
+    hosts = Hosts(configs, lambda c: CctuiClient(c.name, c.argv), me="mcp:test")
+    await hosts.look_once(within=60)
+    new, locked = sorted(hosts.statuses(), key=lambda s: s.name != "newbox")
+    assert new.state == locked.state == "offline", (new, locked)
+    assert "host key" in (new.problem or "") and "Host key verification failed" in (
+        new.problem or ""
+    )
+    assert new.fix and "once in a terminal" in new.fix and f"-p {port}" in new.fix
+    assert "could not log in" in (locked.problem or "") and "Permission denied" in (
+        locked.problem or ""
+    )
+    assert locked.fix and "ssh-copy-id" in locked.fix and "ssh-agent" in locked.fix
