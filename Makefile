@@ -4,10 +4,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # The suite runs on every core (pytest-xdist); tests that share one module's real owner or
 # host (xdist_group) stay on one worker. N=0 runs it in this one process. `auto` is two
-# workers per core (tests/conftest.py: the real-process tests wait more than they compute);
-# the edit loop, whose tests seldom wait, runs one per core (`logical`).
+# workers per core (tests/conftest.py: the tests wait more than they compute, the edit
+# loop's too: its contract timeouts and paced streams); `logical` is one per core.
 N ?= auto
-FAST_N ?= logical
+FAST_N ?= auto
 PYTEST := $(BIN)/python -m pytest -q --dist loadgroup
 
 .PHONY: install run check lint typecheck imports test test-fast test-tui snapshot-update screenshots bench

@@ -151,8 +151,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     its time (a real ``claude`` and a ``python -m cctui`` talking over pipes and sockets, a
     paced stream, a process asked to end): a quiet whole run used its two cores two thirds
     of the time with one worker per core (800 s of CPU in 600 s), so a second worker per
-    core runs while the first waits. ``-n logical`` (``make test-fast``, whose tests seldom
-    wait: there the extra workers' start cost more CPU than they saved) and
+    core runs while the first waits. The edit loop's tests wait more than they compute too
+    (``make test-fast``: four workers 33-37 s, two 40-50 s on two cores). ``-n logical`` and
     ``PYTEST_XDIST_AUTO_NUM_WORKERS`` keep xdist's own count."""
     if config.option.numprocesses == "logical" or os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
