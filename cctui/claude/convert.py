@@ -84,7 +84,7 @@ class FrameConverter:
         frames: list[Frame] = []
         for block in message.content:
             if isinstance(block, TextBlock):
-                frames.append(AssistantText(mid, block.text))
+                frames.append(AssistantText(mid, block.text, message.error))
             elif isinstance(block, ToolUseBlock):
                 frames.append(ToolCall(mid, block.id, block.name, dict(block.input)))
         return frames

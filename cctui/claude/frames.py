@@ -93,6 +93,9 @@ class AssistantText:
 
     message_id: str
     text: str
+    api_error: str | None = None
+    """Set when the CLI wrote this reply itself for a failed API call (the SDK's
+    ``AssistantMessage.error``: ``authentication_failed``, ``billing_error``, …)."""
 
 
 @dataclass(frozen=True)

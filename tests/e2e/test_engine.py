@@ -308,3 +308,21 @@ async def test_launch_prefix_wraps_the_cli(manager: SessionManager, project_dir:
     assert b"CCTUI_PREFIXED=1" in Path(f"/proc/{info.pid}/environ").read_bytes()
     outcome = await until(manager, info.session_id, "turn_ended")
     assert outcome.session.last_result == "prefixed"
+
+
+async def test_a_cli_not_logged_in_says_what_to_do_from_here(
+    manager: SessionManager, project_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real CLI with no API key and no login answers "Not logged in · Please run /login"
+    (flagging its reply ``authentication_failed``): /login is a command of its own UI, so the
+    session's error says what to do from here (the TUI, an MCP client, another window)."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    info = await manager.create("hello", manager.default_config(project_dir))
+    await manager.wait(info.session_id, 30)
+    session = manager.get(info.session_id)
+    assert session.status == S.ERROR, session
+    error = session.error or ""
+    assert error.startswith("Not logged in") and "/login" in error, error
+    assert "running `claude` in a terminal" in error and "ANTHROPIC_API_KEY" in error
+    errors = [e for e in manager.events(info.session_id).events if e.kind == "error"]
+    assert errors and errors[-1].message == error

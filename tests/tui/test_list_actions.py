@@ -13,6 +13,7 @@ from pathlib import Path
 from textual.app import App
 from textual.widgets import Input
 
+from cctui.claude.frames import AssistantText
 from cctui.core import Decision, PendingInput, ResultEvent, SessionStatus
 from cctui.tui import clock
 from cctui.tui.rows import SessionRow
@@ -23,9 +24,9 @@ from cctui.tui.screens.peek import PeekAsk, PeekScreen
 from cctui.tui.screens.pending_input import PendingInputScreen
 from cctui.tui.screens.project_form import ProjectForm
 from cctui.tui.screens.projects import ProjectsScreen
-from cctui.tui.widgets.blocks import Note, ResultBlock
+from cctui.tui.widgets.blocks import AssistantBlock, Note, ResultBlock
 from cctui.tui.widgets.session_pane import MessageInput
-from tests.fakes.fake_driver import hold, text
+from tests.fakes.fake_driver import emit, fail, hold, text
 from tests.snapshot_apps.history import write_history, write_transcript
 from tests.tui.conftest import Harness, RunApp, raised
 
@@ -399,6 +400,35 @@ async def test_an_interrupted_turn_reads_as_interrupted(run_app: RunApp) -> None
         assert "turn interrupted" in line
         assert "failed" not in line and "aborted_streaming" not in line
         assert block.has_class("-interrupted")
+
+
+async def test_a_turn_claude_could_not_authenticate_says_it_once_and_what_to_do(
+    run_app: RunApp,
+) -> None:
+    """A new user's first session, not logged in: the CLI's reply, the result, the error and
+    the status each carried "Not logged in · Please run /login" (four times, found in a real
+    terminal), and /login is a command of Claude Code's own UI. It is said once, then what
+    to do from here."""
+    said = "Not logged in · Please run /login"
+    reply = AssistantText("msg_login", said, api_error="authentication_failed")
+    async with run_app({"*": [emit(reply), fail(said)]}) as h:
+        session_id = await h.create("hello")
+        await h.until(lambda: h.manager.get(session_id).status == SessionStatus.ERROR)
+        error = h.manager.get(session_id).error or ""
+        assert error.startswith(said) and "running `claude` in a terminal" in error
+        assert "ANTHROPIC_API_KEY" in error
+        h.app.main.open_session(session_id)
+        await h.app.settle()
+        await h.pilot.pause(0.1)
+        pane = h.app.main.pane
+        drawn = [
+            w.text if isinstance(w, AssistantBlock) else _plain(w)
+            for w in pane.query("AssistantBlock, ResultBlock, Note")
+        ]
+        assert sum(line.count("Please run /login") for line in drawn) == 2, drawn
+        assert drawn[0] == said  # the CLI's own words, then the failed turn without them
+        assert drawn[1].startswith("✗ turn failed") and "/login" not in drawn[1]
+        assert drawn[2] == f"✗ {error}" and drawn[3] == "✗ error", drawn
 
 
 async def test_an_interrupted_live_session_and_a_killed_one_read_differently(

@@ -28,6 +28,7 @@ from cctui.claude.frames import (
     ToolOutcome,
     TurnResult,
 )
+from cctui.claude.hints import with_hint
 from cctui.core.session.events import (
     ApiRetryEvent,
     AssistantTextEvent,
@@ -72,6 +73,8 @@ class FrameTranslator:
         window only when it changes, so a second turn refused at the same limit brings no
         event of its own, only its error result (docs/dispatch.md)."""
         self._limit_this_turn = False
+        self._api_error: str | None = None
+        """The API error this turn's reply was written for by the CLI, if any."""
         """A ``rejected`` event came since the last result."""
         self._texts: dict[str, tuple[list[str], str]] = {}
         """Per message id: its finished text blocks, and the block still streaming."""
@@ -105,6 +108,8 @@ class FrameTranslator:
             if session.turns.init_seen():  # a turn we did not count (queued before an interrupt)
                 session.set_status(S.RUNNING)
         elif isinstance(frame, AssistantText):
+            if frame.api_error:
+                self._api_error = frame.api_error
             done, _ = self._texts.get(frame.message_id, ([], ""))
             self._texts[frame.message_id] = ([*done, frame.text], "")
             self._publish_text(frame.message_id, complete=True)
@@ -267,8 +272,10 @@ class FrameTranslator:
                 usage_limit_resets_at=limit,
             )
         )
+        api_error, self._api_error = self._api_error, None
         if frame.is_error and not interrupted:
             message = redact_text(frame.result or "; ".join(frame.errors) or frame.subtype)
+            message = with_hint(message, api_error)
             session.publish(ErrorEvent(session_id=session.id, message=message))
             if not session.turns.busy:
                 session.set_status(S.ERROR, error=message)

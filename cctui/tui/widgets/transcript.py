@@ -33,9 +33,12 @@ from textual.widgets import Button
 
 from cctui.core import (
     AssistantTextEvent,
+    ErrorEvent,
     InputRequestedEvent,
     InputResolvedEvent,
+    ResultEvent,
     SessionEvent,
+    StatusChanged,
     ToolUseEvent,
     UserMessageEvent,
 )
@@ -129,6 +132,10 @@ class Transcript(VerticalScroll, OneLayout):
         self._tools: dict[str, _Item] = {}
         self._asks: dict[str, _Item] = {}
         """The request lines by input id: an answer drops their "(a: inbox)"."""
+        self._said = ""
+        """The last reply or failure text drawn this turn. A failed turn's text comes up to
+        four times (the CLI's own reply, the result, the error, the status): it is drawn
+        once, and each later one only when it says more."""
         self._folded = 0
         """``_items[:_folded]`` have no widgets; everything after has."""
         self._earlier: Earlier | None = None
@@ -168,6 +175,7 @@ class Transcript(VerticalScroll, OneLayout):
         self._replies.clear()
         self._tools.clear()
         self._asks.clear()
+        self._said = ""
         self._folded = 0
         self._earlier = None
         removal = self.remove_children()
@@ -370,8 +378,12 @@ class Transcript(VerticalScroll, OneLayout):
         if isinstance(item.widget, ToolCall):
             item.widget.set_state(state, result)
 
-    def _apply_one(self, event: SessionEvent) -> list[_Item]:
+    def _apply_one(self, given: SessionEvent) -> list[_Item]:
+        event = self._unrepeated(given)
+        if event is None:
+            return []
         if isinstance(event, AssistantTextEvent):
+            self._said = event.text
             reply = self._replies.get(event.message_id)
             if reply is None:
                 reply = self._replies[event.message_id] = _Reply()
@@ -394,6 +406,7 @@ class Transcript(VerticalScroll, OneLayout):
             self._set_tool(item, event.state, event.result)
             return []
         if isinstance(event, UserMessageEvent):
+            self._said = ""
             block = partial(user_block, event.text, event.prompt_id, event.prompt_index)
             return [_Item(_static(block))]
         if isinstance(event, InputRequestedEvent):
@@ -408,6 +421,21 @@ class Transcript(VerticalScroll, OneLayout):
                     asked.widget.update(ask_line(asked.state["input"], answered=True))
         widget = event_widget(event)
         return [] if widget is None else [_Item(_static(widget))]
+
+    def _unrepeated(self, event: SessionEvent) -> SessionEvent | None:
+        """``event`` without the failure text drawn just before it (``None``: nothing left
+        to draw); what it says that is new becomes what was said last."""
+        if isinstance(event, ResultEvent) and event.is_error and event.result:
+            if event.result == self._said:
+                return event.model_copy(update={"result": None})
+            self._said = event.result
+        elif isinstance(event, ErrorEvent):
+            if event.message == self._said:
+                return None
+            self._said = event.message
+        elif isinstance(event, StatusChanged) and event.error and event.error == self._said:
+            return event.model_copy(update={"error": None})
+        return event
 
     def _reply_text(self, reply: _Reply, text: str) -> list[_Item]:
         """The reply is now ``text``: finished chunks are closed, new ones begin (returned,
