@@ -21,7 +21,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 import cctui
-from cctui import cli_index, cli_owner, cli_policy
+from cctui import cli_index, cli_owner, cli_policy, paths
 from cctui.config import Settings, load_settings
 from cctui.detach import Front, drop_terminal, forget_window_signals
 from cctui.errors import CctuiError
@@ -237,7 +237,8 @@ def _main(argv: Sequence[str] | None) -> int:
                     return _print_sessions(settings, args)
                 return cli_index.run(settings, args)
         if command == "hosts":
-            return _arun(_print_hosts(settings, args.json))
+            where = PurePath(args.config) if args.config else paths.config_file()
+            return _arun(_print_hosts(settings, args.json, where))
         if command in cli_policy.COMMANDS:
             return cli_policy.run(settings, args)
         if command == "mcp-config":
@@ -610,14 +611,15 @@ async def _look(hosts: Sequence[Host]) -> None:
     await asyncio.gather(*(h.look_once() for h in hosts))
 
 
-async def _print_hosts(settings: Settings, as_json: bool) -> int:
+async def _print_hosts(settings: Settings, as_json: bool, config: PurePath) -> int:
     hosts = _hosts(settings)
     if not hosts:
         if as_json:
             print("[]")
         else:
-            print("No hosts configured. Add one to the config file:")
-            print('  [[hosts]]\n  name = "devbox"    # reached by: ssh devbox cctui bridge --start')
+            print(f"No hosts configured. Add one to {config}:")
+            print('  [[hosts]]\n  name = "devbox"', end="")
+            print("    # reached by: ssh devbox cctui bridge --start --window")
         return 0
     await hosts.look_once()
     statuses = hosts.statuses()

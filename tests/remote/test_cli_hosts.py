@@ -124,3 +124,13 @@ def test_the_hosts_words_without_reaching_any(tmp_path: Path) -> None:
     assert unknown.returncode == 2 and "no host named 'nowhere'" in unknown.stderr
     local = here("--config", str(config), "sessions", "--json")
     assert local.returncode == 0 and all(r["host"] is None for r in json.loads(local.stdout))
+
+
+def test_no_hosts_says_where_to_add_one_and_what_it_runs(tmp_path: Path) -> None:
+    empty = tmp_path / "config.toml"
+    empty.write_text("")
+    said = here("--config", str(empty), "hosts")
+    assert said.returncode == 0
+    assert f"No hosts configured. Add one to {empty}:" in said.stdout
+    assert "ssh devbox cctui bridge --start --window" in said.stdout  # the default command
+    assert here("--config", str(empty), "hosts", "--json").stdout.strip() == "[]"
