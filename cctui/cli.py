@@ -13,6 +13,7 @@ import contextlib
 import importlib
 import json
 import os
+import shlex
 import signal
 import sys
 from collections.abc import Callable, Coroutine, Iterable, Sequence
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import cctui
 from cctui import cli_index, cli_owner, cli_policy, paths
-from cctui.config import Settings, load_settings
+from cctui.config import HostConfig, Settings, load_settings
 from cctui.detach import Front, drop_terminal, forget_window_signals
 from cctui.errors import CctuiError
 from cctui.logs import configure_logging
@@ -617,9 +618,9 @@ async def _print_hosts(settings: Settings, as_json: bool, config: PurePath) -> i
         if as_json:
             print("[]")
         else:
+            reached = shlex.join(HostConfig(name="devbox").argv)  # the default, as it is
             print(f"No hosts configured. Add one to {config}:")
-            print('  [[hosts]]\n  name = "devbox"', end="")
-            print("    # reached by: ssh devbox cctui bridge --start --window")
+            print(f'  [[hosts]]\n  name = "devbox"    # reached by: {reached}')
         return 0
     await hosts.look_once()
     statuses = hosts.statuses()

@@ -269,7 +269,6 @@ class CctuiClient:
                 suggestion=f"upgrade cctui on {self.name} to {__version__} or newer "
                 "(pipx upgrade cctui)",
             )
-        detail = said or f"{type(exc).__name__}: {exc}".rstrip(": ")
         if _HOST_KEY.search(said):
             return ConnectFailed(
                 "offline",
@@ -286,6 +285,7 @@ class CctuiClient:
                 suggestion="put your key on that machine (ssh-copy-id) or load it into "
                 f"ssh-agent (ssh-add), so that `{self._reach()}` logs in without a prompt",
             )
+        detail = said or f"{type(exc).__name__}: {exc}".rstrip(": ")
         return ConnectFailed(
             "offline",
             f"{self.name}: no connection ({detail})",

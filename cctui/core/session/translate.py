@@ -73,9 +73,9 @@ class FrameTranslator:
         window only when it changes, so a second turn refused at the same limit brings no
         event of its own, only its error result (docs/dispatch.md)."""
         self._limit_this_turn = False
+        """A ``rejected`` event came since the last result."""
         self._api_error: str | None = None
         """The API error this turn's reply was written for by the CLI, if any."""
-        """A ``rejected`` event came since the last result."""
         self._texts: dict[str, tuple[list[str], str]] = {}
         """Per message id: its finished text blocks, and the block still streaming."""
         self._unsaid: set[str] = set()
