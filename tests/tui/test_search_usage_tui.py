@@ -111,6 +111,9 @@ async def test_usage_page_and_costs_of_past_sessions_in_the_list(
     async with run_app() as h:
         await h.app.history_loaded.wait()
         # The list's cost column for sessions cctui never ran (CLI figures = computed ones).
+        # history_loaded is the index's first step (~0.5 s, newest files first): a slow moment
+        # cuts it before this transcript, whose row comes from history.jsonl until its step.
+        await h.until(lambda: getattr(h.app.main.sessions.row(WRITE_ID), "cost_usd", None))
         row = h.app.main.sessions.row(WRITE_ID)
         assert row is not None and row.cost_usd is not None and abs(row.cost_usd - 0.057272) < 1e-6
         await h.pilot.press("u")
