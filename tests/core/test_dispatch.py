@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cctui.claude.frames import RateLimited
-from cctui.core import SessionManager, SessionStatus
+from cctui.core import Decision, SessionManager, SessionStatus
 from cctui.core.dispatch import DispatchRequest
 from cctui.core.dispatch.store import DISPATCH_FILE
 from cctui.errors import SessionLimitReached, SessionNotFound, ValidationFailed
@@ -66,6 +66,15 @@ async def started(
         manager.dispatch.clock = clock
     await manager.start()
     return manager
+
+
+def run_ended(manager: SessionManager, sid: str) -> bool:
+    """A schedule's run ended its turn and then its process (``Dispatcher._run_status``)."""
+    try:
+        info = manager.get(sid)
+    except SessionNotFound:
+        return False
+    return info.status == S.COMPLETED and not info.is_active and info.last_result == "done"
 
 
 def status(manager: SessionManager, sid: str) -> SessionStatus | None:
@@ -308,7 +317,7 @@ async def test_a_schedule_fires_once_across_a_stop_and_start(
     await again.dispatch.tick()
     runs = again.dispatch.schedule("soon").runs
     assert len(runs) == 1
-    await until(lambda: status(again, runs[0].session_id) == S.IDLE)
+    await until(lambda: run_ended(again, runs[0].session_id))
     info = again.get(runs[0].session_id)
     assert info.dispatch is not None and info.dispatch.note == "run of schedule soon"
     await again.shutdown()
@@ -343,7 +352,7 @@ async def test_runs_missed_while_stopped_follow_the_rule(
     for _ in range(5):  # "all": one run at a time, each after the last ended
         await again.dispatch.tick()
         runs = again.dispatch.schedule("hourly").runs
-        await until(lambda runs=runs: all(status(again, r.session_id) == S.IDLE for r in runs))  # type: ignore[misc]
+        await until(lambda runs=runs: all(run_ended(again, r.session_id) for r in runs))  # type: ignore[misc]
         await asyncio.sleep(0)
     runs = again.dispatch.schedule("hourly").runs
     assert len(runs) == expected
@@ -377,10 +386,35 @@ async def test_schedule_edit_pause_run_now_and_cancel(
     assert resumed.next_due == datetime(2026, 11, 30, 18, 30, tzinfo=UTC)
     info = await manager.dispatch.run_schedule_now("standup")
     assert len(manager.dispatch.schedule("standup").runs) == 1
-    await until(lambda: status(manager, info.session_id) == S.IDLE)
+    await until(lambda: run_ended(manager, info.session_id))
     manager.dispatch.cancel_schedule(s.id)
     assert manager.dispatch.list_schedules() == []
-    assert status(manager, info.session_id) == S.IDLE  # its run stays listed
+    assert run_ended(manager, info.session_id)  # its run stays listed
+
+
+async def test_a_runs_process_ends_with_its_turn_and_a_message_resumes_it(
+    make_manager: MakeManager, scripted: FakeDriverFactory, project: Path
+) -> None:
+    """Nobody waits at a schedule's run for a next message: its ``claude`` ends with its
+    turn (a schedule every 15 minutes would otherwise keep 96 idle processes a day). One
+    waiting on a permission keeps it; a person's later turn keeps it too."""
+    manager = await started(make_manager, scripted, FakeClock())
+    manager.dispatch.add_schedule("asks", "daily 09:00", "ask", manager.default_config(project))
+    sid = (await manager.dispatch.run_schedule_now("asks")).session_id
+    await until(lambda: status(manager, sid) == S.WAITING_FOR_INPUT)
+    assert manager.get(sid).is_active  # its human answers first
+    [asked] = manager.pending(sid)
+    manager.respond(asked.id, Decision(behavior="allow"), "tui")
+    await until(lambda: status(manager, sid) == S.COMPLETED)
+    info = manager.get(sid)
+    assert not info.is_active and info.last_result == "asked" and info.dispatch is not None
+
+    await manager.send(sid, "and now?")  # resumed: a new process, the person's turn
+    await until(lambda: status(manager, sid) == S.IDLE)
+    await asyncio.sleep(0.05)
+    info = manager.get(sid)
+    assert info.status == S.IDLE and info.is_active and info.last_result == "done"
+    await manager.shutdown()
 
 
 # ---------------------------------------------------------------------------- usage limit

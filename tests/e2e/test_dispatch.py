@@ -16,6 +16,7 @@ import pytest
 from cctui.config import Settings
 from cctui.core import Decision, SessionManager, SessionStatus
 from cctui.mcp_server.server import build_server
+from cctui.pids import pid_running
 from cctui.timestamps import iso_z
 from tests.fakes.anthropic_api import FakeAnthropicAPI
 from tests.fakes.clock import FakeClock
@@ -195,8 +196,14 @@ async def test_a_schedule_over_mcp_fires_once_across_a_restart(
         [run] = schedule["lastRuns"]
         w = await ok(c, "claude_wait", {"sessionId": run["sessionId"], "timeoutMs": 30_000})
         assert w["reply"] == "scheduled"
+        pid = again.get(run["sessionId"]).pid
+        assert pid is not None
+        # Nobody waits at a run for a next message: its claude ends with its turn.
+        await until(lambda: again.get(run["sessionId"]).status == SessionStatus.COMPLETED)
         status = await ok(c, "claude_get_status", {"sessionId": run["sessionId"]})
         assert status["session"]["schedule"] == "soon"
+        assert status["session"]["state"] == "completed" and status["session"]["pid"] is None
+        await until(lambda: not pid_running(pid))
         gone = await ok(c, "claude_cancel_schedule", {"schedule": "soon"})
         assert gone["name"] == "soon"
         assert (await ok(c, "claude_list_schedules", {}))["schedules"] == []

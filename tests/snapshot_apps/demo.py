@@ -609,6 +609,10 @@ class DemoApp(CctuiApp):
         d.edit_schedule("nightly-deps", paused=True)
         run = await d.run_schedule_now("standup")
         await self.sm.wait(run.session_id, 5)
+        for _ in range(500):  # its process ends with its turn (Dispatcher._run_status)
+            if not self.manager.get(run.session_id).is_active:
+                break
+            await asyncio.sleep(0.01)
 
     async def _hosts_seen(self) -> None:
         """Wait until devbox is followed (its permission seen) and gpu has dropped, then

@@ -55,6 +55,9 @@ _NOT_OWNER = (
     "and schedules nothing; ask the cctui that owns them (the window, or cctui serve --http)."
 )
 
+_TURN = frozenset({S.RUNNING, S.WAITING_FOR_INPUT})
+"""A turn under way: a schedule's run leaving these for ``idle`` or ``error`` ended its turn."""
+
 _TICK_S = 30.0
 """The dispatcher's loop wakes at least this often (schedules, the hold's end)."""
 
@@ -116,6 +119,9 @@ class Dispatcher:
         self._drain_soon: asyncio.Handle | None = None
         self._places: dict[str, int] = {}
         """Each queued session's place when its front ends were last told."""
+        self._unattended: set[str] = set()
+        """Schedule runs whose first turn has not ended: their process ends with that turn
+        (``_end_run``), so runs every 15 minutes do not leave 96 idle ``claude`` a day."""
         self._loop_task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self._closed = False
@@ -407,6 +413,8 @@ class Dispatcher:
             hit = usage.limit_hit(event, self.clock.now())
             if hit is not None:
                 self._usage_limit(event.session_id, *hit)
+        if isinstance(event, StatusChanged) and event.session_id in self._unattended:
+            self._run_status(event)
         if isinstance(event, StatusChanged):
             hold = self.hold
             if (
@@ -420,6 +428,31 @@ class Dispatcher:
                 if session is not None:
                     asyncio.get_running_loop().call_soon(self._pause, session)
             self._kick()
+
+    def _run_status(self, event: StatusChanged) -> None:
+        """A schedule's run whose turn ended (idle, or failed with its process up): its
+        process ends too. Nobody waits at it for a next message; the session stays listed and
+        resumable, and a message to it starts a process again. Paused at the usage limit it is
+        left to the hold, which continues it."""
+        sid = event.session_id
+        status = event.status
+        if status in _TURN or status in (S.QUEUED, S.STARTING, S.PAUSED):
+            return  # its turn is still to come, under way, or paused
+        hold = self.hold
+        if hold is not None and sid in hold.paused:
+            return  # refused at the usage limit: the hold continues it, its turn ends later
+        self._unattended.discard(sid)
+        if status not in (S.IDLE, S.ERROR) or event.previous not in _TURN or self._closed:
+            return  # interrupted or stopped by someone, or its process ended on its own
+        session = self._host.session(sid)
+        if session is not None and session.process.alive:
+            self._host.keep(asyncio.create_task(self._end_run(session)))
+
+    async def _end_run(self, session: Session) -> None:
+        try:
+            await session.process.stop()
+        except Exception:
+            log.exception("schedule run %s: its process did not end", session.id)
 
     def _kick(self) -> None:
         """Drain soon (once per loop turn, however many events asked)."""
@@ -709,7 +742,9 @@ class Dispatcher:
                     await self._create_run(schedule, schedule.runs[-1].session_id)
 
     async def _create_run(self, schedule: Schedule, session_id: str) -> SessionInfo:
-        """A schedule's run as a session (queued like any other when the limits say so)."""
+        """A schedule's run as a session (queued like any other when the limits say so);
+        its process ends with its turn (``_run_status``)."""
+        self._unattended.add(session_id)  # before: its turn may end before create returns
         try:
             return await self._host.create_dispatched(
                 schedule.prompt,
@@ -718,8 +753,10 @@ class Dispatcher:
                 worktree=schedule.worktree,
                 dispatch=DispatchRequest(schedule_id=schedule.id, priority=schedule.priority),
             )
-        except CctuiError as exc:
-            log.warning("schedule %s: run not started: %s", schedule.name, exc.message)
+        except BaseException as exc:
+            self._unattended.discard(session_id)
+            if isinstance(exc, CctuiError):
+                log.warning("schedule %s: run not started: %s", schedule.name, exc.message)
             raise
 
 
