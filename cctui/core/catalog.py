@@ -89,7 +89,12 @@ class CatalogEntry(BaseModel):
     """Permissions, plan reviews or questions waiting for an answer (cctui's sessions only)."""
     dispatch_note: str | None = None
     """What the dispatcher says of it (``queued 3rd``, ``waits for 2 sessions``, ``paused
-    until 14:05 (usage limit)``; cctui's sessions only)."""
+    until 14:05 (usage limit)``, ``run of schedule nightly``; cctui's sessions only)."""
+    model: str | None = None
+    """cctui's sessions: the model in use (the CLI's name for it once a turn ran, else the one
+    asked for; None: the CLI's default)."""
+    permission_mode: str | None = None
+    """cctui's live sessions: the CLI's permission mode now (None: not known)."""
     sources: frozenset[CatalogSource] = frozenset()
     """Where this row came from."""
     transcript_path: Path | None = None
@@ -228,6 +233,9 @@ def _merged(sid: str, summary: SessionSummary | None, own: Own | None) -> Catalo
         dispatch_note=(
             own.dispatch.note if isinstance(own, SessionInfo) and own.dispatch else None
         ),
+        model=(own.model if isinstance(own, SessionInfo) else None)
+        or (config.model if config else None),
+        permission_mode=own.permission_mode if isinstance(own, SessionInfo) else None,
         sources=frozenset(sources),
         transcript_path=summary.transcript_path if summary else None,
         file_size=summary.file_size if summary else None,

@@ -49,6 +49,7 @@ from cctui.core.metrics import MetricsSnapshot
 from cctui.core.policy.view import PolicyView
 from cctui.core.session.buffer import EventBuffer, Page
 from cctui.core.session.inputs import Resolution
+from cctui.core.session.models import DispatchView
 from cctui.core.session.states import LIVE, SessionStatus
 from cctui.core.watch import Listener
 from cctui.core.worktrees import Action, FinishResult, WorktreeRequest
@@ -206,8 +207,17 @@ class AttachedCore(VerbCalls):
         for note in change.notes:
             self._problems.append(note)
         for sid in change.sessions:
-            for event in self._mirror(sid):
+            mirrored = self._mirror(sid)
+            for event in mirrored:
                 self._publish(event)
+            entry = self._host.entry(sid)
+            if not mirrored and entry is not None and entry.started_by_cctui:
+                # Its row changed with no event of its own (the owner's list, first read at
+                # attach, says its dispatch note, its mode): the list draws it again, as for
+                # the dispatcher's same-status change. Not kept in its ring: no new output.
+                self._publish(
+                    StatusChanged(session_id=sid, status=entry.status, previous=entry.status)
+                )
 
     def _check_owner(self) -> bool:
         """The link is down: say whether the owner itself ended (it runs on this machine, so
@@ -303,6 +313,9 @@ class AttachedCore(VerbCalls):
             last_seq=buffer.last_seq if buffer is not None else 0,
             pending_input_ids=tuple(p.id for p in self._host.pending(sid)),
             has_past=entry.has_past,
+            model=entry.model,
+            permission_mode=entry.permission_mode,
+            dispatch=DispatchView(note=entry.dispatch_note) if entry.dispatch_note else None,
         )
 
     def get(self, session_id: str) -> SessionInfo:

@@ -618,6 +618,9 @@ def _entry(row: Mapping[str, Any]) -> CatalogEntry:
         teammate=row.get("teammate"),
         pid=row.get("pid"),
         has_past=bool(row.get("hasPast")),
+        dispatch_note=row.get("dispatchNote"),
+        model=row.get("modelInUse") or row.get("model"),
+        permission_mode=row.get("permissionMode"),
     )
 
 

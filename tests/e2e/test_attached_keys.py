@@ -162,8 +162,14 @@ async def test_mode_and_model_shift_tab_and_capital_m(
     window: AttachedCore, project_dir: Path
 ) -> None:
     sid = await _session(window, project_dir, "[[say text=hello]]")
+    # What the pane's header says, from the owner's list: the CLI's model, the mode.
+    await _until(lambda: window.get(sid).permission_mode == "default", "the mode", said=window.get)
+    assert window.get(sid).model
     change = await window.cycle_permission_mode(sid)
     assert change.value == "acceptEdits"
+    await _until(
+        lambda: window.get(sid).permission_mode == "acceptEdits", "the new mode", said=window.get
+    )
     offered = await window.model_options(sid)
     assert offered and all(o.value for o in offered)
     model = await window.set_model(sid, "haiku")
@@ -268,6 +274,27 @@ async def test_queue_and_schedules_t(window: AttachedCore, project_dir: Path) ->
     [schedule] = board.schedules
     assert schedule.runs[-1].session_id == run.session_id
     assert run.session_id in board.last_status
+    # Its row says whose run it is, as the owner's window does; its claude ends with its turn.
+    await _until(
+        lambda: window.get(run.session_id).status == SessionStatus.COMPLETED,
+        "the run's end",
+        said=lambda: window.get(run.session_id),
+    )
+    view = window.get(run.session_id).dispatch
+    assert view is not None and view.note == "run of schedule standup"
+    # A window attached after the run ended is told of its row (no event of its own comes),
+    # so its list draws the owner's row ("run of schedule standup"), not the transcript's.
+    late = AttachedCore(load_settings(), window.owner)
+    told: list[SessionEvent] = []
+    late.subscribe(told.append)
+    await late.start()
+    try:
+        await _until(
+            lambda: any(e.session_id == run.session_id for e in told), "the run's row", said=told
+        )
+        assert late.get(run.session_id).dispatch == view
+    finally:
+        await late.shutdown()
 
     await window.queue_cancel(later.session_id, by="tui")
     cancelled = await window.dispatch_board()

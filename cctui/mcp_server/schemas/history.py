@@ -41,6 +41,14 @@ class SessionListEntry(Out):
     """The live ``claude`` process, if any."""
     model: str | None = None
     """The model cctui started it with (null: the CLI's default, or not started by cctui)."""
+    model_in_use: str | None = None
+    """cctui's sessions: the model in use (the CLI's name for it once a turn ran, else
+    ``model``)."""
+    permission_mode: str | None = None
+    """cctui's live sessions: the CLI's permission mode now."""
+    dispatch_note: str | None = None
+    """What the dispatcher says of it (``queued 3rd``, ``waits for 2 sessions``, ``paused
+    until 14:05 (usage limit)``, ``run of schedule nightly``)."""
     team_name: str | None = Field(default=None, alias="team_name")
     teammate: str | None = None
     """The session's name within its team."""

@@ -398,8 +398,8 @@ class SessionPane(Vertical):
             return ""
         model = info.model or info.config.model or "default model"
         mode = info.permission_mode or info.config.permission_mode
-        # An attached window knows a session's mode once it steered it (the owner's list
-        # does not say): nothing rather than "None mode".
+        # A session whose mode is not known (an attached window's, before the owner's list
+        # said it): nothing rather than "None mode".
         return f"{mode} mode · {model}" if mode else model
 
     @on(Input.Submitted, "#message")
