@@ -163,12 +163,13 @@ async def test_mode_and_model_shift_tab_and_capital_m(
 ) -> None:
     sid = await _session(window, project_dir, "[[say text=hello]]")
     # What the pane's header says, from the owner's list: the CLI's model, the mode.
-    await _until(lambda: window.get(sid).permission_mode == "default", "the mode", said=window.get)
+    said = lambda: window.get(sid)  # noqa: E731
+    await _until(lambda: window.get(sid).permission_mode == "default", "the mode", said=said)
     assert window.get(sid).model
     change = await window.cycle_permission_mode(sid)
     assert change.value == "acceptEdits"
     await _until(
-        lambda: window.get(sid).permission_mode == "acceptEdits", "the new mode", said=window.get
+        lambda: window.get(sid).permission_mode == "acceptEdits", "the new mode", said=said
     )
     offered = await window.model_options(sid)
     assert offered and all(o.value for o in offered)
@@ -290,7 +291,9 @@ async def test_queue_and_schedules_t(window: AttachedCore, project_dir: Path) ->
     await late.start()
     try:
         await _until(
-            lambda: any(e.session_id == run.session_id for e in told), "the run's row", said=told
+            lambda: any(e.session_id == run.session_id for e in told),
+            "the run's row",
+            said=lambda: told,
         )
         assert late.get(run.session_id).dispatch == view
     finally:
