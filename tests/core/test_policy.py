@@ -16,6 +16,7 @@ from cctui.core.policy.judge import read_verdict
 from cctui.core.policy.load import LAST_GOOD, PROJECT_FILE, RECHECK_S, check_text
 from cctui.core.policy.model import JudgeClass
 from cctui.core.policy.patterns import Pattern, PatternError
+from cctui.core.policy.replay import ReplayReport
 from cctui.errors import BeyondAuthority
 from tests.core.conftest import MakeManager
 from tests.fakes.fake_driver import fake_driver_factory, text, tool
@@ -443,3 +444,11 @@ def test_the_judge_allows_only_an_exact_answer_naming_one_of_the_calls_classes()
         "[judge]\nenabled = true\n", "x/.claude/cctui-policy.toml", project=True
     )
     assert problems and "[judge] is not allowed in a project policy" in problems[0].message
+
+
+def test_a_replay_with_nothing_to_replay_says_so() -> None:
+    """An empty audit log (or one of chats alone) reads as such, not "allowed 0 of 0"."""
+    empty = ReplayReport()
+    assert empty.summary() == "no permission decision in the audit log to replay"
+    old = ReplayReport(skipped=3)
+    assert old.summary().endswith("(3 too old: no tool input kept)")

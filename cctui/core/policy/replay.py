@@ -65,6 +65,9 @@ class ReplayReport(BaseModel):
     def summary(self) -> str:
         """One line: ``would have allowed 212 of 260; 3 of them you denied`` ("you": the
         human at the TUI; denials by a rule, a client or the timeout are counted apart)."""
+        if not self.total:
+            line = "no permission decision in the audit log to replay"
+            return line + (f" ({self.skipped} too old: no tool input kept)" if self.skipped else "")
         line = f"would have allowed {self.would_allow} of {self.total}"
         if self.allowed_you_denied:
             by_you = sum(1 for r in self.allowed_you_denied if r.past_by == "tui")
