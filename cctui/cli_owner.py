@@ -400,5 +400,22 @@ def print_mcp_config(settings: Settings) -> int:
             indent=2,
         )
     )
-    print('\n# stdio-only clients (Claude Desktop): command `cctui`, args ["bridge"]')
+    command, *args = _this_cctui()
+    print("\n# stdio-only clients (Claude Desktop's claude_desktop_config.json)")
+    print(
+        json.dumps(
+            {"mcpServers": {"cctui": {"command": command, "args": [*args, "bridge"]}}},
+            indent=2,
+        )
+    )
     return 0
+
+
+def _this_cctui() -> list[str]:
+    """The command that runs this cctui, by absolute path: a client such as Claude Desktop
+    starts servers without the shell's PATH or the virtual environment, so a bare ``cctui``
+    is not found there. The console script beside this Python, else this Python's ``-m``."""
+    script = Path(sys.executable).parent / "cctui"
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script)]
+    return [sys.executable, "-m", "cctui"]

@@ -60,6 +60,7 @@ def test_mcp_config_without_a_running_server_says_so(tmp_path: Path) -> None:
     assert "no running cctui" in out.stderr
 
 
+@pytest.mark.process  # runs the printed stdio command, a Python start
 def test_mcp_config_prints_client_setup_of_the_owner(tmp_path: Path) -> None:
     from cctui.owner import OwnerLock
 
@@ -79,6 +80,19 @@ def test_mcp_config_prints_client_setup_of_the_owner(tmp_path: Path) -> None:
     assert out.returncode == 0
     assert "claude mcp add --transport http cctui http://127.0.0.1:5555/mcp" in out.stdout
     assert "Bearer tok123" in out.stdout
+    # Claude Desktop starts a stdio server without the shell's PATH or the venv: the
+    # command is this cctui by its absolute path, and runs as printed.
+    stdio = out.stdout.split("# stdio-only clients")[1]
+    server = json.loads(stdio[stdio.index("{") :])["mcpServers"]["cctui"]
+    assert Path(server["command"]).is_absolute() and server["args"][-1] == "bridge"
+    ran = subprocess.run(
+        [server["command"], *server["args"][:-1], "--version"],
+        capture_output=True,
+        text=True,
+        env={"HOME": str(tmp_path)},
+        timeout=60,
+    )
+    assert ran.returncode == 0 and ran.stdout.startswith("cctui "), ran.stderr
 
 
 def test_a_server_file_nobody_owns_is_not_a_running_cctui(tmp_path: Path) -> None:
