@@ -94,7 +94,8 @@ class CatalogEntry(BaseModel):
     """cctui's sessions: the model in use (the CLI's name for it once a turn ran, else the one
     asked for; None: the CLI's default)."""
     permission_mode: str | None = None
-    """cctui's live sessions: the CLI's permission mode now (None: not known)."""
+    """cctui's sessions: the CLI's permission mode (the last one once its process ended;
+    None: not known)."""
     sources: frozenset[CatalogSource] = frozenset()
     """Where this row came from."""
     transcript_path: Path | None = None

@@ -211,10 +211,12 @@ class AttachedCore(VerbCalls):
             for event in mirrored:
                 self._publish(event)
             entry = self._host.entry(sid)
-            if not mirrored and entry is not None and entry.started_by_cctui:
+            online = self._host.state == "online" and not self.owner_stopped
+            if not mirrored and online and entry is not None and entry.started_by_cctui:
                 # Its row changed with no event of its own (the owner's list, first read at
                 # attach, says its dispatch note, its mode): the list draws it again, as for
                 # the dispatcher's same-status change. Not kept in its ring: no new output.
+                # (Offline, the row is the last one seen: ``_ended_with_owner`` says the rest.)
                 self._publish(
                     StatusChanged(session_id=sid, status=entry.status, previous=entry.status)
                 )

@@ -121,7 +121,7 @@ class Dispatcher:
         """Each queued session's place when its front ends were last told."""
         self._unattended: set[str] = set()
         """Schedule runs whose first turn has not ended: their process ends with that turn
-        (``_end_run``), so runs every 15 minutes do not leave 96 idle ``claude`` a day."""
+        (``_run_status``), so runs every 15 minutes do not leave 96 idle ``claude`` a day."""
         self._loop_task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self._closed = False

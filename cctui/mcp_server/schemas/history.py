@@ -45,7 +45,7 @@ class SessionListEntry(Out):
     """cctui's sessions: the model in use (the CLI's name for it once a turn ran, else
     ``model``)."""
     permission_mode: str | None = None
-    """cctui's live sessions: the CLI's permission mode now."""
+    """cctui's sessions: the CLI's permission mode (the last one once its process ended)."""
     dispatch_note: str | None = None
     """What the dispatcher says of it (``queued 3rd``, ``waits for 2 sessions``, ``paused
     until 14:05 (usage limit)``, ``run of schedule nightly``)."""
