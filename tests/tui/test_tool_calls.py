@@ -4,6 +4,8 @@ once, and a body that is built below the line only while the call is expanded.""
 from __future__ import annotations
 
 from cctui.core import ToolUseEvent
+from cctui.history.models import ToolCall as TranscriptCall
+from cctui.history.models import ToolResult, TranscriptMessage
 from cctui.tui.widgets.blocks import ToolBody, ToolCall
 from cctui.tui.widgets.transcript import Transcript
 from tests.fakes.fake_driver import text
@@ -109,3 +111,32 @@ async def test_another_session_shown_clears_an_open_call_and_its_body(run_app: R
         transcript.apply(_calls(session_id, 5, 1))
         await h.app.settle()
         assert len(transcript.query_children(ToolCall)) == 1
+
+
+def _message(
+    index: int, *, calls: tuple[str, ...] = (), results: tuple[str, ...] = ()
+) -> TranscriptMessage:
+    return TranscriptMessage(
+        index=index,
+        uuid=f"m{index}",
+        role="assistant" if calls else "user",
+        tool_calls=tuple(
+            TranscriptCall(tool_use_id=c, name="Bash", input_preview=c) for c in calls
+        ),
+        tool_results=tuple(ToolResult(tool_use_id=r, preview=f"out of {r}") for r in results),
+    )
+
+
+async def test_a_past_call_is_ticked_only_once_its_result_is_known(run_app: RunApp) -> None:
+    """A transcript's call with no result runs (or waits for a permission, or was cut off):
+    drawn as running, not ticked. A result on the newer page, drawn first, finds its call when
+    the earlier page is drawn."""
+    async with run_app({"*": [text("hi")]}) as h:
+        _, transcript = await _transcript(h)
+        transcript.history([_message(2, results=("early",)), _message(3, calls=("pending",))])
+        transcript.history([_message(0, calls=("early",)), _message(1, calls=("done",))])
+        transcript.history([])  # nothing more: "done"'s result never came
+        await h.app.settle()
+        lines = [str(c.render()) for c in transcript.query_children(ToolCall)]
+        assert lines == ["▸ ✓ Bash  early", "▸ ◌ Bash  done", "▸ ◌ Bash  pending"]
+        assert transcript.query_children(ToolCall)[0].result == "out of early"

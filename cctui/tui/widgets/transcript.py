@@ -130,6 +130,9 @@ class Transcript(VerticalScroll, OneLayout):
         self._items: list[_Item] = []
         self._replies: dict[str, _Reply] = {}
         self._tools: dict[str, _Item] = {}
+        self._results: dict[str, tuple[str, str | None]] = {}
+        """History's tool results whose call is on an earlier page, not drawn yet (pages come
+        newest first): tool use id -> (state, result), given to the call when it comes."""
         self._asks: dict[str, _Item] = {}
         """The request lines by input id: an answer drops their "(a: inbox)"."""
         self._said = ""
@@ -174,6 +177,7 @@ class Transcript(VerticalScroll, OneLayout):
         self._items.clear()
         self._replies.clear()
         self._tools.clear()
+        self._results.clear()
         self._asks.clear()
         self._said = ""
         self._folded = 0
@@ -207,23 +211,29 @@ class Transcript(VerticalScroll, OneLayout):
                     new += self._reply_text(reply, m.text)
             for call in m.tool_calls:
                 preview = call.input_preview
+                # No result in the transcript (yet): it runs, or waits for a permission (a
+                # session live elsewhere, or an attached window's before its events come), or
+                # its session ended mid-call. Not a tick: that says it is done.
+                state, result = self._results.pop(call.tool_use_id, ("running", None))
                 item = _Item(
                     _tool,
                     {
                         "name": call.name,
                         "summary": fmt.one_line(preview, 60),
                         "detail": partial(Content, preview),
-                        "state": "completed",
-                        "result": None,
+                        "state": state,
+                        "result": result,
                     },
                 )
                 self._tools[call.tool_use_id] = item
                 new.append(item)
-            for result in m.tool_results:
-                owner = self._tools.get(result.tool_use_id)
+            for tool_result in m.tool_results:
+                state = "failed" if tool_result.is_error else "completed"
+                owner = self._tools.get(tool_result.tool_use_id)
                 if owner is not None:
-                    state = "failed" if result.is_error else "completed"
-                    self._set_tool(owner, state, result.preview)
+                    self._set_tool(owner, state, tool_result.preview)
+                else:
+                    self._results[tool_result.tool_use_id] = (state, tool_result.preview)
         self._prepend(new)
 
     # -- the window of mounted items -----------------------------------------------------
