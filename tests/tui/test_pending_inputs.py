@@ -127,6 +127,22 @@ async def test_several_requests_queue_one_modal_at_a_time(run_app: RunApp) -> No
         assert sorted(answers) == [False, True]
 
 
+async def test_the_status_bar_beside_a_modal_counts_a_request_that_came_since(
+    run_app: RunApp,
+) -> None:
+    """The list waits under a modal (it catches up when the modal closes); the status bar,
+    drawn beside the modal, says at once that another request is waiting."""
+    async with run_app() as h:
+        await h.create("bash one")
+        await _modal(h)
+        status = h.app.main.query_one("#status")
+        await h.until(lambda: "1 waiting for you" in str(status.render()))
+        await h.create("bash two")
+        await h.until(lambda: len(h.manager.pending()) == 2)
+        await h.until(lambda: "2 waiting for you" in str(status.render()))
+        assert isinstance(h.app.screen, PendingInputScreen)
+
+
 async def test_answered_elsewhere_closes_the_modal_and_says_who(run_app: RunApp) -> None:
     async with run_app() as h:
         sid = await h.create("please bash")

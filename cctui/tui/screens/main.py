@@ -295,6 +295,11 @@ class MainScreen(Screen[None]):
         self._stale_list |= message.list_changed
         if self.on_top:
             self.catch_up()
+        elif message.list_changed:
+            # Under a pending input's modal the list waits (``catch_up`` when it closes), but
+            # the status bar shows beside the modal: it says now what waits (another request
+            # while one is answered; the first one, in a window that attached to it).
+            self.refresh_status()
 
     def catch_up(self, *, full: bool = False) -> None:
         """Draw the activity noted so far: the pane's new events, the rows that changed
