@@ -10,12 +10,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from cctui.config import Settings, load_settings
 from cctui.core import SessionManager
 from cctui.services import Services
 from cctui.tui.app import CctuiApp
 from cctui.tui.markdown import MarkdownView
+from cctui.tui.widgets.blocks import ToolCall
 from tests.snapshot_apps.history import write_transcript
 from tests.tui.conftest import until
 
@@ -121,3 +123,31 @@ async def test_a_past_session_is_previewed_from_its_transcript_and_left_claude_c
         path.unlink()
         await until(pilot, lambda: app.main.sessions.row(sid) is None, WAIT_S)
         assert sid not in {info.session_id for info in app.manager.list()}
+
+
+async def test_a_session_running_elsewhere_is_followed_in_the_pane(tmp_path: Path) -> None:
+    """Claude Code running in someone's terminal: the pane draws its transcript, its call
+    still running (no result yet), then what it writes next: the result and the reply."""
+    settings = _settings(tmp_path)
+    sid, cwd = IDS[0], str(tmp_path / "proj")
+    start = datetime.now(UTC) - timedelta(minutes=5)
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "make"}}
+    running = [("build it", [{"type": "text", "text": "Building."}, call])]
+    write_transcript(settings.claude_config_dir, sid, cwd, start, running)
+    async with _running(settings) as (app, pilot):
+        pane = app.main.pane
+        await until(pilot, lambda: pane.session_id == sid, WAIT_S)
+        await until(pilot, lambda: _calls(pane) == ["▸ ◌ Bash  make"], WAIT_S)
+
+        result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "built"}
+        done = [*running[0][1], result, {"type": "text", "text": "It builds."}]
+        write_transcript(settings.claude_config_dir, sid, cwd, start, [("build it", done)])
+        await until(pilot, lambda: _calls(pane) == ["▸ ✓ Bash  make"], WAIT_S)
+        await until(
+            pilot, lambda: "It builds." in [v.text for v in pane.query(MarkdownView)], WAIT_S
+        )
+        assert sid not in {info.session_id for info in app.manager.list()}  # still not ours
+
+
+def _calls(pane: Widget) -> list[str]:
+    return [str(call.render()) for call in pane.query(ToolCall)]

@@ -229,10 +229,25 @@ class SessionPane(Vertical):
         transcript.note(note, classes="muted")
 
     def update_row(self, row: SessionRow) -> None:
-        """New list data for the shown session (status, cost) without re-reading output."""
-        if row.session_id == self.session_id:
-            self._row = row
-            self._update_header()
+        """New list data for the shown session (status, cost). A session running in someone's
+        terminal has no events here, only its transcript: what it wrote since is drawn (its
+        newest page read again) while the reader follows its end."""
+        if row.session_id != self.session_id:
+            return
+        before, self._row = self._row, row
+        self._update_header()
+        grew = before is not None and (before.last_activity, before.status) != (
+            row.last_activity,
+            row.status,
+        )
+        transcript = self.query_one(Transcript)
+        if grew and not row.ours and not self._buffered and transcript.following():
+            # Not through ``show``'s from_transcript: that asks the core, which would take
+            # the session on as one of cctui's.
+            self._history_start = None
+            self.workers.cancel_group(self, "transcript")
+            self._paint_once(transcript.reset())
+            self.load_history(row.session_id)
 
     def pull(self) -> None:
         """Draw every event after the last one drawn."""
