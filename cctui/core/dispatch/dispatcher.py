@@ -413,9 +413,9 @@ class Dispatcher:
             hit = usage.limit_hit(event, self.clock.now())
             if hit is not None:
                 self._usage_limit(event.session_id, *hit)
-        if isinstance(event, StatusChanged) and event.session_id in self._unattended:
-            self._run_status(event)
         if isinstance(event, StatusChanged):
+            if event.session_id in self._unattended:
+                self._run_status(event)
             hold = self.hold
             if (
                 hold is not None

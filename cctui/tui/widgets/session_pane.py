@@ -163,11 +163,7 @@ class SessionPane(Vertical):
         self._seq = 0
         self._buffered = False
         self._first_event_at = None
-        self._history_start = None
-        # A page still being read belongs to the view shown before: the same session shown
-        # afresh (previewed, then resumed) would get it drawn over what it shows now.
-        self.workers.cancel_group(self, "transcript")
-        self._paint_once(transcript.reset())
+        self._start_over(transcript)
         self._show_empty(False)
         if from_transcript:
             # Not one of cctui's sessions: it has no events to skip.
@@ -184,6 +180,14 @@ class SessionPane(Vertical):
             self.call_after_refresh(self.load_history, row.session_id)
         elif row.has_past:
             transcript.mount(LoadEarlier("▲ earlier conversation (from the transcript)"), before=0)
+
+    def _start_over(self, transcript: Transcript) -> None:
+        """Forget what is drawn, and the transcript page being read for it."""
+        self._history_start = None
+        # A page still being read belongs to the view shown before: the same session shown
+        # afresh (previewed, then resumed) would get it drawn over what it shows now.
+        self.workers.cancel_group(self, "transcript")
+        self._paint_once(transcript.reset())
 
     def _paint_once(self, removal: AwaitRemove) -> None:
         """Hold the screen's paints until the old session's widgets are gone, so that the
@@ -236,17 +240,16 @@ class SessionPane(Vertical):
             return
         before, self._row = self._row, row
         self._update_header()
-        grew = before is not None and (before.last_activity, before.status) != (
-            row.last_activity,
-            row.status,
-        )
+        # Called on every batch of activity: cctui's own sessions (most rows) stop here.
+        if row.ours or self._buffered or before is None:
+            return
+        if (before.last_activity, before.status) == (row.last_activity, row.status):
+            return
         transcript = self.query_one(Transcript)
-        if grew and not row.ours and not self._buffered and transcript.following():
+        if transcript.following():
             # Not through ``show``'s from_transcript: that asks the core, which would take
             # the session on as one of cctui's.
-            self._history_start = None
-            self.workers.cancel_group(self, "transcript")
-            self._paint_once(transcript.reset())
+            self._start_over(transcript)
             self.load_history(row.session_id)
 
     def pull(self) -> None:
